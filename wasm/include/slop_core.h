@@ -1,0 +1,315 @@
+/*
+ * slop_core.h: the SLOP consumer core (State Layer for Observable Programs).
+ *
+ * One consumer object speaks the consumer side of SLOP with one provider
+ * connection. It never does I/O and never reads a clock: the caller feeds it
+ * the provider's frames and the current time, and drains what it produced:
+ * frames to send to the provider and events to show the user.
+ *
+ *     slop_consumer *c = slop_consumer_new(NULL, "ws", seed);
+ *     slop_consumer_subscribe(c, "{\"path\":\"/\",\"depth\":-1}", now, NULL);
+ *     for (each frame from the transport) {
+ *         slop_consumer_receive(c, bytes, len, now);
+ *         const char *out; size_t n; int kind;
+ *         while ((kind = slop_consumer_next(c, &out, &n)) != SLOP_OUT_NONE) {
+ *             if (kind == SLOP_OUT_SEND) transport_send(out, n);  // a SLOP frame
+ *             else show_event(out, n);                          // an event, JSON
+ *         }
+ *     }
+ *     slop_consumer_tick(c, now);    // from a timer: request timeouts
+ *     slop_consumer_close(c, now);   // transport closed: pending requests fail
+ *     slop_consumer_free(c);
+ *
+ * Strings.
+ *   Every string in or out is UTF-8. Frames and JSON documents passed in take
+ *   an explicit length and need no NUL terminator; short strings (paths,
+ *   action names, URLs) are NUL-terminated.
+ *
+ * Ownership.
+ *   - A `const char *` returned by a slop_consumer_* function is owned by the
+ *     consumer. It stays valid until the next call on the same consumer, or
+ *     until slop_consumer_free(); copy it to keep it. It is NUL-terminated and
+ *     its length (without the NUL) is stored in *out_len when out_len is not
+ *     NULL.
+ *   - A `char *` returned by a free-standing slop_* function (no consumer
+ *     argument) is allocated for the caller, who frees it with slop_free().
+ *   - Input buffers are only read during the call; the core keeps no pointer
+ *     into them.
+ *
+ * Errors.
+ *   Calls that can fail return NULL (or a negative slop_code) and leave a
+ *   message in slop_consumer_last_error(). Bad input from the provider never
+ *   fails a call: it becomes a "protocol_error" event, the offending frame is
+ *   dropped whole, and the last good state stays. Nothing here aborts.
+ *
+ * Threads. A consumer is not thread-safe; distinct consumers are independent.
+ * There is no global state besides the allocator.
+ */
+#ifndef SLOP_CORE_H
+#define SLOP_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Limits and codes                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Defaults used when a field of slop_limits is 0. */
+#define SLOP_DEFAULT_MAX_FRAME_BYTES   (64u * 1024u * 1024u) /* one frame      */
+#define SLOP_DEFAULT_MAX_JSON_DEPTH    96u       /* array/object nesting       */
+#define SLOP_DEFAULT_MAX_NODES         2000000u  /* mirrored nodes, all subs   */
+#define SLOP_DEFAULT_TIMEOUT_MS        30000u    /* per request                */
+#define SLOP_DEFAULT_MAX_PENDING       4096u     /* requests in flight         */
+#define SLOP_TOOL_NAME_MAX_DEFAULT     64u       /* Gemini's function-name cap */
+
+typedef struct slop_limits {
+    size_t   max_frame_bytes;   /* a longer frame is refused: "frame_too_large" */
+    unsigned max_json_depth;    /* deeper nesting is refused: "too_deep"        */
+    size_t   max_nodes;         /* mirror cap across subscriptions: "too_many_nodes" */
+    unsigned request_timeout_ms;/* a request not answered in time: "timeout" event */
+    unsigned max_pending;       /* more requests in flight are refused locally  */
+} slop_limits;
+
+typedef enum slop_code {
+    SLOP_OK = 0,
+    SLOP_E_ARG = -1,            /* a caller argument is malformed               */
+    SLOP_E_CAPABILITY = -2,     /* the provider did not declare the capability  */
+    SLOP_E_PARAMS = -3,         /* invoke params fail the affordance schema     */
+    SLOP_E_NOT_FOUND = -4,      /* no such subscription, node or affordance     */
+    SLOP_E_STATE = -5,          /* not possible now (closed, no provider, ...)  */
+    SLOP_E_LIMIT = -6,          /* a configured limit would be exceeded          */
+    SLOP_E_NOMEM = -7
+} slop_code;
+
+/* What slop_consumer_next() hands back. */
+typedef enum slop_output_kind {
+    SLOP_OUT_NONE = 0,          /* queue empty                                  */
+    SLOP_OUT_SEND = 1,          /* a frame (JSON text) to send to the provider  */
+    SLOP_OUT_EVENT = 2          /* an event (JSON object) for the caller         */
+} slop_output_kind;
+
+typedef struct slop_consumer slop_consumer;
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle                                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Creates a consumer for one provider connection.
+ *   limits:    NULL, or limits whose 0 fields take the defaults above.
+ *   transport: "ws" or "postmessage". With "postmessage" the first output is
+ *              the {"type":"connect"} handshake frame.
+ *   seed:      random bits from the caller (the core has no entropy source);
+ *              they make this consumer's request ids unique ("sk3x9-1"), so
+ *              two consumers on a shared channel never collide.
+ * Returns NULL on a bad transport name or when out of memory.
+ * The caller frees the consumer with slop_consumer_free().
+ */
+slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transport,
+                                 uint64_t seed);
+
+/* Frees the consumer and everything it owns. NULL is a no-op. */
+void slop_consumer_free(slop_consumer *c);
+
+/* ------------------------------------------------------------------------ */
+/* Input: frames, time, close                                                */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Feeds one provider frame (one WebSocket or postMessage message: the SLOP
+ * message itself, without the postMessage {slop:true} envelope).
+ * Processes it completely (a batch in order, nested batches included) and
+ * queues the resulting frames and events. Returns the number of outputs
+ * queued by this call.
+ */
+int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms);
+
+/* Expires requests older than the timeout ("timeout" events). Returns the
+ * number of outputs queued. Call it from a timer, about once a second. */
+int slop_consumer_tick(slop_consumer *c, double now_ms);
+
+/* The transport closed: every pending request fails with a "closed" event,
+ * subscriptions are marked stale (their mirrors stay readable), and
+ * slop_consumer_reset() may be called to start over on a new connection.
+ * Returns the number of outputs queued. */
+int slop_consumer_close(slop_consumer *c, double now_ms);
+
+/* A new connection to the same provider: forgets the hello, keeps the
+ * subscriptions and re-sends them (after the new hello) so the mirrors
+ * re-base from fresh snapshots. Returns the number of outputs queued. */
+int slop_consumer_reset(slop_consumer *c, double now_ms);
+
+/*
+ * Takes the next output. Returns its kind; *out points to its text (owned by
+ * the consumer, valid until the next call on c), *out_len gets its length.
+ *
+ * SLOP_OUT_SEND: a complete SLOP frame to send as is.
+ * SLOP_OUT_EVENT: a JSON object with an "event" member, one of:
+ *   {"event":"hello","provider":{...},"capabilities":[...]}
+ *   {"event":"snapshot","sub":S,"path":P,"version":V,"nodes":N,"rebase":bool}
+ *   {"event":"patch","sub":S,"version":V,"ops":K,"changed":[paths],
+ *        "added":[paths],"removed":[paths]}        paths are absolute node paths
+ *   {"event":"resync","sub":S,"reason":CODE,"message":M}  frames follow
+ *   {"event":"query","id":Q,"version":V,"tree":{...}}      no mirror is kept
+ *   {"event":"result","id":I,"path":P,"action":A,"status":"ok"|"error"|"accepted",
+ *        "data":?,"error":?{code,message},"task_id":?}
+ *   {"event":"task","id":I,"task_id":T,"path":P,"status":..,"progress":..,
+ *        "message":..,"done":bool}
+ *   {"event":"error","id":?,"request":?kind,"code":C,"message":M}  provider error
+ *   {"event":"timeout","id":I,"request":kind}
+ *   {"event":"closed","id":I,"request":kind}
+ *   {"event":"provider_event","name":N,"data":?}
+ *   {"event":"protocol_error","code":C,"message":M,"fatal":bool}
+ *        fatal means the caller should disconnect (e.g. no "state" capability)
+ * S is the caller-facing subscription id: stable across resyncs.
+ */
+slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *out_len);
+
+/* ------------------------------------------------------------------------ */
+/* Requests                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Subscribes. options: JSON object, all members optional:
+ *   {"path":"/","depth":-1,"max_nodes":N,"filter":{"types":[..],"min_salience":x}}
+ * Returns the subscription id (owned by c) or NULL (see last_error). Frames
+ * are queued; before the provider's hello they wait for it.
+ */
+const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_t len,
+                                    double now_ms, size_t *out_len);
+
+/* Unsubscribes and drops the mirror. Returns SLOP_OK or a negative code. */
+int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_ms);
+
+/*
+ * One-shot read. options as subscribe plus "window":[offset,count]; the
+ * window is dropped when the provider lacks "windowing". The answer is a
+ * "query" event carrying the tree. Returns the request id or NULL.
+ */
+const char *slop_consumer_query(slop_consumer *c, const char *options, size_t len,
+                                double now_ms, size_t *out_len);
+
+/*
+ * Invokes `action` on the node at absolute `path`. params: a JSON object or
+ * NULL/0 for none. Refused locally (NULL, last_error set) when the provider
+ * lacks "affordances", when the mirrored node has no such affordance, or when
+ * params fail its schema ("params.tags[1] must be a string").
+ * Returns the request id or NULL. The answer is a "result" event.
+ */
+const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char *action,
+                                 const char *params, size_t params_len, double now_ms,
+                                 size_t *out_len);
+
+/* ------------------------------------------------------------------------ */
+/* Reading the mirror                                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The provider and connection state as JSON:
+ *   {"hello":bool,"provider":{...}|null,"capabilities":[..],"closed":bool,
+ *    "pending":N,"nodes":N,"subscriptions":[{"sub","path","depth","version",
+ *    "seq","state":"waiting"|"live"|"stale","nodes"}]}
+ */
+const char *slop_consumer_status(slop_consumer *c, size_t *out_len);
+
+/*
+ * The mirrored subtree at absolute `path` of subscription `sub_id`, as SLOP
+ * node JSON cut at `depth` levels (-1 = all). NULL if absent.
+ */
+const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char *path,
+                               int depth, size_t *out_len);
+
+/*
+ * One node without its children, plus "child_ids":[ids in order] and
+ * "path": its absolute path. What a UI needs to render a row. NULL if absent.
+ */
+const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char *path,
+                               size_t *out_len);
+
+/* The canonical tree text (one line per node, 2-space indent) of a
+ * subscription's mirror. NULL if absent. */
+const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len);
+
+/*
+ * The affordances of a subscription's mirror as LLM tools:
+ *   {"tools":[{"name","description","parameters","dangerous"}],
+ *    "resolve":{"name":{"path","action"}}}
+ * Names are {nodeId}__{action}, ancestors prepended until unique, reduced to
+ * [a-zA-Z0-9_], prefixed "{provider_prefix}__" when provider_prefix is not
+ * NULL/"" and cut to max_len (0 = 64) with a 7-character hash.
+ */
+const char *slop_consumer_tools(slop_consumer *c, const char *sub_id,
+                                const char *provider_prefix, unsigned max_len,
+                                size_t *out_len);
+
+/* Maps a tool name from slop_consumer_tools back to {"path","action"}; NULL
+ * if unknown. */
+const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id,
+                                       const char *tool_name, size_t *out_len);
+
+/* The last error message of a call on c ("" if none) and its code. */
+const char *slop_consumer_last_error(const slop_consumer *c);
+slop_code slop_consumer_last_code(const slop_consumer *c);
+
+/* ------------------------------------------------------------------------ */
+/* Free-standing helpers (results freed by the caller with slop_free)        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Checks params (JSON) against an affordance params schema (JSON) with the
+ * SLOP subset: type, properties, required, items, enum. Returns NULL when
+ * valid, else a message such as "params.tags[1] must be a string".
+ * Malformed JSON in either argument is reported as a message too.
+ */
+char *slop_validate_params(const char *schema, size_t schema_len,
+                           const char *params, size_t params_len);
+
+/*
+ * Validates a /.well-known/slop descriptor. Returns
+ *   {"ok":true,"descriptor":{id,name,slop_version,transport,capabilities,..}}
+ * or {"ok":false,"error":"transport.url must be a ws:// or wss:// URL"}.
+ */
+char *slop_parse_descriptor(const char *json, size_t len);
+
+/*
+ * Turns the content of <meta name="slop" content="..."> on a page at
+ * page_url into a transport. Relative ws paths are resolved against the page.
+ * Returns {"ok":true,"transport":{"type":"ws","url":U}|{"type":"postmessage"}}
+ * or {"ok":false,"error":M}.
+ */
+char *slop_parse_meta(const char *content, const char *page_url);
+
+/*
+ * Classifies a target against the page that named it:
+ *   {"classification":"same-origin"|"cross-origin","page_origin":O|null,
+ *    "approval_key":"<page origin> -> <target url>"}
+ * Same host (port ignored) or both loopback is same-origin; a loopback target
+ * named by a non-loopback page, another host, or anything unparsable is
+ * cross-origin and needs the user's approval before connecting.
+ */
+char *slop_classify_target(const char *page_url, const char *target_url);
+
+/*
+ * The LLM state tail for several consumers, one "### Name (id)" section per
+ * connected provider, inside <slop-state generated_at=".." format="text/tree">.
+ * Provider text that could open or close the block is neutralised. Returns
+ * NULL when no consumer has a provider.
+ */
+char *slop_render_state_tail(slop_consumer *const *consumers, size_t n,
+                             const char *generated_at);
+
+/* Frees a buffer returned by a free-standing slop_* function. NULL is a no-op. */
+void slop_free(void *p);
+
+/* The core's version string, e.g. "0.1.0 (SLOP 0.1)". Static storage. */
+const char *slop_core_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SLOP_CORE_H */

@@ -1,0 +1,56 @@
+/*
+ * internal.h: declarations shared between the core's own source files.
+ * Not part of the public API (that is include/slop_core.h). These work on
+ * cJSON values; the public functions wrap them.
+ */
+#ifndef SLOP_INTERNAL_H
+#define SLOP_INTERNAL_H
+
+#include <stddef.h>
+#include "cJSON.h"
+#include "slop_core.h"
+
+/* ---- params.c --------------------------------------------------------- */
+
+/* Checks params against an affordance params schema (SLOP subset: type,
+ * properties, required, items, enum). schema NULL means "anything goes";
+ * params NULL is treated as {} when the schema is an object schema.
+ * Returns NULL when valid, else a malloc'd message such as
+ * "params.tags[1] must be a string" (caller frees with free()). */
+char *slop__params_check(const cJSON *schema, const cJSON *params);
+
+/* ---- agent_view.c ----------------------------------------------------- */
+
+/* Canonical tree text of a SLOP node tree (notes 1.13 item 53). Returns a
+ * malloc'd NUL-terminated string (caller frees with free()), or NULL on OOM. */
+char *slop__tree_text(const cJSON *tree);
+
+/* LLM tools for the affordances in `tree`. root_path is the absolute path of
+ * `tree` itself ("/" for the provider's root); node paths in the resolve map
+ * are root_path joined with the child ids below it (the tree root's own id is
+ * never part of a path). prefix may be NULL or "". max_len 0 means 64.
+ * Returns {"tools":[{"name","description","parameters","dangerous"}],
+ *          "resolve":{name:{"path","action"}}}; caller frees with cJSON_Delete. */
+cJSON *slop__tools(const cJSON *tree, const char *root_path, const char *prefix,
+                   unsigned max_len);
+
+/* One provider section of the LLM state tail. */
+typedef struct slop__tail_section {
+    const char *name;       /* provider name from hello                  */
+    const char *id;         /* provider id from hello                    */
+    const char *tree_text;  /* canonical text, or NULL: awaiting snapshot */
+} slop__tail_section;
+
+/* The <slop-state ...> block (notes 1.13 item 55) for n sections, with
+ * provider text neutralised so it cannot open or close the block. Returns a
+ * malloc'd string, or NULL when n == 0. */
+char *slop__state_tail(const slop__tail_section *sections, size_t n, const char *generated_at);
+
+/* ---- json_limits.c ---------------------------------------------------- */
+
+/* Scans JSON text without parsing it and returns the maximum array/object
+ * nesting depth, ignoring brackets inside strings. Lets the core refuse a
+ * too-deep frame before cJSON recurses into it. */
+unsigned slop__json_nesting(const char *s, size_t len);
+
+#endif /* SLOP_INTERNAL_H */
