@@ -1,0 +1,1188 @@
+/*
+ * test_consumer.c: the consumer state machine and the mirror, driven only
+ * through the public header, frame by frame, as a transport would.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cJSON.h"
+#include "check.h"
+#include "slop_core.h"
+
+/* ---- harness ----------------------------------------------------------- */
+
+#define MAX_OUT 512
+typedef struct outs {
+    int n;
+    int kind[MAX_OUT];
+    char *text[MAX_OUT];
+} outs;
+
+static void outs_free(outs *o) {
+    for (int i = 0; i < o->n; i++) free(o->text[i]);
+    o->n = 0;
+}
+
+static void drain(slop_consumer *c, outs *o) {
+    const char *t;
+    size_t n;
+    int k;
+    while ((k = slop_consumer_next(c, &t, &n)) != SLOP_OUT_NONE) {
+        if (o->n < MAX_OUT) {
+            o->kind[o->n] = k;
+            o->text[o->n] = strdup(t);
+            o->n++;
+        }
+    }
+}
+
+static void feed(slop_consumer *c, const char *frame, outs *o) {
+    slop_consumer_receive(c, frame, strlen(frame), 1000);
+    drain(c, o);
+}
+
+/* The nth output event named `name`, parsed (caller deletes), or NULL. */
+static cJSON *ev(outs *o, const char *name, int nth) {
+    for (int i = 0; i < o->n; i++) {
+        if (o->kind[i] != SLOP_OUT_EVENT) continue;
+        cJSON *j = cJSON_Parse(o->text[i]);
+        cJSON *e = cJSON_GetObjectItem(j, "event");
+        if (e && strcmp(e->valuestring, name) == 0 && nth-- == 0) return j;
+        cJSON_Delete(j);
+    }
+    return NULL;
+}
+
+static int count_ev(outs *o, const char *name) {
+    int k = 0;
+    cJSON *j;
+    while ((j = ev(o, name, k)) != NULL) {
+        cJSON_Delete(j);
+        k++;
+    }
+    return k;
+}
+
+/* The nth frame sent of a type, parsed (caller deletes), or NULL. */
+static cJSON *sent(outs *o, const char *type, int nth) {
+    for (int i = 0; i < o->n; i++) {
+        if (o->kind[i] != SLOP_OUT_SEND) continue;
+        cJSON *j = cJSON_Parse(o->text[i]);
+        cJSON *t = cJSON_GetObjectItem(j, "type");
+        if (t && strcmp(t->valuestring, type) == 0 && nth-- == 0) return j;
+        cJSON_Delete(j);
+    }
+    return NULL;
+}
+
+static const char *str(const cJSON *j, const char *k) {
+    const cJSON *v = cJSON_GetObjectItem(j, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *HELLO_ALL =
+    "{\"type\":\"hello\",\"provider\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
+    "\"capabilities\":[\"state\",\"patches\",\"affordances\",\"attention\",\"windowing\",\"async\","
+    "\"content_refs\"]}}";
+
+static const char *TODOS =
+    "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"todos\",\"type\":\"collection\","
+    "\"properties\":{\"count\":2},\"children\":["
+    "{\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"title\":\"Buy milk\",\"done\":false},"
+    "\"affordances\":[{\"action\":\"toggle\"},{\"action\":\"tag\",\"params\":{\"type\":\"object\","
+    "\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"tags\"]}},"
+    "{\"action\":\"delete\",\"dangerous\":true}]},"
+    "{\"id\":\"t2\",\"type\":\"item\",\"properties\":{\"title\":\"Walk dog\",\"done\":true}}]}]}";
+
+typedef struct live {
+    slop_consumer *c;
+    char sub[64];   /* caller-facing id */
+    char wire[64];  /* current wire id  */
+    outs o;
+} live;
+
+/* A consumer subscribed at `path` and fed hello + a snapshot (version 1). */
+static void start(live *l, const char *hello, const char *path, const char *tree) {
+    memset(l, 0, sizeof *l);
+    l->c = slop_consumer_new(NULL, "ws", 42);
+    char opts[128];
+    snprintf(opts, sizeof opts, "{\"path\":\"%s\",\"depth\":-1}", path);
+    const char *id = slop_consumer_subscribe(l->c, opts, strlen(opts), 0, NULL);
+    snprintf(l->sub, sizeof l->sub, "%s", id);
+    snprintf(l->wire, sizeof l->wire, "%s", id);
+    feed(l->c, hello, &l->o);
+    if (tree) {
+        char *snap = malloc(strlen(tree) + 200);
+        sprintf(snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":%s}", l->wire, tree);
+        feed(l->c, snap, &l->o);
+        free(snap);
+    }
+}
+
+static void stop(live *l) {
+    outs_free(&l->o);
+    slop_consumer_free(l->c);
+}
+
+static void patch(live *l, int version, int seq, const char *ops) {
+    char *f = malloc(strlen(ops) + 200);
+    if (seq >= 0)
+        sprintf(f, "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":%d,\"seq\":%d,\"ops\":%s}", l->wire,
+                version, seq, ops);
+    else
+        sprintf(f, "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":%d,\"ops\":%s}", l->wire, version, ops);
+    feed(l->c, f, &l->o);
+    free(f);
+}
+
+/* The mirrored tree at path as canonical JSON text (caller frees). */
+static char *tree_at(live *l, const char *path) {
+    const char *t = slop_consumer_tree(l->c, l->sub, path, -1, NULL);
+    return t ? strdup(t) : NULL;
+}
+
+static char *prop(live *l, const char *path, const char *key) {
+    const char *t = slop_consumer_node(l->c, l->sub, path, NULL);
+    if (!t) return NULL;
+    cJSON *j = cJSON_Parse(t);
+    cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "properties"), key);
+    char *s = v ? cJSON_PrintUnformatted(v) : NULL;
+    cJSON_Delete(j);
+    return s;
+}
+
+static char *child_ids(live *l, const char *path) {
+    const char *t = slop_consumer_node(l->c, l->sub, path, NULL);
+    if (!t) return NULL;
+    cJSON *j = cJSON_Parse(t);
+    char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "child_ids"));
+    cJSON_Delete(j);
+    return s;
+}
+
+#define CHECK_PROP(l, path, key, expect)              \
+    do {                                              \
+        char *p_ = prop(l, path, key);                \
+        CHECK_STR(p_, expect);                        \
+        free(p_);                                     \
+    } while (0)
+
+#define CHECK_KIDS(l, path, expect)                   \
+    do {                                              \
+        char *k_ = child_ids(l, path);                \
+        CHECK_STR(k_, expect);                        \
+        free(k_);                                     \
+    } while (0)
+
+static void update_wire_from_resubscribe(live *l, int nth) {
+    cJSON *s = sent(&l->o, "subscribe", nth);
+    if (s) snprintf(l->wire, sizeof l->wire, "%s", str(s, "id"));
+    cJSON_Delete(s);
+}
+
+/* ---- connection, hello, ids ------------------------------------------- */
+
+TEST(postmessage_consumer_opens_with_the_connect_handshake) {
+    slop_consumer *c = slop_consumer_new(NULL, "postmessage", 1);
+    outs o = {0};
+    drain(c, &o);
+    CHECK(o.n == 1 && o.kind[0] == SLOP_OUT_SEND);
+    CHECK_STR(o.text[0], "{\"type\":\"connect\"}");
+    outs_free(&o);
+    slop_consumer_free(c);
+    CHECK(slop_consumer_new(NULL, "carrier-pigeon", 1) == NULL);
+}
+
+TEST(requests_wait_for_hello_then_go_out_in_order) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 7);
+    outs o = {0};
+    const char *a = slop_consumer_subscribe(c, "{}", 2, 0, NULL);
+    CHECK(a != NULL);
+    slop_consumer_query(c, "{\"path\":\"/x\"}", 13, 0, NULL);
+    drain(c, &o);
+    CHECK(o.n == 0); /* nothing before hello */
+    feed(c, HELLO_ALL, &o);
+    CHECK(o.kind[0] == SLOP_OUT_EVENT);
+    CHECK_CONTAINS(o.text[0], "\"event\":\"hello\"");
+    CHECK(o.n == 3 && o.kind[1] == SLOP_OUT_SEND && o.kind[2] == SLOP_OUT_SEND);
+    CHECK_CONTAINS(o.text[1], "\"type\":\"subscribe\"");
+    CHECK_CONTAINS(o.text[1], "\"path\":\"/\",\"depth\":-1");
+    CHECK_CONTAINS(o.text[2], "\"type\":\"query\"");
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
+TEST(request_ids_are_unique_per_consumer_and_never_sub_1) {
+    slop_consumer *a = slop_consumer_new(NULL, "ws", 1), *b = slop_consumer_new(NULL, "ws", 2);
+    char ida[64], idb[64];
+    snprintf(ida, sizeof ida, "%s", slop_consumer_subscribe(a, "{}", 2, 0, NULL));
+    snprintf(idb, sizeof idb, "%s", slop_consumer_subscribe(b, "{}", 2, 0, NULL));
+    CHECK(strcmp(ida, idb) != 0);
+    CHECK(strcmp(ida, "sub-1") != 0 && strncmp(ida, "sub", 3) != 0);
+    const char *again = slop_consumer_subscribe(a, "{}", 2, 0, NULL);
+    CHECK(strcmp(again, ida) != 0);
+    slop_consumer_free(a);
+    slop_consumer_free(b);
+}
+
+TEST(hello_without_state_capability_is_fatal_and_refuses_requests) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 1);
+    outs o = {0};
+    feed(c, "{\"type\":\"hello\",\"provider\":{\"id\":\"x\",\"name\":\"X\",\"capabilities\":[\"patches\"]}}", &o);
+    cJSON *e = ev(&o, "protocol_error", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(e, "code"), "not_a_provider");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(e, "fatal")));
+    cJSON_Delete(e);
+    CHECK(slop_consumer_subscribe(c, "{}", 2, 0, NULL) == NULL);
+    CHECK(slop_consumer_last_code(c) == SLOP_E_STATE);
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
+TEST(a_repeated_hello_changes_nothing) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    feed(l.c, "{\"type\":\"hello\",\"provider\":{\"id\":\"evil\",\"name\":\"Evil\",\"capabilities\":[\"state\"]}}",
+         &l.o);
+    CHECK(l.o.n == 0);
+    const char *st = slop_consumer_status(l.c, NULL);
+    CHECK_CONTAINS(st, "\"id\":\"app\"");
+    CHECK_CONTAINS(st, "\"affordances\"");
+    stop(&l);
+}
+
+TEST(malformed_hello_is_an_error_and_a_good_hello_still_counts_after_it) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 1);
+    outs o = {0};
+    feed(c, "{\"type\":\"hello\",\"provider\":{\"name\":\"no id\",\"capabilities\":[\"state\"]}}", &o);
+    CHECK(count_ev(&o, "protocol_error") == 1);
+    feed(c, HELLO_ALL, &o);
+    CHECK(count_ev(&o, "hello") == 1);
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
+/* ---- reference state-mirror tests ------------------------------------- */
+
+TEST(initializes_from_snapshot) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    cJSON *e = ev(&l.o, "snapshot", 0);
+    CHECK(e != NULL);
+    CHECK(cJSON_GetObjectItem(e, "version")->valuedouble == 1);
+    CHECK(cJSON_GetObjectItem(e, "nodes")->valuedouble == 4);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(e, "rebase")));
+    cJSON_Delete(e);
+    const char *t = slop_consumer_node(l.c, l.sub, "/", NULL);
+    CHECK_CONTAINS(t, "\"id\":\"root\"");
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+}
+
+TEST(applies_property_replace) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true}]");
+    CHECK_PROP(&l, "/todos/t1", "done", "true");
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"version\":2");
+    cJSON *e = ev(&l.o, "patch", 0);
+    CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "changed"), 0)->valuestring, "/todos/t1");
+    cJSON_Delete(e);
+    stop(&l);
+}
+
+TEST(applies_child_add) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"add\",\"path\":\"/todos/t3\",\"value\":{\"id\":\"t3\",\"type\":\"item\"}}]");
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\",\"t3\"]");
+    cJSON *e = ev(&l.o, "patch", 0);
+    CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "added"), 0)->valuestring, "/todos/t3");
+    cJSON_Delete(e);
+    stop(&l);
+}
+
+TEST(applies_child_remove) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"remove\",\"path\":\"/todos/t1\"}]");
+    CHECK_KIDS(&l, "/todos", "[\"t2\"]");
+    CHECK(slop_consumer_node(l.c, l.sub, "/todos/t1", NULL) == NULL);
+    stop(&l);
+}
+
+TEST(applies_multiple_ops_in_sequence) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1,
+          "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true},"
+          "{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":3},"
+          "{\"op\":\"add\",\"path\":\"/todos/t3\",\"value\":{\"id\":\"t3\",\"type\":\"item\","
+          "\"properties\":{\"title\":\"New\"}}},"
+          "{\"op\":\"replace\",\"path\":\"/todos/t3/properties/title\",\"value\":\"Newer\"}]");
+    CHECK_PROP(&l, "/todos/t1", "done", "true");
+    CHECK_PROP(&l, "/todos", "count", "3");
+    CHECK_PROP(&l, "/todos/t3", "title", "\"Newer\"");
+    stop(&l);
+}
+
+/* ---- the rows other consumers get wrong (notes section 7) -------------- */
+
+TEST(add_with_index_inserts_and_add_without_index_appends) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1,
+          "[{\"op\":\"add\",\"path\":\"/todos/a\",\"value\":{\"id\":\"a\",\"type\":\"item\"},\"index\":0},"
+          "{\"op\":\"add\",\"path\":\"/todos/b\",\"value\":{\"id\":\"b\",\"type\":\"item\"},\"index\":2},"
+          "{\"op\":\"add\",\"path\":\"/todos/z\",\"value\":{\"id\":\"z\",\"type\":\"item\"}}]");
+    CHECK_KIDS(&l, "/todos", "[\"a\",\"t1\",\"b\",\"t2\",\"z\"]");
+    stop(&l);
+}
+
+TEST(move_reorders_children_with_index_after_removal) {
+    live l;
+    start(&l, HELLO_ALL, "/",
+          "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"i\"},{\"id\":\"b\",\"type\":\"i\"},"
+          "{\"id\":\"c\",\"type\":\"i\"},{\"id\":\"d\",\"type\":\"i\"}]}");
+    /* [a,b,c,d] -> [d,b,a,c], the reference reorder round trip */
+    patch(&l, 2, 1,
+          "[{\"op\":\"move\",\"path\":\"/d\",\"index\":0},{\"op\":\"move\",\"path\":\"/b\",\"index\":1},"
+          "{\"op\":\"move\",\"path\":\"/a\",\"index\":2}]");
+    CHECK_KIDS(&l, "/", "[\"d\",\"b\",\"a\",\"c\"]");
+    patch(&l, 3, 2, "[{\"op\":\"move\",\"path\":\"/d\",\"index\":99}]");
+    CHECK_KIDS(&l, "/", "[\"b\",\"a\",\"c\",\"d\"]");
+    stop(&l);
+}
+
+TEST(replace_of_a_whole_child_node_swaps_it_in_place) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1,
+          "[{\"op\":\"replace\",\"path\":\"/todos/t1\",\"value\":{\"id\":\"t1\",\"type\":\"item\","
+          "\"properties\":{\"title\":\"Replaced\"},\"children\":[{\"id\":\"sub\",\"type\":\"field\"}]}}]");
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    CHECK_PROP(&l, "/todos/t1", "title", "\"Replaced\"");
+    char *gone = prop(&l, "/todos/t1", "done");
+    CHECK(gone == NULL);
+    CHECK_KIDS(&l, "/todos/t1", "[\"sub\"]");
+    stop(&l);
+}
+
+TEST(deep_property_paths_reach_into_nested_objects_and_arrays) {
+    live l;
+    start(&l, HELLO_ALL, "/",
+          "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"obj\":{\"k\":1,\"list\":[1,2,3]}}}");
+    patch(&l, 2, 1,
+          "[{\"op\":\"replace\",\"path\":\"/properties/obj/k\",\"value\":2},"
+          "{\"op\":\"add\",\"path\":\"/properties/obj/list/1\",\"value\":9},"
+          "{\"op\":\"add\",\"path\":\"/properties/obj/list/-\",\"value\":4},"
+          "{\"op\":\"remove\",\"path\":\"/properties/obj/list/0\"}]");
+    CHECK_PROP(&l, "/", "obj", "{\"k\":2,\"list\":[9,2,3,4]}");
+    stop(&l);
+}
+
+TEST(escaped_keys_decode_tilde_one_then_tilde_zero) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a/b~c\":1},\"meta\":{\"x~y\":1}}");
+    patch(&l, 2, 1,
+          "[{\"op\":\"replace\",\"path\":\"/properties/a~1b~0c\",\"value\":2},"
+          "{\"op\":\"add\",\"path\":\"/properties/~01\",\"value\":\"tilde-one\"},"
+          "{\"op\":\"replace\",\"path\":\"/meta/x~0y\",\"value\":5}]");
+    CHECK_PROP(&l, "/", "a/b~c", "2");
+    CHECK_PROP(&l, "/", "~1", "\"tilde-one\""); /* "~01" is "~1", not "/" */
+    CHECK_CONTAINS(slop_consumer_node(l.c, l.sub, "/", NULL), "\"meta\":{\"x~y\":5}");
+    stop(&l);
+}
+
+TEST(reserved_keywords_win_over_child_ids_but_not_inside_properties) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"properties\":1,\"meta\":2}}");
+    patch(&l, 2, 1,
+          "[{\"op\":\"replace\",\"path\":\"/properties/properties\",\"value\":10},"
+          "{\"op\":\"replace\",\"path\":\"/properties/meta\",\"value\":20},"
+          "{\"op\":\"add\",\"path\":\"/meta\",\"value\":{\"salience\":0.5}},"
+          "{\"op\":\"add\",\"path\":\"/content_ref\",\"value\":{\"type\":\"text\",\"uri\":\"slop://content/x\"}},"
+          "{\"op\":\"replace\",\"path\":\"/affordances\",\"value\":[{\"action\":\"go\"}]}]");
+    CHECK_PROP(&l, "/", "properties", "10");
+    CHECK_PROP(&l, "/", "meta", "20");
+    const char *n = slop_consumer_node(l.c, l.sub, "/", NULL);
+    CHECK_CONTAINS(n, "\"meta\":{\"salience\":0.5}");
+    CHECK_CONTAINS(n, "\"content_ref\":{\"type\":\"text\"");
+    CHECK_CONTAINS(n, "\"affordances\":[{\"action\":\"go\"}]");
+    stop(&l);
+}
+
+TEST(snapshot_with_a_reserved_or_slashed_id_is_refused) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"meta\",\"type\":\"x\"}]}");
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e != NULL);
+    CHECK_CONTAINS(str(e, "message"), "reserved keyword");
+    cJSON_Delete(e);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"failed\"");
+    stop(&l);
+}
+
+TEST(children_keyword_addresses_the_child_list) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/children/t1/properties/done\",\"value\":true}]");
+    CHECK_PROP(&l, "/todos/t1", "done", "true");
+    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/todos/children\",\"value\":[{\"id\":\"n\",\"type\":\"item\"}]}]");
+    CHECK_KIDS(&l, "/todos", "[\"n\"]");
+    stop(&l);
+}
+
+TEST(removing_a_root_level_child_works) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"remove\",\"path\":\"/todos\"}]");
+    CHECK_KIDS(&l, "/", "[]");
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"nodes\":1");
+    stop(&l);
+}
+
+TEST(add_on_an_existing_id_replaces_instead_of_duplicating) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"add\",\"path\":\"/todos/t1\",\"value\":{\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"v\":2}}}]");
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    CHECK_PROP(&l, "/todos/t1", "v", "2");
+    stop(&l);
+}
+
+TEST(patch_paths_are_relative_to_the_subscription_root) {
+    live l;
+    start(&l, HELLO_ALL, "/todos",
+          "{\"id\":\"todos\",\"type\":\"collection\",\"children\":[{\"id\":\"t1\",\"type\":\"item\"}]}");
+    patch(&l, 2, 1, "[{\"op\":\"add\",\"path\":\"/t1/properties/done\",\"value\":true}]");
+    CHECK_PROP(&l, "/todos/t1", "done", "true");
+    cJSON *e = ev(&l.o, "patch", 0);
+    CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "changed"), 0)->valuestring, "/todos/t1");
+    cJSON_Delete(e);
+    stop(&l);
+}
+
+/* ---- all-or-nothing, resync, seq and version --------------------------- */
+
+TEST(a_failing_op_rolls_back_the_whole_patch_and_resyncs) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    char *before = tree_at(&l, "/");
+    outs_free(&l.o);
+    patch(&l, 2, 1,
+          "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true},"
+          "{\"op\":\"remove\",\"path\":\"/todos/t2\"},"
+          "{\"op\":\"move\",\"path\":\"/todos/t1\",\"index\":0},"
+          "{\"op\":\"add\",\"path\":\"/todos/t9\",\"value\":{\"id\":\"t9\",\"type\":\"item\"},\"index\":0},"
+          "{\"op\":\"replace\",\"path\":\"/todos/properties\",\"value\":{}},"
+          "{\"op\":\"replace\",\"path\":\"/nope/x/properties/y\",\"value\":1}]");
+    char *after = tree_at(&l, "/");
+    CHECK_STR(after, before);
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(e, "reason"), "patch_failed");
+    CHECK_CONTAINS(str(e, "message"), "op 5");
+    CHECK_CONTAINS(str(e, "message"), "no node \"nope\"");
+    cJSON_Delete(e);
+    cJSON *un = sent(&l.o, "unsubscribe", 0), *sub = sent(&l.o, "subscribe", 0);
+    CHECK(un && sub);
+    CHECK_STR(str(un, "id"), l.wire);
+    CHECK(strcmp(str(sub, "id"), l.wire) != 0);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"resyncing\"");
+    cJSON_Delete(un);
+    cJSON_Delete(sub);
+    free(before);
+    free(after);
+    stop(&l);
+}
+
+TEST(patches_to_unknown_paths_fail_for_every_op_kind) {
+    const char *bad[] = {
+        "[{\"op\":\"remove\",\"path\":\"/todos/missing\"}]",
+        "[{\"op\":\"replace\",\"path\":\"/todos/missing\",\"value\":{\"id\":\"missing\",\"type\":\"x\"}}]",
+        "[{\"op\":\"move\",\"path\":\"/todos/missing\",\"index\":0}]",
+        "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/missing\",\"value\":1}]",
+        "[{\"op\":\"remove\",\"path\":\"/todos/t2/meta\"}]",
+        "[{\"op\":\"add\",\"path\":\"/todos/t1/properties/title/deeper\",\"value\":1}]",
+        "[{\"op\":\"copy\",\"path\":\"/todos\"}]",
+        "[{\"op\":\"add\",\"path\":\"/todos/x\",\"value\":{\"id\":\"y\",\"type\":\"item\"}}]",
+        "[{\"op\":\"add\",\"path\":\"/todos/x\",\"value\":{\"id\":\"x\"}}]",
+        "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/title\"}]",
+        "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/a~2b\",\"value\":1}]",
+        "[{\"op\":\"move\",\"path\":\"/todos/t1\"}]",
+        "[42]",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        live l;
+        start(&l, HELLO_ALL, "/", TODOS);
+        char *before = tree_at(&l, "/");
+        patch(&l, 2, 1, bad[i]);
+        char *after = tree_at(&l, "/");
+        CHECK_STR(after, before);
+        cJSON *e = ev(&l.o, "resync", 0);
+        if (!e) printf("  case %zu did not resync: %s\n", i, bad[i]);
+        CHECK(e != NULL);
+        cJSON_Delete(e);
+        free(before);
+        free(after);
+        stop(&l);
+    }
+}
+
+TEST(seq_gap_resyncs_and_the_new_snapshot_rebases) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true}]");
+    outs_free(&l.o);
+    char old_wire[64];
+    snprintf(old_wire, sizeof old_wire, "%s", l.wire);
+    patch(&l, 4, 3, "[{\"op\":\"remove\",\"path\":\"/todos/t2\"}]"); /* seq 2 was lost */
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(e, "reason"), "gap");
+    CHECK_CONTAINS(str(e, "message"), "expected seq 2, got 3");
+    cJSON_Delete(e);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]"); /* the gapped patch was not applied */
+    update_wire_from_resubscribe(&l, 0);
+    /* A late patch on the old subscription id is ignored. */
+    outs_free(&l.o);
+    char late[256];
+    snprintf(late, sizeof late,
+             "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":5,\"seq\":4,\"ops\":[{\"op\":\"remove\","
+             "\"path\":\"/todos\"}]}",
+             old_wire);
+    feed(l.c, late, &l.o);
+    CHECK(l.o.n == 0);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    char snap[512];
+    snprintf(snap, sizeof snap,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":6,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\","
+             "\"children\":[{\"id\":\"todos\",\"type\":\"collection\",\"children\":[]}]}}",
+             l.wire);
+    feed(l.c, snap, &l.o);
+    e = ev(&l.o, "snapshot", 0);
+    CHECK(e && cJSON_IsTrue(cJSON_GetObjectItem(e, "rebase")));
+    CHECK_STR(str(e, "sub"), l.sub); /* the caller's id is stable */
+    cJSON_Delete(e);
+    CHECK_KIDS(&l, "/todos", "[]");
+    patch(&l, 7, 1, "[{\"op\":\"add\",\"path\":\"/todos/n\",\"value\":{\"id\":\"n\",\"type\":\"item\"}}]");
+    CHECK_KIDS(&l, "/todos", "[\"n\"]");
+    stop(&l);
+}
+
+TEST(patches_with_version_at_or_below_the_snapshot_are_discarded) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    /* backpressure: a fresh snapshot at version 5 on the same id */
+    char snap[256];
+    snprintf(snap, sizeof snap,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":5,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}",
+             l.wire);
+    feed(l.c, snap, &l.o);
+    outs_free(&l.o);
+    patch(&l, 4, 1, "[{\"op\":\"add\",\"path\":\"/x\",\"value\":{\"id\":\"x\",\"type\":\"item\"}}]");
+    patch(&l, 5, 1, "[{\"op\":\"add\",\"path\":\"/y\",\"value\":{\"id\":\"y\",\"type\":\"item\"}}]");
+    CHECK(l.o.n == 0);
+    CHECK_KIDS(&l, "/", "[]");
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"stale_patches\":2");
+    patch(&l, 6, 1, "[{\"op\":\"add\",\"path\":\"/z\",\"value\":{\"id\":\"z\",\"type\":\"item\"}}]");
+    CHECK_KIDS(&l, "/", "[\"z\"]");
+    stop(&l);
+}
+
+TEST(version_going_back_is_a_protocol_error_and_keeps_state) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 5, 1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true}]");
+    outs_free(&l.o);
+    patch(&l, 3, 2, "[{\"op\":\"remove\",\"path\":\"/todos/t1\"}]");
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(e, "code"), "version_regressed");
+    cJSON_Delete(e);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    char snap[256];
+    snprintf(snap, sizeof snap,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}",
+             l.wire);
+    outs_free(&l.o);
+    feed(l.c, snap, &l.o);
+    CHECK(count_ev(&l.o, "protocol_error") == 1);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+}
+
+TEST(providers_without_seq_work_and_version_gaps_never_resync) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 4, -1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true}]");
+    patch(&l, 9, -1, "[{\"op\":\"remove\",\"path\":\"/todos/t2\"}]");
+    CHECK(count_ev(&l.o, "resync") == 0);
+    CHECK(count_ev(&l.o, "patch") == 2);
+    CHECK_KIDS(&l, "/todos", "[\"t1\"]");
+    stop(&l);
+}
+
+TEST(a_repeated_seq_is_ignored_with_an_error) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":5}]");
+    outs_free(&l.o);
+    patch(&l, 3, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":6}]");
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "seq_repeat") == 0);
+    cJSON_Delete(e);
+    CHECK_PROP(&l, "/todos", "count", "5");
+    stop(&l);
+}
+
+TEST(resync_gives_up_after_repeated_failures_and_keeps_the_last_good_state) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    for (int i = 0; i < 4; i++) {
+        /* each resync's snapshot is fine but the next patch is broken */
+        patch(&l, 10 + 2 * i, 1, "[{\"op\":\"remove\",\"path\":\"/ghost\"}]");
+        if (i == 3) break;
+        update_wire_from_resubscribe(&l, i + 1); /* frame 0 is the first subscribe */
+        char snap[1024];
+        snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"seq\":0,\"tree\":%s}",
+                 l.wire, 11 + 2 * i, TODOS);
+        feed(l.c, snap, &l.o);
+    }
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "resync_loop") == 0);
+    cJSON_Delete(e);
+    CHECK(count_ev(&l.o, "resync") == 3);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+}
+
+/* ---- messages ----------------------------------------------------------- */
+
+TEST(batch_messages_are_unwrapped_in_order_including_nested_batches) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    char f[1024];
+    snprintf(f, sizeof f,
+             "{\"type\":\"batch\",\"messages\":["
+             "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"replace\","
+             "\"path\":\"/todos/properties/count\",\"value\":10}]},"
+             "{\"type\":\"event\",\"name\":\"ping\",\"data\":{\"n\":1}},"
+             "{\"type\":\"batch\",\"messages\":[{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":3,\"seq\":2,"
+             "\"ops\":[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":11}]}]}]}",
+             l.wire, l.wire);
+    feed(l.c, f, &l.o);
+    CHECK(count_ev(&l.o, "patch") == 2);
+    cJSON *e = ev(&l.o, "provider_event", 0);
+    CHECK(e && strcmp(str(e, "name"), "ping") == 0);
+    cJSON_Delete(e);
+    CHECK_PROP(&l, "/todos", "count", "11");
+    CHECK(strstr(l.o.text[0], "\"event\":\"patch\"") && strstr(l.o.text[1], "provider_event"));
+    stop(&l);
+}
+
+TEST(error_message_rejects_pending_subscribe_and_query) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 3);
+    outs o = {0};
+    char sub[64], q[64];
+    snprintf(sub, sizeof sub, "%s", slop_consumer_subscribe(c, "{\"path\":\"/nope\"}", 16, 0, NULL));
+    snprintf(q, sizeof q, "%s", slop_consumer_query(c, "{\"path\":\"/nope\"}", 16, 0, NULL));
+    feed(c, HELLO_ALL, &o);
+    char f[256];
+    snprintf(f, sizeof f, "{\"type\":\"error\",\"id\":\"%s\",\"error\":{\"code\":\"not_found\",\"message\":\"no /nope\"}}", sub);
+    feed(c, f, &o);
+    snprintf(f, sizeof f, "{\"type\":\"error\",\"id\":\"%s\",\"error\":{\"code\":\"not_found\",\"message\":\"no /nope\"}}", q);
+    feed(c, f, &o);
+    cJSON *e0 = ev(&o, "error", 0), *e1 = ev(&o, "error", 1);
+    CHECK(e0 && e1);
+    CHECK_STR(str(e0, "id"), sub);
+    CHECK_STR(str(e0, "request"), "subscribe");
+    CHECK_STR(str(e0, "code"), "not_found");
+    CHECK_STR(str(e1, "id"), q);
+    CHECK_STR(str(e1, "request"), "query");
+    cJSON_Delete(e0);
+    cJSON_Delete(e1);
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"state\":\"failed\"");
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"pending\":0");
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
+TEST(error_without_id_still_reaches_the_caller_and_unknown_ids_are_ignored) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    feed(l.c, "{\"type\":\"error\",\"error\":{\"code\":\"internal\",\"message\":\"disk full\"}}", &l.o);
+    cJSON *e = ev(&l.o, "error", 0);
+    CHECK(e && strcmp(str(e, "message"), "disk full") == 0);
+    cJSON_Delete(e);
+    outs_free(&l.o);
+    feed(l.c, "{\"type\":\"error\",\"id\":\"sub-1\",\"error\":{\"code\":\"internal\",\"message\":\"x\"}}", &l.o);
+    feed(l.c, "{\"type\":\"result\",\"id\":\"inv-1\",\"status\":\"ok\"}", &l.o);
+    feed(l.c, "{\"type\":\"snapshot\",\"id\":\"sub-1\",\"version\":9,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}", &l.o);
+    feed(l.c, "{\"type\":\"patch\",\"subscription\":\"sub-1\",\"version\":9,\"seq\":1,\"ops\":[]}", &l.o);
+    feed(l.c, "{\"type\":\"subscribe\",\"id\":\"other-consumer-1\",\"path\":\"/\"}", &l.o);
+    CHECK(l.o.n == 0);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+}
+
+TEST(invoke_round_trip_ok_and_error_results) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    char id[64];
+    snprintf(id, sizeof id, "%s", slop_consumer_invoke(l.c, "/todos/t1", "toggle", NULL, 0, 5, NULL));
+    drain(l.c, &l.o);
+    cJSON *f = sent(&l.o, "invoke", 0);
+    CHECK(f != NULL);
+    CHECK_STR(str(f, "path"), "/todos/t1");
+    CHECK_STR(str(f, "action"), "toggle");
+    CHECK(cJSON_IsObject(cJSON_GetObjectItem(f, "params")));
+    cJSON_Delete(f);
+    char r[256];
+    snprintf(r, sizeof r, "{\"type\":\"result\",\"id\":\"%s\",\"status\":\"ok\",\"data\":{\"n\":1}}", id);
+    feed(l.c, r, &l.o);
+    cJSON *e = ev(&l.o, "result", 0);
+    CHECK(e && strcmp(str(e, "status"), "ok") == 0 && strcmp(str(e, "action"), "toggle") == 0);
+    cJSON_Delete(e);
+    snprintf(id, sizeof id, "%s", slop_consumer_invoke(l.c, "/todos/t1", "delete", NULL, 0, 5, NULL));
+    snprintf(r, sizeof r,
+             "{\"type\":\"result\",\"id\":\"%s\",\"status\":\"error\",\"error\":{\"code\":\"conflict\",\"message\":\"gone\"}}",
+             id);
+    feed(l.c, r, &l.o);
+    e = ev(&l.o, "result", 1);
+    CHECK(e && strcmp(str(e, "status"), "error") == 0);
+    CHECK_STR(str(cJSON_GetObjectItem(e, "error"), "code"), "conflict");
+    cJSON_Delete(e);
+    stop(&l);
+}
+
+TEST(invoke_params_are_checked_against_the_affordance_schema_before_sending) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    const char *bad = "{\"tags\":[\"a\",2]}";
+    CHECK(slop_consumer_invoke(l.c, "/todos/t1", "tag", bad, strlen(bad), 0, NULL) == NULL);
+    CHECK(slop_consumer_last_code(l.c) == SLOP_E_PARAMS);
+    CHECK_STR(slop_consumer_last_error(l.c), "params.tags[1] must be a string");
+    CHECK(slop_consumer_invoke(l.c, "/todos/t1", "tag", "{}", 2, 0, NULL) == NULL);
+    CHECK_CONTAINS(slop_consumer_last_error(l.c), "tags");
+    CHECK(slop_consumer_invoke(l.c, "/todos/t1", "launch", NULL, 0, 0, NULL) == NULL);
+    CHECK(slop_consumer_last_code(l.c) == SLOP_E_NOT_FOUND);
+    CHECK(slop_consumer_invoke(l.c, "/todos/t1", "tag", "[1]", 3, 0, NULL) == NULL);
+    drain(l.c, &l.o);
+    CHECK(l.o.n == 0); /* nothing was sent */
+    const char *good = "{\"tags\":[\"a\",\"b\"]}";
+    CHECK(slop_consumer_invoke(l.c, "/todos/t1", "tag", good, strlen(good), 0, NULL) != NULL);
+    /* a node we do not mirror: the provider decides */
+    CHECK(slop_consumer_invoke(l.c, "/elsewhere/x", "go", NULL, 0, 0, NULL) != NULL);
+    stop(&l);
+}
+
+TEST(invoke_is_refused_locally_without_the_affordances_capability) {
+    live l;
+    start(&l, "{\"type\":\"hello\",\"provider\":{\"id\":\"ro\",\"name\":\"RO\",\"capabilities\":[\"state\"]}}", "/", TODOS);
+    outs_free(&l.o);
+    CHECK(slop_consumer_invoke(l.c, "/todos/t1", "toggle", NULL, 0, 0, NULL) == NULL);
+    CHECK(slop_consumer_last_code(l.c) == SLOP_E_CAPABILITY);
+    drain(l.c, &l.o);
+    CHECK(l.o.n == 0);
+    stop(&l);
+}
+
+TEST(accepted_is_read_as_ok_without_the_async_capability) {
+    live l;
+    start(&l, "{\"type\":\"hello\",\"provider\":{\"id\":\"p\",\"name\":\"P\",\"capabilities\":[\"state\",\"affordances\"]}}",
+          "/", TODOS);
+    char id[64], r[256];
+    snprintf(id, sizeof id, "%s", slop_consumer_invoke(l.c, "/todos/t1", "toggle", NULL, 0, 0, NULL));
+    snprintf(r, sizeof r, "{\"type\":\"result\",\"id\":\"%s\",\"status\":\"accepted\",\"data\":{\"taskId\":\"t-1\"}}", id);
+    feed(l.c, r, &l.o);
+    cJSON *e = ev(&l.o, "result", 0);
+    CHECK(e && strcmp(str(e, "status"), "ok") == 0);
+    CHECK(cJSON_GetObjectItem(e, "task_id") == NULL);
+    cJSON_Delete(e);
+    stop(&l);
+}
+
+TEST(accepted_with_task_id_is_tracked_to_its_task_node) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"root\",\"type\":\"root\",\"affordances\":[{\"action\":\"export\"}],"
+                               "\"children\":[{\"id\":\"tasks\",\"type\":\"collection\",\"children\":[]}]}");
+    char id[64], r[256];
+    snprintf(id, sizeof id, "%s", slop_consumer_invoke(l.c, "/", "export", NULL, 0, 0, NULL));
+    /* state changes come before the result (spec) */
+    patch(&l, 2, 1,
+          "[{\"op\":\"add\",\"path\":\"/tasks/task-9\",\"value\":{\"id\":\"task-9\",\"type\":\"status\","
+          "\"properties\":{\"status\":\"running\",\"progress\":0.1}}}]");
+    snprintf(r, sizeof r, "{\"type\":\"result\",\"id\":\"%s\",\"status\":\"accepted\",\"data\":{\"taskId\":\"task-9\"}}", id);
+    feed(l.c, r, &l.o);
+    cJSON *e = ev(&l.o, "result", 0);
+    CHECK(e && strcmp(str(e, "status"), "accepted") == 0 && strcmp(str(e, "task_id"), "task-9") == 0);
+    cJSON_Delete(e);
+    e = ev(&l.o, "task", 0);
+    CHECK(e && strcmp(str(e, "status"), "running") == 0 && strcmp(str(e, "path"), "/tasks/task-9") == 0);
+    CHECK(e && cJSON_GetObjectItem(e, "progress")->valuedouble == 0.1);
+    cJSON_Delete(e);
+    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/tasks/task-9/properties/progress\",\"value\":0.6}]");
+    patch(&l, 4, 3, "[{\"op\":\"replace\",\"path\":\"/tasks/task-9/properties/status\",\"value\":\"done\"}]");
+    CHECK(count_ev(&l.o, "task") == 3);
+    e = ev(&l.o, "task", 2);
+    CHECK(e && cJSON_IsTrue(cJSON_GetObjectItem(e, "done")));
+    cJSON_Delete(e);
+    patch(&l, 5, 4, "[{\"op\":\"remove\",\"path\":\"/tasks/task-9\"}]");
+    CHECK(count_ev(&l.o, "task") == 3); /* no longer tracked */
+    stop(&l);
+}
+
+TEST(query_window_is_dropped_without_windowing_and_kept_with_it) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 5);
+    outs o = {0};
+    const char *opt = "{\"path\":\"/inbox\",\"depth\":1,\"window\":[10,20],\"filter\":{\"min_salience\":0.5}}";
+    slop_consumer_query(c, opt, strlen(opt), 0, NULL);
+    feed(c, "{\"type\":\"hello\",\"provider\":{\"id\":\"p\",\"name\":\"P\",\"capabilities\":[\"state\"]}}", &o);
+    cJSON *q = sent(&o, "query", 0);
+    CHECK(q && cJSON_GetObjectItem(q, "window") == NULL && cJSON_GetObjectItem(q, "filter") == NULL);
+    cJSON_Delete(q);
+    outs_free(&o);
+    slop_consumer_free(c);
+
+    c = slop_consumer_new(NULL, "ws", 5);
+    feed(c, HELLO_ALL, &o);
+    slop_consumer_query(c, opt, strlen(opt), 0, NULL);
+    drain(c, &o);
+    q = sent(&o, "query", 0);
+    CHECK(q && cJSON_GetArraySize(cJSON_GetObjectItem(q, "window")) == 2);
+    CHECK(q && cJSON_GetObjectItem(cJSON_GetObjectItem(q, "filter"), "min_salience") != NULL);
+    cJSON_Delete(q);
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
+TEST(query_answers_are_handed_over_and_leave_no_mirror_behind) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    char qid[64];
+    snprintf(qid, sizeof qid, "%s", slop_consumer_query(l.c, "{\"path\":\"/todos\"}", 17, 0, NULL));
+    char f[512];
+    snprintf(f, sizeof f,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"tree\":{\"id\":\"todos\",\"type\":\"collection\","
+             "\"meta\":{\"total_children\":50,\"window\":[0,1]},\"children\":[{\"id\":\"t1\",\"type\":\"item\"}]}}",
+             qid);
+    outs_free(&l.o);
+    feed(l.c, f, &l.o);
+    cJSON *e = ev(&l.o, "query", 0);
+    CHECK(e && strcmp(str(e, "id"), qid) == 0);
+    CHECK(e && strcmp(str(cJSON_GetObjectItem(e, "tree"), "id"), "todos") == 0);
+    cJSON_Delete(e);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"nodes\":4,");
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"pending\":0");
+    feed(l.c, f, &l.o); /* a second answer to the same id is ignored */
+    CHECK(count_ev(&l.o, "query") == 1);
+    stop(&l);
+}
+
+TEST(requests_time_out_and_late_answers_are_ignored) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    char id[64];
+    snprintf(id, sizeof id, "%s", slop_consumer_invoke(l.c, "/todos/t1", "toggle", NULL, 0, 1000, NULL));
+    outs_free(&l.o);
+    slop_consumer_tick(l.c, 1000 + SLOP_DEFAULT_TIMEOUT_MS - 1);
+    drain(l.c, &l.o);
+    CHECK(count_ev(&l.o, "timeout") == 0);
+    slop_consumer_tick(l.c, 1000 + SLOP_DEFAULT_TIMEOUT_MS);
+    drain(l.c, &l.o);
+    cJSON *e = ev(&l.o, "timeout", 0);
+    CHECK(e && strcmp(str(e, "id"), id) == 0 && strcmp(str(e, "request"), "invoke") == 0);
+    cJSON_Delete(e);
+    char r[128];
+    snprintf(r, sizeof r, "{\"type\":\"result\",\"id\":\"%s\",\"status\":\"ok\"}", id);
+    feed(l.c, r, &l.o);
+    CHECK(count_ev(&l.o, "result") == 0);
+    stop(&l);
+}
+
+TEST(closing_fails_every_pending_request_and_keeps_mirrors_readable) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    slop_consumer_invoke(l.c, "/todos/t1", "toggle", NULL, 0, 0, NULL);
+    slop_consumer_query(l.c, "{}", 2, 0, NULL);
+    outs_free(&l.o);
+    slop_consumer_close(l.c, 10);
+    drain(l.c, &l.o);
+    CHECK(count_ev(&l.o, "closed") == 2);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"stale\"");
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    CHECK(slop_consumer_invoke(l.c, "/todos/t1", "toggle", NULL, 0, 0, NULL) == NULL);
+    /* a new connection: resubscribe after the new hello, rebase */
+    outs_free(&l.o);
+    slop_consumer_reset(l.c, 20);
+    drain(l.c, &l.o);
+    CHECK(l.o.n == 0);
+    feed(l.c, HELLO_ALL, &l.o);
+    update_wire_from_resubscribe(&l, 0);
+    CHECK(strcmp(l.wire, l.sub) != 0);
+    char snap[256];
+    snprintf(snap, sizeof snap,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}",
+             l.wire);
+    feed(l.c, snap, &l.o);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"live\"");
+    CHECK_KIDS(&l, "/", "[]");
+    stop(&l);
+}
+
+TEST(unsubscribe_sends_the_frame_and_drops_the_mirror) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    CHECK(slop_consumer_unsubscribe(l.c, l.sub, 0) == SLOP_OK);
+    drain(l.c, &l.o);
+    cJSON *u = sent(&l.o, "unsubscribe", 0);
+    CHECK(u && strcmp(str(u, "id"), l.wire) == 0);
+    cJSON_Delete(u);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"nodes\":0");
+    CHECK(slop_consumer_unsubscribe(l.c, l.sub, 0) == SLOP_E_NOT_FOUND);
+    stop(&l);
+}
+
+TEST(subscribe_options_are_validated) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 1);
+    const char *bad[] = {"[]", "{\"path\":\"inbox\"}", "{\"depth\":-2}", "{\"depth\":1.5}", "{\"max_nodes\":0}",
+                         "{\"filter\":{\"types\":[1]}}", "{\"filter\":{\"min_salience\":2}}", "{\"window\":[0,5]}",
+                         "{\"max_node\":5}", "{not json"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK(slop_consumer_subscribe(c, bad[i], strlen(bad[i]), 0, NULL) == NULL);
+        CHECK(slop_consumer_last_code(c) == SLOP_E_ARG);
+    }
+    const char *good = "{\"path\":\"/inbox/\",\"depth\":2,\"max_nodes\":200,\"filter\":{\"types\":[\"item\"],\"min_salience\":0.5}}";
+    CHECK(slop_consumer_subscribe(c, good, strlen(good), 0, NULL) != NULL);
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"path\":\"/inbox\"");
+    slop_consumer_free(c);
+}
+
+/* ---- hostile input and limits ----------------------------------------- */
+
+TEST(malformed_frames_give_clear_errors_and_lose_no_state) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    char *before = tree_at(&l, "/");
+    outs_free(&l.o);
+    const char *frames[] = {"{\"type\":\"patch\",", "[1,2]", "\"hello\"", "{}", "{\"type\":7}",
+                            "{\"type\":\"teleport\"}", "", "{\"type\":\"batch\",\"messages\":{}}",
+                            "{\"type\":\"event\"}", "{\"type\":\"snapshot\"}"};
+    for (size_t i = 0; i < sizeof frames / sizeof *frames; i++) feed(l.c, frames[i], &l.o);
+    CHECK(count_ev(&l.o, "protocol_error") == (int)(sizeof frames / sizeof *frames));
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "bad_json") == 0);
+    CHECK_CONTAINS(str(e, "message"), "at byte");
+    cJSON_Delete(e);
+    e = ev(&l.o, "protocol_error", 5);
+    CHECK(e && strcmp(str(e, "code"), "unknown_type") == 0);
+    cJSON_Delete(e);
+    char *after = tree_at(&l, "/");
+    CHECK_STR(after, before);
+    free(before);
+    free(after);
+    stop(&l);
+}
+
+TEST(oversize_and_too_deep_frames_are_refused_before_parsing) {
+    slop_limits lim = {1024, 16, 100, 0, 0};
+    slop_consumer *c = slop_consumer_new(&lim, "ws", 1);
+    outs o = {0};
+    char big[2048];
+    memset(big, ' ', sizeof big);
+    memcpy(big, "{\"type\":\"event\",\"name\":\"x\"}", 27);
+    slop_consumer_receive(c, big, sizeof big, 0);
+    drain(c, &o);
+    cJSON *e = ev(&o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "frame_too_large") == 0);
+    cJSON_Delete(e);
+    char deep[400];
+    size_t n = 0;
+    for (int i = 0; i < 100; i++) deep[n++] = '[';
+    for (int i = 0; i < 100; i++) deep[n++] = ']';
+    slop_consumer_receive(c, deep, n, 0);
+    drain(c, &o);
+    e = ev(&o, "protocol_error", 1);
+    CHECK(e && strcmp(str(e, "code"), "too_deep") == 0);
+    cJSON_Delete(e);
+    /* brackets inside strings do not count */
+    const char *s = "{\"type\":\"event\",\"name\":\"[[[[[[[[[[[[[[[[[[[[[[[[[\"}";
+    feed(c, s, &o);
+    CHECK(count_ev(&o, "provider_event") == 1);
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
+TEST(the_mirror_node_limit_refuses_snapshots_and_patches_that_exceed_it) {
+    slop_limits lim = {0, 0, 4, 0, 0};
+    slop_consumer *c = slop_consumer_new(&lim, "ws", 1);
+    outs o = {0};
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s", slop_consumer_subscribe(c, "{}", 2, 0, NULL));
+    feed(c, HELLO_ALL, &o);
+    char f[1024];
+    snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":%s}", sub, TODOS);
+    feed(c, f, &o); /* exactly 4 nodes: fits */
+    CHECK(count_ev(&o, "snapshot") == 1);
+    snprintf(f, sizeof f,
+             "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"add\","
+             "\"path\":\"/todos/t3\",\"value\":{\"id\":\"t3\",\"type\":\"item\"}}]}",
+             sub);
+    feed(c, f, &o);
+    cJSON *e = ev(&o, "resync", 0);
+    CHECK(e && strcmp(str(e, "reason"), "too_many_nodes") == 0);
+    cJSON_Delete(e);
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"nodes\":4");
+    const char *kids = slop_consumer_node(c, sub, "/todos", NULL);
+    CHECK_CONTAINS(kids, "\"child_ids\":[\"t1\",\"t2\"]");
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
+TEST(snapshot_errors_keep_the_last_good_state) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    const char *trees[] = {
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"x\"},{\"id\":\"a\",\"type\":\"x\"}]}",
+        "{\"id\":\"r\"}",
+        "{\"id\":\"r\",\"type\":\"root\",\"properties\":[1]}",
+        "{\"id\":\"\",\"type\":\"root\"}",
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a/b\",\"type\":\"x\"}]}",
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":{}}",
+    };
+    for (size_t i = 0; i < sizeof trees / sizeof *trees; i++) {
+        char f[512];
+        snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%zu,\"seq\":0,\"tree\":%s}", l.wire,
+                 2 + i, trees[i]);
+        feed(l.c, f, &l.o);
+    }
+    CHECK(count_ev(&l.o, "protocol_error") == 6);
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strstr(str(e, "message"), "two children have the id \"a\""));
+    cJSON_Delete(e);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+}
+
+/* ---- reading and agent view through the consumer ----------------------- */
+
+TEST(tree_text_and_tools_come_from_the_mirror) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    const char *text = slop_consumer_tree_text(l.c, l.sub, NULL);
+    CHECK_CONTAINS(text, "[root] root");
+    CHECK_CONTAINS(text, "\n    [item] t1: Buy milk");
+    const char *tools = slop_consumer_tools(l.c, l.sub, NULL, 0, NULL);
+    CHECK_CONTAINS(tools, "\"name\":\"t1__toggle\"");
+    const char *r = slop_consumer_resolve_tool(l.c, l.sub, "t1__delete", NULL);
+    CHECK_STR(r, "{\"path\":\"/todos/t1\",\"action\":\"delete\"}");
+    CHECK(slop_consumer_resolve_tool(l.c, l.sub, "nope__x", NULL) == NULL);
+    stop(&l);
+}
+
+TEST(state_tail_lists_connected_providers_only) {
+    live a, b;
+    start(&a, HELLO_ALL, "/", TODOS);
+    start(&b, "{\"type\":\"hello\",\"provider\":{\"id\":\"mail\",\"name\":\"Mail\",\"capabilities\":[\"state\"]}}", "/", NULL);
+    slop_consumer *both[2] = {a.c, b.c};
+    char *tail = slop_render_state_tail(both, 2, "2026-11-20T00:00:00Z");
+    CHECK_CONTAINS(tail, "### App (app)");
+    CHECK_CONTAINS(tail, "### Mail (mail)");
+    CHECK_CONTAINS(tail, "(awaiting snapshot)");
+    slop_free(tail);
+    slop_consumer_close(b.c, 0);
+    tail = slop_render_state_tail(both, 2, "2026-11-20T00:00:00Z");
+    CHECK(tail && !strstr(tail, "Mail"));
+    slop_free(tail);
+    stop(&a);
+    stop(&b);
+}
+
+TEST(node_view_lists_child_ids_in_order_for_wide_collections) {
+    live l;
+    char *tree = malloc(200000);
+    size_t n = (size_t)sprintf(tree, "{\"id\":\"r\",\"type\":\"root\",\"children\":[");
+    for (int i = 0; i < 3000; i++) n += (size_t)sprintf(tree + n, "%s{\"id\":\"c%d\",\"type\":\"item\"}", i ? "," : "", i);
+    sprintf(tree + n, "]}");
+    start(&l, HELLO_ALL, "/", tree);
+    free(tree);
+    patch(&l, 2, 1,
+          "[{\"op\":\"move\",\"path\":\"/c2999\",\"index\":0},{\"op\":\"remove\",\"path\":\"/c1500\"},"
+          "{\"op\":\"add\",\"path\":\"/new\",\"value\":{\"id\":\"new\",\"type\":\"item\"},\"index\":2}]");
+    const char *node = slop_consumer_node(l.c, l.sub, "/", NULL);
+    cJSON *j = cJSON_Parse(node);
+    cJSON *ids = cJSON_GetObjectItem(j, "child_ids");
+    CHECK(cJSON_GetArraySize(ids) == 3000);
+    CHECK_STR(cJSON_GetArrayItem(ids, 0)->valuestring, "c2999");
+    CHECK_STR(cJSON_GetArrayItem(ids, 1)->valuestring, "c0");
+    CHECK_STR(cJSON_GetArrayItem(ids, 2)->valuestring, "new");
+    CHECK_STR(cJSON_GetArrayItem(ids, 1501)->valuestring, "c1499");
+    CHECK_STR(cJSON_GetArrayItem(ids, 1502)->valuestring, "c1501");
+    cJSON_Delete(j);
+    stop(&l);
+}
+
+int main(void) {
+    RUN(postmessage_consumer_opens_with_the_connect_handshake);
+    RUN(requests_wait_for_hello_then_go_out_in_order);
+    RUN(request_ids_are_unique_per_consumer_and_never_sub_1);
+    RUN(hello_without_state_capability_is_fatal_and_refuses_requests);
+    RUN(a_repeated_hello_changes_nothing);
+    RUN(malformed_hello_is_an_error_and_a_good_hello_still_counts_after_it);
+    RUN(initializes_from_snapshot);
+    RUN(applies_property_replace);
+    RUN(applies_child_add);
+    RUN(applies_child_remove);
+    RUN(applies_multiple_ops_in_sequence);
+    RUN(add_with_index_inserts_and_add_without_index_appends);
+    RUN(move_reorders_children_with_index_after_removal);
+    RUN(replace_of_a_whole_child_node_swaps_it_in_place);
+    RUN(deep_property_paths_reach_into_nested_objects_and_arrays);
+    RUN(escaped_keys_decode_tilde_one_then_tilde_zero);
+    RUN(reserved_keywords_win_over_child_ids_but_not_inside_properties);
+    RUN(snapshot_with_a_reserved_or_slashed_id_is_refused);
+    RUN(children_keyword_addresses_the_child_list);
+    RUN(removing_a_root_level_child_works);
+    RUN(add_on_an_existing_id_replaces_instead_of_duplicating);
+    RUN(patch_paths_are_relative_to_the_subscription_root);
+    RUN(a_failing_op_rolls_back_the_whole_patch_and_resyncs);
+    RUN(patches_to_unknown_paths_fail_for_every_op_kind);
+    RUN(seq_gap_resyncs_and_the_new_snapshot_rebases);
+    RUN(patches_with_version_at_or_below_the_snapshot_are_discarded);
+    RUN(version_going_back_is_a_protocol_error_and_keeps_state);
+    RUN(providers_without_seq_work_and_version_gaps_never_resync);
+    RUN(a_repeated_seq_is_ignored_with_an_error);
+    RUN(resync_gives_up_after_repeated_failures_and_keeps_the_last_good_state);
+    RUN(batch_messages_are_unwrapped_in_order_including_nested_batches);
+    RUN(error_message_rejects_pending_subscribe_and_query);
+    RUN(error_without_id_still_reaches_the_caller_and_unknown_ids_are_ignored);
+    RUN(invoke_round_trip_ok_and_error_results);
+    RUN(invoke_params_are_checked_against_the_affordance_schema_before_sending);
+    RUN(invoke_is_refused_locally_without_the_affordances_capability);
+    RUN(accepted_is_read_as_ok_without_the_async_capability);
+    RUN(accepted_with_task_id_is_tracked_to_its_task_node);
+    RUN(query_window_is_dropped_without_windowing_and_kept_with_it);
+    RUN(query_answers_are_handed_over_and_leave_no_mirror_behind);
+    RUN(requests_time_out_and_late_answers_are_ignored);
+    RUN(closing_fails_every_pending_request_and_keeps_mirrors_readable);
+    RUN(unsubscribe_sends_the_frame_and_drops_the_mirror);
+    RUN(subscribe_options_are_validated);
+    RUN(malformed_frames_give_clear_errors_and_lose_no_state);
+    RUN(oversize_and_too_deep_frames_are_refused_before_parsing);
+    RUN(the_mirror_node_limit_refuses_snapshots_and_patches_that_exceed_it);
+    RUN(snapshot_errors_keep_the_last_good_state);
+    RUN(tree_text_and_tools_come_from_the_mirror);
+    RUN(state_tail_lists_connected_providers_only);
+    RUN(node_view_lists_child_ids_in_order_for_wide_collections);
+    return check_report();
+}

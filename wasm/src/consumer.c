@@ -1,0 +1,1404 @@
+/*
+ * consumer.c: the consumer state machine: hello and capabilities, requests
+ * and their ids, subscriptions with seq/version rules and resync, results,
+ * errors, timeouts, async tasks, and the output queue.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mirror.h"
+
+/* ---------------------------------------------------------------------- */
+/* Types                                                                    */
+/* ---------------------------------------------------------------------- */
+
+enum {
+    CAP_STATE = 1 << 0,
+    CAP_PATCHES = 1 << 1,
+    CAP_AFFORDANCES = 1 << 2,
+    CAP_ATTENTION = 1 << 3,
+    CAP_WINDOWING = 1 << 4,
+    CAP_ASYNC = 1 << 5,
+    CAP_CONTENT_REFS = 1 << 6
+};
+static const char *const cap_names[] = {"state",     "patches", "affordances", "attention",
+                                        "windowing", "async",   "content_refs"};
+#define CAP_COUNT 7
+
+typedef enum { REQ_SUBSCRIBE, REQ_QUERY, REQ_INVOKE } req_kind;
+static const char *const req_names[] = {"subscribe", "query", "invoke"};
+
+typedef enum { SUB_WAITING, SUB_LIVE, SUB_RESYNCING, SUB_STALE, SUB_FAILED } sub_state;
+static const char *const sub_state_names[] = {"waiting", "live", "resyncing", "stale", "failed"};
+
+/* Resyncs in a row without one good patch or snapshot before we give up on a
+ * subscription instead of looping against a broken provider. */
+#define MAX_RESYNCS_IN_ROW 3
+
+typedef struct sub {
+    char *handle;           /* caller-facing id, stable across resyncs      */
+    char *wire;             /* id of the current subscribe on the wire      */
+    cJSON *options;         /* subscribe frame members besides type and id  */
+    char *path;             /* absolute path of the subscription root        */
+    slop_mirror m;
+    sub_state state;
+    int wire_live;          /* a snapshot arrived for the current wire id   */
+    int has_mirror;
+    double snap_version;    /* version of the snapshot the mirror is based on */
+    double last_version;
+    long long last_seq;
+    int resyncs_in_row;
+    cJSON *tools;           /* last slop_consumer_tools() result             */
+} sub;
+
+typedef struct pending {
+    char *id;
+    req_kind kind;
+    double sent_ms;
+    char *sub_handle;       /* subscribe                                     */
+    char *path, *action;    /* invoke                                        */
+} pending;
+
+typedef struct task {
+    char *req_id, *task_id, *path, *last;
+    int seen;
+} task;
+
+typedef struct out_item {
+    slop_output_kind kind;
+    char *text;
+    size_t len;
+} out_item;
+
+struct slop_consumer {
+    slop_limits lim;
+    int postmessage;
+    char prefix[12];
+    unsigned long long next_id;
+    uint64_t rng;
+
+    int have_hello, refused, closed;
+    cJSON *provider;        /* hello.provider, normalised                    */
+    unsigned caps;
+    int warned_patches;
+    cJSON *held;            /* request frames waiting for hello              */
+
+    pending *pend;
+    size_t npend, cappend;
+    sub **subs;
+    size_t nsubs, capsubs;
+    task *tasks;
+    size_t ntasks, captasks;
+
+    out_item *out;
+    size_t out_head, out_len, out_cap;
+    int queued;             /* outputs queued by the current call            */
+
+    slop_budget budget;
+    char *scratch;          /* the string last returned to the caller       */
+    char err[320];
+    slop_code code;
+    unsigned long long ignored_frames, stale_patches;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Small helpers                                                            */
+/* ---------------------------------------------------------------------- */
+
+static char *dupstr(const char *s) {
+    size_t l = strlen(s) + 1;
+    char *d = malloc(l);
+    if (d) memcpy(d, s, l);
+    return d;
+}
+
+static void fail(slop_consumer *c, slop_code code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof c->err, fmt, ap);
+    va_end(ap);
+    c->code = code;
+}
+
+static void ok(slop_consumer *c) {
+    c->err[0] = 0;
+    c->code = SLOP_OK;
+}
+
+/* Hands a malloc'd string to the caller: it lives until the next call. */
+static const char *give(slop_consumer *c, char *s, size_t *out_len) {
+    free(c->scratch);
+    c->scratch = s;
+    if (out_len) *out_len = s ? strlen(s) : 0;
+    return s;
+}
+
+static const char *give_json(slop_consumer *c, cJSON *j, size_t *out_len) {
+    char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    if (!s) {
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
+    }
+    return give(c, s, out_len);
+}
+
+static void push_out(slop_consumer *c, slop_output_kind kind, char *text) {
+    if (!text) return;
+    if (c->out_head == c->out_len) c->out_head = c->out_len = 0;
+    if (c->out_len == c->out_cap) {
+        if (c->out_head > 0) {
+            memmove(c->out, c->out + c->out_head, (c->out_len - c->out_head) * sizeof *c->out);
+            c->out_len -= c->out_head;
+            c->out_head = 0;
+        }
+        if (c->out_len == c->out_cap) {
+            size_t nc = c->out_cap ? c->out_cap * 2 : 32;
+            out_item *no = realloc(c->out, nc * sizeof *no);
+            if (!no) {
+                free(text);
+                return;
+            }
+            c->out = no;
+            c->out_cap = nc;
+        }
+    }
+    c->out[c->out_len++] = (out_item){kind, text, strlen(text)};
+    c->queued++;
+}
+
+static void emit(slop_consumer *c, cJSON *ev) {
+    if (!ev) return;
+    push_out(c, SLOP_OUT_EVENT, cJSON_PrintUnformatted(ev));
+    cJSON_Delete(ev);
+}
+
+static cJSON *event(const char *name) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "event", name);
+    return e;
+}
+
+static void protocol_error(slop_consumer *c, const char *code, int fatal, const char *fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON *e = event("protocol_error");
+    cJSON_AddStringToObject(e, "code", code);
+    cJSON_AddStringToObject(e, "message", msg);
+    cJSON_AddBoolToObject(e, "fatal", fatal);
+    emit(c, e);
+}
+
+static void send_frame(slop_consumer *c, const cJSON *frame) {
+    push_out(c, SLOP_OUT_SEND, cJSON_PrintUnformatted(frame));
+}
+
+static char *new_id(slop_consumer *c, char kind) {
+    char buf[40];
+    snprintf(buf, sizeof buf, "%s-%c%llu", c->prefix, kind, ++c->next_id);
+    return dupstr(buf);
+}
+
+static int is_int(const cJSON *j) {
+    return cJSON_IsNumber(j) && isfinite(j->valuedouble) && j->valuedouble == floor(j->valuedouble);
+}
+
+/* Joins a subscription root path and a mirror-relative node path. */
+static char *join_path(const char *root, const char *rel) {
+    if (strcmp(root, "/") == 0) return dupstr(rel);
+    if (strcmp(rel, "/") == 0) return dupstr(root);
+    size_t a = strlen(root), b = strlen(rel);
+    char *s = malloc(a + b + 1);
+    if (!s) return NULL;
+    memcpy(s, root, a);
+    memcpy(s + a, rel, b + 1);
+    return s;
+}
+
+/* The mirror-relative part of an absolute path under root, or NULL. */
+static const char *rel_path(const char *root, const char *abs) {
+    if (strcmp(root, "/") == 0) return abs;
+    size_t l = strlen(root);
+    if (strncmp(abs, root, l) != 0) return NULL;
+    if (abs[l] == 0) return "/";
+    if (abs[l] != '/') return NULL;
+    return abs + l;
+}
+
+static cJSON *abs_paths(const sub *s, const cJSON *rel) {
+    cJSON *arr = cJSON_CreateArray();
+    for (const cJSON *it = rel ? rel->child : NULL; it; it = it->next) {
+        char *p = join_path(s->path, it->valuestring);
+        if (p) cJSON_AddItemToArray(arr, cJSON_CreateString(p));
+        free(p);
+    }
+    return arr;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Bookkeeping: subscriptions, pending requests, tasks                     */
+/* ---------------------------------------------------------------------- */
+
+static sub *find_sub_wire(slop_consumer *c, const char *wire) {
+    for (size_t i = 0; i < c->nsubs; i++)
+        if (strcmp(c->subs[i]->wire, wire) == 0) return c->subs[i];
+    return NULL;
+}
+
+static sub *find_sub(slop_consumer *c, const char *handle) {
+    if (!handle) return NULL;
+    for (size_t i = 0; i < c->nsubs; i++)
+        if (strcmp(c->subs[i]->handle, handle) == 0) return c->subs[i];
+    return NULL;
+}
+
+static void sub_free(sub *s) {
+    slop_mirror_clear(&s->m);
+    free(s->handle);
+    free(s->wire);
+    free(s->path);
+    cJSON_Delete(s->options);
+    cJSON_Delete(s->tools);
+    free(s);
+}
+
+static pending *find_pending(slop_consumer *c, const char *id) {
+    for (size_t i = 0; i < c->npend; i++)
+        if (strcmp(c->pend[i].id, id) == 0) return &c->pend[i];
+    return NULL;
+}
+
+static void pending_drop(slop_consumer *c, pending *p) {
+    free(p->id);
+    free(p->sub_handle);
+    free(p->path);
+    free(p->action);
+    *p = c->pend[--c->npend];
+}
+
+static int pending_add(slop_consumer *c, const char *id, req_kind kind, double now,
+                       const char *sub_handle, const char *path, const char *action) {
+    if (c->npend == c->cappend) {
+        size_t nc = c->cappend ? c->cappend * 2 : 16;
+        pending *np = realloc(c->pend, nc * sizeof *np);
+        if (!np) return -1;
+        c->pend = np;
+        c->cappend = nc;
+    }
+    pending *p = &c->pend[c->npend++];
+    memset(p, 0, sizeof *p);
+    p->id = dupstr(id);
+    p->kind = kind;
+    p->sent_ms = now;
+    p->sub_handle = sub_handle ? dupstr(sub_handle) : NULL;
+    p->path = path ? dupstr(path) : NULL;
+    p->action = action ? dupstr(action) : NULL;
+    return 0;
+}
+
+static void task_drop(slop_consumer *c, size_t i) {
+    task *t = &c->tasks[i];
+    free(t->req_id);
+    free(t->task_id);
+    free(t->path);
+    free(t->last);
+    c->tasks[i] = c->tasks[--c->ntasks];
+}
+
+/* Sends a request frame now, or holds it until the provider's hello. */
+static void dispatch(slop_consumer *c, cJSON *frame) {
+    if (!c->have_hello) {
+        cJSON_AddItemToArray(c->held, frame);
+        return;
+    }
+    /* Capability rules the spec puts on the consumer side. */
+    cJSON *type = cJSON_GetObjectItemCaseSensitive(frame, "type");
+    if (type && strcmp(type->valuestring, "query") == 0 && !(c->caps & CAP_WINDOWING))
+        cJSON_DeleteItemFromObjectCaseSensitive(frame, "window");
+    if (!(c->caps & CAP_ATTENTION)) {
+        cJSON *filter = cJSON_GetObjectItemCaseSensitive(frame, "filter");
+        if (filter) {
+            cJSON_DeleteItemFromObjectCaseSensitive(filter, "min_salience");
+            if (!filter->child) cJSON_DeleteItemFromObjectCaseSensitive(frame, "filter");
+        }
+    }
+    send_frame(c, frame);
+    cJSON_Delete(frame);
+}
+
+static cJSON *subscribe_frame(const sub *s) {
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "type", "subscribe");
+    cJSON_AddStringToObject(f, "id", s->wire);
+    for (cJSON *it = s->options->child; it; it = it->next)
+        cJSON_AddItemToObject(f, it->string, cJSON_Duplicate(it, 1));
+    return f;
+}
+
+/* Starts over on a subscription: unsubscribe, then subscribe with a fresh id,
+ * so late patches for the old id are recognisably stale. */
+static void resync(slop_consumer *c, sub *s, const char *reason, const char *message, double now) {
+    if (s->resyncs_in_row >= MAX_RESYNCS_IN_ROW) {
+        s->state = SUB_STALE;
+        protocol_error(c, "resync_loop", 0,
+                       "subscription %s: %d resyncs in a row failed (%s: %s); showing the last good "
+                       "state, no more automatic resyncs",
+                       s->handle, MAX_RESYNCS_IN_ROW, reason, message);
+        return;
+    }
+    s->resyncs_in_row++;
+    cJSON *e = event("resync");
+    cJSON_AddStringToObject(e, "sub", s->handle);
+    cJSON_AddStringToObject(e, "reason", reason);
+    cJSON_AddStringToObject(e, "message", message);
+    emit(c, e);
+
+    pending *old = find_pending(c, s->wire);
+    if (old) pending_drop(c, old);
+    cJSON *un = cJSON_CreateObject();
+    cJSON_AddStringToObject(un, "type", "unsubscribe");
+    cJSON_AddStringToObject(un, "id", s->wire);
+    dispatch(c, un);
+
+    free(s->wire);
+    s->wire = new_id(c, 's');
+    s->wire_live = 0;
+    s->state = s->has_mirror ? SUB_RESYNCING : SUB_WAITING;
+    pending_add(c, s->wire, REQ_SUBSCRIBE, now, s->handle, NULL, NULL);
+    dispatch(c, subscribe_frame(s));
+}
+
+/* After a mirror changed: report progress of tracked async tasks. */
+static void check_tasks(slop_consumer *c, sub *s) {
+    for (size_t i = 0; i < c->ntasks;) {
+        task *t = &c->tasks[i];
+        char rel[300];
+        snprintf(rel, sizeof rel, "/tasks/%s", t->task_id);
+        slop_node *n = slop_mirror_find(&s->m, rel);
+        if (!n && strcmp(s->path, "/tasks") == 0) n = slop_mirror_find(&s->m, rel + 6);
+        if (!n) {
+            if (t->seen) { /* the provider removed the finished task node */
+                cJSON *e = event("task");
+                cJSON_AddStringToObject(e, "id", t->req_id);
+                cJSON_AddStringToObject(e, "task_id", t->task_id);
+                cJSON_AddStringToObject(e, "path", t->path ? t->path : "");
+                cJSON_AddStringToObject(e, "status", "removed");
+                cJSON_AddBoolToObject(e, "done", 1);
+                emit(c, e);
+                task_drop(c, i);
+                continue;
+            }
+            i++;
+            continue;
+        }
+        cJSON *props = n->field[SLOP_FIELD_PROPERTIES];
+        char *now = props ? cJSON_PrintUnformatted(props) : dupstr("{}");
+        if (!t->seen || !t->last || strcmp(now, t->last) != 0) {
+            t->seen = 1;
+            free(t->last);
+            t->last = now;
+            now = NULL;
+            char *rp = slop_node_path(n);
+            char *ap = rp ? join_path(s->path, rp) : NULL;
+            free(rp);
+            free(t->path);
+            t->path = ap;
+            cJSON *e = event("task");
+            cJSON_AddStringToObject(e, "id", t->req_id);
+            cJSON_AddStringToObject(e, "task_id", t->task_id);
+            cJSON_AddStringToObject(e, "path", ap ? ap : "");
+            const cJSON *st = cJSON_GetObjectItemCaseSensitive(props, "status");
+            const cJSON *pr = cJSON_GetObjectItemCaseSensitive(props, "progress");
+            const cJSON *msg = cJSON_GetObjectItemCaseSensitive(props, "message");
+            const char *status = cJSON_IsString(st) ? st->valuestring : "unknown";
+            cJSON_AddStringToObject(e, "status", status);
+            if (cJSON_IsNumber(pr)) cJSON_AddNumberToObject(e, "progress", pr->valuedouble);
+            if (cJSON_IsString(msg)) cJSON_AddStringToObject(e, "message", msg->valuestring);
+            int done = strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
+                       strcmp(status, "cancelled") == 0;
+            cJSON_AddBoolToObject(e, "done", done);
+            emit(c, e);
+            if (done) {
+                task_drop(c, i);
+                continue;
+            }
+        }
+        free(now);
+        i++;
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Provider messages                                                        */
+/* ---------------------------------------------------------------------- */
+
+static void on_hello(slop_consumer *c, cJSON *msg) {
+    if (c->have_hello || c->refused) {
+        c->ignored_frames++; /* a repeated hello changes nothing */
+        return;
+    }
+    cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "provider");
+    cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "id");
+    cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+    cJSON *caps = cJSON_GetObjectItemCaseSensitive(p, "capabilities");
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(p, "slop_version");
+    if (!cJSON_IsObject(p) || !cJSON_IsString(id) || !id->valuestring[0]) {
+        protocol_error(c, "bad_message", 0, "hello: \"provider.id\" must be a non-empty string");
+        return;
+    }
+    if (name && !cJSON_IsString(name)) {
+        protocol_error(c, "bad_message", 0, "hello: \"provider.name\" must be a string");
+        return;
+    }
+    if (!cJSON_IsArray(caps)) {
+        protocol_error(c, "bad_message", 0, "hello: \"provider.capabilities\" must be an array");
+        return;
+    }
+    unsigned bits = 0;
+    cJSON *clean = cJSON_CreateArray();
+    for (cJSON *it = caps->child; it; it = it->next) {
+        if (!cJSON_IsString(it)) continue;
+        for (int k = 0; k < CAP_COUNT; k++)
+            if (strcmp(it->valuestring, cap_names[k]) == 0) bits |= 1u << k;
+        cJSON_AddItemToArray(clean, cJSON_CreateString(it->valuestring));
+    }
+    if (!(bits & CAP_STATE)) {
+        cJSON_Delete(clean);
+        c->refused = 1;
+        protocol_error(c, "not_a_provider", 1,
+                       "provider \"%.80s\" does not declare the \"state\" capability: it is not a "
+                       "SLOP provider; disconnect",
+                       id->valuestring);
+        return;
+    }
+    c->have_hello = 1;
+    c->caps = bits;
+    cJSON_Delete(c->provider);
+    c->provider = cJSON_CreateObject();
+    cJSON_AddStringToObject(c->provider, "id", id->valuestring);
+    cJSON_AddStringToObject(c->provider, "name", cJSON_IsString(name) ? name->valuestring : id->valuestring);
+    if (cJSON_IsString(ver)) cJSON_AddStringToObject(c->provider, "slop_version", ver->valuestring);
+    cJSON_AddItemToObject(c->provider, "capabilities", clean);
+
+    cJSON *e = event("hello");
+    cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
+    emit(c, e);
+
+    cJSON *held = c->held;
+    c->held = cJSON_CreateArray();
+    while (held->child) dispatch(c, cJSON_DetachItemViaPointer(held, held->child));
+    cJSON_Delete(held);
+}
+
+static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
+    (void)now;
+    cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
+    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+    cJSON *tree = cJSON_GetObjectItemCaseSensitive(msg, "tree");
+    if (!cJSON_IsString(id)) {
+        protocol_error(c, "bad_message", 0, "snapshot: \"id\" must be a string");
+        return;
+    }
+    sub *s = find_sub_wire(c, id->valuestring);
+    pending *q = s ? NULL : find_pending(c, id->valuestring);
+    if (!s && !(q && q->kind == REQ_QUERY)) {
+        c->ignored_frames++; /* an id we never issued, or no longer use */
+        return;
+    }
+    if (!cJSON_IsNumber(ver)) {
+        protocol_error(c, "bad_message", 0, "snapshot %s: \"version\" must be a number", id->valuestring);
+        return;
+    }
+    if (!cJSON_IsObject(tree)) {
+        protocol_error(c, "bad_message", 0, "snapshot %s: \"tree\" must be a node object", id->valuestring);
+        return;
+    }
+    char err[300];
+    if (q) { /* a query answer: validate it, hand it over, keep nothing */
+        slop_budget b = {0, c->lim.max_nodes};
+        slop_mirror tmp;
+        slop_mirror_init(&tmp, &b, c->rng);
+        cJSON *e;
+        if (slop_mirror_load(&tmp, tree, err, sizeof err) != 0) {
+            e = event("error");
+            cJSON_AddStringToObject(e, "id", q->id);
+            cJSON_AddStringToObject(e, "request", "query");
+            cJSON_AddStringToObject(e, "code", "bad_snapshot");
+            cJSON_AddStringToObject(e, "message", err);
+        } else {
+            e = event("query");
+            cJSON_AddStringToObject(e, "id", q->id);
+            cJSON_AddNumberToObject(e, "version", ver->valuedouble);
+            cJSON_AddItemToObject(e, "tree", slop_node_to_json(tmp.root, -1));
+        }
+        slop_mirror_clear(&tmp);
+        pending_drop(c, q);
+        emit(c, e);
+        return;
+    }
+    if (seq && !(is_int(seq) && seq->valuedouble == 0))
+        protocol_error(c, "bad_seq", 0, "snapshot %s: \"seq\" must be 0 on a snapshot", s->handle);
+    if (s->has_mirror && ver->valuedouble < s->last_version) {
+        protocol_error(c, "version_regressed", 0,
+                       "snapshot for %s has version %.17g, older than %.17g: ignored, state kept",
+                       s->handle, ver->valuedouble, s->last_version);
+        return;
+    }
+    int rebase = s->has_mirror;
+    if (slop_mirror_load(&s->m, tree, err, sizeof err) != 0) {
+        protocol_error(c, strstr(err, "limit of") ? "too_many_nodes" : "bad_snapshot", 0,
+                       "snapshot for %s refused: %s%s", s->handle, err,
+                       s->has_mirror ? "; the last good state is kept" : "");
+        if (!s->has_mirror) s->state = SUB_FAILED;
+        else s->state = SUB_STALE;
+        pending *p = find_pending(c, s->wire);
+        if (p) pending_drop(c, p);
+        return;
+    }
+    pending *p = find_pending(c, s->wire);
+    if (p) pending_drop(c, p);
+    s->has_mirror = 1;
+    s->wire_live = 1;
+    s->state = SUB_LIVE;
+    s->snap_version = s->last_version = ver->valuedouble;
+    s->last_seq = 0; /* resyncs_in_row resets on a good patch, not here */
+    cJSON_Delete(s->tools);
+    s->tools = NULL;
+    cJSON *e = event("snapshot");
+    cJSON_AddStringToObject(e, "sub", s->handle);
+    cJSON_AddStringToObject(e, "path", s->path);
+    cJSON_AddNumberToObject(e, "version", ver->valuedouble);
+    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
+    cJSON_AddBoolToObject(e, "rebase", rebase);
+    emit(c, e);
+    check_tasks(c, s);
+}
+
+static void on_patch(slop_consumer *c, cJSON *msg, double now) {
+    cJSON *sid = cJSON_GetObjectItemCaseSensitive(msg, "subscription");
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
+    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+    cJSON *ops = cJSON_GetObjectItemCaseSensitive(msg, "ops");
+    if (!cJSON_IsString(sid)) {
+        protocol_error(c, "bad_message", 0, "patch: \"subscription\" must be a string");
+        return;
+    }
+    sub *s = find_sub_wire(c, sid->valuestring);
+    if (!s) {
+        c->ignored_frames++;
+        return;
+    }
+    if (!cJSON_IsNumber(ver) || !cJSON_IsArray(ops) || (seq && !is_int(seq))) {
+        protocol_error(c, "bad_message", 0,
+                       "patch for %s: needs a numeric \"version\", an \"ops\" array and an integer \"seq\"; "
+                       "dropped, resyncing",
+                       s->handle);
+        resync(c, s, "bad_patch", "malformed patch message", now);
+        return;
+    }
+    if (!s->wire_live) {
+        protocol_error(c, "patch_before_snapshot", 0, "patch for %s arrived before its snapshot: ignored",
+                       s->handle);
+        return;
+    }
+    if (ver->valuedouble <= s->snap_version) {
+        c->stale_patches++; /* already contained in the snapshot we hold */
+        return;
+    }
+    if (ver->valuedouble < s->last_version) {
+        protocol_error(c, "version_regressed", 0,
+                       "patch for %s has version %.17g after %.17g: ignored, state kept", s->handle,
+                       ver->valuedouble, s->last_version);
+        return;
+    }
+    if (seq) {
+        long long got = (long long)seq->valuedouble, want = s->last_seq + 1;
+        if (got > want) {
+            char m[120];
+            snprintf(m, sizeof m, "expected seq %lld, got %lld", want, got);
+            resync(c, s, "gap", m, now);
+            return;
+        }
+        if (got < want) {
+            protocol_error(c, "seq_repeat", 0, "patch for %s repeats seq %lld (expected %lld): ignored",
+                           s->handle, got, want);
+            return;
+        }
+    }
+    if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
+        c->warned_patches = 1;
+        protocol_error(c, "undeclared_capability", 0,
+                       "the provider sends patches without declaring \"patches\"; applying them");
+    }
+    slop_changes ch;
+    slop_changes_init(&ch);
+    char err[300];
+    int nops = cJSON_GetArraySize(ops);
+    if (slop_mirror_apply(&s->m, ops, &ch, err, sizeof err) != 0) {
+        slop_changes_free(&ch);
+        char m[400];
+        snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", ver->valuedouble,
+                 err);
+        resync(c, s, strstr(err, "limit of") ? "too_many_nodes" : "patch_failed", m, now);
+        return;
+    }
+    s->last_version = ver->valuedouble;
+    s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
+    s->resyncs_in_row = 0;
+    cJSON_Delete(s->tools);
+    s->tools = NULL;
+    cJSON *e = event("patch");
+    cJSON_AddStringToObject(e, "sub", s->handle);
+    cJSON_AddNumberToObject(e, "version", ver->valuedouble);
+    cJSON_AddNumberToObject(e, "ops", nops);
+    cJSON_AddItemToObject(e, "changed", abs_paths(s, ch.changed));
+    cJSON_AddItemToObject(e, "added", abs_paths(s, ch.added));
+    cJSON_AddItemToObject(e, "removed", abs_paths(s, ch.removed));
+    if (ch.truncated) cJSON_AddBoolToObject(e, "truncated", 1);
+    slop_changes_free(&ch);
+    emit(c, e);
+    check_tasks(c, s);
+}
+
+static void on_result(slop_consumer *c, cJSON *msg) {
+    cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    cJSON *status = cJSON_GetObjectItemCaseSensitive(msg, "status");
+    pending *p = cJSON_IsString(id) ? find_pending(c, id->valuestring) : NULL;
+    if (!p || p->kind != REQ_INVOKE) {
+        c->ignored_frames++;
+        return;
+    }
+    cJSON *e = event("result");
+    cJSON_AddStringToObject(e, "id", p->id);
+    cJSON_AddStringToObject(e, "path", p->path);
+    cJSON_AddStringToObject(e, "action", p->action);
+    const char *st = cJSON_IsString(status) ? status->valuestring : NULL;
+    cJSON *data = cJSON_GetObjectItemCaseSensitive(msg, "data");
+    cJSON *error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+    if (!st) {
+        cJSON_AddStringToObject(e, "status", "error");
+        cJSON *er = cJSON_AddObjectToObject(e, "error");
+        cJSON_AddStringToObject(er, "code", "bad_message");
+        cJSON_AddStringToObject(er, "message", "result without a string \"status\"");
+    } else if (strcmp(st, "accepted") == 0 && !(c->caps & CAP_ASYNC)) {
+        /* Without the async capability "accepted" reads as "ok" (spec). */
+        cJSON_AddStringToObject(e, "status", "ok");
+    } else {
+        cJSON_AddStringToObject(e, "status", st);
+    }
+    if (data) cJSON_AddItemToObject(e, "data", cJSON_Duplicate(data, 1));
+    if (st && strcmp(st, "error") == 0) {
+        cJSON *er = cJSON_AddObjectToObject(e, "error");
+        cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
+        cJSON *m = cJSON_GetObjectItemCaseSensitive(error, "message");
+        cJSON_AddStringToObject(er, "code", cJSON_IsString(code) ? code->valuestring : "internal");
+        cJSON_AddStringToObject(er, "message", cJSON_IsString(m) ? m->valuestring : "");
+    }
+    cJSON *tid = cJSON_GetObjectItemCaseSensitive(data, "taskId");
+    if (st && strcmp(st, "accepted") == 0 && (c->caps & CAP_ASYNC) && cJSON_IsString(tid)) {
+        cJSON_AddStringToObject(e, "task_id", tid->valuestring);
+        if (c->ntasks == c->captasks) {
+            size_t nc = c->captasks ? c->captasks * 2 : 8;
+            task *nt = realloc(c->tasks, nc * sizeof *nt);
+            if (nt) {
+                c->tasks = nt;
+                c->captasks = nc;
+            }
+        }
+        if (c->ntasks < c->captasks)
+            c->tasks[c->ntasks++] = (task){dupstr(p->id), dupstr(tid->valuestring), NULL, NULL, 0};
+    }
+    pending_drop(c, p);
+    emit(c, e);
+    /* The task node may already be in the mirror (patches come first). */
+    if (c->ntasks)
+        for (size_t i = 0; i < c->nsubs; i++)
+            if (c->subs[i]->has_mirror) check_tasks(c, c->subs[i]);
+}
+
+static void on_error(slop_consumer *c, cJSON *msg) {
+    cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    cJSON *er = cJSON_GetObjectItemCaseSensitive(msg, "error");
+    cJSON *code = cJSON_GetObjectItemCaseSensitive(er, "code");
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(er, "message");
+    cJSON *e = event("error");
+    if (cJSON_IsString(id)) {
+        pending *p = find_pending(c, id->valuestring);
+        sub *s = find_sub_wire(c, id->valuestring);
+        if (!p && !s) {
+            cJSON_Delete(e);
+            c->ignored_frames++;
+            return;
+        }
+        if (s) {
+            cJSON_AddStringToObject(e, "sub", s->handle);
+            s->state = s->has_mirror ? SUB_STALE : SUB_FAILED;
+        }
+        cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
+        if (p) {
+            cJSON_AddStringToObject(e, "request", req_names[p->kind]);
+            pending_drop(c, p);
+        }
+    }
+    cJSON_AddStringToObject(e, "code", cJSON_IsString(code) ? code->valuestring : "internal");
+    cJSON_AddStringToObject(e, "message", cJSON_IsString(m) ? m->valuestring : "");
+    emit(c, e);
+}
+
+static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
+    if (!cJSON_IsObject(msg)) {
+        protocol_error(c, "bad_message", 0, "a message must be a JSON object");
+        return;
+    }
+    cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
+    if (!cJSON_IsString(type)) {
+        protocol_error(c, "bad_message", 0, "a message needs a string \"type\"");
+        return;
+    }
+    const char *t = type->valuestring;
+    if (strcmp(t, "hello") == 0) on_hello(c, msg);
+    else if (c->refused) c->ignored_frames++;
+    else if (strcmp(t, "snapshot") == 0) on_snapshot(c, msg, now);
+    else if (strcmp(t, "patch") == 0) on_patch(c, msg, now);
+    else if (strcmp(t, "result") == 0) on_result(c, msg);
+    else if (strcmp(t, "error") == 0) on_error(c, msg);
+    else if (strcmp(t, "event") == 0) {
+        cJSON *name = cJSON_GetObjectItemCaseSensitive(msg, "name");
+        if (!cJSON_IsString(name)) {
+            protocol_error(c, "bad_message", 0, "event: \"name\" must be a string");
+            return;
+        }
+        cJSON *e = event("provider_event");
+        cJSON_AddStringToObject(e, "name", name->valuestring);
+        cJSON *data = cJSON_GetObjectItemCaseSensitive(msg, "data");
+        if (data) cJSON_AddItemToObject(e, "data", cJSON_Duplicate(data, 1));
+        emit(c, e);
+    } else if (strcmp(t, "batch") == 0) {
+        cJSON *msgs = cJSON_GetObjectItemCaseSensitive(msg, "messages");
+        if (!cJSON_IsArray(msgs)) {
+            protocol_error(c, "bad_message", 0, "batch: \"messages\" must be an array");
+            return;
+        }
+        for (cJSON *it = msgs->child; it; it = it->next) handle(c, it, now, nest + 1);
+    } else if (strcmp(t, "subscribe") == 0 || strcmp(t, "unsubscribe") == 0 || strcmp(t, "query") == 0 ||
+               strcmp(t, "invoke") == 0 || strcmp(t, "connect") == 0) {
+        c->ignored_frames++; /* consumer traffic echoed on a shared channel */
+    } else {
+        protocol_error(c, "unknown_type", 0, "unknown message type \"%.60s\": ignored", t);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Public: life cycle and input                                             */
+/* ---------------------------------------------------------------------- */
+
+slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transport, uint64_t seed) {
+    int pm;
+    if (!transport) return NULL;
+    if (strcmp(transport, "ws") == 0) pm = 0;
+    else if (strcmp(transport, "postmessage") == 0) pm = 1;
+    else return NULL;
+    slop_consumer *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    if (limits) c->lim = *limits;
+    if (!c->lim.max_frame_bytes) c->lim.max_frame_bytes = SLOP_DEFAULT_MAX_FRAME_BYTES;
+    if (!c->lim.max_json_depth) c->lim.max_json_depth = SLOP_DEFAULT_MAX_JSON_DEPTH;
+    if (!c->lim.max_nodes) c->lim.max_nodes = SLOP_DEFAULT_MAX_NODES;
+    if (!c->lim.request_timeout_ms) c->lim.request_timeout_ms = SLOP_DEFAULT_TIMEOUT_MS;
+    if (!c->lim.max_pending) c->lim.max_pending = SLOP_DEFAULT_MAX_PENDING;
+    c->postmessage = pm;
+    c->budget.max = c->lim.max_nodes;
+    c->rng = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    /* A short base36 prefix from the seed keeps ids unique per consumer. */
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    uint64_t x = seed ^ (seed >> 31) ^ 0x5851F42D4C957F2Dull;
+    c->prefix[0] = digits[10 + (x % 26)]; /* a letter first: never "sub-1"-like */
+    x /= 26;
+    for (int i = 1; i < 8; i++, x /= 36) c->prefix[i] = digits[x % 36];
+    c->prefix[8] = 0;
+    c->held = cJSON_CreateArray();
+    if (!c->held) {
+        free(c);
+        return NULL;
+    }
+    if (pm) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "type", "connect");
+        send_frame(c, f);
+        cJSON_Delete(f);
+    }
+    return c;
+}
+
+void slop_consumer_free(slop_consumer *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->nsubs; i++) sub_free(c->subs[i]);
+    free(c->subs);
+    while (c->npend) pending_drop(c, &c->pend[c->npend - 1]);
+    free(c->pend);
+    while (c->ntasks) task_drop(c, c->ntasks - 1);
+    free(c->tasks);
+    for (size_t i = c->out_head; i < c->out_len; i++) free(c->out[i].text);
+    free(c->out);
+    cJSON_Delete(c->held);
+    cJSON_Delete(c->provider);
+    free(c->scratch);
+    free(c);
+}
+
+int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms) {
+    if (!c) return 0;
+    c->queued = 0;
+    if (!frame) len = 0;
+    if (len > c->lim.max_frame_bytes) {
+        protocol_error(c, "frame_too_large", 0, "frame of %zu bytes exceeds the limit of %zu: dropped", len,
+                       c->lim.max_frame_bytes);
+        return c->queued;
+    }
+    unsigned depth = slop__json_nesting(frame, len);
+    if (depth > c->lim.max_json_depth) {
+        protocol_error(c, "too_deep", 0, "frame nests %u levels, more than the limit of %u: dropped", depth,
+                       c->lim.max_json_depth);
+        return c->queued;
+    }
+    const char *end = NULL;
+    cJSON *msg = cJSON_ParseWithLengthOpts(frame, len, &end, 0);
+    if (!msg) {
+        size_t off = end && end >= frame ? (size_t)(end - frame) : 0;
+        protocol_error(c, "bad_json", 0, "frame is not valid JSON (at byte %zu of %zu): dropped", off, len);
+        return c->queued;
+    }
+    handle(c, msg, now_ms, 0);
+    cJSON_Delete(msg);
+    return c->queued;
+}
+
+int slop_consumer_tick(slop_consumer *c, double now_ms) {
+    if (!c) return 0;
+    c->queued = 0;
+    for (size_t i = 0; i < c->npend;) {
+        pending *p = &c->pend[i];
+        if (now_ms - p->sent_ms >= (double)c->lim.request_timeout_ms) {
+            cJSON *e = event("timeout");
+            sub *s = p->kind == REQ_SUBSCRIBE ? find_sub(c, p->sub_handle) : NULL;
+            cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
+            cJSON_AddStringToObject(e, "request", req_names[p->kind]);
+            emit(c, e);
+            pending_drop(c, p); /* a late snapshot for a subscription still counts */
+            continue;
+        }
+        i++;
+    }
+    return c->queued;
+}
+
+int slop_consumer_close(slop_consumer *c, double now_ms) {
+    (void)now_ms;
+    if (!c) return 0;
+    c->queued = 0;
+    while (c->npend) {
+        pending *p = &c->pend[c->npend - 1];
+        sub *s = p->kind == REQ_SUBSCRIBE ? find_sub(c, p->sub_handle) : NULL;
+        cJSON *e = event("closed");
+        cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
+        cJSON_AddStringToObject(e, "request", req_names[p->kind]);
+        emit(c, e);
+        pending_drop(c, p);
+    }
+    for (size_t i = 0; i < c->nsubs; i++) {
+        c->subs[i]->state = c->subs[i]->has_mirror ? SUB_STALE : SUB_WAITING;
+        c->subs[i]->wire_live = 0;
+    }
+    c->closed = 1;
+    return c->queued;
+}
+
+int slop_consumer_reset(slop_consumer *c, double now_ms) {
+    if (!c) return 0;
+    c->queued = 0;
+    if (!c->closed) slop_consumer_close(c, now_ms);
+    c->queued = 0;
+    c->closed = 0;
+    c->have_hello = 0;
+    c->refused = 0;
+    c->caps = 0;
+    cJSON_Delete(c->provider);
+    c->provider = NULL;
+    cJSON_Delete(c->held);
+    c->held = cJSON_CreateArray();
+    if (c->postmessage) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "type", "connect");
+        send_frame(c, f);
+        cJSON_Delete(f);
+    }
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        free(s->wire);
+        s->wire = new_id(c, 's');
+        s->resyncs_in_row = 0;
+        s->state = s->has_mirror ? SUB_RESYNCING : SUB_WAITING;
+        pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
+        dispatch(c, subscribe_frame(s));
+    }
+    return c->queued;
+}
+
+slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *out_len) {
+    if (out) *out = NULL;
+    if (out_len) *out_len = 0;
+    if (!c) return SLOP_OUT_NONE;
+    if (c->out_head == c->out_len) {
+        give(c, NULL, NULL);
+        return SLOP_OUT_NONE;
+    }
+    out_item it = c->out[c->out_head++];
+    give(c, it.text, NULL);
+    if (out) *out = it.text;
+    if (out_len) *out_len = it.len;
+    return it.kind;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Public: requests                                                         */
+/* ---------------------------------------------------------------------- */
+
+/* Parses and checks subscribe/query options into frame members. */
+static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int is_query, char **path_out) {
+    cJSON *in = len ? cJSON_ParseWithLength(text, len) : cJSON_CreateObject();
+    if (!cJSON_IsObject(in)) {
+        cJSON_Delete(in);
+        fail(c, SLOP_E_ARG, "options must be a JSON object");
+        return NULL;
+    }
+    cJSON *out = cJSON_CreateObject();
+    const char *path = "/";
+    double depth = -1;
+    for (cJSON *it = in->child; it; it = it->next) {
+        const char *k = it->string;
+        if (strcmp(k, "path") == 0) {
+            if (!cJSON_IsString(it) || it->valuestring[0] != '/') {
+                fail(c, SLOP_E_ARG, "options.path must be a string starting with '/'");
+                goto bad;
+            }
+            path = it->valuestring;
+        } else if (strcmp(k, "depth") == 0) {
+            if (!is_int(it) || it->valuedouble < -1) {
+                fail(c, SLOP_E_ARG, "options.depth must be an integer >= -1");
+                goto bad;
+            }
+            depth = it->valuedouble;
+        } else if (strcmp(k, "max_nodes") == 0) {
+            if (!is_int(it) || it->valuedouble < 1) {
+                fail(c, SLOP_E_ARG, "options.max_nodes must be a positive integer");
+                goto bad;
+            }
+            cJSON_AddNumberToObject(out, "max_nodes", it->valuedouble);
+        } else if (strcmp(k, "filter") == 0) {
+            if (!cJSON_IsObject(it)) {
+                fail(c, SLOP_E_ARG, "options.filter must be an object");
+                goto bad;
+            }
+            cJSON *f = cJSON_CreateObject();
+            cJSON_AddItemToObject(out, "filter", f);
+            for (cJSON *fi = it->child; fi; fi = fi->next) {
+                if (strcmp(fi->string, "types") == 0) {
+                    int okk = cJSON_IsArray(fi);
+                    for (cJSON *t = okk ? fi->child : NULL; t; t = t->next) okk &= cJSON_IsString(t);
+                    if (!okk) {
+                        fail(c, SLOP_E_ARG, "options.filter.types must be an array of strings");
+                        goto bad;
+                    }
+                    cJSON_AddItemToObject(f, "types", cJSON_Duplicate(fi, 1));
+                } else if (strcmp(fi->string, "min_salience") == 0) {
+                    if (!cJSON_IsNumber(fi) || fi->valuedouble < 0 || fi->valuedouble > 1) {
+                        fail(c, SLOP_E_ARG, "options.filter.min_salience must be a number from 0 to 1");
+                        goto bad;
+                    }
+                    cJSON_AddNumberToObject(f, "min_salience", fi->valuedouble);
+                } else {
+                    fail(c, SLOP_E_ARG, "options.filter has an unknown member \"%.40s\"", fi->string);
+                    goto bad;
+                }
+            }
+        } else if (strcmp(k, "window") == 0 && is_query) {
+            cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
+            if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !is_int(a) || !is_int(b) ||
+                a->valuedouble < 0 || b->valuedouble < 0) {
+                fail(c, SLOP_E_ARG, "options.window must be [offset, count] with non-negative integers");
+                goto bad;
+            }
+            cJSON_AddItemToObject(out, "window", cJSON_Duplicate(it, 1));
+        } else {
+            fail(c, SLOP_E_ARG, "options has an unknown member \"%.40s\"%s", k,
+                 strcmp(k, "window") == 0 ? " (window is for query only)" : "");
+            goto bad;
+        }
+    }
+    /* Normalise "/a/b/" to "/a/b" so absolute paths join cleanly. */
+    size_t pl = strlen(path);
+    char *np = dupstr(path);
+    while (pl > 1 && np[pl - 1] == '/') np[--pl] = 0;
+    cJSON *ordered = cJSON_CreateObject();
+    cJSON_AddStringToObject(ordered, "path", np);
+    cJSON_AddNumberToObject(ordered, "depth", depth);
+    while (out->child) {
+        cJSON *it = cJSON_DetachItemViaPointer(out, out->child);
+        cJSON_AddItemToObject(ordered, it->string, it);
+    }
+    cJSON_Delete(out);
+    cJSON_Delete(in);
+    *path_out = np;
+    return ordered;
+bad:
+    cJSON_Delete(in);
+    cJSON_Delete(out);
+    return NULL;
+}
+
+static int can_request(slop_consumer *c) {
+    if (c->refused) {
+        fail(c, SLOP_E_STATE, "the peer is not a SLOP provider (no \"state\" capability)");
+        return 0;
+    }
+    if (c->closed) {
+        fail(c, SLOP_E_STATE, "the connection is closed");
+        return 0;
+    }
+    if (c->npend >= c->lim.max_pending) {
+        fail(c, SLOP_E_LIMIT, "%u requests are already waiting for an answer", c->lim.max_pending);
+        return 0;
+    }
+    return 1;
+}
+
+const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_t len, double now_ms,
+                                    size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    if (!can_request(c)) return give(c, NULL, out_len);
+    char *path = NULL;
+    cJSON *opts = parse_options(c, options, options ? len : 0, 0, &path);
+    if (!opts) return give(c, NULL, out_len);
+    if (c->nsubs == c->capsubs) {
+        size_t nc = c->capsubs ? c->capsubs * 2 : 4;
+        sub **ns = realloc(c->subs, nc * sizeof *ns);
+        if (!ns) {
+            cJSON_Delete(opts);
+            free(path);
+            fail(c, SLOP_E_NOMEM, "out of memory");
+            return give(c, NULL, out_len);
+        }
+        c->subs = ns;
+        c->capsubs = nc;
+    }
+    sub *s = calloc(1, sizeof *s);
+    s->wire = new_id(c, 's');
+    s->handle = dupstr(s->wire);
+    s->options = opts;
+    s->path = path;
+    slop_mirror_init(&s->m, &c->budget, c->rng + c->next_id);
+    c->subs[c->nsubs++] = s;
+    pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
+    dispatch(c, subscribe_frame(s));
+    return give(c, dupstr(s->handle), out_len);
+}
+
+int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_ms) {
+    (void)now_ms;
+    if (!c) return SLOP_E_ARG;
+    ok(c);
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        if (!sub_id || strcmp(s->handle, sub_id) != 0) continue;
+        pending *p = find_pending(c, s->wire);
+        if (p) pending_drop(c, p);
+        if (!c->closed) {
+            cJSON *un = cJSON_CreateObject();
+            cJSON_AddStringToObject(un, "type", "unsubscribe");
+            cJSON_AddStringToObject(un, "id", s->wire);
+            dispatch(c, un);
+        }
+        sub_free(s);
+        c->subs[i] = c->subs[--c->nsubs];
+        return SLOP_OK;
+    }
+    fail(c, SLOP_E_NOT_FOUND, "no subscription \"%.60s\"", sub_id ? sub_id : "(null)");
+    return SLOP_E_NOT_FOUND;
+}
+
+const char *slop_consumer_query(slop_consumer *c, const char *options, size_t len, double now_ms,
+                                size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    if (!can_request(c)) return give(c, NULL, out_len);
+    char *path = NULL;
+    cJSON *opts = parse_options(c, options, options ? len : 0, 1, &path);
+    if (!opts) return give(c, NULL, out_len);
+    free(path);
+    char *id = new_id(c, 'q');
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "type", "query");
+    cJSON_AddStringToObject(f, "id", id);
+    while (opts->child) {
+        cJSON *it = cJSON_DetachItemViaPointer(opts, opts->child);
+        cJSON_AddItemToObject(f, it->string, it);
+    }
+    cJSON_Delete(opts);
+    pending_add(c, id, REQ_QUERY, now_ms, NULL, NULL, NULL);
+    dispatch(c, f);
+    return give(c, id, out_len);
+}
+
+/* The mirrored node at an absolute path, searching every subscription. */
+static slop_node *find_mirrored(slop_consumer *c, const char *path) {
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        if (!s->has_mirror) continue;
+        const char *rel = rel_path(s->path, path);
+        slop_node *n = rel ? slop_mirror_find(&s->m, rel) : NULL;
+        if (n) return n;
+    }
+    return NULL;
+}
+
+const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char *action, const char *params,
+                                 size_t params_len, double now_ms, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    if (!path || path[0] != '/' || !action || !action[0]) {
+        fail(c, SLOP_E_ARG, "invoke needs an absolute path and an action name");
+        return give(c, NULL, out_len);
+    }
+    if (!can_request(c)) return give(c, NULL, out_len);
+    if (!c->have_hello) {
+        fail(c, SLOP_E_STATE, "the provider has not said hello yet");
+        return give(c, NULL, out_len);
+    }
+    if (!(c->caps & CAP_AFFORDANCES)) {
+        fail(c, SLOP_E_CAPABILITY, "the provider does not declare \"affordances\": nothing can be invoked");
+        return give(c, NULL, out_len);
+    }
+    cJSON *pj = params && params_len ? cJSON_ParseWithLength(params, params_len) : cJSON_CreateObject();
+    if (!cJSON_IsObject(pj)) {
+        cJSON_Delete(pj);
+        fail(c, SLOP_E_PARAMS, "params must be a JSON object");
+        return give(c, NULL, out_len);
+    }
+    slop_node *n = find_mirrored(c, path);
+    if (n) {
+        cJSON *aff = NULL;
+        cJSON *list = n->field[SLOP_FIELD_AFFORDANCES];
+        for (cJSON *a = list ? list->child : NULL; a; a = a->next) {
+            cJSON *an = cJSON_GetObjectItemCaseSensitive(a, "action");
+            if (cJSON_IsString(an) && strcmp(an->valuestring, action) == 0) aff = a;
+        }
+        /* A stub (id/type/meta only) carries no affordances: let the provider decide. */
+        int stub = !n->field[SLOP_FIELD_PROPERTIES] && !list && !n->kids;
+        if (!aff && !stub) {
+            cJSON_Delete(pj);
+            fail(c, SLOP_E_NOT_FOUND, "%.120s has no affordance \"%.60s\"", path, action);
+            return give(c, NULL, out_len);
+        }
+        char *msg = aff ? slop__params_check(cJSON_GetObjectItemCaseSensitive(aff, "params"), pj) : NULL;
+        if (msg) {
+            fail(c, SLOP_E_PARAMS, "%s", msg);
+            free(msg);
+            cJSON_Delete(pj);
+            return give(c, NULL, out_len);
+        }
+    }
+    char *id = new_id(c, 'i');
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "type", "invoke");
+    cJSON_AddStringToObject(f, "id", id);
+    cJSON_AddStringToObject(f, "path", path);
+    cJSON_AddStringToObject(f, "action", action);
+    cJSON_AddItemToObject(f, "params", pj);
+    pending_add(c, id, REQ_INVOKE, now_ms, NULL, path, action);
+    dispatch(c, f);
+    return give(c, id, out_len);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Public: reading                                                          */
+/* ---------------------------------------------------------------------- */
+
+const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddBoolToObject(j, "hello", c->have_hello);
+    cJSON_AddItemToObject(j, "provider", c->provider ? cJSON_Duplicate(c->provider, 1) : cJSON_CreateNull());
+    cJSON *caps = cJSON_AddArrayToObject(j, "capabilities");
+    for (int k = 0; k < CAP_COUNT; k++)
+        if (c->caps & (1u << k)) cJSON_AddItemToArray(caps, cJSON_CreateString(cap_names[k]));
+    cJSON_AddBoolToObject(j, "closed", c->closed);
+    cJSON_AddBoolToObject(j, "refused", c->refused);
+    cJSON_AddNumberToObject(j, "pending", (double)c->npend);
+    cJSON_AddNumberToObject(j, "nodes", (double)c->budget.used);
+    cJSON_AddNumberToObject(j, "ignored_frames", (double)c->ignored_frames);
+    cJSON_AddNumberToObject(j, "stale_patches", (double)c->stale_patches);
+    cJSON *subs = cJSON_AddArrayToObject(j, "subscriptions");
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "sub", s->handle);
+        cJSON_AddStringToObject(o, "path", s->path);
+        cJSON_AddItemToObject(o, "options", cJSON_Duplicate(s->options, 1));
+        cJSON_AddStringToObject(o, "state", sub_state_names[s->state]);
+        if (s->has_mirror) {
+            cJSON_AddNumberToObject(o, "version", s->last_version);
+            cJSON_AddNumberToObject(o, "seq", (double)s->last_seq);
+        }
+        cJSON_AddNumberToObject(o, "nodes", (double)s->m.nodes);
+        cJSON_AddItemToArray(subs, o);
+    }
+    return give_json(c, j, out_len);
+}
+
+static slop_node *lookup(slop_consumer *c, const char *sub_id, const char *path, sub **s_out) {
+    sub *s = find_sub(c, sub_id);
+    if (!s) {
+        fail(c, SLOP_E_NOT_FOUND, "no subscription \"%.60s\"", sub_id ? sub_id : "(null)");
+        return NULL;
+    }
+    if (!s->has_mirror) {
+        fail(c, SLOP_E_STATE, "subscription %s has no snapshot yet", s->handle);
+        return NULL;
+    }
+    const char *rel = path ? rel_path(s->path, path) : "/";
+    slop_node *n = rel ? slop_mirror_find(&s->m, rel) : NULL;
+    if (!n) fail(c, SLOP_E_NOT_FOUND, "no node at %.120s", path ? path : "/");
+    if (s_out) *s_out = s;
+    return n;
+}
+
+const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char *path, int depth,
+                               size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    slop_node *n = lookup(c, sub_id, path, NULL);
+    if (!n) return give(c, NULL, out_len);
+    return give_json(c, slop_node_to_json(n, depth), out_len);
+}
+
+const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char *path, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    sub *s = NULL;
+    slop_node *n = lookup(c, sub_id, path, &s);
+    if (!n) return give(c, NULL, out_len);
+    cJSON *j = slop_node_to_json(n, 0);
+    char *rp = slop_node_path(n);
+    char *ap = rp ? join_path(s->path, rp) : NULL;
+    cJSON_AddStringToObject(j, "path", ap ? ap : "");
+    free(rp);
+    free(ap);
+    cJSON *ids = cJSON_AddArrayToObject(j, "child_ids");
+    for (slop_node *k = slop_node_first_child(n); k; k = slop_node_next_sibling(k))
+        cJSON_AddItemToArray(ids, cJSON_CreateString(k->id));
+    return give_json(c, j, out_len);
+}
+
+const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    slop_node *n = lookup(c, sub_id, NULL, NULL);
+    if (!n) return give(c, NULL, out_len);
+    cJSON *tree = slop_node_to_json(n, -1);
+    char *text = slop__tree_text(tree);
+    cJSON_Delete(tree);
+    if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, text, out_len);
+}
+
+static cJSON *tools_of(slop_consumer *c, sub *s, const char *prefix, unsigned max_len) {
+    cJSON *tree = slop_node_to_json(s->m.root, -1);
+    cJSON *tools = slop__tools(tree, s->path, prefix, max_len);
+    cJSON_Delete(tree);
+    if (!tools) fail(c, SLOP_E_NOMEM, "out of memory");
+    return tools;
+}
+
+const char *slop_consumer_tools(slop_consumer *c, const char *sub_id, const char *provider_prefix,
+                                unsigned max_len, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    sub *s = NULL;
+    if (!lookup(c, sub_id, NULL, &s)) return give(c, NULL, out_len);
+    cJSON *tools = tools_of(c, s, provider_prefix, max_len);
+    if (!tools) return give(c, NULL, out_len);
+    cJSON_Delete(s->tools);
+    s->tools = cJSON_Duplicate(tools, 1);
+    return give_json(c, tools, out_len);
+}
+
+const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id, const char *tool_name,
+                                       size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    sub *s = NULL;
+    if (!lookup(c, sub_id, NULL, &s)) return give(c, NULL, out_len);
+    if (!s->tools) s->tools = tools_of(c, s, NULL, 0);
+    cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->tools, "resolve"),
+                                                tool_name ? tool_name : "");
+    if (!r) {
+        fail(c, SLOP_E_NOT_FOUND, "no tool named \"%.80s\"", tool_name ? tool_name : "");
+        return give(c, NULL, out_len);
+    }
+    return give_json(c, cJSON_Duplicate(r, 1), out_len);
+}
+
+const char *slop_consumer_last_error(const slop_consumer *c) { return c ? c->err : "no consumer"; }
+slop_code slop_consumer_last_code(const slop_consumer *c) { return c ? c->code : SLOP_E_ARG; }
+
+/* ---------------------------------------------------------------------- */
+/* Free-standing                                                            */
+/* ---------------------------------------------------------------------- */
+
+char *slop_render_state_tail(slop_consumer *const *consumers, size_t n, const char *generated_at) {
+    slop__tail_section *sec = calloc(n ? n : 1, sizeof *sec);
+    char **texts = calloc(n ? n : 1, sizeof *texts);
+    if (!sec || !texts) {
+        free(sec);
+        free(texts);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        slop_consumer *c = consumers[i];
+        /* A disconnected provider must not appear as current state. */
+        if (!c || !c->have_hello || c->closed) continue;
+        cJSON *id = cJSON_GetObjectItemCaseSensitive(c->provider, "id");
+        cJSON *name = cJSON_GetObjectItemCaseSensitive(c->provider, "name");
+        sec[k].id = id->valuestring;
+        sec[k].name = name->valuestring;
+        for (size_t j = 0; j < c->nsubs; j++) {
+            if (!c->subs[j]->has_mirror) continue;
+            cJSON *tree = slop_node_to_json(c->subs[j]->m.root, -1);
+            texts[k] = slop__tree_text(tree);
+            cJSON_Delete(tree);
+            break;
+        }
+        sec[k].tree_text = texts[k];
+        k++;
+    }
+    char *out = k ? slop__state_tail(sec, k, generated_at ? generated_at : "") : NULL;
+    for (size_t i = 0; i < k; i++) free(texts[i]);
+    free(texts);
+    free(sec);
+    return out;
+}
+
+void slop_free(void *p) { free(p); }
+
+const char *slop_core_version(void) { return "0.1.0 (SLOP 0.1)"; }

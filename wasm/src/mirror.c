@@ -1,0 +1,1100 @@
+/*
+ * mirror.c: a subscription's state tree, its id index and patch application.
+ * See mirror.h for the data structure and its costs.
+ */
+#include "mirror.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const field_names[SLOP_FIELD_COUNT] = {"properties", "meta", "affordances",
+                                                          "content_ref"};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Id index: open addressing, linear probing, backward-shift deletion.     */
+/* ---------------------------------------------------------------------- */
+
+static uint32_t hash_key(const slop_node *parent, const char *id) {
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ull;
+    }
+    h ^= (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+static int index_grow(slop_index *ix) {
+    size_t ncap = ix->cap ? ix->cap * 2 : 64;
+    slop_node **ns = calloc(ncap, sizeof *ns);
+    if (!ns) return -1;
+    for (size_t i = 0; i < ix->cap; i++) {
+        slop_node *n = ix->slot[i];
+        if (!n) continue;
+        size_t j = n->hash & (ncap - 1);
+        while (ns[j]) j = (j + 1) & (ncap - 1);
+        ns[j] = n;
+    }
+    free(ix->slot);
+    ix->slot = ns;
+    ix->cap = ncap;
+    return 0;
+}
+
+static int index_put(slop_index *ix, slop_node *n) {
+    if ((ix->len + 1) * 10 > ix->cap * 7 && index_grow(ix) != 0) return -1;
+    size_t j = n->hash & (ix->cap - 1);
+    while (ix->slot[j]) j = (j + 1) & (ix->cap - 1);
+    ix->slot[j] = n;
+    ix->len++;
+    return 0;
+}
+
+static slop_node *index_get(const slop_index *ix, const slop_node *parent, const char *id) {
+    if (!ix->cap) return NULL;
+    uint32_t h = hash_key(parent, id);
+    size_t j = h & (ix->cap - 1);
+    for (slop_node *n; (n = ix->slot[j]) != NULL; j = (j + 1) & (ix->cap - 1)) {
+        if (n->hash == h && n->parent == parent && strcmp(n->id, id) == 0) return n;
+    }
+    return NULL;
+}
+
+static void index_del(slop_index *ix, const slop_node *n) {
+    if (!ix->cap) return;
+    size_t mask = ix->cap - 1, j = n->hash & mask;
+    while (ix->slot[j] && ix->slot[j] != n) j = (j + 1) & mask;
+    if (!ix->slot[j]) return;
+    ix->slot[j] = NULL;
+    ix->len--;
+    /* Shift later members of the probe run back so lookups never stop early. */
+    for (size_t k = (j + 1) & mask; ix->slot[k]; k = (k + 1) & mask) {
+        size_t home = ix->slot[k]->hash & mask;
+        int movable = (j <= k) ? (home <= j || home > k) : (home <= j && home > k);
+        if (movable) {
+            ix->slot[j] = ix->slot[k];
+            ix->slot[k] = NULL;
+            j = k;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Implicit treap over siblings.                                           */
+/* ---------------------------------------------------------------------- */
+
+static uint32_t tsz(const slop_node *t) { return t ? t->tsize : 0; }
+static void tfix(slop_node *t) { t->tsize = 1 + tsz(t->tl) + tsz(t->tr); }
+
+static uint32_t next_prio(slop_mirror *m) {
+    /* xorshift64*: deterministic for a given seed, good enough for balance. */
+    m->rng ^= m->rng >> 12;
+    m->rng ^= m->rng << 25;
+    m->rng ^= m->rng >> 27;
+    return (uint32_t)((m->rng * 2685821657736338717ull) >> 32);
+}
+
+static slop_node *tmerge(slop_node *a, slop_node *b) {
+    if (!a) return b;
+    if (!b) return a;
+    if (a->prio >= b->prio) {
+        a->tr = tmerge(a->tr, b);
+        a->tr->tp = a;
+        tfix(a);
+        return a;
+    }
+    b->tl = tmerge(a, b->tl);
+    b->tl->tp = b;
+    tfix(b);
+    return b;
+}
+
+/* Splits t into the first k nodes (*l) and the rest (*r). */
+static void tsplit(slop_node *t, uint32_t k, slop_node **l, slop_node **r) {
+    if (!t) {
+        *l = *r = NULL;
+        return;
+    }
+    if (tsz(t->tl) >= k) {
+        tsplit(t->tl, k, l, &t->tl);
+        if (t->tl) t->tl->tp = t;
+        tfix(t);
+        *r = t;
+        if (*l) (*l)->tp = NULL;
+    } else {
+        tsplit(t->tr, k - tsz(t->tl) - 1, &t->tr, r);
+        if (t->tr) t->tr->tp = t;
+        tfix(t);
+        *l = t;
+        if (*r) (*r)->tp = NULL;
+    }
+}
+
+static size_t trank(const slop_node *n) {
+    size_t r = tsz(n->tl);
+    for (const slop_node *c = n; c->tp; c = c->tp) {
+        if (c->tp->tr == c) r += tsz(c->tp->tl) + 1;
+    }
+    return r;
+}
+
+static void kids_insert(slop_node *parent, slop_node *n, size_t at) {
+    slop_node *l, *r;
+    size_t count = tsz(parent->kids);
+    if (at > count) at = count;
+    n->tl = n->tr = n->tp = NULL;
+    n->tsize = 1;
+    tsplit(parent->kids, (uint32_t)at, &l, &r);
+    parent->kids = tmerge(tmerge(l, n), r);
+    parent->kids->tp = NULL;
+    n->parent = parent;
+}
+
+/* Unlinks n from its parent's treap; returns its former position. */
+static size_t kids_remove(slop_node *n) {
+    slop_node *parent = n->parent;
+    size_t at = trank(n);
+    slop_node *l, *mid, *r;
+    tsplit(parent->kids, (uint32_t)at, &l, &mid);
+    tsplit(mid, 1, &mid, &r);
+    parent->kids = tmerge(l, r);
+    if (parent->kids) parent->kids->tp = NULL;
+    if (!parent->kids) parent->kids_wire = SLOP_KIDS_ARRAY;
+    n->tl = n->tr = n->tp = NULL;
+    n->tsize = 1;
+    return at;
+}
+
+size_t slop_node_child_count(const slop_node *n) { return tsz(n->kids); }
+
+slop_node *slop_node_child_at(const slop_node *parent, size_t i) {
+    const slop_node *t = parent->kids;
+    while (t) {
+        size_t ls = tsz(t->tl);
+        if (i < ls) t = t->tl;
+        else if (i == ls) return (slop_node *)t;
+        else {
+            i -= ls + 1;
+            t = t->tr;
+        }
+    }
+    return NULL;
+}
+
+static slop_node *leftmost(slop_node *t) {
+    while (t && t->tl) t = t->tl;
+    return t;
+}
+
+slop_node *slop_node_first_child(const slop_node *n) { return leftmost(n->kids); }
+
+slop_node *slop_node_next_sibling(const slop_node *n) {
+    if (n->tr) return leftmost(n->tr);
+    while (n->tp && n->tp->tr == n) n = n->tp;
+    return n->tp;
+}
+
+/* Builds a treap from nodes already in order, in O(n), with the classic
+ * right-spine stack (each node is pushed and popped once). */
+static slop_node *kids_build(slop_node **v, size_t n, slop_node **stack) {
+    size_t top = 0;
+    for (size_t i = 0; i < n; i++) {
+        slop_node *x = v[i], *last = NULL;
+        x->tl = x->tr = x->tp = NULL;
+        while (top && stack[top - 1]->prio < x->prio) last = stack[--top];
+        x->tl = last;
+        if (last) last->tp = x;
+        if (top) {
+            stack[top - 1]->tr = x;
+            x->tp = stack[top - 1];
+        }
+        stack[top++] = x;
+    }
+    /* Sizes bottom-up: a post-order walk without recursion depth issues. */
+    slop_node *root = n ? stack[0] : NULL;
+    slop_node *cur = root, *prev = NULL;
+    while (cur) {
+        if (prev == cur->tp) {
+            prev = cur;
+            if (cur->tl) cur = cur->tl;
+            else if (cur->tr) cur = cur->tr;
+            else { tfix(cur); cur = cur->tp; }
+        } else if (prev == cur->tl) {
+            prev = cur;
+            if (cur->tr) cur = cur->tr;
+            else { tfix(cur); cur = cur->tp; }
+        } else {
+            prev = cur;
+            tfix(cur);
+            cur = cur->tp;
+        }
+    }
+    return root;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Nodes                                                                    */
+/* ---------------------------------------------------------------------- */
+
+static int is_reserved(const char *s) {
+    return strcmp(s, "properties") == 0 || strcmp(s, "children") == 0 ||
+           strcmp(s, "affordances") == 0 || strcmp(s, "meta") == 0 ||
+           strcmp(s, "content_ref") == 0;
+}
+
+static int field_of(const char *s) {
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
+        if (strcmp(s, field_names[f]) == 0) return f;
+    return -1;
+}
+
+/* Frees n and its subtree, removing them from the index. Siblings are freed
+ * by walking their treap post-order (expected depth O(log siblings)), since
+ * in-order successor links would pass through already freed nodes. */
+static void node_free(slop_mirror *m, slop_node *n);
+
+static void treap_free(slop_mirror *m, slop_node *t) {
+    if (!t) return;
+    treap_free(m, t->tl);
+    treap_free(m, t->tr);
+    node_free(m, t);
+}
+
+static void node_free(slop_mirror *m, slop_node *n) {
+    if (!n) return;
+    treap_free(m, n->kids);
+    index_del(&m->index, n);
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++) cJSON_Delete(n->field[f]);
+    m->nodes--;
+    m->budget->used--;
+    free(n);
+}
+
+static size_t subtree_count(const slop_node *n) {
+    size_t c = 1;
+    for (slop_node *k = slop_node_first_child(n); k; k = slop_node_next_sibling(k))
+        c += subtree_count(k);
+    return c;
+}
+
+static int check_id(const char *id, char *err, size_t errlen) {
+    if (!*id) {
+        set_err(err, errlen, "node id is empty");
+        return -1;
+    }
+    if (strchr(id, '/') || strchr(id, '~')) {
+        set_err(err, errlen, "node id \"%.64s\" contains '/' or '~'", id);
+        return -1;
+    }
+    if (is_reserved(id)) {
+        set_err(err, errlen, "node id \"%s\" is a reserved keyword", id);
+        return -1;
+    }
+    return 0;
+}
+
+/* Takes ownership of *slot (detaches it from its cJSON parent). */
+static cJSON *steal(cJSON *obj, cJSON *item) {
+    cJSON *v = cJSON_DetachItemViaPointer(obj, item);
+    if (v && v->string && !(v->type & cJSON_StringIsConst)) {
+        cJSON_free(v->string);
+    }
+    if (v) v->string = NULL;
+    return v;
+}
+
+typedef struct build_ctx {
+    slop_mirror *m;
+    slop_node **stack;          /* scratch for kids_build, grown as needed    */
+    size_t stack_cap;
+    size_t budget_left;
+    char *err;
+    size_t errlen;
+} build_ctx;
+
+/*
+ * Builds a node (and its subtree) from JSON, stealing its field values.
+ * Nodes are linked to `parent` and entered in the index; on failure
+ * everything built so far is freed by the caller through the returned
+ * partial tree (see build()).
+ */
+static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const char *where,
+                             unsigned depth) {
+    if (depth > SLOP_MAX_TREE_DEPTH) {
+        set_err(b->err, b->errlen, "%s: tree is deeper than %d levels", where, SLOP_MAX_TREE_DEPTH);
+        return NULL;
+    }
+    if (!cJSON_IsObject(j)) {
+        set_err(b->err, b->errlen, "%s: a node must be an object", where);
+        return NULL;
+    }
+    cJSON *jid = NULL, *jtype = NULL, *jkids = NULL, *jf[SLOP_FIELD_COUNT] = {0};
+    for (cJSON *it = j->child; it; it = it->next) {
+        const char *k = it->string;
+        if (!k) continue;
+        int f;
+        if (strcmp(k, "id") == 0) jid = it;
+        else if (strcmp(k, "type") == 0) jtype = it;
+        else if (strcmp(k, "children") == 0) jkids = it;
+        else if ((f = field_of(k)) >= 0) jf[f] = it;
+    }
+    if (!cJSON_IsString(jid)) {
+        set_err(b->err, b->errlen, "%s: node has no string \"id\"", where);
+        return NULL;
+    }
+    if (check_id(jid->valuestring, b->err, b->errlen) != 0) return NULL;
+    if (!cJSON_IsString(jtype)) {
+        set_err(b->err, b->errlen, "%s/%s: node has no string \"type\"", where, jid->valuestring);
+        return NULL;
+    }
+    static const int want_object[SLOP_FIELD_COUNT] = {1, 1, 0, 1};
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
+        if (!jf[f] || cJSON_IsNull(jf[f])) continue;
+        if (want_object[f] ? !cJSON_IsObject(jf[f]) : !cJSON_IsArray(jf[f])) {
+            set_err(b->err, b->errlen, "%s/%s: \"%s\" must be %s", where, jid->valuestring,
+                    field_names[f], want_object[f] ? "an object" : "an array");
+            return NULL;
+        }
+    }
+    if (jkids && !cJSON_IsNull(jkids) && !cJSON_IsArray(jkids)) {
+        set_err(b->err, b->errlen, "%s/%s: \"children\" must be an array", where, jid->valuestring);
+        return NULL;
+    }
+    if (b->budget_left == 0) {
+        set_err(b->err, b->errlen, "tree exceeds the limit of %zu mirrored nodes", b->m->budget->max);
+        return NULL;
+    }
+    size_t idl = strlen(jid->valuestring), tyl = strlen(jtype->valuestring);
+    slop_node *n = calloc(1, sizeof *n + idl + tyl + 2);
+    if (!n) {
+        set_err(b->err, b->errlen, "out of memory");
+        return NULL;
+    }
+    char *s = (char *)(n + 1);
+    memcpy(s, jid->valuestring, idl + 1);
+    memcpy(s + idl + 1, jtype->valuestring, tyl + 1);
+    n->id = s;
+    n->type = s + idl + 1;
+    n->parent = parent;
+    n->tsize = 1;
+    n->prio = next_prio(b->m);
+    n->hash = hash_key(parent, n->id);
+    n->kids_wire = !jkids ? SLOP_KIDS_ABSENT : cJSON_IsNull(jkids) ? SLOP_KIDS_NULL : SLOP_KIDS_ARRAY;
+    b->budget_left--;
+    b->m->nodes++;
+    b->m->budget->used++;
+    if (parent) {
+        if (index_get(&b->m->index, parent, n->id)) {
+            set_err(b->err, b->errlen, "%s: two children have the id \"%s\"", where, n->id);
+            b->m->nodes--;
+            b->m->budget->used--;
+            free(n);
+            return NULL;
+        }
+        if (index_put(&b->m->index, n) != 0) {
+            set_err(b->err, b->errlen, "out of memory");
+            b->m->nodes--;
+            b->m->budget->used--;
+            free(n);
+            return NULL;
+        }
+    }
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
+        if (jf[f] && !cJSON_IsNull(jf[f])) n->field[f] = steal(j, jf[f]);
+
+    size_t count = (size_t)cJSON_GetArraySize(jkids && cJSON_IsArray(jkids) ? jkids : NULL);
+    if (count) {
+        slop_node **v = malloc(count * sizeof *v);
+        if (!v) {
+            set_err(b->err, b->errlen, "out of memory");
+            node_free(b->m, n);
+            return NULL;
+        }
+        size_t built = 0;
+        char here[160];
+        snprintf(here, sizeof here, "%s/%s", parent ? where : "", n->id);
+        int failed = 0;
+        for (cJSON *c = jkids->child; c; c = c->next) {
+            slop_node *k = build_node(b, c, n, here, depth + 1);
+            if (!k) {
+                failed = 1;
+                break;
+            }
+            v[built++] = k;
+        }
+        if (!failed) {
+            if (b->stack_cap < count) {
+                slop_node **ns = realloc(b->stack, count * sizeof *ns);
+                if (!ns) {
+                    set_err(b->err, b->errlen, "out of memory");
+                    failed = 1;
+                } else {
+                    b->stack = ns;
+                    b->stack_cap = count;
+                }
+            }
+        }
+        if (failed) {
+            /* Children are not linked yet: free them one by one. */
+            for (size_t i = 0; i < built; i++) {
+                v[i]->tl = v[i]->tr = v[i]->tp = NULL;
+                node_free(b->m, v[i]);
+            }
+            free(v);
+            node_free(b->m, n);
+            return NULL;
+        }
+        n->kids = kids_build(v, count, b->stack);
+        free(v);
+    }
+    return n;
+}
+
+static slop_node *build(slop_mirror *m, cJSON *tree, slop_node *parent, const char *where,
+                        char *err, size_t errlen) {
+    build_ctx b = {m, NULL, 0, 0, err, errlen};
+    b.budget_left = m->budget->max > m->budget->used ? m->budget->max - m->budget->used : 0;
+    unsigned depth = 0; /* the tree can grow deeper patch by patch: bound it */
+    for (const slop_node *a = parent; a; a = a->parent) depth++;
+    slop_node *n = build_node(&b, tree, parent, where, depth);
+    free(b.stack);
+    return n;
+}
+
+void slop_mirror_init(slop_mirror *m, slop_budget *budget, uint64_t seed) {
+    memset(m, 0, sizeof *m);
+    m->budget = budget;
+    m->rng = seed ? seed : 0x2545F4914F6CDD1Dull;
+}
+
+void slop_mirror_clear(slop_mirror *m) {
+    node_free(m, m->root);
+    m->root = NULL;
+    free(m->index.slot);
+    m->index.slot = NULL;
+    m->index.cap = m->index.len = 0;
+}
+
+int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen) {
+    /* Build into a scratch mirror so a bad snapshot leaves the old state. */
+    slop_mirror fresh;
+    slop_mirror_init(&fresh, m->budget, m->rng);
+    /* The new tree replaces the old one: its nodes do not count twice. */
+    size_t old = m->nodes;
+    m->budget->used -= old;
+    fresh.root = build(&fresh, tree, NULL, "tree", err, errlen);
+    m->budget->used += old;
+    if (!fresh.root) {
+        slop_mirror_clear(&fresh);
+        return -1;
+    }
+    uint64_t rng = fresh.rng;
+    slop_mirror_clear(m);
+    *m = fresh;
+    m->rng = rng;
+    return 0;
+}
+
+slop_node *slop_mirror_find(const slop_mirror *m, const char *path) {
+    slop_node *n = m->root;
+    if (!n || !path) return NULL;
+    const char *p = path;
+    char seg[512];
+    while (*p) {
+        if (*p == '/') {
+            p++;
+            continue;
+        }
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len >= sizeof seg) return NULL;
+        memcpy(seg, p, len);
+        seg[len] = 0;
+        n = index_get(&m->index, n, seg);
+        if (!n) return NULL;
+        p += len;
+    }
+    return n;
+}
+
+char *slop_node_path(const slop_node *n) {
+    size_t len = 0;
+    for (const slop_node *c = n; c->parent; c = c->parent) len += strlen(c->id) + 1;
+    if (!len) {
+        char *root = malloc(2);
+        if (root) memcpy(root, "/", 2);
+        return root;
+    }
+    char *s = malloc(len + 1);
+    if (!s) return NULL;
+    s[len] = 0;
+    size_t at = len;
+    for (const slop_node *c = n; c->parent; c = c->parent) {
+        size_t l = strlen(c->id);
+        at -= l;
+        memcpy(s + at, c->id, l);
+        s[--at] = '/';
+    }
+    return s;
+}
+
+cJSON *slop_node_to_json(const slop_node *n, int depth) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddStringToObject(o, "id", n->id);
+    cJSON_AddStringToObject(o, "type", n->type);
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
+        if (n->field[f]) cJSON_AddItemToObject(o, field_names[f], cJSON_Duplicate(n->field[f], 1));
+    if (n->kids && depth != 0) {
+        cJSON *arr = cJSON_AddArrayToObject(o, "children");
+        for (slop_node *k = slop_node_first_child(n); k; k = slop_node_next_sibling(k))
+            cJSON_AddItemToArray(arr, slop_node_to_json(k, depth < 0 ? -1 : depth - 1));
+    } else if (!n->kids && n->kids_wire == SLOP_KIDS_ARRAY) {
+        cJSON_AddArrayToObject(o, "children");
+    } else if (!n->kids && n->kids_wire == SLOP_KIDS_NULL) {
+        cJSON_AddNullToObject(o, "children");
+    }
+    return o;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Changes                                                                  */
+/* ---------------------------------------------------------------------- */
+
+void slop_changes_init(slop_changes *ch) {
+    ch->changed = cJSON_CreateArray();
+    ch->added = cJSON_CreateArray();
+    ch->removed = cJSON_CreateArray();
+    ch->truncated = 0;
+    ch->count = 0;
+}
+
+void slop_changes_free(slop_changes *ch) {
+    cJSON_Delete(ch->changed);
+    cJSON_Delete(ch->added);
+    cJSON_Delete(ch->removed);
+    memset(ch, 0, sizeof *ch);
+}
+
+static void note(slop_changes *ch, cJSON *list, const slop_node *n, const char *child_id) {
+    if (!ch || ch->truncated) return;
+    char *p = slop_node_path(n);
+    if (!p) return;
+    if (child_id) {
+        size_t l = strlen(p), cl = strlen(child_id);
+        char *q = malloc(l + cl + 2);
+        if (!q) {
+            free(p);
+            return;
+        }
+        if (l == 1) l = 0; /* root path "/" */
+        memcpy(q, p, l);
+        q[l] = '/';
+        memcpy(q + l + 1, child_id, cl + 1);
+        free(p);
+        p = q;
+    }
+    /* Consecutive ops often touch the same node: skip exact repeats cheaply
+     * (cJSON keeps an array's last element in child->prev). */
+    cJSON *last = list->child ? list->child->prev : NULL;
+    if (!(last && strcmp(last->valuestring, p) == 0)) {
+        if (ch->count >= SLOP_CHANGES_MAX) ch->truncated = 1;
+        else {
+            cJSON_AddItemToArray(list, cJSON_CreateString(p));
+            ch->count++;
+        }
+    }
+    free(p);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Patch application with an undo log                                      */
+/* ---------------------------------------------------------------------- */
+
+typedef enum { U_FIELD, U_KIDS_WIRE, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
+
+typedef struct undo {
+    undo_kind kind;
+    slop_node *node;
+    int field;               /* U_FIELD; U_KIDS_WIRE: old kids_wire           */
+    cJSON *old;              /* U_FIELD: pre-image of the field, owned        */
+    slop_node *old_parent;   /* U_REMOVE                                      */
+    size_t old_index;        /* U_REMOVE, U_MOVE                              */
+    slop_node *old_root;     /* U_ROOT                                        */
+} undo;
+
+typedef struct undo_log {
+    undo *v;
+    size_t len, cap;
+} undo_log;
+
+static int log_push(undo_log *l, undo u) {
+    if (l->len == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 16;
+        undo *nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv) return -1;
+        l->v = nv;
+        l->cap = nc;
+    }
+    l->v[l->len++] = u;
+    return 0;
+}
+
+static void relink(slop_mirror *m, slop_node *n, slop_node *parent, size_t at) {
+    kids_insert(parent, n, at);
+    n->hash = hash_key(parent, n->id);
+    index_put(&m->index, n); /* capacity was reserved when it was removed */
+}
+
+static void rollback(slop_mirror *m, undo_log *l) {
+    while (l->len) {
+        undo *u = &l->v[--l->len];
+        switch (u->kind) {
+        case U_FIELD:
+            cJSON_Delete(u->node->field[u->field]);
+            u->node->field[u->field] = u->old;
+            u->old = NULL;
+            break;
+        case U_KIDS_WIRE:
+            u->node->kids_wire = (uint8_t)u->field;
+            break;
+        case U_ADD:
+            kids_remove(u->node);
+            node_free(m, u->node);
+            break;
+        case U_REMOVE: {
+            size_t c = subtree_count(u->node);
+            m->nodes += c;
+            m->budget->used += c;
+            relink(m, u->node, u->old_parent, u->old_index);
+            break;
+        }
+        case U_MOVE:
+            kids_remove(u->node);
+            kids_insert(u->node->parent, u->node, u->old_index);
+            break;
+        case U_ROOT:
+            node_free(m, m->root);
+            m->root = u->old_root;
+            if (m->root) {
+                size_t c = subtree_count(m->root);
+                m->nodes += c;
+                m->budget->used += c;
+            }
+            break;
+        }
+    }
+}
+
+/* The patch succeeded: release what the undo log kept alive. */
+static void commit(slop_mirror *m, undo_log *l) {
+    for (size_t i = 0; i < l->len; i++) {
+        undo *u = &l->v[i];
+        if (u->kind == U_FIELD) cJSON_Delete(u->old);
+        else if (u->kind == U_REMOVE || (u->kind == U_ROOT && u->old_root)) {
+            slop_node *dead = u->kind == U_REMOVE ? u->node : u->old_root;
+            /* Counted out when detached; node_free counts again, so add back. */
+            size_t c = subtree_count(dead);
+            m->nodes += c;
+            m->budget->used += c;
+            node_free(m, dead);
+        }
+    }
+    l->len = 0;
+}
+
+/* Detaches child n (kept alive for rollback). */
+static int detach_child(slop_mirror *m, undo_log *l, slop_node *n) {
+    undo u = {U_REMOVE, n, 0, NULL, n->parent, 0, NULL};
+    if (log_push(l, u) != 0) return -1;
+    index_del(&m->index, n);
+    l->v[l->len - 1].old_index = kids_remove(n);
+    size_t c = subtree_count(n);
+    m->nodes -= c;
+    m->budget->used -= c;
+    return 0;
+}
+
+/* Decodes a JSON-pointer segment (~1 -> '/', ~0 -> '~'). Returns -1 on a
+ * stray '~'. */
+static int decode_seg(const char *s, size_t len, char *out, size_t outlen) {
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (ch == '~') {
+            if (i + 1 >= len || (s[i + 1] != '0' && s[i + 1] != '1')) return -1;
+            ch = s[i + 1] == '1' ? '/' : '~';
+            i++;
+        }
+        if (o + 1 >= outlen) return -1;
+        out[o++] = ch;
+    }
+    out[o] = 0;
+    return 0;
+}
+
+/* Inserts item before position idx (or appends). Not cJSON_InsertItemInArray:
+ * in Debian's 1.7.15+deb12u4 its added corruption check refuses every fresh
+ * item (prev == NULL) anywhere but the front, and the item then leaks. */
+static void array_insert(cJSON *arr, int idx, cJSON *item) {
+    cJSON *after = cJSON_GetArrayItem(arr, idx);
+    if (!after) {
+        cJSON_AddItemToArray(arr, item);
+        return;
+    }
+    item->next = after;
+    item->prev = after->prev;
+    after->prev = item;
+    if (after == arr->child) arr->child = item;
+    else item->prev->next = item;
+}
+
+typedef struct op_ctx {
+    slop_mirror *m;
+    undo_log *log;
+    slop_changes *ch;
+    char *err;
+    size_t errlen;
+    int opno;
+} op_ctx;
+
+#define OP_FAIL(c, ...)                                                          \
+    do {                                                                         \
+        char op_msg_[300];                                                       \
+        snprintf(op_msg_, sizeof op_msg_, __VA_ARGS__);                          \
+        set_err((c)->err, (c)->errlen, "op %d: %s", (c)->opno, op_msg_);         \
+        return -1;                                                               \
+    } while (0)
+
+static int parse_index(const cJSON *op, int required, long *out, op_ctx *c) {
+    cJSON *ji = cJSON_GetObjectItemCaseSensitive(op, "index");
+    if (!ji || cJSON_IsNull(ji)) {
+        if (required) OP_FAIL(c, "\"index\" is required");
+        *out = -1;
+        return 0;
+    }
+    if (!cJSON_IsNumber(ji) || ji->valuedouble < 0 || ji->valuedouble != (double)(long)ji->valuedouble)
+        OP_FAIL(c, "\"index\" must be a non-negative integer");
+    *out = (long)ji->valuedouble;
+    return 0;
+}
+
+/* An op inside a field value (properties, meta, ...), RFC 6902 style. */
+static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const char *rest,
+                    cJSON *op) {
+    /* Pre-image for rollback: fields are small, so a copy is cheap. */
+    undo u = {U_FIELD, n, f, NULL, NULL, 0, NULL};
+    if (n->field[f]) {
+        u.old = cJSON_Duplicate(n->field[f], 1);
+        if (!u.old) OP_FAIL(c, "out of memory");
+    }
+    if (log_push(c->log, u) != 0) {
+        cJSON_Delete(u.old);
+        OP_FAIL(c, "out of memory");
+    }
+    int is_add = strcmp(opname, "add") == 0, is_rm = strcmp(opname, "remove") == 0;
+    cJSON *jv = cJSON_GetObjectItemCaseSensitive(op, "value");
+    if (!is_rm && !jv) OP_FAIL(c, "\"%s\" needs a \"value\"", opname);
+
+    if (!*rest) { /* the whole field */
+        if (is_rm) {
+            if (!n->field[f]) OP_FAIL(c, "no %s to remove", field_names[f]);
+            cJSON_Delete(n->field[f]);
+            n->field[f] = NULL;
+        } else {
+            int want_array = f == SLOP_FIELD_AFFORDANCES;
+            if (cJSON_IsNull(jv)) {
+                cJSON_Delete(n->field[f]);
+                n->field[f] = NULL;
+            } else {
+                if (want_array ? !cJSON_IsArray(jv) : !cJSON_IsObject(jv))
+                    OP_FAIL(c, "%s must be %s", field_names[f], want_array ? "an array" : "an object");
+                cJSON_Delete(n->field[f]);
+                n->field[f] = steal(op, jv);
+            }
+        }
+        note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+        return 0;
+    }
+    if (!n->field[f]) {
+        if (!is_add) OP_FAIL(c, "%s has no %s", n->id, field_names[f]);
+        n->field[f] = f == SLOP_FIELD_AFFORDANCES ? cJSON_CreateArray() : cJSON_CreateObject();
+        if (!n->field[f]) OP_FAIL(c, "out of memory");
+    }
+    cJSON *cur = n->field[f];
+    char key[1024];
+    const char *p = rest;
+    for (;;) {
+        p++; /* skip '/' */
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (decode_seg(p, len, key, sizeof key) != 0) OP_FAIL(c, "bad escape or key in path");
+        int last = e == NULL;
+        if (cJSON_IsObject(cur)) {
+            cJSON *item = cJSON_GetObjectItemCaseSensitive(cur, key);
+            if (!last) {
+                if (!item) OP_FAIL(c, "no key \"%.64s\" in %s", key, field_names[f]);
+                cur = item;
+                p += len;
+                continue;
+            }
+            if (is_rm) {
+                if (!item) OP_FAIL(c, "no key \"%.64s\" to remove", key);
+                cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
+            } else if (is_add || item) {
+                cJSON *v = steal(op, jv);
+                if (item) cJSON_ReplaceItemInObjectCaseSensitive(cur, key, v);
+                else cJSON_AddItemToObject(cur, key, v);
+            } else {
+                OP_FAIL(c, "no key \"%.64s\" to replace", key);
+            }
+            break;
+        } else if (cJSON_IsArray(cur)) {
+            int size = cJSON_GetArraySize(cur);
+            long idx = -1;
+            if (strcmp(key, "-") == 0 && last && is_add) idx = size;
+            else {
+                char *endp;
+                idx = strtol(key, &endp, 10);
+                if (!*key || *endp || idx < 0 || (key[0] == '0' && key[1]))
+                    OP_FAIL(c, "\"%.64s\" is not an array index", key);
+            }
+            if (!last) {
+                if (idx >= size) OP_FAIL(c, "array index %ld out of range", idx);
+                cur = cJSON_GetArrayItem(cur, (int)idx);
+                p += len;
+                continue;
+            }
+            if (is_add) {
+                if (idx > size) OP_FAIL(c, "array index %ld out of range", idx);
+                cJSON *v = steal(op, jv);
+                array_insert(cur, (int)idx, v);
+            } else {
+                if (idx >= size) OP_FAIL(c, "array index %ld out of range", idx);
+                if (is_rm) cJSON_DeleteItemFromArray(cur, (int)idx);
+                else cJSON_ReplaceItemInArray(cur, (int)idx, steal(op, jv));
+            }
+            break;
+        } else {
+            OP_FAIL(c, "cannot descend into a scalar at \"%.64s\"", key);
+        }
+    }
+    note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+    return 0;
+}
+
+/* Replaces the whole children list of n with the node array jv. */
+static int replace_children(op_ctx *c, slop_node *n, cJSON *op, cJSON *jv) {
+    if (!cJSON_IsArray(jv) && !cJSON_IsNull(jv)) OP_FAIL(c, "children must be an array");
+    undo w = {U_KIDS_WIRE, n, n->kids_wire, NULL, NULL, 0, NULL};
+    if (log_push(c->log, w) != 0) OP_FAIL(c, "out of memory");
+    while (n->kids) {
+        slop_node *k = slop_node_first_child(n);
+        note(c->ch, c->ch ? c->ch->removed : NULL, n, k->id);
+        if (detach_child(c->m, c->log, k) != 0) OP_FAIL(c, "out of memory");
+    }
+    n->kids_wire = cJSON_IsNull(jv) ? SLOP_KIDS_NULL : SLOP_KIDS_ARRAY;
+    cJSON *arr = steal(op, jv);
+    size_t at = 0;
+    for (cJSON *it = arr ? arr->child : NULL; it; it = it->next, at++) {
+        slop_node *k = build(c->m, it, n, "children", c->err, c->errlen);
+        if (!k) {
+            cJSON_Delete(arr);
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", c->err);
+            OP_FAIL(c, "%s", msg);
+        }
+        index_del(&c->m->index, k); /* relink re-enters it at its place */
+        relink(c->m, k, n, at);
+        undo u = {U_ADD, k, 0, NULL, NULL, 0, NULL};
+        if (log_push(c->log, u) != 0) {
+            cJSON_Delete(arr);
+            OP_FAIL(c, "out of memory");
+        }
+        note(c->ch, c->ch ? c->ch->added : NULL, n, k->id);
+    }
+    cJSON_Delete(arr);
+    note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+    return 0;
+}
+
+static int apply_one(op_ctx *c, cJSON *op) {
+    slop_mirror *m = c->m;
+    if (!cJSON_IsObject(op)) OP_FAIL(c, "an op must be an object");
+    cJSON *jop = cJSON_GetObjectItemCaseSensitive(op, "op");
+    cJSON *jpath = cJSON_GetObjectItemCaseSensitive(op, "path");
+    if (!cJSON_IsString(jop)) OP_FAIL(c, "\"op\" must be a string");
+    if (!cJSON_IsString(jpath)) OP_FAIL(c, "\"path\" must be a string");
+    const char *opname = jop->valuestring, *path = jpath->valuestring;
+    int is_add = strcmp(opname, "add") == 0, is_rm = strcmp(opname, "remove") == 0,
+        is_rep = strcmp(opname, "replace") == 0, is_mv = strcmp(opname, "move") == 0;
+    if (!is_add && !is_rm && !is_rep && !is_mv) OP_FAIL(c, "unknown op \"%.32s\"", opname);
+    if (*path && *path != '/') OP_FAIL(c, "path \"%.64s\" must start with '/'", path);
+    if (!m->root) OP_FAIL(c, "no snapshot to patch");
+    cJSON *jv = cJSON_GetObjectItemCaseSensitive(op, "value");
+    if ((is_add || is_rep) && !jv) OP_FAIL(c, "\"%s\" needs a \"value\"", opname);
+
+    /* Walk node segments until a reserved keyword or the last segment. */
+    slop_node *n = m->root;
+    const char *p = path;
+    char seg[512];
+    for (;;) {
+        while (*p == '/' && p[1] == '/') p++; /* tolerate "//" */
+        if (!*p || (p[0] == '/' && !p[1])) {
+            /* The path names node n itself. */
+            if (n == m->root && (is_rep)) {
+                slop_node *fresh = build(m, jv, NULL, "value", c->err, c->errlen);
+                if (!fresh) {
+                    char msg[256];
+                    snprintf(msg, sizeof msg, "%s", c->err);
+                    OP_FAIL(c, "%s", msg);
+                }
+                undo u = {U_ROOT, NULL, 0, NULL, NULL, 0, m->root};
+                if (log_push(c->log, u) != 0) {
+                    node_free(m, fresh);
+                    OP_FAIL(c, "out of memory");
+                }
+                size_t cnt = subtree_count(m->root);
+                m->nodes -= cnt;
+                m->budget->used -= cnt;
+                m->root = fresh;
+                note(c->ch, c->ch ? c->ch->removed : NULL, fresh, NULL);
+                note(c->ch, c->ch ? c->ch->added : NULL, fresh, NULL);
+                return 0;
+            }
+            OP_FAIL(c, "\"%s\" cannot target the subscription root", opname);
+        }
+        p++; /* skip '/' */
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len >= sizeof seg) OP_FAIL(c, "path segment too long");
+        memcpy(seg, p, len);
+        seg[len] = 0;
+        int f = field_of(seg);
+        if (f >= 0) {
+            if (is_mv) OP_FAIL(c, "\"move\" applies to child nodes only");
+            return field_op(c, opname, n, f, p + len, op);
+        }
+        if (strcmp(seg, "children") == 0) {
+            if (!e || !e[1]) { /* the whole list */
+                if (is_mv) OP_FAIL(c, "\"move\" applies to child nodes only");
+                if (is_rm) return replace_children(c, n, op, NULL);
+                return replace_children(c, n, op, jv);
+            }
+            p += len;
+            continue; /* "/a/children/x" addresses child x of a */
+        }
+        slop_node *k = index_get(&m->index, n, seg);
+        if (e && e[1]) { /* more segments follow: descend */
+            if (!k) {
+                char *np = slop_node_path(n);
+                char msg[200];
+                snprintf(msg, sizeof msg, "no node \"%.64s\" under %.100s", seg, np ? np : "?");
+                free(np);
+                OP_FAIL(c, "%s", msg);
+            }
+            n = k;
+            p += len;
+            continue;
+        }
+        /* Last segment: a child op on parent n. */
+        if (is_rm) {
+            if (!k) OP_FAIL(c, "no node \"%.64s\" to remove", seg);
+            note(c->ch, c->ch ? c->ch->removed : NULL, n, seg);
+            note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+            return detach_child(m, c->log, k) == 0 ? 0 : -1;
+        }
+        if (is_mv) {
+            long idx;
+            if (parse_index(op, 1, &idx, c) != 0) return -1;
+            if (!k) OP_FAIL(c, "no node \"%.64s\" to move", seg);
+            size_t count = slop_node_child_count(n);
+            size_t to = (size_t)idx >= count ? count - 1 : (size_t)idx;
+            undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
+            if (log_push(c->log, u) != 0) OP_FAIL(c, "out of memory");
+            c->log->v[c->log->len - 1].old_index = kids_remove(k);
+            kids_insert(n, k, to);
+            note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+            return 0;
+        }
+        /* add or replace a child node */
+        if (!cJSON_IsObject(jv)) OP_FAIL(c, "the value for a child must be a node object");
+        cJSON *vid = cJSON_GetObjectItemCaseSensitive(jv, "id");
+        if (!vid) cJSON_AddStringToObject(jv, "id", seg);
+        else if (!cJSON_IsString(vid) || strcmp(vid->valuestring, seg) != 0)
+            OP_FAIL(c, "value.id does not match the path segment \"%.64s\"", seg);
+        if (is_rep && !k) OP_FAIL(c, "no node \"%.64s\" to replace", seg);
+        long idx = -1;
+        if (parse_index(op, 0, &idx, c) != 0) return -1;
+        size_t at = slop_node_child_count(n);
+        if (k) { /* add on an existing id replaces it (RFC 6902 add semantics) */
+            if (idx < 0) at = trank(k);
+            note(c->ch, c->ch ? c->ch->removed : NULL, n, seg);
+            if (detach_child(m, c->log, k) != 0) OP_FAIL(c, "out of memory");
+        }
+        if (idx >= 0) at = (size_t)idx;
+        cJSON *val = steal(op, jv);
+        slop_node *fresh = build(m, val, n, "value", c->err, c->errlen);
+        cJSON_Delete(val);
+        if (!fresh) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s", c->err);
+            OP_FAIL(c, "%s", msg);
+        }
+        index_del(&m->index, fresh);
+        if (!n->kids) {
+            undo w = {U_KIDS_WIRE, n, n->kids_wire, NULL, NULL, 0, NULL};
+            if (log_push(c->log, w) != 0) {
+                node_free(m, fresh);
+                OP_FAIL(c, "out of memory");
+            }
+        }
+        relink(m, fresh, n, at);
+        undo u = {U_ADD, fresh, 0, NULL, NULL, 0, NULL};
+        if (log_push(c->log, u) != 0) {
+            kids_remove(fresh);
+            node_free(m, fresh);
+            OP_FAIL(c, "out of memory");
+        }
+        note(c->ch, c->ch ? c->ch->added : NULL, n, seg);
+        note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+        return 0;
+    }
+}
+
+int slop_mirror_apply(slop_mirror *m, cJSON *ops, slop_changes *ch, char *err, size_t errlen) {
+    if (!cJSON_IsArray(ops)) {
+        set_err(err, errlen, "\"ops\" must be an array");
+        return -1;
+    }
+    undo_log log = {0};
+    op_ctx c = {m, &log, ch, err, errlen, 0};
+    int rc = 0;
+    for (cJSON *op = ops->child; op; op = op->next, c.opno++) {
+        if (apply_one(&c, op) != 0) {
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0) commit(m, &log);
+    else {
+        rollback(m, &log);
+        /* Undo entries of field ops still own their pre-images after a
+         * rollback only when they were not restored: none are. */
+    }
+    free(log.v);
+    return rc;
+}

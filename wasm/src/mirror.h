@@ -1,0 +1,112 @@
+/*
+ * mirror.h: one subscription's copy of the provider's state tree.
+ *
+ * Children of a node are kept in an implicit treap (ordered by position,
+ * sized subtrees), and every node is also in a hash index keyed by
+ * (parent, id). So finding a child by id is O(1) and inserting, removing or
+ * moving it by position is O(log siblings): a patch op costs about
+ * O(depth), where reference consumers pay O(depth x siblings).
+ *
+ * Patches apply all-or-nothing: every op records how to undo itself, and if a
+ * later op fails the log is replayed backwards, leaving the mirror exactly as
+ * it was before the patch.
+ */
+#ifndef SLOP_MIRROR_H
+#define SLOP_MIRROR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cJSON.h"
+
+enum { SLOP_FIELD_PROPERTIES, SLOP_FIELD_META, SLOP_FIELD_AFFORDANCES, SLOP_FIELD_CONTENT_REF,
+       SLOP_FIELD_COUNT };
+
+/* How a node's "children" member looked on the wire when it has none. */
+enum { SLOP_KIDS_ABSENT, SLOP_KIDS_NULL, SLOP_KIDS_ARRAY };
+
+typedef struct slop_node slop_node;
+struct slop_node {
+    const char *id;             /* points into the same allocation            */
+    const char *type;           /* idem                                       */
+    cJSON *field[SLOP_FIELD_COUNT]; /* owned, NULL when absent                */
+    slop_node *parent;          /* NULL for the mirror root                   */
+    slop_node *kids;            /* treap root of the children, NULL if none   */
+    slop_node *tl, *tr, *tp;    /* treap links among siblings                 */
+    uint32_t prio;              /* treap heap priority                        */
+    uint32_t tsize;             /* nodes in this treap subtree                */
+    uint32_t hash;              /* hash of (parent, id) for the index         */
+    uint8_t kids_wire;          /* SLOP_KIDS_* when kids == NULL              */
+};
+
+typedef struct slop_index {
+    slop_node **slot;
+    size_t cap;                 /* power of two, 0 when empty                 */
+    size_t len;
+} slop_index;
+
+/* Node budget shared by every mirror of one consumer. */
+typedef struct slop_budget {
+    size_t used;
+    size_t max;
+} slop_budget;
+
+typedef struct slop_mirror {
+    slop_node *root;            /* NULL until the first snapshot              */
+    slop_index index;
+    size_t nodes;               /* nodes in this mirror                        */
+    uint64_t rng;               /* treap priorities (deterministic)            */
+    slop_budget *budget;        /* not owned                                  */
+} slop_mirror;
+
+/* Paths of nodes touched by a patch, relative to the mirror root. */
+typedef struct slop_changes {
+    cJSON *changed;             /* array of strings, owned                    */
+    cJSON *added;
+    cJSON *removed;
+    int truncated;              /* more than SLOP_CHANGES_MAX: refetch all    */
+    int count;                  /* paths in the three lists                   */
+} slop_changes;
+#define SLOP_CHANGES_MAX 512
+
+/* Deepest node the mirror holds, so recursion over it stays bounded even
+ * when patches grow the tree one level at a time. */
+#define SLOP_MAX_TREE_DEPTH 256
+
+void slop_mirror_init(slop_mirror *m, slop_budget *budget, uint64_t seed);
+/* Frees every node; m stays usable (empty). */
+void slop_mirror_clear(slop_mirror *m);
+
+/*
+ * Replaces the whole mirror with the node tree `tree` (consumed: subtrees of
+ * it are stolen, the caller still cJSON_Delete()s what is left). On error the
+ * mirror is unchanged, a message is written to err and -1 returned.
+ */
+int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen);
+
+/*
+ * Applies a patch's ops array (consumed the same way). All-or-nothing: on
+ * error the mirror is unchanged and -1 is returned with a message naming the
+ * op. `ch` (may be NULL) receives the touched node paths.
+ */
+int slop_mirror_apply(slop_mirror *m, cJSON *ops, slop_changes *ch, char *err, size_t errlen);
+
+void slop_changes_init(slop_changes *ch);
+void slop_changes_free(slop_changes *ch);
+
+/* The node at a node path relative to the root ("" or "/" is the root). */
+slop_node *slop_mirror_find(const slop_mirror *m, const char *path);
+
+/* Node at position i among parent's children, or NULL. */
+slop_node *slop_node_child_at(const slop_node *parent, size_t i);
+size_t slop_node_child_count(const slop_node *n);
+slop_node *slop_node_first_child(const slop_node *n);
+slop_node *slop_node_next_sibling(const slop_node *n);
+
+/* The node as SLOP JSON, children cut at depth (-1: all). Caller deletes. */
+cJSON *slop_node_to_json(const slop_node *n, int depth);
+
+/* Writes the node path relative to the mirror root ("/a/b", "/" for the root)
+ * into a malloc'd string. Caller frees. */
+char *slop_node_path(const slop_node *n);
+
+#endif
