@@ -1,0 +1,392 @@
+/*
+ * discovery.c: web discovery for a browser consumer (spec transport &
+ * discovery, notes items 10-12 and 3.8): the /.well-known/slop descriptor,
+ * the <meta name="slop"> tag, and the origin check that decides whether a
+ * declared target may be connected without asking the user.
+ *
+ * Every public function returns JSON text made by cJSON_PrintUnformatted,
+ * i.e. malloc'd; the caller frees it with slop_free(). NULL means out of
+ * memory.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "url.h"
+
+#define DESCRIPTOR_MAX_BYTES (64u * 1024u) /* a descriptor is a few hundred bytes */
+#define DESCRIPTOR_MAX_DEPTH 32u           /* its deepest member is 2 levels down  */
+#define META_MAX_BYTES       8192u         /* a URL, or "postmessage"              */
+#define SHOWN_NAME_MAX       32            /* bytes of an offending value we echo  */
+#define CAPABILITIES_MAX     64            /* the spec defines 7; bounds the dedupe */
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static char *print_and_free(cJSON *o) {
+    char *out = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return out;
+}
+
+/* {"ok":false,"error":msg}; malloc'd JSON text, NULL on OOM. */
+static char *result_error(const char *msg) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddFalseToObject(o, "ok") || !cJSON_AddStringToObject(o, "error", msg)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return print_and_free(o);
+}
+
+/* {"ok":true,<key>:value}; takes value; malloc'd JSON text, NULL on OOM. */
+static char *result_ok(const char *key, cJSON *value) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !value || !cJSON_AddTrueToObject(o, "ok")) {
+        cJSON_Delete(o);
+        cJSON_Delete(value);
+        return NULL;
+    }
+    if (!cJSON_AddItemToObject(o, key, value)) {
+        cJSON_Delete(o);
+        cJSON_Delete(value);
+        return NULL;
+    }
+    return print_and_free(o);
+}
+
+/* prefix + phrase, e.g. "transport.url" + " has no host". */
+static char *result_error2(const char *prefix, const char *phrase) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s %s", prefix, phrase);
+    return result_error(msg);
+}
+
+static int ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
+
+static int starts_with_ci(const char *s, const char *prefix) {
+    for (; *prefix; s++, prefix++)
+        if (!*s || ascii_lower((unsigned char)*s) != *prefix) return 0;
+    return 1;
+}
+
+static int equals_ci(const char *s, const char *lower) {
+    return starts_with_ci(s, lower) && s[strlen(lower)] == '\0';
+}
+
+/* Bytes of s to show so that at most max are shown and no UTF-8 sequence
+ * is cut in half. */
+static size_t utf8_cut(const char *s, size_t max) {
+    size_t n = strlen(s);
+    if (n <= max) return n;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) max--;
+    return max;
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+#define TEXT_INVALID UINT_MAX
+
+/* Maximum array/object nesting of JSON text (brackets in strings ignored),
+ * or TEXT_INVALID on a raw control character or NUL other than JSON
+ * whitespace (invalid JSON that cJSON would accept, or cut a string at).
+ * Checked before cJSON recurses. A private copy so this file builds alone. */
+static unsigned text_nesting(const char *s, size_t len) {
+    unsigned depth = 0, max = 0;
+    int in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (in_str) {
+            if (c == '\\') i++;
+            else if (c == '"') in_str = 0;
+            else if ((unsigned char)c < 0x20) return TEXT_INVALID;
+        } else if (c == '"') in_str = 1;
+        else if (c == '{' || c == '[') { if (++depth > max) max = depth; }
+        else if ((c == '}' || c == ']') && depth > 0) depth--;
+        else if ((unsigned char)c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+            return TEXT_INVALID; /* cJSON would skip it as whitespace */
+    }
+    return max;
+}
+
+/* Parses one JSON value spanning text[0..len) with only whitespace around
+ * it (text already passed text_nesting). */
+static cJSON *parse_whole(const char *text, size_t len) {
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!v) return NULL;
+    size_t off = (size_t)(end - text);
+    while (off < len && is_space(text[off]) && text[off] != '\f') off++;
+    if (off != len) { cJSON_Delete(v); return NULL; }
+    return v;
+}
+
+/* ---- the well-known descriptor ------------------------------------------ */
+
+/* Builds the normalised transport, or returns NULL with *err set to a
+ * message in buf (or a static string). */
+static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const char **err) {
+    if (!cJSON_IsObject(t)) { *err = "transport must be an object"; return NULL; }
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(t, "type");
+    if (!cJSON_IsString(type)) { *err = "transport.type must be a string"; return NULL; }
+    const char *ty = type->valuestring;
+
+    if (!strcmp(ty, "postmessage")) {
+        cJSON *out = cJSON_CreateObject();
+        if (out && !cJSON_AddStringToObject(out, "type", "postmessage")) { cJSON_Delete(out); out = NULL; }
+        if (!out) *err = NULL; /* OOM */
+        return out;
+    }
+    if (strcmp(ty, "ws") != 0) {
+        if (!strcmp(ty, "unix") || !strcmp(ty, "stdio") || !strcmp(ty, "pipe"))
+            snprintf(buf, cap, "transport type \"%s\" is for local apps; a browser consumer "
+                               "needs \"ws\" or \"postmessage\"", ty);
+        else
+            snprintf(buf, cap, "transport type \"%.*s\" is not supported (use \"ws\" or \"postmessage\")",
+                     (int)utf8_cut(ty, SHOWN_NAME_MAX), ty);
+        *err = buf;
+        return NULL;
+    }
+
+    const cJSON *url = cJSON_GetObjectItemCaseSensitive(t, "url");
+    if (!cJSON_IsString(url) || !(starts_with_ci(url->valuestring, "ws://") ||
+                                  starts_with_ci(url->valuestring, "wss://"))) {
+        *err = "transport.url must be a ws:// or wss:// URL";
+        return NULL;
+    }
+    slop__url u;
+    const char *bad = slop__url_parse(url->valuestring, &u);
+    if (bad) {
+        snprintf(buf, cap, "transport.url %s", bad);
+        *err = buf;
+        return NULL;
+    }
+    char *href = slop__url_href(&u);
+    cJSON *out = cJSON_CreateObject();
+    if (!href || !out || !cJSON_AddStringToObject(out, "type", "ws") ||
+        !cJSON_AddStringToObject(out, "url", href)) {
+        cJSON_Delete(out);
+        out = NULL;
+        *err = NULL; /* OOM */
+    }
+    free(href);
+    return out;
+}
+
+char *slop_parse_descriptor(const char *json, size_t len) {
+    if (!json || len == 0) return result_error("descriptor is empty");
+    if (len > DESCRIPTOR_MAX_BYTES) return result_error("descriptor is too large (over 64 KiB)");
+    unsigned nesting = text_nesting(json, len);
+    if (nesting != TEXT_INVALID && nesting > DESCRIPTOR_MAX_DEPTH)
+        return result_error("descriptor nesting is too deep");
+    cJSON *d = nesting == TEXT_INVALID ? NULL : parse_whole(json, len);
+    if (!d) return result_error("descriptor is not valid JSON");
+    if (!cJSON_IsObject(d)) {
+        cJSON_Delete(d);
+        return result_error("descriptor must be a JSON object");
+    }
+
+    const char *err = NULL;
+    char buf[160];
+    cJSON *out = NULL, *transport = NULL;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(d, "slop_version");
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(d, "capabilities");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(d, "version");
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(d, "description");
+
+    if (!id) err = "id is required";
+    else if (!cJSON_IsString(id) || !id->valuestring[0]) err = "id must be a non-empty string";
+    else if (!name) err = "name is required";
+    else if (!cJSON_IsString(name)) err = "name must be a string";
+    else if (!sv) err = "slop_version is required";
+    else if (!cJSON_IsString(sv)) err = "slop_version must be a string";
+    else if (!cJSON_GetObjectItemCaseSensitive(d, "transport")) err = "transport is required";
+    else if (version && !cJSON_IsString(version)) err = "version must be a string";
+    else if (desc && !cJSON_IsString(desc)) err = "description must be a string";
+    else if (!caps) err = "capabilities is required";
+    else if (!cJSON_IsArray(caps)) err = "capabilities must be an array of strings";
+    else if (cJSON_GetArraySize(caps) > CAPABILITIES_MAX) err = "capabilities has more than 64 entries";
+    else {
+        int has_state = 0;
+        for (const cJSON *c = caps->child; c; c = c->next) {
+            if (!cJSON_IsString(c)) { err = "capabilities must be an array of strings"; break; }
+            has_state |= !strcmp(c->valuestring, "state");
+        }
+        if (!err && !has_state) err = "capabilities must include \"state\"";
+    }
+    if (!err) {
+        transport = descriptor_transport(cJSON_GetObjectItemCaseSensitive(d, "transport"),
+                                         buf, sizeof buf, &err);
+        if (!transport && !err) { cJSON_Delete(d); return NULL; } /* OOM */
+    }
+    if (err) {
+        cJSON_Delete(d);
+        return result_error(err);
+    }
+
+    /* The normalised descriptor: known members only, capabilities without
+     * duplicates, in their original order. AddItemToObject takes ownership
+     * only when it succeeds, hence the NULLing after each. */
+    out = cJSON_CreateObject();
+    cJSON *caps_out = cJSON_CreateArray();
+    int ok = out && caps_out &&
+             cJSON_AddStringToObject(out, "id", id->valuestring) &&
+             cJSON_AddStringToObject(out, "name", name->valuestring) &&
+             cJSON_AddStringToObject(out, "slop_version", sv->valuestring) &&
+             (!version || cJSON_AddStringToObject(out, "version", version->valuestring)) &&
+             (!desc || cJSON_AddStringToObject(out, "description", desc->valuestring));
+    for (const cJSON *c = caps->child; c && ok; c = c->next) {
+        int seen = 0;
+        for (const cJSON *p = caps->child; p != c && !seen; p = p->next)
+            seen = !strcmp(p->valuestring, c->valuestring);
+        if (seen) continue;
+        cJSON *s = cJSON_CreateString(c->valuestring);
+        ok = s && cJSON_AddItemToArray(caps_out, s);
+        if (!ok) cJSON_Delete(s);
+    }
+    if (ok && (ok = cJSON_AddItemToObject(out, "transport", transport))) transport = NULL;
+    if (ok && (ok = cJSON_AddItemToObject(out, "capabilities", caps_out))) caps_out = NULL;
+    cJSON_Delete(caps_out);
+    cJSON_Delete(transport);
+    cJSON_Delete(d);
+    if (!ok) {
+        cJSON_Delete(out);
+        return NULL;
+    }
+    return result_ok("descriptor", out);
+}
+
+/* ---- the meta tag -------------------------------------------------------- */
+
+/* {"type":"ws","url":href} from a parsed URL; NULL on OOM. */
+static cJSON *ws_transport(const slop__url *u) {
+    char *href = slop__url_href(u);
+    cJSON *t = cJSON_CreateObject();
+    if (!href || !t || !cJSON_AddStringToObject(t, "type", "ws") || !cJSON_AddStringToObject(t, "url", href)) {
+        cJSON_Delete(t);
+        t = NULL;
+    }
+    free(href);
+    return t;
+}
+
+char *slop_parse_meta(const char *content, const char *page_url) {
+    if (!content) content = "";
+    while (is_space(*content)) content++;
+    size_t n = strlen(content);
+    while (n > 0 && is_space(content[n - 1])) n--;
+    if (n == 0) return result_error("meta content is empty");
+    if (n > META_MAX_BYTES) return result_error("meta content is too long");
+
+    /* The trimmed text, or for a relative URL the absolute ws(s) URL it
+     * stands for; "ws://" + page host:port + content at most. */
+    size_t cap = n + SLOP__URL_HOST_MAX + 32;
+    char *text = malloc(cap);
+    if (!text) return NULL;
+    char *out = NULL;
+
+    if (content[0] == '/') {
+        slop__url page;
+        if (slop__url_parse(page_url, &page) != NULL ||
+            (strcmp(page.scheme, "http") != 0 && strcmp(page.scheme, "https") != 0)) {
+            out = result_error("a relative meta URL needs an http:// or https:// page");
+            goto done;
+        }
+        const char *ws = page.scheme[4] == 's' ? "wss" : "ws"; /* keep the page's TLS */
+        if (content[1] == '/') {
+            snprintf(text, cap, "%s:%.*s", ws, (int)n, content);
+        } else if (page.port >= 0) {
+            snprintf(text, cap, "%s://%s:%d%.*s", ws, page.host, page.port, (int)n, content);
+        } else {
+            snprintf(text, cap, "%s://%s%.*s", ws, page.host, (int)n, content);
+        }
+    } else {
+        memcpy(text, content, n);
+        text[n] = '\0';
+        if (equals_ci(text, "postmessage")) {
+            cJSON *t = cJSON_CreateObject();
+            if (t && !cJSON_AddStringToObject(t, "type", "postmessage")) { cJSON_Delete(t); t = NULL; }
+            out = t ? result_ok("transport", t) : NULL;
+            goto done;
+        }
+        if (starts_with_ci(text, "http://") || starts_with_ci(text, "https://")) {
+            out = result_error("meta content must be a WebSocket URL (ws:// or wss://), not http(s)");
+            goto done;
+        }
+        if (!starts_with_ci(text, "ws://") && !starts_with_ci(text, "wss://")) {
+            out = result_error("meta content must be \"postmessage\" or a ws:// or wss:// URL");
+            goto done;
+        }
+    }
+
+    slop__url u;
+    const char *bad = slop__url_parse(text, &u);
+    if (bad) {
+        out = result_error2("meta URL", bad);
+    } else {
+        cJSON *t = ws_transport(&u);
+        out = t ? result_ok("transport", t) : NULL;
+    }
+done:
+    free(text);
+    return out;
+}
+
+/* ---- origin classification ---------------------------------------------- */
+
+char *slop_classify_target(const char *page_url, const char *target_url) {
+    slop__url page, target;
+    char *origin = NULL, *href = NULL, *key = NULL;
+    int same = 0;
+
+    if (page_url && !slop__url_parse(page_url, &page) && slop__url_has_tuple_origin(&page)) {
+        origin = slop__url_origin(&page);
+        if (!origin) return NULL;
+    }
+
+    const char *shown = target_url ? target_url : "";
+    if (target_url && equals_ci(target_url, "postmessage")) {
+        /* postMessage never leaves the page, so it is the page's own origin. */
+        same = 1;
+        shown = "postmessage";
+    } else if (target_url && !slop__url_parse(target_url, &target)) {
+        href = slop__url_href(&target);
+        if (!href) { free(origin); return NULL; }
+        shown = href;
+        if (origin) {
+            int pl = slop__url_is_loopback_host(page.host);
+            int tl = slop__url_is_loopback_host(target.host);
+            /* A public page naming a loopback target is the attack this
+             * check exists for; the loopback family counts as one host. */
+            if (tl) same = pl;
+            else same = !strcmp(page.host, target.host);
+        }
+    }
+
+    cJSON *o = cJSON_CreateObject();
+    int ok = o && cJSON_AddStringToObject(o, "classification", same ? "same-origin" : "cross-origin");
+    if (ok) ok = origin ? cJSON_AddStringToObject(o, "page_origin", origin) != NULL
+                        : cJSON_AddNullToObject(o, "page_origin") != NULL;
+    if (ok && origin) {
+        size_t kn = strlen(origin) + strlen(shown) + 5;
+        key = malloc(kn);
+        ok = key != NULL;
+        if (ok) snprintf(key, kn, "%s -> %s", origin, shown);
+        ok = ok && cJSON_AddStringToObject(o, "approval_key", key);
+    } else if (ok) {
+        /* An opaque origin ("null") is shared by every file:/data: page, so
+         * an approval keyed on it would leak to all of them. */
+        ok = cJSON_AddNullToObject(o, "approval_key") != NULL;
+    }
+    free(origin);
+    free(href);
+    free(key);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return print_and_free(o);
+}
