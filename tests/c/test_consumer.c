@@ -2,6 +2,7 @@
  * test_consumer.c: the consumer state machine and the mirror, driven only
  * through the public header, frame by frame, as a transport would.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <stdlib.h>
 #include <string.h>
 

@@ -863,16 +863,14 @@ int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, doubl
                        c->lim.max_frame_bytes);
         return c->queued;
     }
-    unsigned depth = slop__json_nesting(frame, len);
-    if (depth > c->lim.max_json_depth) {
-        protocol_error(c, "too_deep", 0, "frame nests %u levels, more than the limit of %u: dropped", depth,
-                       c->lim.max_json_depth);
+    slop__json_status st;
+    size_t off = 0;
+    cJSON *msg = slop__json_parse(frame, len, c->lim.max_json_depth, &st, &off);
+    if (st == SLOP__JSON_TOO_DEEP) {
+        protocol_error(c, "too_deep", 0, "frame nests more than %u levels: dropped", c->lim.max_json_depth);
         return c->queued;
     }
-    const char *end = NULL;
-    cJSON *msg = cJSON_ParseWithLengthOpts(frame, len, &end, 0);
     if (!msg) {
-        size_t off = end && end >= frame ? (size_t)(end - frame) : 0;
         protocol_error(c, "bad_json", 0, "frame is not valid JSON (at byte %zu of %zu): dropped", off, len);
         return c->queued;
     }
@@ -973,7 +971,8 @@ slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *
 
 /* Parses and checks subscribe/query options into frame members. */
 static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int is_query, char **path_out) {
-    cJSON *in = len ? cJSON_ParseWithLength(text, len) : cJSON_CreateObject();
+    slop__json_status st;
+    cJSON *in = len ? slop__json_parse(text, len, c->lim.max_json_depth, &st, NULL) : cJSON_CreateObject();
     if (!cJSON_IsObject(in)) {
         cJSON_Delete(in);
         fail(c, SLOP_E_ARG, "options must be a JSON object");
@@ -1187,7 +1186,9 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
         fail(c, SLOP_E_CAPABILITY, "the provider does not declare \"affordances\": nothing can be invoked");
         return give(c, NULL, out_len);
     }
-    cJSON *pj = params && params_len ? cJSON_ParseWithLength(params, params_len) : cJSON_CreateObject();
+    slop__json_status st;
+    cJSON *pj = params && params_len ? slop__json_parse(params, params_len, c->lim.max_json_depth, &st, NULL)
+                                     : cJSON_CreateObject();
     if (!cJSON_IsObject(pj)) {
         cJSON_Delete(pj);
         fail(c, SLOP_E_PARAMS, "params must be a JSON object");

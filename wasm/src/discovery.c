@@ -86,42 +86,6 @@ static size_t utf8_cut(const char *s, size_t max) {
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 
-#define TEXT_INVALID UINT_MAX
-
-/* Maximum array/object nesting of JSON text (brackets in strings ignored),
- * or TEXT_INVALID on a raw control character or NUL other than JSON
- * whitespace (invalid JSON that cJSON would accept, or cut a string at).
- * Checked before cJSON recurses. A private copy so this file builds alone. */
-static unsigned text_nesting(const char *s, size_t len) {
-    unsigned depth = 0, max = 0;
-    int in_str = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_str) {
-            if (c == '\\') i++;
-            else if (c == '"') in_str = 0;
-            else if ((unsigned char)c < 0x20) return TEXT_INVALID;
-        } else if (c == '"') in_str = 1;
-        else if (c == '{' || c == '[') { if (++depth > max) max = depth; }
-        else if ((c == '}' || c == ']') && depth > 0) depth--;
-        else if ((unsigned char)c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-            return TEXT_INVALID; /* cJSON would skip it as whitespace */
-    }
-    return max;
-}
-
-/* Parses one JSON value spanning text[0..len) with only whitespace around
- * it (text already passed text_nesting). */
-static cJSON *parse_whole(const char *text, size_t len) {
-    const char *end = NULL;
-    cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!v) return NULL;
-    size_t off = (size_t)(end - text);
-    while (off < len && is_space(text[off]) && text[off] != '\f') off++;
-    if (off != len) { cJSON_Delete(v); return NULL; }
-    return v;
-}
-
 /* ---- the well-known descriptor ------------------------------------------ */
 
 /* Builds the normalised transport, or returns NULL with *err set to a
@@ -177,10 +141,9 @@ static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const 
 char *slop_parse_descriptor(const char *json, size_t len) {
     if (!json || len == 0) return result_error("descriptor is empty");
     if (len > DESCRIPTOR_MAX_BYTES) return result_error("descriptor is too large (over 64 KiB)");
-    unsigned nesting = text_nesting(json, len);
-    if (nesting != TEXT_INVALID && nesting > DESCRIPTOR_MAX_DEPTH)
-        return result_error("descriptor nesting is too deep");
-    cJSON *d = nesting == TEXT_INVALID ? NULL : parse_whole(json, len);
+    slop__json_status st;
+    cJSON *d = slop__json_parse(json, len, DESCRIPTOR_MAX_DEPTH, &st, NULL);
+    if (st == SLOP__JSON_TOO_DEEP) return result_error("descriptor nesting is too deep");
     if (!d) return result_error("descriptor is not valid JSON");
     if (!cJSON_IsObject(d)) {
         cJSON_Delete(d);

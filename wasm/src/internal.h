@@ -48,9 +48,20 @@ char *slop__state_tail(const slop__tail_section *sections, size_t n, const char 
 
 /* ---- json_limits.c ---------------------------------------------------- */
 
-/* Scans JSON text without parsing it and returns the maximum array/object
- * nesting depth, ignoring brackets inside strings. Lets the core refuse a
- * too-deep frame before cJSON recurses into it. */
+#define SLOP__JSON_INVALID 0xFFFFFFFFu
+
+/* Scans JSON text without parsing it: the maximum array/object nesting
+ * (brackets inside strings ignored), or SLOP__JSON_INVALID on a raw control
+ * character (inside a string, or outside one other than JSON whitespace). */
 unsigned slop__json_nesting(const char *s, size_t len);
+
+typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_status;
+
+/* Parses exactly one JSON value spanning s[0..len) (whitespace around it
+ * allowed), refusing nesting deeper than max_depth before cJSON recurses.
+ * Returns the value (caller cJSON_Delete()s) or NULL with *status set and,
+ * for bad JSON, *offset (may be NULL) at the byte where parsing stopped. */
+cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
+                        size_t *offset);
 
 #endif /* SLOP_INTERNAL_H */

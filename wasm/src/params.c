@@ -300,45 +300,12 @@ char *slop__params_check(const cJSON *schema, const cJSON *params) {
 
 /* ---- the public wrapper ------------------------------------------------- */
 
-#define TEXT_INVALID UINT_MAX
-
-/* Maximum array/object nesting of JSON text, brackets inside strings
- * ignored, or TEXT_INVALID on a raw control character or NUL other than
- * JSON whitespace (invalid JSON that cJSON would accept, or cut a string
- * at). Checked before parsing so cJSON never recurses deeper than we allow
- * (the wasm stack is small). A private copy: this file must build without
- * json_limits.c. */
-static unsigned text_nesting(const char *s, size_t len) {
-    unsigned depth = 0, max = 0;
-    int in_str = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_str) {
-            if (c == '\\') i++;
-            else if (c == '"') in_str = 0;
-            else if ((unsigned char)c < 0x20) return TEXT_INVALID;
-        } else if (c == '"') in_str = 1;
-        else if (c == '{' || c == '[') { if (++depth > max) max = depth; }
-        else if ((c == '}' || c == ']') && depth > 0) depth--;
-        else if ((unsigned char)c < 0x20 && c != '\t' && c != '\n' && c != '\r')
-            return TEXT_INVALID; /* cJSON would skip it as whitespace */
-    }
-    return max;
-}
-
-/* Parses exactly one JSON value spanning text[0..len) (whitespace around
- * it allowed). Returns the tree (cJSON_Delete) or NULL, with *too_deep set
- * when the nesting limit was the reason. */
+/* Strict parse (json_limits.c): no trailing garbage, no raw control
+ * characters, nesting bounded before cJSON recurses. */
 static cJSON *parse_whole(const char *text, size_t len, int *too_deep) {
-    unsigned nesting = text_nesting(text, len);
-    *too_deep = nesting != TEXT_INVALID && nesting > TEXT_MAX_DEPTH;
-    if (nesting == TEXT_INVALID || *too_deep) return NULL;
-    const char *end = NULL;
-    cJSON *v = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!v) return NULL;
-    size_t off = (size_t)(end - text);
-    while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\n' || text[off] == '\r')) off++;
-    if (off != len) { cJSON_Delete(v); return NULL; }
+    slop__json_status st;
+    cJSON *v = slop__json_parse(text, len, TEXT_MAX_DEPTH, &st, NULL);
+    *too_deep = st == SLOP__JSON_TOO_DEEP;
     return v;
 }
 

@@ -1,0 +1,79 @@
+/*
+ * receive_fuzzer.c: libFuzzer target for slop_consumer_receive, the entry
+ * point that takes provider bytes, plus the readers that walk the mirror.
+ *
+ * Input: frames separated by newlines. "$SUB" in a frame is replaced by the
+ * subscription id the consumer chose (ids are random per consumer, so seeds
+ * cannot spell them). A consumer is subscribed at "/" and at "/a" before the
+ * first frame, and every frame is followed by a tick, so snapshots, patches,
+ * gaps, resyncs and timeouts all get exercised.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slop_core.h"
+
+static void drain(slop_consumer *c) {
+    const char *out;
+    size_t n;
+    while (slop_consumer_next(c, &out, &n) != SLOP_OUT_NONE) {
+        if (!out || strlen(out) != n) __builtin_trap(); /* every output is NUL-terminated text */
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    slop_limits lim = {1 << 20, 64, 5000, 1000, 64};
+    slop_consumer *c = slop_consumer_new(&lim, (size & 1) ? "postmessage" : "ws", 1234);
+    if (!c) return 0;
+    char sub[64], sub2[64];
+    snprintf(sub, sizeof sub, "%s", slop_consumer_subscribe(c, "{\"path\":\"/\"}", 12, 0, NULL));
+    snprintf(sub2, sizeof sub2, "%s", slop_consumer_subscribe(c, "{\"path\":\"/a\",\"depth\":2}", 24, 0, NULL));
+    drain(c);
+
+    char *frame = malloc(size * 8 + 1);
+    const char *p = (const char *)data, *end = p + size;
+    double now = 0;
+    while (p < end && frame) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        size_t o = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (i + 4 <= len && memcmp(p + i, "$SUB", 4) == 0) {
+                size_t sl = strlen(sub);
+                memcpy(frame + o, sub, sl);
+                o += sl;
+                i += 3;
+            } else {
+                frame[o++] = p[i];
+            }
+        }
+        slop_consumer_receive(c, frame, o, now);
+        drain(c);
+        now += 400;
+        slop_consumer_tick(c, now);
+        drain(c);
+        p += len + 1;
+    }
+    free(frame);
+
+    /* The readers must cope with whatever state the frames left. */
+    slop_consumer_status(c, NULL);
+    slop_consumer_tree(c, sub, "/", -1, NULL);
+    slop_consumer_node(c, sub, "/", NULL);
+    slop_consumer_tree_text(c, sub, NULL);
+    slop_consumer_tools(c, sub, "fz", 40, NULL);
+    slop_consumer_resolve_tool(c, sub, "a__b", NULL);
+    slop_consumer_tree(c, sub2, "/a", 1, NULL);
+    slop_consumer_invoke(c, "/a", "go", "{}", 2, now, NULL);
+    slop_consumer *all[1] = {c};
+    free(slop_render_state_tail(all, 1, "now"));
+    slop_consumer_close(c, now);
+    drain(c);
+    slop_consumer_reset(c, now);
+    drain(c);
+    slop_consumer_free(c);
+    return 0;
+}
