@@ -291,6 +291,9 @@ char *slop_parse_meta(const char *content, const char *page_url);
  * Same host (port ignored) or both loopback is same-origin; a loopback target
  * named by a non-loopback page, another host, or anything unparsable is
  * cross-origin and needs the user's approval before connecting.
+ * page_origin and approval_key are null when the page's origin is opaque
+ * (file:, data:, about:): such pages all share the origin "null", so an
+ * approval stored for one would silently apply to all of them.
  */
 char *slop_classify_target(const char *page_url, const char *target_url);
 
