@@ -1,0 +1,299 @@
+// slop-core.js: the typed JS wrapper of the SLOP consumer core (wasm).
+//
+//   import { loadSlopCore } from './slop-core.js';
+//   const core = await loadSlopCore();
+//   const c = new core.SlopConsumer({ transport: 'ws' });
+//   c.subscribe({ path: '/', depth: -1 }, Date.now());
+//   c.receive(frameText, Date.now());
+//   for (const out of c.drain()) out.kind === 'send' ? ws.send(out.frame) : show(out.event);
+//
+// This file only moves bytes across the wasm boundary. Every protocol decision
+// is the core's (wasm/include/slop_core.h); do not add protocol logic here.
+//
+// Memory rules (from the header): strings go in as UTF-8 with explicit lengths
+// and are freed here after the call; a consumer-owned result is valid until the
+// next call on that consumer, so it is copied out at once; a free-standing
+// result is copied and released with slop_free.
+
+import createSlopCore from '../dist/slop_core.mjs';
+
+/** Error codes of slop_code (negative numbers) by name. */
+export const SlopCode = Object.freeze({
+  OK: 0, E_ARG: -1, E_CAPABILITY: -2, E_PARAMS: -3, E_NOT_FOUND: -4,
+  E_STATE: -5, E_LIMIT: -6, E_NOMEM: -7,
+});
+const CODE_NAMES = new Map(Object.entries(SlopCode).map(([k, v]) => [v, k]));
+
+/** A call refused by the core. `code` is a slop_code (negative), `codeName` e.g. "E_PARAMS". */
+export class SlopError extends Error {
+  /** @param {number} code @param {string} message */
+  constructor(code, message) {
+    super(message || CODE_NAMES.get(code) || `slop error ${code}`);
+    this.name = 'SlopError';
+    this.code = code;
+    this.codeName = CODE_NAMES.get(code) ?? 'UNKNOWN';
+  }
+}
+
+/**
+ * @typedef {object} SlopLimits  0 or omitted = the core's default.
+ * @property {number} [maxFrameBytes]
+ * @property {number} [maxJsonDepth]
+ * @property {number} [maxNodes]
+ * @property {number} [requestTimeoutMs]
+ * @property {number} [maxPending]
+ */
+/** @typedef {{kind: 'send', frame: string} | {kind: 'event', event: any}} SlopOutput */
+/**
+ * @typedef {object} SlopCore
+ * @property {ReturnType<typeof makeConsumerClass>['SlopConsumer']} SlopConsumer
+ * @property {(schema: any, params: any) => (string|null)} validateParams
+ * @property {(text: string) => any} parseDescriptor
+ * @property {(content: string, pageUrl: string) => any} parseMeta
+ * @property {(pageUrl: string, targetUrl: string) => any} classifyTarget
+ * @property {(consumers: SlopConsumerT[], generatedAt: string) => (string|null)} renderStateTail
+ * @property {() => string} version
+ */
+/** @typedef {InstanceType<ReturnType<typeof makeConsumerClass>['SlopConsumer']>} SlopConsumerT */
+
+// Field order and sizes of struct slop_limits (wasm32: size_t and unsigned are 4 bytes).
+const LIMIT_FIELDS = ['maxFrameBytes', 'maxJsonDepth', 'maxNodes', 'requestTimeoutMs', 'maxPending'];
+const OUT_NONE = 0, OUT_SEND = 1;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Instantiates the wasm core.
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array}} [options]  wasmBinary: the module's
+ *   bytes (Node); otherwise dist/slop_core.wasm is fetched next to the glue.
+ * @returns {Promise<SlopCore>}
+ */
+export async function loadSlopCore(options = {}) {
+  const M = await createSlopCore(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
+  const mem = makeMemory(M);
+  const { SlopConsumer, pointerOf } = makeConsumerClass(M, mem);
+
+  /** Copies a free-standing result and releases it with slop_free. */
+  const freeResult = (ptr) => {
+    if (!ptr) return null;
+    try { return M.UTF8ToString(ptr); } finally { M._slop_free(ptr); }
+  };
+
+  return {
+    SlopConsumer,
+    /**
+     * @param {any} schema affordance params schema @param {any} params (undefined: NULL to the core)
+     * @returns {string|null} null when params fit the schema, else the message.
+     */
+    validateParams(schema, params) {
+      return mem.withStrings([JSON.stringify(schema), params === undefined ? null : JSON.stringify(params)], ([s, p]) =>
+        freeResult(M._slop_validate_params(s.ptr, s.len, p.ptr, p.len)));
+    },
+    /** @returns {{ok: boolean, descriptor?: any, error?: string}} */
+    parseDescriptor(text) {
+      return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_parse_descriptor(t.ptr, t.len))));
+    },
+    /** @returns {{ok: boolean, transport?: {type: string, url?: string}, error?: string}} */
+    parseMeta(content, pageUrl) {
+      return JSON.parse(mem.withStrings([content, pageUrl], ([c, u]) => freeResult(M._slop_parse_meta(c.ptr, u.ptr))));
+    },
+    /** @returns {{classification: string, page_origin: string|null, approval_key: string}} */
+    classifyTarget(pageUrl, targetUrl) {
+      return JSON.parse(mem.withStrings([pageUrl, targetUrl], ([p, t]) =>
+        freeResult(M._slop_classify_target(p.ptr, t.ptr))));
+    },
+    /** @param {SlopConsumerT[]} consumers @returns {string|null} */
+    renderStateTail(consumers, generatedAt) {
+      const ptrs = consumers.map(pointerOf);
+      const arr = M._malloc(Math.max(4, ptrs.length * 4));
+      if (!arr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
+      try {
+        const view = mem.view();
+        ptrs.forEach((p, i) => view.setUint32(arr + 4 * i, p, true));
+        return mem.withStrings([generatedAt], ([g]) =>
+          freeResult(M._slop_render_state_tail(arr, ptrs.length, g.ptr)));
+      } finally { M._free(arr); }
+    },
+    /** @returns {string} */
+    version() { return M.UTF8ToString(M._slop_core_version()); },
+  };
+}
+
+/** Helpers over the module's linear memory. */
+function makeMemory(M) {
+  const scratch = M._malloc(8);        // [0]: const char *out, [4]: size_t out_len
+  if (!scratch) throw new Error('slop-core: out of wasm memory');
+  const view = () => new DataView(M.HEAPU8.buffer);   // re-created: memory may have grown
+  return {
+    view,
+    outPtr: scratch,
+    lenPtr: scratch + 4,
+    /** Reads `len` bytes at ptr as UTF-8. */
+    read(ptr, len) { return decoder.decode(M.HEAPU8.subarray(ptr, ptr + len)); },
+    /** Reads a result whose length the core stored at lenPtr. */
+    readOut(ptr) { return ptr ? decoder.decode(M.HEAPU8.subarray(ptr, ptr + view().getUint32(scratch + 4, true))) : null; },
+    u32(ptr) { return view().getUint32(ptr, true); },
+    /**
+     * Copies each value (string, Uint8Array, or null/undefined = NULL) into wasm
+     * memory, NUL-terminated, calls fn([{ptr, len}]) and frees the copies.
+     */
+    withStrings(values, fn) {
+      const bufs = [];
+      try {
+        for (const v of values) {
+          if (v == null) { bufs.push({ ptr: 0, len: 0 }); continue; }
+          const bytes = typeof v === 'string' ? encoder.encode(v) : new Uint8Array(v.buffer ?? v, v.byteOffset ?? 0, v.byteLength);
+          const ptr = M._malloc(bytes.length + 1);
+          if (!ptr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
+          M.HEAPU8.set(bytes, ptr);
+          M.HEAPU8[ptr + bytes.length] = 0;
+          bufs.push({ ptr, len: bytes.length });
+        }
+        return fn(bufs);
+      } finally {
+        for (const b of bufs) if (b.ptr) M._free(b.ptr);
+      }
+    },
+  };
+}
+
+function makeConsumerClass(M, mem) {
+  const registry = new FinalizationRegistry((ptr) => M._slop_consumer_free(ptr));
+  let pointerOf;
+
+  /** One consumer per provider connection (slop_consumer). */
+  class SlopConsumer {
+    #ptr = 0;
+    static {
+      pointerOf = (c) => {
+        if (!(c instanceof SlopConsumer) || !c.#ptr) throw new TypeError('not a live SlopConsumer');
+        return c.#ptr;
+      };
+    }
+
+    /**
+     * @param {{transport: 'ws'|'postmessage', seed?: bigint|number, limits?: SlopLimits}} options
+     */
+    constructor({ transport, seed, limits } = {}) {
+      if (seed === undefined) seed = crypto.getRandomValues(new BigUint64Array(1))[0];
+      seed = BigInt.asUintN(64, BigInt(seed));
+      let lim = 0;
+      try {
+        if (limits) {
+          for (const k of Object.keys(limits)) if (!LIMIT_FIELDS.includes(k)) throw new TypeError(`unknown limit "${k}"`);
+          lim = M._malloc(4 * LIMIT_FIELDS.length);
+          if (!lim) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
+          const view = mem.view();
+          LIMIT_FIELDS.forEach((k, i) => view.setUint32(lim + 4 * i, limits[k] ?? 0, true));
+        }
+        this.#ptr = mem.withStrings([transport], ([t]) => M._slop_consumer_new(lim, t.ptr, seed));
+      } finally {
+        if (lim) M._free(lim);
+      }
+      if (!this.#ptr) throw new SlopError(SlopCode.E_ARG, `cannot create a consumer for transport "${transport}"`);
+      registry.register(this, this.#ptr, this);
+    }
+
+    #live() {
+      if (!this.#ptr) throw new SlopError(SlopCode.E_STATE, 'SlopConsumer used after free()');
+      return this.#ptr;
+    }
+    #fail() {
+      return new SlopError(M._slop_consumer_last_code(this.#ptr) || SlopCode.E_ARG,
+        M.UTF8ToString(M._slop_consumer_last_error(this.#ptr)));
+    }
+    /** A consumer-owned result (copied now) or null. */
+    #out(ptr) { return mem.readOut(ptr); }
+    #outJson(ptr) { const s = mem.readOut(ptr); return s === null ? null : JSON.parse(s); }
+
+    /** Feeds one provider frame (string or UTF-8 bytes). @returns {number} outputs queued */
+    receive(frame, nowMs) {
+      const c = this.#live();
+      return mem.withStrings([frame], ([f]) => M._slop_consumer_receive(c, f.ptr, f.len, nowMs));
+    }
+    /** @returns {number} outputs queued */
+    tick(nowMs) { return M._slop_consumer_tick(this.#live(), nowMs); }
+    /** @returns {number} outputs queued */
+    close(nowMs) { return M._slop_consumer_close(this.#live(), nowMs); }
+    /** @returns {number} outputs queued */
+    reset(nowMs) { return M._slop_consumer_reset(this.#live(), nowMs); }
+
+    /** Takes every queued output. @returns {SlopOutput[]} */
+    drain() {
+      const c = this.#live(), outs = [];
+      for (;;) {
+        const kind = M._slop_consumer_next(c, mem.outPtr, mem.lenPtr);
+        if (kind === OUT_NONE) return outs;
+        const text = mem.read(mem.u32(mem.outPtr), mem.u32(mem.lenPtr));
+        outs.push(kind === OUT_SEND ? { kind: 'send', frame: text } : { kind: 'event', event: JSON.parse(text) });
+      }
+    }
+
+    /** @param {object} [options] {path, depth, max_nodes, filter} @returns {string} subscription id */
+    subscribe(options, nowMs) { return this.#request(M._slop_consumer_subscribe, options, nowMs); }
+    /** @param {object} [options] as subscribe plus window @returns {string} request id */
+    query(options, nowMs) { return this.#request(M._slop_consumer_query, options, nowMs); }
+    #request(fn, options, nowMs) {
+      const c = this.#live();
+      const id = mem.withStrings([JSON.stringify(options ?? {})], ([o]) => this.#out(fn(c, o.ptr, o.len, nowMs, mem.lenPtr)));
+      if (id === null) throw this.#fail();
+      return id;
+    }
+    /** @param {string} subId @param {number} [nowMs] */
+    unsubscribe(subId, nowMs = Date.now()) {
+      const c = this.#live();
+      const rc = mem.withStrings([subId], ([s]) => M._slop_consumer_unsubscribe(c, s.ptr, nowMs));
+      if (rc < 0) throw this.#fail();
+    }
+    /**
+     * @param {string} path absolute node path @param {string} action
+     * @param {object|undefined} params @returns {string} request id
+     */
+    invoke(path, action, params, nowMs) {
+      const c = this.#live();
+      const p = params === undefined ? null : JSON.stringify(params);
+      const id = mem.withStrings([path, action, p], ([pa, ac, pr]) =>
+        this.#out(M._slop_consumer_invoke(c, pa.ptr, ac.ptr, pr.ptr, pr.len, nowMs, mem.lenPtr)));
+      if (id === null) throw this.#fail();
+      return id;
+    }
+
+    /** @returns {object} provider and connection state */
+    status() { return this.#outJson(M._slop_consumer_status(this.#live(), mem.lenPtr)); }
+    /** @returns {object|null} mirrored subtree cut at depth (-1 = all) */
+    tree(subId, path = '/', depth = -1) {
+      const c = this.#live();
+      return mem.withStrings([subId, path], ([s, p]) => this.#outJson(M._slop_consumer_tree(c, s.ptr, p.ptr, depth, mem.lenPtr)));
+    }
+    /** @returns {object|null} one node with child_ids and path */
+    node(subId, path) {
+      const c = this.#live();
+      return mem.withStrings([subId, path], ([s, p]) => this.#outJson(M._slop_consumer_node(c, s.ptr, p.ptr, mem.lenPtr)));
+    }
+    /** @returns {string|null} canonical tree text */
+    treeText(subId) {
+      const c = this.#live();
+      return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_tree_text(c, s.ptr, mem.lenPtr)));
+    }
+    /** @returns {{tools: object[], resolve: object}|null} */
+    tools(subId, prefix = null, maxLen = 0) {
+      const c = this.#live();
+      return mem.withStrings([subId, prefix], ([s, p]) => this.#outJson(M._slop_consumer_tools(c, s.ptr, p.ptr, maxLen, mem.lenPtr)));
+    }
+    /** @returns {{path: string, action: string}|null} */
+    resolveTool(subId, name) {
+      const c = this.#live();
+      return mem.withStrings([subId, name], ([s, n]) => this.#outJson(M._slop_consumer_resolve_tool(c, s.ptr, n.ptr, mem.lenPtr)));
+    }
+
+    /** Frees the core consumer; further calls throw. Idempotent. */
+    free() {
+      if (!this.#ptr) return;
+      registry.unregister(this);
+      M._slop_consumer_free(this.#ptr);
+      this.#ptr = 0;
+    }
+  }
+  return { SlopConsumer, pointerOf };
+}
