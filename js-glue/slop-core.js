@@ -117,6 +117,8 @@ export async function loadSlopCore(options = {}) {
     },
     /** @returns {string} */
     version() { return M.UTF8ToString(M._slop_core_version()); },
+    /** Bytes of wasm linear memory (it only grows): for memory figures. @returns {number} */
+    heapBytes() { return M.HEAPU8.length; },
   };
 }
 

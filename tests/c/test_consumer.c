@@ -1133,6 +1133,83 @@ TEST(node_view_lists_child_ids_in_order_for_wide_collections) {
     stop(&l);
 }
 
+
+/* ---- snapshot trees from text and from cJSON ---------------------------- */
+
+TEST(snapshots_in_a_batch_and_at_top_level_build_the_same_mirror) {
+    live a, b;
+    start(&a, HELLO_ALL, "/", TODOS); /* top-level: built from the text */
+    start(&b, HELLO_ALL, "/", NULL);
+    char *f = malloc(strlen(TODOS) + 256);
+    sprintf(f, "{\"type\":\"batch\",\"messages\":[{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":%s}]}",
+            b.wire, TODOS);
+    feed(b.c, f, &b.o); /* inside a batch: built from cJSON values */
+    free(f);
+    char *ta = tree_at(&a, "/"), *tb = tree_at(&b, "/");
+    CHECK(ta != NULL);
+    CHECK_STR(ta, tb);
+    free(ta);
+    free(tb);
+    /* fields kept as text are parsed when patched or read */
+    patch(&a, 2, 1, "[{\"op\":\"add\",\"path\":\"/todos/t1/affordances/-\",\"value\":{\"action\":\"pin\"}}]");
+    CHECK_CONTAINS(slop_consumer_node(a.c, a.sub, "/todos/t1", NULL), "{\"action\":\"pin\"}]");
+    CHECK(slop_consumer_invoke(a.c, "/todos/t1", "pin", NULL, 0, 0, NULL) != NULL);
+    stop(&a);
+    stop(&b);
+}
+
+TEST(invalid_json_inside_a_snapshot_tree_is_refused_and_keeps_state) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    const char *trees[] = {
+        "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a\":01}}",
+        "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a\":\"\\ud800\"}}",
+        "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a\":tru}}",
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"x\",\"type\":\"i\"},]}",
+        "{\"id\":\"r\",\"type\":\"root\",\"meta\":{\"a\":[1,2}}",
+        "{\"id\":\"r\\u0000\",\"type\":\"root\"}",
+        "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a\":\"x\"} \"b\":1}",
+    };
+    for (size_t i = 0; i < sizeof trees / sizeof *trees; i++) {
+        char f[512];
+        snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%zu,\"seq\":0,\"tree\":%s}", l.wire, 2 + i,
+                 trees[i]);
+        int before = count_ev(&l.o, "protocol_error");
+        feed(l.c, f, &l.o);
+        if (count_ev(&l.o, "protocol_error") != before + 1) printf("  case %zu was not refused\n", i);
+        CHECK(count_ev(&l.o, "protocol_error") == before + 1);
+    }
+    CHECK(count_ev(&l.o, "snapshot") == 0);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    /* nesting inside the tree counts against the depth limit too */
+    char deep[2048];
+    size_t n = (size_t)snprintf(deep, sizeof deep, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":9,\"seq\":0,\"tree\":"
+                                                  "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a\":", l.wire);
+    for (int i = 0; i < 200; i++) deep[n++] = '[';
+    for (int i = 0; i < 200; i++) deep[n++] = ']';
+    n += (size_t)snprintf(deep + n, sizeof deep - n, "}}}");
+    outs_free(&l.o);
+    slop_consumer_receive(l.c, deep, n, 0);
+    drain(l.c, &l.o);
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strstr(str(e, "message"), "deep"));
+    cJSON_Delete(e);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+}
+
+TEST(trailing_bytes_and_raw_control_characters_make_a_frame_invalid) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    feed(l.c, "{\"type\":\"event\",\"name\":\"x\"} {}", &l.o);
+    feed(l.c, "{\"type\":\"event\",\"name\":\"a\tb\"}", &l.o);
+    CHECK(count_ev(&l.o, "protocol_error") == 2);
+    CHECK(count_ev(&l.o, "provider_event") == 0);
+    stop(&l);
+}
+
 int main(void) {
     RUN(postmessage_consumer_opens_with_the_connect_handshake);
     RUN(requests_wait_for_hello_then_go_out_in_order);
@@ -1185,5 +1262,8 @@ int main(void) {
     RUN(tree_text_and_tools_come_from_the_mirror);
     RUN(state_tail_lists_connected_providers_only);
     RUN(node_view_lists_child_ids_in_order_for_wide_collections);
+    RUN(snapshots_in_a_batch_and_at_top_level_build_the_same_mirror);
+    RUN(invalid_json_inside_a_snapshot_tree_is_refused_and_keeps_state);
+    RUN(trailing_bytes_and_raw_control_characters_make_a_frame_invalid);
     return check_report();
 }

@@ -103,6 +103,8 @@ struct slop_consumer {
     char err[320];
     slop_code code;
     unsigned long long ignored_frames, stale_patches;
+    const char *raw_tree;   /* the current frame's snapshot "tree" text, or NULL */
+    size_t raw_tree_len;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -398,7 +400,7 @@ static void check_tasks(slop_consumer *c, sub *s) {
             i++;
             continue;
         }
-        cJSON *props = n->field[SLOP_FIELD_PROPERTIES];
+        cJSON *props = slop_node_field(n, SLOP_FIELD_PROPERTIES);
         char *now = props ? cJSON_PrintUnformatted(props) : dupstr("{}");
         if (!t->seen || !t->last || strcmp(now, t->last) != 0) {
             t->seen = 1;
@@ -517,17 +519,25 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
         protocol_error(c, "bad_message", 0, "snapshot %s: \"version\" must be a number", id->valuestring);
         return;
     }
-    if (!cJSON_IsObject(tree)) {
+    /* The top-level frame's tree arrives as text (see receive); one inside a
+     * batch arrives parsed. Taken once: a nested snapshot must not reuse it. */
+    const char *raw = c->raw_tree;
+    size_t raw_len = c->raw_tree_len;
+    c->raw_tree = NULL;
+    if (!(raw && cJSON_IsNull(tree) && raw[0] == '{') && !cJSON_IsObject(tree)) {
         protocol_error(c, "bad_message", 0, "snapshot %s: \"tree\" must be a node object", id->valuestring);
         return;
     }
+    if (!cJSON_IsNull(tree)) raw = NULL;
     char err[300];
     if (q) { /* a query answer: validate it, hand it over, keep nothing */
         slop_budget b = {0, c->lim.max_nodes};
         slop_mirror tmp;
         slop_mirror_init(&tmp, &b, c->rng);
         cJSON *e;
-        if (slop_mirror_load(&tmp, tree, err, sizeof err) != 0) {
+        int bad = raw ? slop_mirror_load_text(&tmp, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
+                      : slop_mirror_load(&tmp, tree, err, sizeof err);
+        if (bad != 0) {
             e = event("error");
             cJSON_AddStringToObject(e, "id", q->id);
             cJSON_AddStringToObject(e, "request", "query");
@@ -553,7 +563,9 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
         return;
     }
     int rebase = s->has_mirror;
-    if (slop_mirror_load(&s->m, tree, err, sizeof err) != 0) {
+    int bad = raw ? slop_mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
+                  : slop_mirror_load(&s->m, tree, err, sizeof err);
+    if (bad != 0) {
         protocol_error(c, strstr(err, "limit of") ? "too_many_nodes" : "bad_snapshot", 0,
                        "snapshot for %s refused: %s%s", s->handle, err,
                        s->has_mirror ? "; the last good state is kept" : "");
@@ -863,19 +875,42 @@ int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, doubl
                        c->lim.max_frame_bytes);
         return c->queued;
     }
-    slop__json_status st;
-    size_t off = 0;
-    cJSON *msg = slop__json_parse(frame, len, c->lim.max_json_depth, &st, &off);
-    if (st == SLOP__JSON_TOO_DEEP) {
-        protocol_error(c, "too_deep", 0, "frame nests more than %u levels: dropped", c->lim.max_json_depth);
+    /* Validate once; a top-level snapshot's tree is then loaded straight
+     * from the text, and cJSON parses only the small envelope around it. */
+    slop__frame_info fi;
+    if (slop__scan_frame(frame, len, c->lim.max_json_depth, &fi) != 0) {
+        if (fi.too_deep)
+            protocol_error(c, "too_deep", 0, "frame nests more than %u levels: dropped", c->lim.max_json_depth);
+        else
+            protocol_error(c, "bad_json", 0, "frame is not valid JSON (at byte %zu of %zu): dropped", fi.offset, len);
         return c->queued;
     }
+    cJSON *msg;
+    if (fi.is_snapshot && fi.tree) {
+        size_t a = (size_t)(fi.tree - frame), rest = len - a - fi.tree_len;
+        char *env = malloc(a + 4 + rest);
+        if (!env) {
+            protocol_error(c, "out_of_memory", 0, "no memory for a frame of %zu bytes: dropped", len);
+            return c->queued;
+        }
+        memcpy(env, frame, a);
+        memcpy(env + a, "null", 4);
+        memcpy(env + a + 4, fi.tree + fi.tree_len, rest);
+        msg = cJSON_ParseWithLength(env, a + 4 + rest);
+        free(env);
+        c->raw_tree = fi.tree;
+        c->raw_tree_len = fi.tree_len;
+    } else {
+        msg = cJSON_ParseWithLength(frame, len);
+    }
     if (!msg) {
-        protocol_error(c, "bad_json", 0, "frame is not valid JSON (at byte %zu of %zu): dropped", off, len);
+        c->raw_tree = NULL;
+        protocol_error(c, "out_of_memory", 0, "no memory to parse a frame of %zu bytes: dropped", len);
         return c->queued;
     }
     handle(c, msg, now_ms, 0);
     cJSON_Delete(msg);
+    c->raw_tree = NULL;
     return c->queued;
 }
 
@@ -1197,13 +1232,13 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
     slop_node *n = find_mirrored(c, path);
     if (n) {
         cJSON *aff = NULL;
-        cJSON *list = n->field[SLOP_FIELD_AFFORDANCES];
+        cJSON *list = slop_node_field(n, SLOP_FIELD_AFFORDANCES);
         for (cJSON *a = list ? list->child : NULL; a; a = a->next) {
             cJSON *an = cJSON_GetObjectItemCaseSensitive(a, "action");
             if (cJSON_IsString(an) && strcmp(an->valuestring, action) == 0) aff = a;
         }
         /* A stub (id/type/meta only) carries no affordances: let the provider decide. */
-        int stub = !n->field[SLOP_FIELD_PROPERTIES] && !list && !n->kids;
+        int stub = !slop_node_has_field(n, SLOP_FIELD_PROPERTIES) && !list && !n->kids;
         if (!aff && !stub) {
             cJSON_Delete(pj);
             fail(c, SLOP_E_NOT_FOUND, "%.120s has no affordance \"%.60s\"", path, action);

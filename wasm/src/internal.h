@@ -64,4 +64,40 @@ typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_s
 cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
                         size_t *offset);
 
+/* A validating JSON scanner (RFC 8259, strict: no raw control characters,
+ * surrogates as cJSON accepts them), used where building cJSON values would
+ * cost more than the work needs: snapshot trees load straight from the text
+ * (mirror.c), field values stay raw until touched. */
+typedef struct slop__scan {
+    const char *s;
+    size_t len, pos;
+    unsigned depth, max_depth;
+    int too_deep;           /* set when a value nests deeper than max_depth */
+    char *buf;              /* decoded string (slop__scan_string), owned    */
+    size_t cap;
+} slop__scan;
+
+void slop__scan_init(slop__scan *sc, const char *s, size_t len, unsigned max_depth);
+void slop__scan_free(slop__scan *sc);
+void slop__scan_ws(slop__scan *sc);
+/* Validates and skips one value at pos (after whitespace). 0 or -1. */
+int slop__scan_value(slop__scan *sc);
+/* Decodes the string at pos into sc->buf (*n its length). 0 or -1. */
+int slop__scan_string(slop__scan *sc, size_t *n);
+/* Counts one level of nesting entered by the caller. 0, or -1 when too deep. */
+int slop__scan_enter(slop__scan *sc);
+
+/* What slop__scan_frame learned about a frame. */
+typedef struct slop__frame_info {
+    int is_snapshot;        /* top-level "type" is "snapshot"                */
+    int type_seen;
+    const char *tree;       /* top-level "tree" value (points into the frame) */
+    size_t tree_len;
+    int too_deep;
+    size_t offset;          /* where validation stopped                      */
+} slop__frame_info;
+
+/* Validates a whole frame; 0 when it is exactly one JSON value. */
+int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_info *info);
+
 #endif /* SLOP_INTERNAL_H */

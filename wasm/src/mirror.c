@@ -4,6 +4,8 @@
  */
 #include "mirror.h"
 
+#include "internal.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -474,6 +476,263 @@ static slop_node *build(slop_mirror *m, cJSON *tree, slop_node *parent, const ch
     return n;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Building from JSON text                                                  */
+/* ---------------------------------------------------------------------- */
+
+typedef struct span {
+    const char *p;
+    size_t n;
+} span;
+
+typedef struct text_ctx {
+    build_ctx *b;
+    slop__scan *sc;
+    char *tmp;                  /* decoded id while the type is decoded      */
+    size_t tmp_cap;
+} text_ctx;
+
+/* Decodes the JSON string at span s into sc->buf (the scanner's position is
+ * restored). */
+static int decode_span(slop__scan *sc, span s, size_t *n) {
+    size_t keep = sc->pos;
+    sc->pos = (size_t)(s.p - sc->s);
+    int rc = slop__scan_string(sc, n);
+    sc->pos = keep;
+    return rc;
+}
+
+static void free_kids(slop_mirror *m, slop_node **kids, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        kids[i]->tl = kids[i]->tr = kids[i]->tp = NULL;
+        node_free(m, kids[i]);
+    }
+    free(kids);
+}
+
+#define TFAIL(...)                                                        \
+    do {                                                                  \
+        set_err(b->err, b->errlen, __VA_ARGS__);                          \
+        goto fail;                                                        \
+    } while (0)
+
+/*
+ * Builds the node whose object starts at the scanner's position. Children
+ * are built first (the node's size is known only once its members are), so
+ * they are linked to it, hashed and checked for duplicate ids at the end.
+ */
+static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth) {
+    build_ctx *b = t->b;
+    slop__scan *sc = t->sc;
+    slop_node **kids = NULL, *n = NULL;
+    size_t nk = 0, capk = 0;
+    span id = {0}, type = {0}, raw[SLOP_FIELD_COUNT] = {{0}};
+    uint8_t kids_wire = SLOP_KIDS_ABSENT;
+    char here[160];
+    snprintf(here, sizeof here, "%s/?", where);
+
+    if (depth > SLOP_MAX_TREE_DEPTH) TFAIL("%s: tree is deeper than %d levels", where, SLOP_MAX_TREE_DEPTH);
+    slop__scan_ws(sc);
+    if (sc->pos >= sc->len || sc->s[sc->pos] != '{') TFAIL("%s: a node must be an object", where);
+    if (slop__scan_enter(sc) != 0) TFAIL("tree nests too deeply");
+    sc->pos++;
+    slop__scan_ws(sc);
+    int empty = sc->pos < sc->len && sc->s[sc->pos] == '}';
+    if (empty) sc->pos++;
+    while (!empty) {
+        slop__scan_ws(sc);
+        size_t kn = 0;
+        if (slop__scan_string(sc, &kn) != 0) TFAIL("%s: bad member name", where);
+        int which = -1; /* 0 id, 1 type, 2 children, 3+f field f */
+        if (strcmp(sc->buf, "id") == 0) which = 0;
+        else if (strcmp(sc->buf, "type") == 0) which = 1;
+        else if (strcmp(sc->buf, "children") == 0) which = 2;
+        else {
+            int f = field_of(sc->buf);
+            if (f >= 0) which = 3 + f;
+        }
+        slop__scan_ws(sc);
+        if (sc->pos >= sc->len || sc->s[sc->pos] != ':') TFAIL("%s: expected ':'", where);
+        sc->pos++;
+        slop__scan_ws(sc);
+        if (sc->pos >= sc->len) TFAIL("%s: truncated", where);
+        char first = sc->s[sc->pos];
+        size_t start = sc->pos;
+        if (which == 2 && first == '[') {
+            kids_wire = SLOP_KIDS_ARRAY;
+            if (slop__scan_enter(sc) != 0) TFAIL("tree nests too deeply");
+            sc->pos++;
+            if (id.p) {
+                size_t idn;
+                if (decode_span(sc, id, &idn) == 0) snprintf(here, sizeof here, "%s/%s", where, sc->buf);
+            }
+            slop__scan_ws(sc);
+            if (sc->pos < sc->len && sc->s[sc->pos] == ']') sc->pos++;
+            else {
+                for (;;) {
+                    if (nk == capk) {
+                        size_t nc = capk ? capk * 2 : 8;
+                        slop_node **nv = realloc(kids, nc * sizeof *nv);
+                        if (!nv) TFAIL("out of memory");
+                        kids = nv;
+                        capk = nc;
+                    }
+                    slop_node *k = build_text_node(t, here, depth + 1);
+                    if (!k) goto fail_quiet;
+                    kids[nk++] = k;
+                    slop__scan_ws(sc);
+                    if (sc->pos < sc->len && sc->s[sc->pos] == ',') {
+                        sc->pos++;
+                        continue;
+                    }
+                    if (sc->pos < sc->len && sc->s[sc->pos] == ']') {
+                        sc->pos++;
+                        break;
+                    }
+                    TFAIL("%s: expected ',' or ']' in children", here);
+                }
+            }
+            sc->depth--;
+        } else {
+            if (slop__scan_value(sc) != 0) TFAIL(sc->too_deep ? "tree nests too deeply" : "%s: invalid JSON", where);
+            span v = {sc->s + start, sc->pos - start};
+            if (which == 0 || which == 1) {
+                if (first != '"') TFAIL("%s: node \"%s\" must be a string", where, which ? "type" : "id");
+                if (which == 0 && !id.p) id = v;
+                if (which == 1 && !type.p) type = v;
+            } else if (which == 2) {
+                if (first != 'n') TFAIL("%s: \"children\" must be an array", here);
+                kids_wire = SLOP_KIDS_NULL;
+            } else if (which >= 3 && first != 'n') {
+                int f = which - 3, want_array = f == SLOP_FIELD_AFFORDANCES;
+                if (first != (want_array ? '[' : '{'))
+                    TFAIL("%s: \"%s\" must be %s", where, field_names[f], want_array ? "an array" : "an object");
+                if (!raw[f].p) raw[f] = v;
+            }
+        }
+        slop__scan_ws(sc);
+        if (sc->pos < sc->len && sc->s[sc->pos] == ',') {
+            sc->pos++;
+            continue;
+        }
+        if (sc->pos < sc->len && sc->s[sc->pos] == '}') {
+            sc->pos++;
+            break;
+        }
+        TFAIL("%s: expected ',' or '}'", where);
+    }
+    sc->depth--;
+
+    if (!id.p) TFAIL("%s: node has no string \"id\"", where);
+    size_t idl, tyl;
+    if (decode_span(sc, id, &idl) != 0) TFAIL("%s: bad id string", where);
+    if (t->tmp_cap < idl + 1) {
+        char *nt = realloc(t->tmp, idl + 1);
+        if (!nt) TFAIL("out of memory");
+        t->tmp = nt;
+        t->tmp_cap = idl + 1;
+    }
+    memcpy(t->tmp, sc->buf, idl + 1);
+    if (check_id(t->tmp, b->err, b->errlen) != 0) goto fail_quiet;
+    if (!type.p) TFAIL("%s/%s: node has no string \"type\"", where, t->tmp);
+    if (decode_span(sc, type, &tyl) != 0) TFAIL("%s: bad type string", where);
+    if (b->budget_left == 0) TFAIL("tree exceeds the limit of %zu mirrored nodes", b->m->budget->max);
+    size_t rawn = 0;
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++) rawn += raw[f].n;
+    n = calloc(1, sizeof *n + idl + tyl + 2 + rawn);
+    if (!n) TFAIL("out of memory");
+    char *p = (char *)(n + 1);
+    memcpy(p, t->tmp, idl + 1);
+    n->id = p;
+    p += idl + 1;
+    memcpy(p, sc->buf, tyl + 1);
+    n->type = p;
+    p += tyl + 1;
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
+        if (!raw[f].p) continue;
+        memcpy(p, raw[f].p, raw[f].n);
+        n->raw[f] = p;
+        n->raw_len[f] = (uint32_t)raw[f].n;
+        p += raw[f].n;
+    }
+    n->tsize = 1;
+    n->prio = next_prio(b->m);
+    n->kids_wire = kids_wire;
+    b->budget_left--;
+    b->m->nodes++;
+    b->m->budget->used++;
+    for (size_t i = 0; i < nk; i++) {
+        slop_node *k = kids[i];
+        k->parent = n;
+        k->hash = hash_key(n, k->id);
+        if (index_get(&b->m->index, n, k->id)) {
+            set_err(b->err, b->errlen, "%s/%s: two children have the id \"%s\"", where, n->id, k->id);
+            /* Unlink what was linked so far, then free everything. */
+            for (size_t j = 0; j < i; j++) index_del(&b->m->index, kids[j]);
+            goto fail_quiet;
+        }
+        if (index_put(&b->m->index, k) != 0) {
+            for (size_t j = 0; j < i; j++) index_del(&b->m->index, kids[j]);
+            TFAIL("out of memory");
+        }
+    }
+    if (nk) {
+        if (b->stack_cap < nk) {
+            slop_node **ns = realloc(b->stack, nk * sizeof *ns);
+            if (!ns) {
+                for (size_t j = 0; j < nk; j++) index_del(&b->m->index, kids[j]);
+                TFAIL("out of memory");
+            }
+            b->stack = ns;
+            b->stack_cap = nk;
+        }
+        n->kids = kids_build(kids, nk, b->stack);
+    }
+    free(kids);
+    return n;
+
+fail:
+fail_quiet:
+    free_kids(b->m, kids, nk);
+    if (n) node_free(b->m, n);
+    return NULL;
+}
+
+int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
+                          size_t errlen) {
+    slop_mirror fresh;
+    slop_mirror_init(&fresh, m->budget, m->rng);
+    size_t old = m->nodes;
+    m->budget->used -= old;
+    build_ctx b = {&fresh, NULL, 0, 0, err, errlen};
+    b.budget_left = m->budget->max > m->budget->used ? m->budget->max - m->budget->used : 0;
+    slop__scan sc;
+    slop__scan_init(&sc, text, len, max_depth);
+    text_ctx t = {&b, &sc, NULL, 0};
+    fresh.root = build_text_node(&t, "tree", 0);
+    if (fresh.root) {
+        slop__scan_ws(&sc);
+        if (sc.pos != len) {
+            set_err(err, errlen, "trailing bytes after the tree");
+            node_free(&fresh, fresh.root);
+            fresh.root = NULL;
+        }
+    }
+    free(t.tmp);
+    free(b.stack);
+    slop__scan_free(&sc);
+    m->budget->used += old;
+    if (!fresh.root) {
+        slop_mirror_clear(&fresh);
+        return -1;
+    }
+    uint64_t rng = fresh.rng;
+    slop_mirror_clear(m);
+    *m = fresh;
+    m->rng = rng;
+    return 0;
+}
+
 void slop_mirror_init(slop_mirror *m, slop_budget *budget, uint64_t seed) {
     memset(m, 0, sizeof *m);
     m->budget = budget;
@@ -556,8 +815,11 @@ cJSON *slop_node_to_json(const slop_node *n, int depth) {
     if (!o) return NULL;
     cJSON_AddStringToObject(o, "id", n->id);
     cJSON_AddStringToObject(o, "type", n->type);
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
+    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
         if (n->field[f]) cJSON_AddItemToObject(o, field_names[f], cJSON_Duplicate(n->field[f], 1));
+        else if (n->raw[f]) /* parsed for the copy only: reading keeps the node compact */
+            cJSON_AddItemToObject(o, field_names[f], cJSON_ParseWithLength(n->raw[f], n->raw_len[f]));
+    }
     if (n->kids && depth != 0) {
         cJSON *arr = cJSON_AddArrayToObject(o, "children");
         for (slop_node *k = slop_node_first_child(n); k; k = slop_node_next_sibling(k))
@@ -569,6 +831,17 @@ cJSON *slop_node_to_json(const slop_node *n, int depth) {
     }
     return o;
 }
+
+cJSON *slop_node_field(slop_node *n, int f) {
+    if (!n->field[f] && n->raw[f]) {
+        /* The scanner accepted this text and cJSON accepts a superset. */
+        n->field[f] = cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
+        if (n->field[f]) n->raw[f] = NULL;
+    }
+    return n->field[f];
+}
+
+int slop_node_has_field(const slop_node *n, int f) { return n->field[f] != NULL || n->raw[f] != NULL; }
 
 /* ---------------------------------------------------------------------- */
 /* Changes                                                                  */
@@ -795,6 +1068,7 @@ static int parse_index(const cJSON *op, int required, long *out, op_ctx *c) {
 /* An op inside a field value (properties, meta, ...), RFC 6902 style. */
 static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const char *rest,
                     cJSON *op) {
+    if (slop_node_has_field(n, f) && !slop_node_field(n, f)) OP_FAIL(c, "out of memory");
     /* Pre-image for rollback: fields are small, so a copy is cheap. */
     undo u = {U_FIELD, n, f, NULL, NULL, 0, NULL};
     if (n->field[f]) {

@@ -28,7 +28,10 @@ typedef struct slop_node slop_node;
 struct slop_node {
     const char *id;             /* points into the same allocation            */
     const char *type;           /* idem                                       */
-    cJSON *field[SLOP_FIELD_COUNT]; /* owned, NULL when absent                */
+    cJSON *field[SLOP_FIELD_COUNT]; /* owned; NULL when absent or still raw  */
+    const char *raw[SLOP_FIELD_COUNT]; /* JSON text of a field not parsed yet,
+                                    * inside this node's allocation (NULL: none) */
+    uint32_t raw_len[SLOP_FIELD_COUNT];
     slop_node *parent;          /* NULL for the mirror root                   */
     slop_node *kids;            /* treap root of the children, NULL if none   */
     slop_node *tl, *tr, *tp;    /* treap links among siblings                 */
@@ -82,6 +85,19 @@ void slop_mirror_clear(slop_mirror *m);
  * mirror is unchanged, a message is written to err and -1 returned.
  */
 int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen);
+
+/*
+ * The same from JSON text (a snapshot's "tree" value), without building cJSON
+ * values: the text is validated and field values are kept as raw text until
+ * something reads or patches them. max_depth bounds the nesting.
+ */
+int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
+                          size_t errlen);
+
+/* A node's field as cJSON, parsing its raw text on first use (NULL when
+ * absent, or out of memory). The node keeps the parsed value. */
+cJSON *slop_node_field(slop_node *n, int field);
+int slop_node_has_field(const slop_node *n, int field);
 
 /*
  * Applies a patch's ops array (consumed the same way). All-or-nothing: on

@@ -1,0 +1,219 @@
+// content.js: SLOP discovery and the postMessage relay, in the top frame of http(s) pages.
+//
+// A classic script (MV3 content scripts cannot be ES modules), self-contained in one IIFE. It
+// holds no protocol state and makes no protocol decision: it reports the raw contents of every
+// <meta name="slop"> (and, when the service worker asks, the raw /.well-known/slop response), and
+// relays postMessage traffic between the page's provider and the service worker.
+//
+// postMessage rules (spec: transport §postMessage convention, REQUIRED):
+//   - sends {slop: true, message} with targetOrigin = location.origin, never "*";
+//   - on receipt checks event.source === window and event.origin === location.origin BEFORE
+//     reading event.data; anything else is dropped unread (forged frames from iframes included);
+//   - ignores the extension's own echoes (consumer → provider message types);
+//   - forwards only verified messages, and only while the service worker has a postMessage
+//     connection open for this page. The service worker checks the port's sender again.
+//
+// The message type strings repeat the content section of extension/shared/messages.js
+// (tests/node/messages.test.js checks they match).
+
+(() => {
+  'use strict';
+
+  // This script cannot import extension/shared/browser.js: Firefox exposes `browser`, Chromium
+  // `chrome`; both have runtime.connect with the same shape.
+  const ext = globalThis.browser?.runtime?.id ? globalThis.browser : globalThis.chrome;
+  if (!ext?.runtime?.id || window.top !== window) return; // top frame only (also all_frames: false)
+  if (location.protocol !== 'http:' && location.protocol !== 'https:') return;
+
+  const PROTOCOL_VERSION = 1;
+  const PORT_NAME = 'slop-content';
+  const T = {
+    HELLO: 'content/hello',
+    DISCOVERY: 'content/discovery',
+    WELL_KNOWN: 'content/well-known',
+    FRAME: 'content/frame',
+    PING: 'content/ping',
+    PROBE_WELL_KNOWN: 'sw/probe-well-known',
+    PM_OPEN: 'sw/pm-open',
+    PM_SEND: 'sw/pm-send',
+    PM_CLOSE: 'sw/pm-close',
+  };
+  // Messages a consumer sends: when we see one on the page it is our own post (or another
+  // consumer's), never a provider's answer.
+  const CONSUMER_TYPES = new Set(['connect', 'subscribe', 'unsubscribe', 'query', 'invoke']);
+  const WELL_KNOWN_MAX = 65536;
+  const PING_MS = 20000;
+
+  let port = null;
+  let pmOpen = false;
+  let metas = [];
+  let wellKnownFound = false;
+  let retryMs = 100;
+  let retryTimer = 0;
+  let gone = false; // the extension was reloaded or removed: this script is orphaned
+
+  // ------------------------------------------------------------------------------- port
+
+  function post(msg) {
+    if (!port) return;
+    try {
+      port.postMessage(msg);
+    } catch {
+      port = null;
+      scheduleReconnect();
+    }
+  }
+
+  function connect() {
+    retryTimer = 0;
+    if (gone || port) return;
+    if (!ext.runtime?.id) {
+      gone = true;
+      return;
+    }
+    try {
+      port = ext.runtime.connect({ name: PORT_NAME });
+    } catch {
+      gone = true; // "Extension context invalidated"
+      return;
+    }
+    port.onMessage.addListener(onServiceWorkerMessage);
+    port.onDisconnect.addListener(() => {
+      void ext.runtime.lastError; // read it, or Chrome logs "Unchecked runtime.lastError"
+      port = null;
+      pmOpen = false;
+      scheduleReconnect();
+    });
+    // (Re-)announce everything: after a service worker restart this rebuilds its state.
+    post({ type: T.HELLO, v: PROTOCOL_VERSION, url: location.href });
+    post({ type: T.DISCOVERY, url: location.href, metas });
+  }
+
+  // The service worker was stopped (or is restarting): reconnect, which starts it again.
+  function scheduleReconnect() {
+    if (gone || retryTimer || document.visibilityState === 'prerender') return;
+    retryTimer = setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, 5000);
+  }
+
+  function onServiceWorkerMessage(msg) {
+    retryMs = 100; // the worker answers: reset the reconnect back-off
+    if (!msg || typeof msg.type !== 'string') return;
+    switch (msg.type) {
+      case T.PROBE_WELL_KNOWN:
+        probeWellKnown();
+        break;
+      case T.PM_OPEN:
+        pmOpen = true;
+        break;
+      case T.PM_CLOSE:
+        pmOpen = false;
+        break;
+      case T.PM_SEND:
+        if (msg.message && typeof msg.message === 'object' && location.origin !== 'null') {
+          window.postMessage({ slop: true, message: msg.message }, location.origin);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  // ---------------------------------------------------------------------------- discovery
+
+  function readMetas() {
+    return Array.from(document.querySelectorAll('meta[name="slop" i]'), (m) => m.getAttribute('content') ?? '');
+  }
+
+  function rescan() {
+    const now = readMetas();
+    if (now.length === metas.length && now.every((c, i) => c === metas[i])) return;
+    metas = now;
+    post({ type: T.DISCOVERY, url: location.href, metas });
+  }
+
+  let rescanQueued = false;
+  function queueRescan() {
+    if (rescanQueued) return;
+    rescanQueued = true;
+    setTimeout(() => {
+      rescanQueued = false;
+      rescan();
+    }, 30);
+  }
+
+  const touchesMeta = (node) => node.nodeType === 1 &&
+    (node.nodeName === 'META' || (typeof node.querySelector === 'function' && node.querySelector('meta') !== null));
+
+  // Tags added, changed or removed anywhere in the document (head or body).
+  const observer = new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes' ? r.target.nodeName === 'META'
+        : [...r.addedNodes, ...r.removedNodes].some(touchesMeta)) {
+        queueRescan();
+        return;
+      }
+    }
+  });
+  observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['name', 'content'] });
+
+  async function probeWellKnown() {
+    const url = new URL('/.well-known/slop', location.origin).href;
+    let status = 0;
+    let body = null;
+    let error = null;
+    try {
+      // Same-origin with the page, so no host permission is needed; no cookies are sent.
+      const res = await fetch(url, { credentials: 'omit', cache: 'no-store', headers: { Accept: 'application/json' } });
+      status = res.status;
+      if (res.ok) {
+        const text = await res.text();
+        if (text.length > WELL_KNOWN_MAX) error = 'descriptor larger than 64 KiB';
+        else body = text;
+      }
+    } catch (e) {
+      error = 'request failed';
+    }
+    wellKnownFound = body !== null;
+    post({ type: T.WELL_KNOWN, url: location.href, status, body, error });
+  }
+
+  // -------------------------------------------------------------------------- the relay
+
+  window.addEventListener('message', (event) => {
+    // Checked before event.data is touched: only this window, only this origin.
+    if (event.source !== window || event.origin !== location.origin) return;
+    if (!pmOpen || !port) return;
+    const data = event.data;
+    if (data === null || typeof data !== 'object' || data.slop !== true) return;
+    const message = data.message;
+    if (message !== null && typeof message === 'object' && CONSUMER_TYPES.has(message.type)) return; // echo
+    let text;
+    try {
+      text = JSON.stringify(message);
+    } catch {
+      text = undefined;
+    }
+    // Not representable as JSON: pass a marker so the core reports a protocol error.
+    post({ type: T.FRAME, text: typeof text === 'string' ? text : '"<not JSON>"' });
+  });
+
+  // ---------------------------------------------------------------------------- start
+
+  // Keep the service worker alive while this page has a provider (Chrome stops an idle worker
+  // after 30 s; a port message resets that timer).
+  setInterval(() => {
+    if (metas.length > 0 || wellKnownFound) post({ type: T.PING });
+  }, PING_MS);
+
+  // Back from the back/forward cache: Chrome disconnected our port when the page was frozen.
+  window.addEventListener('pageshow', (e) => {
+    if (e.persisted && !port) {
+      retryMs = 100;
+      connect();
+    }
+  });
+
+  metas = readMetas();
+  connect();
+})();

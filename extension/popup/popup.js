@@ -1,0 +1,93 @@
+// popup.js: the toolbar popup for one tab: providers found, their status, name and capabilities
+// (from hello), approve/deny for cross-origin targets, retry, and a way to the options page.
+// As a plain page for tests: popup.html?tabId=N.
+
+import { PORTS, Request, Push, Status } from '../shared/messages.js';
+import { activeTabId, openOptionsPage } from '../shared/browser.js';
+import { UiPort } from '../shared/ui-port.js';
+import { h, setChildren } from '../shared/dom.js';
+import { statusLabel, providerTitle, transportText } from '../shared/status-text.js';
+
+const $ = (id) => document.getElementById(id);
+let last = null;
+let port = null;
+
+function originOf(url) {
+  try { return new URL(url).origin; } catch { return url ?? ''; }
+}
+
+function act(button, type, key) {
+  button.disabled = true;
+  port.request(type, { key })
+    .catch((e) => { button.replaceWith(h('span', { class: 'error-text', text: e.message })); })
+    .finally(() => { button.disabled = false; });
+}
+
+function providerCard(p) {
+  const actions = [];
+  if (p.status === Status.PENDING_APPROVAL || p.status === Status.DENIED) {
+    const approveBtn = h('button', { class: 'primary', type: 'button', 'data-action': 'approve', onclick: (e) => act(e.target, Request.APPROVE, p.key) }, 'Approve');
+    const denyBtn = p.status === Status.DENIED ? null
+      : h('button', { type: 'button', 'data-action': 'deny', onclick: (e) => act(e.target, Request.DENY, p.key) }, 'Deny');
+    const [pageOrigin, target] = p.approvalKey.split(' -> ');
+    actions.push(h('div', { class: 'approval' },
+      h('p', {}, 'The page ', h('code', { text: pageOrigin }), ' names a provider on another origin: ', h('code', { text: target }),
+        '. Connect to it? Your answer is remembered for this page origin and target.'),
+      h('div', { class: 'actions' }, approveBtn, denyBtn)));
+  } else {
+    const row = [];
+    if (p.status === Status.AUTH_FAILED) {
+      row.push(h('button', { type: 'button', onclick: () => openOptionsPage() }, p.tokenSet ? 'Change token…' : 'Set a token…'));
+    }
+    if ([Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status)) {
+      row.push(h('button', { type: 'button', 'data-action': 'retry', onclick: (e) => act(e.target, Request.RETRY, p.key) }, 'Retry now'));
+    }
+    if (row.length) actions.push(h('div', { class: 'actions' }, row));
+  }
+  const bad = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.ERROR].includes(p.status);
+  return h('div', { class: 'provider', 'data-key': p.key, 'data-status': p.status },
+    h('div', { class: 'top' },
+      h('span', { class: 'name', text: providerTitle(p), title: providerTitle(p) }),
+      h('span', { class: 'pill', 'data-status': p.status, text: statusLabel(p) })),
+    h('div', { class: 'where muted mono', text: transportText(p) }),
+    p.provider ? h('div', { class: 'muted' }, 'id ', h('code', { text: p.provider.id }), p.provider.slop_version ? ` · SLOP ${p.provider.slop_version}` : '') : null,
+    p.message ? h('div', { class: `message ${bad ? 'error-text' : 'muted'}`, text: p.message }) : null,
+    p.capabilities.length ? h('div', { class: 'caps' }, p.capabilities.map((c) => h('span', { class: 'chip', text: c }))) : null,
+    actions);
+}
+
+function render(msg) {
+  last = msg;
+  $('page').textContent = msg.pageUrl ? originOf(msg.pageUrl) : '';
+  $('page').title = msg.pageUrl ?? '';
+  if (msg.providers.length === 0) {
+    setChildren($('providers'), h('div', { class: 'empty' },
+      h('p', {}, msg.pageUrl ? 'No SLOP provider on this page.' : 'This tab has no page the extension can read (only http and https pages are scanned).'),
+      h('p', { class: 'muted' }, 'A page announces one with ', h('code', { text: '<meta name="slop" content="ws://host:port/slop">' }),
+        ' (or content="postmessage"), or serves ', h('code', { text: '/.well-known/slop' }), '.')));
+  } else {
+    setChildren($('providers'), msg.providers.map(providerCard));
+  }
+  const problems = msg.problems ?? [];
+  $('problems').hidden = problems.length === 0;
+  setChildren($('problems'), h('h2', { text: 'Ignored announcements' }),
+    h('ul', {}, problems.map((p) => h('li', {}, h('code', { text: p.content }), ' — ', h('span', { class: 'error-text', text: p.error })))));
+  document.body.dataset.ready = '1';
+}
+
+async function main() {
+  $('options').addEventListener('click', () => openOptionsPage());
+  const q = new URLSearchParams(location.search);
+  const tabId = q.has('tabId') ? Number(q.get('tabId')) : await activeTabId();
+  if (!Number.isInteger(tabId)) {
+    setChildren($('providers'), h('p', { class: 'empty', text: 'No active tab.' }));
+    return;
+  }
+  port = new UiPort(PORTS.POPUP, tabId, {
+    onPush: (msg) => { if (msg.type === Push.PROVIDERS) render(msg); },
+  }).start();
+  // Retry countdowns tick down.
+  setInterval(() => { if (last?.providers.some((p) => p.retryAt)) render(last); }, 1000);
+}
+
+main();

@@ -1,0 +1,404 @@
+// connections.js: one Connection per (tab, provider): a core consumer, its transport (WebSocket,
+// or the page's postMessage channel through the content script), status, reconnects, frame log.
+//
+// The consumer is created once per connection and survives reconnects: after a new transport
+// opens, consumer.reset() makes the core forget the old hello and re-send its subscriptions, so
+// the mirror re-bases from a fresh snapshot. Status, hello and events are published to the UI
+// ports through `connectionEvents`.
+
+import { Status, LIMITS } from '../shared/messages.js';
+import { WsTransport, backoffDelay, serverAnswers } from '../../js-glue/ws-transport.js';
+import { tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
+import { core } from './core.js';
+
+/**
+ * The first subscription: the whole tree (depth -1, the spec's default), capped at 2000 nodes.
+ * An inspector wants everything; on a big app the provider compacts the lowest-salience
+ * subtrees to stay within max_nodes (they arrive with total_children and can be queried), so
+ * memory and patch traffic stay bounded.
+ */
+export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_nodes: 2000 });
+
+/** A postMessage provider that has not said hello yet gets `connect` again after this. */
+const HELLO_WAIT_MS = 2000;
+
+/** Listeners the UI side registers (panel-ports.js). */
+export const connectionEvents = {
+  /** (conn) status, hello, subscriptions changed */
+  change: new Set(),
+  /** (conn, event) every core event */
+  coreEvent: new Set(),
+  /** (conn, LogEntry) every frame in or out */
+  frame: new Set(),
+};
+const emit = (set, ...args) => {
+  for (const fn of set) {
+    try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
+  }
+};
+
+const encoder = new TextEncoder();
+function utf8Length(s) {
+  return s.length < 4096 ? encoder.encode(s).length : Math.round(s.length * 1.1); // estimate for big frames
+}
+
+/** A log entry for one frame. The type is read for display only (JSON.parse, no validation). */
+function logEntry(dir, text) {
+  let type = '?';
+  if (typeof text === 'string' && text.length <= 1 << 20) {
+    try {
+      const m = JSON.parse(text);
+      if (m && typeof m.type === 'string') type = m.type.slice(0, 40);
+    } catch { /* left as "?" */ }
+  }
+  const str = typeof text === 'string' ? text : `<${text.byteLength} binary bytes>`;
+  const truncated = str.length > LIMITS.LOG_TEXT_MAX;
+  return {
+    dir, t: Date.now(), type,
+    size: typeof text === 'string' ? utf8Length(text) : text.byteLength,
+    text: truncated ? str.slice(0, LIMITS.LOG_TEXT_MAX) : str,
+    truncated,
+  };
+}
+
+export class Connection {
+  /**
+   * @param {object} o
+   * @param {number} o.tabId
+   * @param {string} o.key                 ws URL or "postmessage"
+   * @param {{type: string, url?: string}} o.transport   from the core (parseMeta / parseDescriptor)
+   * @param {'meta'|'well-known'} o.source
+   * @param {string} o.pageUrl
+   * @param {{classification: string, approval_key: string}} o.target   core classifyTarget()
+   * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
+   */
+  constructor(o) {
+    this.tabId = o.tabId;
+    this.key = o.key;
+    this.transport = o.transport;
+    this.source = o.source;
+    this.pageUrl = o.pageUrl;
+    this.classification = o.target.classification;
+    this.approvalKey = o.target.approval_key;
+    this.page = o.page ?? null;
+
+    this.status = Status.DISCOVERED;
+    this.message = '';
+    this.retryAt = null;
+    this.tokenSet = false;
+    this.provider = null;
+    this.capabilities = [];
+    this.primarySub = null;
+    this.log = [];
+
+    this.consumer = null;
+    this.wire = null;          // the open transport (WsTransport, or the page channel)
+    this.attempt = 0;          // reconnect attempts since the last hello
+    this.timer = null;
+    this.disposed = false;
+    this.stopped = false;      // a fatal error: no reconnect until retry()
+    this.pending = new Map();  // request id → {resolve}
+    this.generation = 0;       // bumps on every connect(), to drop stale async results
+  }
+
+  get isPostMessage() {
+    return this.transport.type === 'postmessage';
+  }
+
+  /** Public summary for the UI (ProviderInfo of messages.js). Never contains a token. */
+  info() {
+    let subscriptions = [];
+    let nodes = 0;
+    if (this.consumer) {
+      const st = this.consumer.status();
+      subscriptions = (st.subscriptions ?? []).map((s) => ({
+        sub: s.sub, path: s.path, state: s.state, version: s.version ?? 0, nodes: s.nodes ?? 0,
+      }));
+      nodes = st.nodes ?? 0;
+    }
+    return {
+      key: this.key,
+      transport: { ...this.transport },
+      source: this.source,
+      status: this.status,
+      message: this.message,
+      retryAt: this.retryAt,
+      classification: this.classification,
+      approvalKey: this.approvalKey,
+      tokenSet: this.tokenSet,
+      provider: this.provider,
+      capabilities: this.capabilities,
+      primarySub: this.primarySub,
+      subscriptions,
+      nodes,
+    };
+  }
+
+  #setStatus(status, message = '', retryAt = null) {
+    this.status = status;
+    this.message = message;
+    this.retryAt = retryAt;
+    emit(connectionEvents.change, this);
+  }
+
+  // ------------------------------------------------------------------------- life cycle
+
+  /** Connects, or waits for the user's approval when the core says the target is cross-origin. */
+  async start() {
+    if (this.disposed) return;
+    if (this.classification !== 'same-origin') {
+      const gen = ++this.generation;
+      const [approved, denied] = await Promise.all([isApproved(this.approvalKey), isDenied(this.approvalKey)]);
+      if (this.disposed || gen !== this.generation) return;
+      if (!approved) {
+        this.#disconnect();
+        this.#setStatus(denied ? Status.DENIED : Status.PENDING_APPROVAL,
+          denied ? 'Denied for this browser session.' : `${this.approvalKey.split(' -> ')[0]} names a provider on another origin.`);
+        return;
+      }
+    }
+    await this.connect();
+  }
+
+  /** (Re)opens the transport now. */
+  async connect() {
+    if (this.disposed) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.stopped = false;
+    this.#disconnect();
+    const gen = ++this.generation;
+    const now = Date.now();
+    if (!this.consumer) {
+      this.consumer = new (core().SlopConsumer)({ transport: this.isPostMessage ? 'postmessage' : 'ws' });
+      this.primarySub = this.consumer.subscribe(FIRST_SUBSCRIPTION, now);
+    } else {
+      this.consumer.reset(now);
+    }
+    this.provider = null;
+    this.capabilities = [];
+
+    if (this.isPostMessage) {
+      this.#setStatus(Status.CONNECTING, 'Waiting for the page’s hello…');
+      this.wire = { isOpen: true, send: (text) => this.page.send(JSON.parse(text)), close: () => this.page.close() };
+      this.page.open();
+      this.pump();
+      this.timer = setTimeout(() => this.#helloMissing(gen), HELLO_WAIT_MS * 2 ** Math.min(this.attempt, 4));
+      return;
+    }
+
+    const token = await tokenFor(this.transport.url);
+    if (this.disposed || gen !== this.generation) return;
+    this.tokenSet = !!token;
+    this.#setStatus(Status.CONNECTING, token ? 'Opening the WebSocket (with token)…' : 'Opening the WebSocket…');
+    const ws = new WsTransport(this.transport.url, {
+      token,
+      onOpen: () => {
+        if (gen !== this.generation) return;
+        this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
+        this.pump();
+      },
+      onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
+      onClose: (info) => { if (gen === this.generation) this.#wsClosed(info, gen); },
+    });
+    this.wire = ws;
+  }
+
+  /** A frame from the provider (WebSocket message, or verified postMessage via the content script). */
+  receive(frame) {
+    if (this.disposed || !this.consumer) return;
+    this.#logFrame('in', frame);
+    this.consumer.receive(frame, Date.now());
+    this.pump();
+  }
+
+  /** Drains the core: frames go to the transport, events to handleEvent. */
+  pump() {
+    if (!this.consumer) return;
+    for (const out of this.consumer.drain()) {
+      if (out.kind === 'send') {
+        if (this.wire?.isOpen) {
+          this.wire.send(out.frame);
+          this.#logFrame('out', out.frame);
+        }
+      } else {
+        this.#handleEvent(out.event);
+      }
+    }
+  }
+
+  tick(now) {
+    if (!this.consumer || this.disposed) return;
+    this.consumer.tick(now);
+    this.pump();
+  }
+
+  /** Stops everything and frees the core consumer. */
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearTimeout(this.timer);
+    if (this.consumer && this.wire?.isOpen && this.primarySub) {
+      try { this.consumer.unsubscribe(this.primarySub, Date.now()); this.pump(); } catch { /* closed */ }
+    }
+    this.#disconnect();
+    for (const { resolve } of this.pending.values()) resolve({ event: 'closed', request: 'request', message: 'the provider went away' });
+    this.pending.clear();
+    this.consumer?.free();
+    this.consumer = null;
+  }
+
+  /** User asked to retry now (popup / panel). */
+  retry() {
+    this.attempt = 0;
+    return this.start();
+  }
+
+  // --------------------------------------------------------------------------- requests
+
+  #track(id) {
+    return new Promise((resolve) => this.pending.set(id, { resolve }));
+  }
+
+  /** Resolves with the core's terminal event for the invoke (result, error, timeout, closed). */
+  invoke(path, action, params) {
+    const id = this.#live().invoke(path, action, params, Date.now());
+    const p = this.#track(id);
+    this.pump();
+    return p.then((event) => ({ requestId: id, event }));
+  }
+
+  query(options) {
+    const id = this.#live().query(options, Date.now());
+    const p = this.#track(id);
+    this.pump();
+    return p.then((event) => ({ requestId: id, event }));
+  }
+
+  subscribe(options) {
+    const sub = this.#live().subscribe(options, Date.now());
+    this.pump();
+    emit(connectionEvents.change, this);
+    return sub;
+  }
+
+  unsubscribe(sub) {
+    this.#live().unsubscribe(sub, Date.now());
+    this.pump();
+    emit(connectionEvents.change, this);
+  }
+
+  #live() {
+    if (!this.consumer) throw Object.assign(new Error('not connected'), { codeName: 'E_STATE' });
+    return this.consumer;
+  }
+
+  // ----------------------------------------------------------------------------- private
+
+  #handleEvent(ev) {
+    switch (ev.event) {
+      case 'hello':
+        this.provider = {
+          id: String(ev.provider?.id ?? ''),
+          name: String(ev.provider?.name ?? ''),
+          slop_version: String(ev.provider?.slop_version ?? ''),
+        };
+        // The capability list the core accepted (status() is the core's view of the hello).
+        this.capabilities = (this.consumer?.status().capabilities ?? []).map(String);
+        this.attempt = 0;
+        clearTimeout(this.timer);
+        this.timer = null;
+        this.#setStatus(Status.CONNECTED);
+        break;
+      case 'protocol_error':
+        if (ev.fatal) {
+          this.stopped = true;
+          this.#disconnect();
+          this.consumer?.close(Date.now());
+          this.#setStatus(Status.ERROR, String(ev.message ?? 'fatal protocol error'));
+        }
+        break;
+      case 'snapshot':
+        emit(connectionEvents.change, this); // subscription state and node count
+        break;
+      default:
+        break;
+    }
+    if (ev.id !== undefined && this.pending.has(ev.id) &&
+        ['result', 'query', 'error', 'timeout', 'closed'].includes(ev.event)) {
+      this.pending.get(ev.id).resolve(ev);
+      this.pending.delete(ev.id);
+    }
+    emit(connectionEvents.coreEvent, this, ev);
+  }
+
+  #helloMissing(gen) {
+    if (this.disposed || gen !== this.generation || this.provider) return;
+    this.attempt++;
+    // The page's provider may start after the content script: ask again, less and less often.
+    this.connect().then(() => {
+      if (!this.provider && !this.disposed) {
+        this.message = 'No hello from the page yet; asking again…';
+        emit(connectionEvents.change, this);
+      }
+    });
+  }
+
+  async #wsClosed(info, gen) {
+    this.wire = null;
+    if (this.consumer) {
+      this.consumer.close(Date.now());
+      this.pump();
+    }
+    if (this.disposed) return;
+    if (info.kind === 'construct') {
+      this.stopped = true;
+      this.#setStatus(Status.ERROR, info.message);
+      return;
+    }
+    let status = Status.RECONNECTING;
+    let message = info.message;
+    if (info.kind === 'subprotocol') {
+      status = Status.AUTH_FAILED;
+    } else if (!info.opened) {
+      // Refused handshake or nobody there? Both look the same (1006); ask the network.
+      const up = await serverAnswers(this.transport.url);
+      if (this.disposed || gen !== this.generation) return;
+      if (up) {
+        status = Status.AUTH_FAILED;
+        message = this.tokenSet
+          ? 'The server refused the connection: check the token in Options and that the provider allows this extension’s origin.'
+          : 'The server refused the connection: it probably needs a token (set one in Options), or it does not allow this extension’s origin.';
+      } else {
+        status = Status.UNREACHABLE;
+        message = `Nothing answers at ${this.transport.url}.`;
+      }
+    }
+    this.#scheduleReconnect(status, message);
+  }
+
+  #scheduleReconnect(status, message) {
+    const delay = backoffDelay(this.attempt++);
+    const at = Date.now() + delay;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.start(), delay);
+    this.#setStatus(status, message, at);
+  }
+
+  #disconnect() {
+    const w = this.wire;
+    this.wire = null;
+    if (w) {
+      try { w.close(); } catch { /* already closed */ }
+      if (this.consumer) this.consumer.close(Date.now());
+      this.pump();
+    }
+  }
+
+  #logFrame(dir, frame) {
+    const entry = logEntry(dir, frame);
+    this.log.push(entry);
+    if (this.log.length > LIMITS.LOG_ENTRIES) this.log.splice(0, this.log.length - LIMITS.LOG_ENTRIES);
+    emit(connectionEvents.frame, this, entry);
+  }
+}

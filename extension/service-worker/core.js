@@ -1,0 +1,28 @@
+// core.js: the one wasm core instance of the service worker.
+//
+// The module is loaded by a static import (a service worker cannot use import()); instantiating
+// the wasm is asynchronous, so callers either await coreReady or, once it has resolved, use
+// core() synchronously. Every protocol decision goes through this object.
+
+import { loadSlopCore } from '../../js-glue/slop-core.js';
+
+let instance = null;
+let failure = null;
+
+/** Resolves with the core (the SlopCore object of js-glue/slop-core.js). */
+export const coreReady = loadSlopCore().then(
+  (c) => { instance = c; return c; },
+  (e) => { failure = e; console.error('SLOP Inspector: the wasm core failed to load:', e?.message ?? e); throw e; },
+);
+
+/** The loaded core; throws before coreReady has resolved. */
+export function core() {
+  if (!instance) throw new Error(failure ? `the SLOP core failed to load: ${failure.message}` : 'the SLOP core is still loading');
+  return instance;
+}
+
+/** Runs fn now if the core is loaded, else after it loads (preserving call order). */
+export function withCore(fn) {
+  if (instance) return fn(instance);
+  return coreReady.then(fn);
+}

@@ -1,0 +1,242 @@
+// panel-ports.js: the UI ports (DevTools panel "slop-panel", popup "slop-popup").
+//
+// Each port says which tab it shows (ui/hello), gets that tab's provider list on every change,
+// and may WATCH providers: then it gets tree/reset on every snapshot, tree/delta on every patch
+// (views of what it has seen, see node-views.js), the other core events, and optionally the frame
+// log. Requests are answered with exactly one reply. See shared/messages.js.
+
+import { Request, Push, PROTOCOL_VERSION, LIMITS } from '../shared/messages.js';
+import { isOwnExtensionPage } from '../shared/browser.js';
+import { approve, deny } from '../shared/settings-store.js';
+import { withCore, core } from './core.js';
+import { connectionEvents } from './connections.js';
+import { tabs, tabEvents, connectionOf } from './tabs.js';
+import { breadthFirstViews, patchDelta, viewsOf } from './node-views.js';
+
+/**
+ * @typedef {object} Watch
+ * @property {number} budget
+ * @property {boolean} log
+ * @property {Map<string, Set<string>>} known   sub → paths this port has a view of
+ */
+/**
+ * @typedef {object} UiPort
+ * @property {chrome.runtime.Port} port
+ * @property {number|null} tabId
+ * @property {Map<string, Watch>} watches   provider key → watch
+ */
+
+/** @type {Set<UiPort>} */
+const uiPorts = new Set();
+
+export function acceptUiPort(port) {
+  if (!isOwnExtensionPage(port.sender)) {
+    port.disconnect();
+    return;
+  }
+  /** @type {UiPort} */
+  const ui = { port, tabId: null, watches: new Map() };
+  uiPorts.add(ui);
+  port.onMessage.addListener((msg) => withCore(() => onUiMessage(ui, msg)).catch((e) => {
+    console.error('SLOP Inspector: UI message failed:', e?.message ?? e);
+  }));
+  port.onDisconnect.addListener(() => uiPorts.delete(ui));
+}
+
+function post(ui, msg) {
+  try {
+    ui.port.postMessage(msg);
+  } catch {
+    uiPorts.delete(ui);
+  }
+}
+
+// ------------------------------------------------------------------------------- pushes
+
+function providersPush(tabId) {
+  const tab = tabs.get(tabId);
+  return {
+    type: Push.PROVIDERS,
+    tabId,
+    pageUrl: tab?.pageUrl ?? null,
+    providers: tab ? [...tab.connections.values()].map((c) => c.info()) : [],
+    problems: tab?.problems ?? [],
+  };
+}
+
+// Provider lists are coalesced per tab: one push per task, however many changes happened.
+const dirtyTabs = new Set();
+function scheduleProviders(tabId) {
+  if (dirtyTabs.size === 0) setTimeout(flushProviders, 0);
+  dirtyTabs.add(tabId);
+}
+function flushProviders() {
+  const ids = [...dirtyTabs];
+  dirtyTabs.clear();
+  for (const tabId of ids) {
+    const targets = [...uiPorts].filter((u) => u.tabId === tabId);
+    if (targets.length === 0) continue;
+    const msg = providersPush(tabId);
+    for (const ui of targets) post(ui, msg);
+  }
+}
+tabEvents.change.add(scheduleProviders);
+
+function watchersOf(conn) {
+  return [...uiPorts].filter((u) => u.tabId === conn.tabId && u.watches.has(conn.key));
+}
+
+function sendReset(ui, conn, watch, sub) {
+  const st = conn.consumer?.status();
+  const info = st?.subscriptions?.find((s) => s.sub === sub);
+  if (!info || info.state === 'waiting') return;
+  const { nodes, complete } = breadthFirstViews(conn.consumer, sub, info.path, watch.budget);
+  watch.known.set(sub, new Set(nodes.map((n) => n.path)));
+  post(ui, { type: Push.TREE_RESET, key: conn.key, sub, path: info.path, version: info.version ?? 0, nodes, complete });
+}
+
+connectionEvents.coreEvent.add((conn, ev) => {
+  const watchers = watchersOf(conn);
+  if (watchers.length === 0) return;
+  if (ev.event === 'snapshot') {
+    for (const ui of watchers) sendReset(ui, conn, ui.watches.get(conn.key), ev.sub);
+  } else if (ev.event === 'patch') {
+    for (const ui of watchers) {
+      const watch = ui.watches.get(conn.key);
+      const known = watch.known.get(ev.sub);
+      if (!known) {
+        sendReset(ui, conn, watch, ev.sub);
+        continue;
+      }
+      const { nodes, removed } = patchDelta(conn.consumer, ev.sub, ev, known);
+      post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, nodes, removed });
+    }
+  } else {
+    for (const ui of watchers) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
+  }
+});
+
+connectionEvents.frame.add((conn, entry) => {
+  for (const ui of watchersOf(conn)) {
+    if (ui.watches.get(conn.key).log) post(ui, { type: Push.LOG, key: conn.key, entries: [entry], replace: false });
+  }
+});
+
+// ------------------------------------------------------------------------------ requests
+
+class RequestError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+function needConnection(ui, key) {
+  const conn = typeof key === 'string' && ui.tabId !== null ? connectionOf(ui.tabId, key) : null;
+  if (!conn) throw new RequestError('not_found', 'No such provider on this tab');
+  return conn;
+}
+
+function needSub(conn, sub) {
+  const s = sub ?? conn.primarySub;
+  if (typeof s !== 'string' || !conn.consumer) throw new RequestError('E_STATE', 'Not subscribed yet');
+  return s;
+}
+
+const handlers = {
+  [Request.WATCH](ui, m) {
+    if (typeof m.key !== 'string') throw new RequestError('bad_request', 'key must be a string');
+    const budget = Number.isInteger(m.budget) && m.budget > 0 ? Math.min(m.budget, 20000) : LIMITS.RESET_BUDGET;
+    const watch = { budget, log: m.log === true, known: new Map() };
+    ui.watches.set(m.key, watch);
+    const conn = ui.tabId !== null ? connectionOf(ui.tabId, m.key) : null;
+    if (conn?.consumer) {
+      for (const s of conn.consumer.status().subscriptions ?? []) sendReset(ui, conn, watch, s.sub);
+      if (watch.log) post(ui, { type: Push.LOG, key: m.key, entries: conn.log.slice(), replace: true });
+    }
+    // Not there yet (e.g. the service worker just restarted): the snapshot will be pushed later.
+    return {};
+  },
+  [Request.UNWATCH](ui, m) {
+    ui.watches.delete(m.key);
+    return {};
+  },
+  [Request.GET_NODES](ui, m) {
+    const conn = needConnection(ui, m.key);
+    const sub = needSub(conn, m.sub);
+    if (!Array.isArray(m.paths)) throw new RequestError('bad_request', 'paths must be an array');
+    const r = viewsOf(conn.consumer, sub, m.paths.slice(0, LIMITS.GET_NODES_MAX));
+    const watch = ui.watches.get(conn.key);
+    if (watch) {
+      if (!watch.known.has(sub)) watch.known.set(sub, new Set());
+      for (const n of r.nodes) watch.known.get(sub).add(n.path);
+    }
+    return r;
+  },
+  async [Request.INVOKE](ui, m) {
+    const conn = needConnection(ui, m.key);
+    if (typeof m.path !== 'string' || typeof m.action !== 'string') throw new RequestError('bad_request', 'path and action must be strings');
+    return conn.invoke(m.path, m.action, m.params === null ? undefined : m.params);
+  },
+  async [Request.QUERY](ui, m) {
+    const conn = needConnection(ui, m.key);
+    return conn.query(m.options ?? {});
+  },
+  [Request.SUBSCRIBE](ui, m) {
+    const conn = needConnection(ui, m.key);
+    return { sub: conn.subscribe(m.options ?? {}) };
+  },
+  [Request.UNSUBSCRIBE](ui, m) {
+    const conn = needConnection(ui, m.key);
+    conn.unsubscribe(needSub(conn, m.sub));
+    return {};
+  },
+  [Request.AGENT_VIEW](ui, m) {
+    const conn = needConnection(ui, m.key);
+    const sub = needSub(conn, m.sub);
+    return { treeText: conn.consumer.treeText(sub), tools: conn.consumer.tools(sub) };
+  },
+  [Request.VALIDATE_PARAMS](ui, m) {
+    return { error: core().validateParams(m.schema ?? {}, m.params) };
+  },
+  async [Request.APPROVE](ui, m) {
+    const conn = needConnection(ui, m.key);
+    await approve(conn.approvalKey); // storage.onChanged then starts every connection with this key
+    return {};
+  },
+  async [Request.DENY](ui, m) {
+    const conn = needConnection(ui, m.key);
+    await deny(conn.approvalKey);
+    return {};
+  },
+  async [Request.RETRY](ui, m) {
+    await needConnection(ui, m.key).retry();
+    return {};
+  },
+};
+
+async function onUiMessage(ui, msg) {
+  if (!msg || typeof msg.type !== 'string') return;
+  if (msg.type === Request.HELLO) {
+    if (msg.v !== PROTOCOL_VERSION) console.warn('SLOP Inspector: UI speaks version', msg.v);
+    ui.tabId = Number.isInteger(msg.tabId) ? msg.tabId : null;
+    ui.watches.clear();
+    if (ui.tabId !== null) post(ui, providersPush(ui.tabId));
+    return;
+  }
+  if (msg.type === Request.PING) return;
+  const handler = Object.prototype.hasOwnProperty.call(handlers, msg.type) ? handlers[msg.type] : null;
+  const id = msg.id;
+  if (!Number.isInteger(id)) return;
+  if (!handler) {
+    post(ui, { type: Push.REPLY, id, ok: false, error: { code: 'bad_request', message: `unknown request ${String(msg.type).slice(0, 40)}` } });
+    return;
+  }
+  try {
+    const result = await handler(ui, msg);
+    post(ui, { type: Push.REPLY, id, ok: true, result });
+  } catch (e) {
+    // SlopError (core refusals) carries codeName; messages come from the core or from here.
+    post(ui, { type: Push.REPLY, id, ok: false, error: { code: e.codeName ?? e.code ?? 'error', message: String(e.message ?? e) } });
+  }
+}

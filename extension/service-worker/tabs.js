@@ -1,0 +1,245 @@
+// tabs.js: per tab, the content script's port, what it discovered, and the tab's connections.
+//
+// The content script reports raw <meta name="slop"> contents and, when asked, the raw
+// /.well-known/slop response; the core decides what they mean (parseMeta, parseDescriptor,
+// classifyTarget). Connections are reconciled with the discoveries after every report, so a tag
+// added, changed or removed at run time opens, replaces or closes a connection.
+//
+// Nothing here is persisted: after the service worker restarts, the content scripts reconnect
+// and re-announce, and the connections come back.
+
+import { FromContent, ToContent, PROTOCOL_VERSION, Status } from '../shared/messages.js';
+import { isOwnContentScript, setBadge } from '../shared/browser.js';
+import { KEYS, providerOriginOf } from '../shared/settings-store.js';
+import { withCore, core } from './core.js';
+import { Connection, connectionEvents } from './connections.js';
+
+/**
+ * @typedef {object} TabState
+ * @property {number} tabId
+ * @property {chrome.runtime.Port} port
+ * @property {string|null} pageUrl
+ * @property {string[]} metas
+ * @property {{url: string, state: 'asked'|'done', transport?: object, error?: string}|null} wellKnown
+ * @property {{content: string, error: string}[]} problems
+ * @property {Map<string, Connection>} connections
+ */
+
+/** @type {Map<number, TabState>} */
+export const tabs = new Map();
+
+/** Listeners for "this tab's provider list changed" (panel-ports.js). fn(tabId) */
+export const tabEvents = { change: new Set() };
+function tabChanged(tabId) {
+  updateBadge(tabId);
+  for (const fn of tabEvents.change) fn(tabId);
+}
+connectionEvents.change.add((conn) => tabChanged(conn.tabId));
+
+export function connectionOf(tabId, key) {
+  return tabs.get(tabId)?.connections.get(key) ?? null;
+}
+
+export function allConnections() {
+  return [...tabs.values()].flatMap((t) => [...t.connections.values()]);
+}
+
+// ------------------------------------------------------------------------ content port
+
+/** Called from the top-level onConnect listener for a "slop-content" port. */
+export function acceptContentPort(port) {
+  if (!isOwnContentScript(port.sender)) {
+    port.disconnect();
+    return;
+  }
+  const tabId = port.sender.tab.id;
+  const previous = tabs.get(tabId);
+  if (previous) closeTab(previous); // a new page in this tab (or the same page after bfcache)
+  /** @type {TabState} */
+  const tab = { tabId, port, pageUrl: port.sender.url, metas: [], wellKnown: null, problems: [], connections: new Map() };
+  tabs.set(tabId, tab);
+  port.onMessage.addListener((msg) => withCore(() => onContentMessage(tab, msg)).catch((e) => {
+    console.error('SLOP Inspector: content message failed:', e?.message ?? e);
+  }));
+  port.onDisconnect.addListener(() => {
+    if (tabs.get(tabId) === tab) {
+      closeTab(tab);
+      tabs.delete(tabId);
+      tabChanged(tabId);
+    }
+  });
+}
+
+function onContentMessage(tab, msg) {
+  if (tabs.get(tab.tabId) !== tab || !msg || typeof msg.type !== 'string') return;
+  switch (msg.type) {
+    case FromContent.HELLO:
+      if (msg.v !== PROTOCOL_VERSION) console.warn('SLOP Inspector: content script speaks version', msg.v);
+      if (typeof msg.url === 'string') tab.pageUrl = msg.url;
+      break;
+    case FromContent.DISCOVERY:
+      if (!Array.isArray(msg.metas)) return;
+      if (typeof msg.url === 'string') tab.pageUrl = msg.url;
+      tab.metas = msg.metas.filter((m) => typeof m === 'string').slice(0, 32);
+      reconcile(tab);
+      break;
+    case FromContent.WELL_KNOWN:
+      onWellKnown(tab, msg);
+      break;
+    case FromContent.FRAME: {
+      // Second hop of the relay: only from this tab's own content script (checked on connect),
+      // and only while a postMessage connection is open for it.
+      const conn = tab.connections.get('postmessage');
+      if (conn && conn.wire && typeof msg.text === 'string') conn.receive(msg.text);
+      break;
+    }
+    case FromContent.PING:
+      break;
+    default:
+      break;
+  }
+}
+
+function onWellKnown(tab, msg) {
+  if (!tab.wellKnown || tab.wellKnown.state !== 'asked') return;
+  tab.wellKnown.state = 'done';
+  if (msg.status === 200 && typeof msg.body === 'string') {
+    const r = core().parseDescriptor(msg.body);
+    if (r.ok) tab.wellKnown.transport = r.descriptor.transport;
+    else tab.wellKnown.error = r.error;
+  }
+  // 404 and network errors: this site has no SLOP provider, which is not a problem to show.
+  reconcile(tab);
+}
+
+// --------------------------------------------------------------------------- reconcile
+
+function keyOf(transport) {
+  return transport.type === 'postmessage' ? 'postmessage' : transport.url;
+}
+
+function reconcile(tab) {
+  const c = core();
+  const targets = new Map();
+  const problems = [];
+  const pageUrl = tab.pageUrl ?? '';
+  for (const content of tab.metas) {
+    const r = c.parseMeta(content, pageUrl);
+    if (r.ok) {
+      const key = keyOf(r.transport);
+      if (!targets.has(key)) targets.set(key, { transport: r.transport, source: 'meta' });
+    } else {
+      problems.push({ content: `<meta name="slop" content="${content.slice(0, 200)}">`, error: r.error });
+    }
+  }
+  if (tab.metas.length === 0) {
+    // No meta tag: probe /.well-known/slop on the page's origin, once per page URL.
+    if (!tab.wellKnown || tab.wellKnown.url !== pageUrl) {
+      tab.wellKnown = { url: pageUrl, state: 'asked' };
+      postToContent(tab, { type: ToContent.PROBE_WELL_KNOWN });
+    } else if (tab.wellKnown.transport) {
+      const t = tab.wellKnown.transport;
+      if (t.type === 'ws' || t.type === 'postmessage') targets.set(keyOf(t), { transport: t, source: 'well-known' });
+    } else if (tab.wellKnown.error) {
+      problems.push({ content: '/.well-known/slop', error: tab.wellKnown.error });
+    }
+  }
+  tab.problems = problems;
+
+  for (const [key, conn] of tab.connections) {
+    if (!targets.has(key)) {
+      conn.dispose();
+      tab.connections.delete(key);
+    }
+  }
+  for (const [key, t] of targets) {
+    if (tab.connections.has(key)) continue;
+    const target = c.classifyTarget(pageUrl, t.transport.type === 'postmessage' ? 'postmessage' : t.transport.url);
+    const conn = new Connection({
+      tabId: tab.tabId, key, transport: t.transport, source: t.source, pageUrl, target,
+      page: t.transport.type === 'postmessage' ? pageChannel(tab) : null,
+    });
+    tab.connections.set(key, conn);
+    conn.start().catch((e) => console.error('SLOP Inspector: connect failed:', e?.message ?? e));
+  }
+  tabChanged(tab.tabId);
+}
+
+/** The postMessage channel of a tab: the content script posts to the page and relays back. */
+function pageChannel(tab) {
+  return {
+    open: () => postToContent(tab, { type: ToContent.PM_OPEN }),
+    send: (message) => postToContent(tab, { type: ToContent.PM_SEND, message }),
+    close: () => postToContent(tab, { type: ToContent.PM_CLOSE }),
+  };
+}
+
+function postToContent(tab, msg) {
+  try {
+    tab.port.postMessage(msg);
+  } catch {
+    /* the page is gone; onDisconnect cleans up */
+  }
+}
+
+function closeTab(tab) {
+  for (const conn of tab.connections.values()) conn.dispose();
+  tab.connections.clear();
+}
+
+// ------------------------------------------------------------------------------ other
+
+/** The tab was closed. */
+export function dropTab(tabId) {
+  const tab = tabs.get(tabId);
+  if (!tab) return;
+  closeTab(tab);
+  tabs.delete(tabId);
+  tabChanged(tabId);
+}
+
+/** 1 s timer: request timeouts in every core. */
+export function tickAll(now) {
+  for (const conn of allConnections()) conn.tick(now);
+}
+
+/** Keys whose value differs between two versions of a stored map. */
+function changedKeys(change) {
+  const a = change?.oldValue ?? {};
+  const b = change?.newValue ?? {};
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return new Set([...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])));
+}
+
+/**
+ * chrome.storage changed (options page, popup approvals). An approval granted or revoked makes
+ * the matching connections check it again (start(): connects, or goes back to pending); a token
+ * saved or removed reconnects the WebSocket connections of that origin at once.
+ */
+export function settingsChanged(changes) {
+  const approvalKeys = new Set([...changedKeys(changes[KEYS.APPROVALS]), ...changedKeys(changes[KEYS.DENIED])]);
+  const tokenOrigins = changedKeys(changes[KEYS.TOKEN_INDEX]);
+  if (approvalKeys.size === 0 && tokenOrigins.size === 0) return;
+  for (const conn of allConnections()) {
+    if (conn.disposed) continue;
+    if (conn.classification !== 'same-origin' && approvalKeys.has(conn.approvalKey)) {
+      conn.retry().catch(() => {});
+      continue;
+    }
+    if (tokenOrigins.size > 0 && !conn.isPostMessage) {
+      let origin = null;
+      try { origin = providerOriginOf(conn.transport.url); } catch { /* not a ws URL */ }
+      const waiting = conn.status === Status.PENDING_APPROVAL || conn.status === Status.DENIED;
+      if (origin && tokenOrigins.has(origin) && !waiting) conn.retry().catch(() => {});
+    }
+  }
+}
+
+function updateBadge(tabId) {
+  const tab = tabs.get(tabId);
+  const conns = tab ? [...tab.connections.values()] : [];
+  if (conns.some((c) => c.status === Status.PENDING_APPROVAL)) setBadge(tabId, '?', '#b26b00');
+  else if (conns.some((c) => c.status === Status.AUTH_FAILED || c.status === Status.ERROR)) setBadge(tabId, '!', '#c62828');
+  else if (conns.length > 0) setBadge(tabId, String(conns.filter((c) => c.status === Status.CONNECTED).length || ''), '#2e7d32');
+  else setBadge(tabId, '', null);
+}

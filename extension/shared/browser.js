@@ -1,0 +1,111 @@
+// browser.js: the only module that touches the WebExtension API (`browser` / `chrome`).
+//
+// Everything is feature-tested, never user-agent sniffed. Each workaround names the browser,
+// the version it was seen on and the reason. The content script (a classic script that cannot
+// import modules) is the one exception: it carries its own three-line accessor.
+
+/** `browser` in Firefox (promise-based), `chrome` in Chromium (MV3: promise-based too). */
+const api = globalThis.browser?.runtime?.id ? globalThis.browser : globalThis.chrome;
+if (!api?.runtime?.id) throw new Error('browser.js: not running in an extension context');
+
+export const extensionId = api.runtime.id;
+/** "chrome-extension://<id>/" or "moz-extension://<uuid>/" */
+export const extensionBase = api.runtime.getURL('');
+export const extensionUrl = (path) => api.runtime.getURL(path);
+
+// ------------------------------------------------------------------------------------ runtime
+
+/** Listener for ports other contexts open to this one. Register at top level (service worker). */
+export function onConnect(fn) {
+  api.runtime.onConnect.addListener(fn);
+}
+
+/** Opens a port to the service worker. */
+export function connect(name) {
+  return api.runtime.connect({ name });
+}
+
+/** The sender of a port is this extension's own page (not a content script, not another extension). */
+export function isOwnExtensionPage(sender) {
+  return sender?.id === extensionId && typeof sender.url === 'string' && sender.url.startsWith(extensionBase);
+}
+
+/**
+ * The sender of a port is this extension's content script in the top frame of a tab. Firefox
+ * (tested on ESR 153) sets no sender.origin for content scripts, so the check uses url and frameId.
+ */
+export function isOwnContentScript(sender) {
+  return sender?.id === extensionId && Number.isInteger(sender.tab?.id) && sender.frameId === 0 &&
+    typeof sender.url === 'string' && /^https?:/.test(sender.url);
+}
+
+// ------------------------------------------------------------------------------------ storage
+
+export const storageLocal = {
+  get: (keys) => api.storage.local.get(keys),
+  set: (items) => api.storage.local.set(items),
+  remove: (keys) => api.storage.local.remove(keys),
+};
+
+// storage.session exists in Chrome ≥ 102 and Firefox ≥ 115. Without it, keep session data in
+// memory (it then lives only as long as this context, which is the documented fallback).
+const memorySession = new Map();
+export const storageSession = api.storage.session
+  ? {
+      get: (keys) => api.storage.session.get(keys),
+      set: (items) => api.storage.session.set(items),
+    }
+  : {
+      get: async (keys) => Object.fromEntries([keys].flat().filter((k) => memorySession.has(k)).map((k) => [k, memorySession.get(k)])),
+      set: async (items) => { for (const [k, v] of Object.entries(items)) memorySession.set(k, v); },
+    };
+
+/** fn(changes, areaName) for every storage change. */
+export function onStorageChanged(fn) {
+  api.storage.onChanged.addListener(fn);
+}
+
+// --------------------------------------------------------------------------------------- tabs
+
+export function onTabRemoved(fn) {
+  api.tabs.onRemoved.addListener(fn);
+}
+
+/** The id of the active tab of the current window (no "tabs" permission needed for the id). */
+export async function activeTabId() {
+  const [tab] = await api.tabs.query({ active: true, currentWindow: true });
+  return tab?.id ?? null;
+}
+
+// ----------------------------------------------------------------------------------- action
+
+/** Badge on the toolbar button for one tab. Failures (tab closed meanwhile) are ignored. */
+export function setBadge(tabId, text, color) {
+  if (!api.action) return;
+  api.action.setBadgeText({ tabId, text }).catch(() => {});
+  // Firefox ≤ 140 has no setBadgeTextColor; Chrome picks a readable text colour itself.
+  if (color) api.action.setBadgeBackgroundColor({ tabId, color }).catch(() => {});
+}
+
+/** Opens the options page (options_ui). */
+export function openOptionsPage() {
+  return api.runtime.openOptionsPage();
+}
+
+// --------------------------------------------------------------------------------- devtools
+
+/** The inspected tab inside DevTools, else null (the panel also runs as a plain extension page). */
+export function inspectedTabId() {
+  const id = api.devtools?.inspectedWindow?.tabId;
+  return Number.isInteger(id) ? id : null;
+}
+
+/**
+ * Creates a DevTools panel (devtools page only). Chrome ≤ 156 only takes a callback and
+ * returns undefined, Firefox's `browser.devtools.panels.create` returns a promise and rejects
+ * extra arguments; the panel object is not needed, so it is called with three arguments in both.
+ */
+export function createDevtoolsPanel(title, iconPath, pagePath) {
+  const r = api.devtools.panels.create(title, iconPath, pagePath);
+  if (r && typeof r.catch === 'function') r.catch(() => {});
+}

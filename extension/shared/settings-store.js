@@ -1,0 +1,156 @@
+// settings-store.js: the user's settings in chrome.storage, shared by the options page (writes)
+// and the service worker (reads, and reacts to storage.onChanged).
+//
+// chrome.storage.local
+//   tokens      {[providerOrigin]: token}           read only by the service worker (tokenFor)
+//   tokenIndex  {[providerOrigin]: {setAt, length}}  what the options page lists: never the token
+//   approvals   {[approvalKey]: {at}}                approval keys come from the core (classifyTarget)
+// chrome.storage.session
+//   denied      {[approvalKey]: at}                  "Deny" in the popup, for this browser session
+//
+// A provider origin is the origin of the WebSocket URL ("ws://127.0.0.1:3737"). The options page
+// also accepts http(s) origins and full URLs and stores the matching ws(s) origin.
+
+import { storageLocal, storageSession } from './browser.js';
+
+export const KEYS = Object.freeze({
+  TOKENS: 'tokens',
+  TOKEN_INDEX: 'tokenIndex',
+  APPROVALS: 'approvals',
+  DENIED: 'denied',
+});
+
+/**
+ * "http://host:3737", "ws://host:3737/slop", "host:3737" → "ws://host:3737" (https → wss).
+ * Throws an Error with a message for the user when the input is not usable.
+ */
+export function normalizeProviderOrigin(input) {
+  let text = String(input ?? '').trim();
+  if (!text) throw new Error('Enter the provider’s address, for example ws://localhost:3737');
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) text = `ws://${text}`;
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`“${input}” is not a URL`);
+  }
+  const scheme = { 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' }[url.protocol];
+  if (!scheme) throw new Error('Use a ws://, wss://, http:// or https:// address');
+  if (!url.hostname) throw new Error('The address has no host');
+  if (url.username || url.password) throw new Error('Put the token in the token field, not in the address');
+  return `${scheme}//${url.host}`;
+}
+
+/** The provider origin a WebSocket URL belongs to (the key its token is stored under). */
+export function providerOriginOf(wsUrl) {
+  return normalizeProviderOrigin(wsUrl);
+}
+
+// A WebSocket subprotocol must be an HTTP token (RFC 9110 §5.6.2); anything else makes the
+// WebSocket constructor throw, with the token in its message.
+const TCHAR = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** null if usable as the second subprotocol of ["slop.bearer", token], else why not. */
+export function tokenProblem(token) {
+  if (typeof token !== 'string' || token.length === 0) return 'The token is empty';
+  if (token.length > 4096) return 'The token is longer than 4096 characters';
+  if (!TCHAR.test(token)) {
+    return 'A token may only contain letters, digits and ! # $ % & \' * + - . ^ _ ` | ~ (use hex or unpadded base64url)';
+  }
+  if (token === 'slop.bearer') return 'The token cannot be “slop.bearer”';
+  return null;
+}
+
+// ---------------------------------------------------------------------------------- tokens
+
+/** Stores a token (options page). Throws with a user-facing message. */
+export async function setToken(origin, token) {
+  const key = normalizeProviderOrigin(origin);
+  const problem = tokenProblem(token);
+  if (problem) throw new Error(problem);
+  const { tokens = {}, tokenIndex = {} } = await storageLocal.get([KEYS.TOKENS, KEYS.TOKEN_INDEX]);
+  tokens[key] = token;
+  tokenIndex[key] = { setAt: Date.now(), length: token.length };
+  await storageLocal.set({ [KEYS.TOKENS]: tokens, [KEYS.TOKEN_INDEX]: tokenIndex });
+  return key;
+}
+
+export async function removeToken(origin) {
+  const { tokens = {}, tokenIndex = {} } = await storageLocal.get([KEYS.TOKENS, KEYS.TOKEN_INDEX]);
+  delete tokens[origin];
+  delete tokenIndex[origin];
+  await storageLocal.set({ [KEYS.TOKENS]: tokens, [KEYS.TOKEN_INDEX]: tokenIndex });
+}
+
+/** [{origin, setAt, length}]: never the tokens themselves. */
+export async function listTokens() {
+  const { tokenIndex = {} } = await storageLocal.get(KEYS.TOKEN_INDEX);
+  return Object.entries(tokenIndex)
+    .map(([origin, v]) => ({ origin, setAt: v?.setAt ?? 0, length: v?.length ?? 0 }))
+    .sort((a, b) => a.origin.localeCompare(b.origin));
+}
+
+/** Service worker only: the token for a WebSocket URL, or null. */
+export async function tokenFor(wsUrl) {
+  let origin;
+  try {
+    origin = providerOriginOf(wsUrl);
+  } catch {
+    return null;
+  }
+  const { tokens = {} } = await storageLocal.get(KEYS.TOKENS);
+  return typeof tokens[origin] === 'string' ? tokens[origin] : null;
+}
+
+/** When the token of a WebSocket URL's origin was last saved (0 if none): detects changes. */
+export async function tokenStamp(wsUrl) {
+  let origin;
+  try {
+    origin = providerOriginOf(wsUrl);
+  } catch {
+    return 0;
+  }
+  const { tokenIndex = {} } = await storageLocal.get(KEYS.TOKEN_INDEX);
+  return tokenIndex[origin]?.setAt ?? 0;
+}
+
+// ------------------------------------------------------------------------------- approvals
+
+export async function approve(approvalKey) {
+  const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
+  approvals[approvalKey] = { at: Date.now() };
+  await storageLocal.set({ [KEYS.APPROVALS]: approvals });
+  const { denied = {} } = await storageSession.get(KEYS.DENIED);
+  if (denied[approvalKey]) {
+    delete denied[approvalKey];
+    await storageSession.set({ [KEYS.DENIED]: denied });
+  }
+}
+
+export async function revokeApproval(approvalKey) {
+  const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
+  delete approvals[approvalKey];
+  await storageLocal.set({ [KEYS.APPROVALS]: approvals });
+}
+
+/** [{key, at}] */
+export async function listApprovals() {
+  const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
+  return Object.entries(approvals).map(([key, v]) => ({ key, at: v?.at ?? 0 })).sort((a, b) => a.key.localeCompare(b.key));
+}
+
+export async function isApproved(approvalKey) {
+  const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
+  return Object.prototype.hasOwnProperty.call(approvals, approvalKey);
+}
+
+export async function deny(approvalKey) {
+  const { denied = {} } = await storageSession.get(KEYS.DENIED);
+  denied[approvalKey] = Date.now();
+  await storageSession.set({ [KEYS.DENIED]: denied });
+}
+
+export async function isDenied(approvalKey) {
+  const { denied = {} } = await storageSession.get(KEYS.DENIED);
+  return Object.prototype.hasOwnProperty.call(denied, approvalKey);
+}

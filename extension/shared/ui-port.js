@@ -1,0 +1,124 @@
+// ui-port.js: the UI side of a "slop-panel" / "slop-popup" port: hello, requests with replies,
+// pushes, and reconnection when the service worker stops (MV3 stops it whenever it likes; a
+// reconnect starts it again, and the worker rebuilds its state from the content scripts).
+
+import { connect } from './browser.js';
+import { PROTOCOL_VERSION, Request, Push } from './messages.js';
+
+const PING_MS = 20000;
+
+export class RequestFailed extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class UiPort {
+  #port = null;
+  #nextId = 1;
+  #pending = new Map();
+  #retryMs = 100;
+  #everConnected = false;
+  #closed = false;
+
+  /**
+   * @param {string} name      PORTS.PANEL or PORTS.POPUP
+   * @param {number} tabId     the tab this UI shows
+   * @param {{onPush: (msg: object) => void, onState?: (state: 'connected'|'reconnecting', info: {reconnected: boolean}) => void}} handlers
+   */
+  constructor(name, tabId, { onPush, onState = () => {} }) {
+    this.name = name;
+    this.tabId = tabId;
+    this.onPush = onPush;
+    this.onState = onState;
+    this.state = 'connecting';
+    setInterval(() => this.#post({ type: Request.PING }), PING_MS);
+  }
+
+  start() {
+    this.#connect();
+    return this;
+  }
+
+  /** Sends a request; resolves with its result, rejects with RequestFailed. */
+  request(type, fields = {}, timeoutMs = 60000) {
+    if (!this.#port) return Promise.reject(new RequestFailed('disconnected', 'Not connected to the extension’s service worker'));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new RequestFailed('timeout', `No answer to ${type}`));
+      }, timeoutMs);
+      this.#pending.set(id, { resolve, reject, timer });
+      this.#post({ ...fields, type, id });
+    });
+  }
+
+  close() {
+    this.#closed = true;
+    this.#port?.disconnect();
+    this.#port = null;
+  }
+
+  #post(msg) {
+    try {
+      this.#port?.postMessage(msg);
+    } catch {
+      /* disconnected: onDisconnect reconnects */
+    }
+  }
+
+  #connect() {
+    if (this.#closed) return;
+    let port;
+    try {
+      port = connect(this.name);
+    } catch {
+      this.#scheduleReconnect();
+      return;
+    }
+    this.#port = port;
+    port.onMessage.addListener((msg) => this.#onMessage(msg));
+    port.onDisconnect.addListener(() => {
+      if (this.#port !== port) return;
+      this.#port = null;
+      for (const p of this.#pending.values()) {
+        clearTimeout(p.timer);
+        p.reject(new RequestFailed('disconnected', 'The service worker restarted; try again'));
+      }
+      this.#pending.clear();
+      this.state = 'reconnecting';
+      this.onState('reconnecting', { reconnected: false });
+      this.#scheduleReconnect();
+    });
+    this.#post({ type: Request.HELLO, v: PROTOCOL_VERSION, tabId: this.tabId });
+  }
+
+  #scheduleReconnect() {
+    if (this.#closed) return;
+    setTimeout(() => this.#connect(), this.#retryMs);
+    this.#retryMs = Math.min(this.#retryMs * 2, 2000);
+  }
+
+  #onMessage(msg) {
+    if (!msg || typeof msg.type !== 'string') return;
+    if (this.state !== 'connected') {
+      // The first message after (re)connecting proves the worker is up.
+      this.state = 'connected';
+      this.#retryMs = 100;
+      this.onState('connected', { reconnected: this.#everConnected });
+      this.#everConnected = true;
+    }
+    if (msg.type === Push.REPLY) {
+      const p = this.#pending.get(msg.id);
+      if (!p) return;
+      this.#pending.delete(msg.id);
+      clearTimeout(p.timer);
+      if (msg.ok) p.resolve(msg.result);
+      else p.reject(new RequestFailed(msg.error?.code ?? 'error', msg.error?.message ?? 'request failed'));
+      return;
+    }
+    this.onPush(msg);
+  }
+}

@@ -1,0 +1,146 @@
+// ws-transport.js: one WebSocket to a SLOP provider, with the slop.bearer subprotocol.
+//
+// Transport only: frames are handed over as received and sent as given; the core decides what
+// they mean. Uses only web platform APIs (WebSocket, fetch), so it runs in the Chrome service
+// worker and in the Firefox background page alike.
+//
+// Auth (spec: transport §Security; notes/extension-platform.md §3): with a token the socket is
+// opened with the subprotocol list ["slop.bearer", token] and is used only if the server selected
+// "slop.bearer". Chrome already fails the handshake when the server selects nothing; Firefox opens
+// with protocol "" and this check closes it. The token never appears in an error or a status.
+
+export const SUBPROTOCOL = 'slop.bearer';
+
+/** Close code used when we reject the server's handshake answer (private-use range). */
+export const CLOSE_SUBPROTOCOL_REJECTED = 4001;
+
+/**
+ * @typedef {object} CloseInfo
+ * @property {'construct'|'subprotocol'|'closed'} kind
+ *   construct: the WebSocket constructor refused the URL or the token (no connection attempt);
+ *   subprotocol: the server opened without selecting slop.bearer (we closed it);
+ *   closed: the socket closed, before (opened = false) or after opening.
+ * @property {boolean} opened   the socket had opened (and been accepted)
+ * @property {number} code
+ * @property {string} message   safe to show: never contains the token
+ */
+
+export class WsTransport {
+  #ws = null;
+  #accepted = false;
+  #closedReported = false;
+
+  /**
+   * @param {string} url  ws:// or wss:// URL (from the core's parseMeta / parseDescriptor)
+   * @param {{token?: string|null, onOpen: () => void, onFrame: (text: string|Uint8Array) => void,
+   *          onClose: (info: CloseInfo) => void}} handlers
+   */
+  constructor(url, { token = null, onOpen, onFrame, onClose }) {
+    this.url = url;
+    this.tokenOffered = !!token;
+    this.onOpen = onOpen;
+    this.onFrame = onFrame;
+    this.onClose = onClose;
+    try {
+      this.#ws = token ? new WebSocket(url, [SUBPROTOCOL, token]) : new WebSocket(url);
+    } catch {
+      // The constructor's message quotes the subprotocol, i.e. the token: never pass it on.
+      this.#ws = null;
+      queueMicrotask(() => this.#reportClose({
+        kind: 'construct', opened: false, code: 0,
+        message: token
+          ? 'cannot open a WebSocket with this URL and the stored token (a token may only contain letters, digits and !#$%&\'*+-.^_`|~)'
+          : 'cannot open a WebSocket to this URL',
+      }));
+      return;
+    }
+    const ws = this.#ws;
+    ws.binaryType = 'arraybuffer';
+    ws.onopen = () => {
+      if (this.tokenOffered && ws.protocol !== SUBPROTOCOL) {
+        // Firefox opens even when the server selected no subprotocol; a server that echoes
+        // anything else (even the token) did not accept slop.bearer either.
+        this.#reportClose({ kind: 'subprotocol', opened: false, code: CLOSE_SUBPROTOCOL_REJECTED,
+          message: 'server did not accept slop.bearer' });
+        try { ws.close(CLOSE_SUBPROTOCOL_REJECTED, 'slop.bearer not selected'); } catch { /* already closing */ }
+        return;
+      }
+      this.#accepted = true;
+      this.onOpen();
+    };
+    ws.onmessage = (e) => {
+      if (!this.#accepted) return;
+      this.onFrame(typeof e.data === 'string' ? e.data : new Uint8Array(e.data));
+    };
+    ws.onclose = (e) => {
+      this.#reportClose({ kind: 'closed', opened: this.#accepted, code: e.code,
+        message: this.#accepted ? `connection closed (code ${e.code})` : `connection failed (code ${e.code})` });
+    };
+    ws.onerror = () => { /* always followed by close */ };
+  }
+
+  get isOpen() {
+    return this.#accepted && this.#ws?.readyState === WebSocket.OPEN;
+  }
+
+  /** Sends one frame; false if the socket is not open. */
+  send(text) {
+    if (!this.isOpen) return false;
+    this.#ws.send(text);
+    return true;
+  }
+
+  /** Closes without reporting (the owner asked for it). */
+  close(code = 1000, reason = '') {
+    this.#closedReported = true;
+    const ws = this.#ws;
+    if (!ws) return;
+    ws.onopen = ws.onmessage = ws.onclose = ws.onerror = null;
+    try { ws.close(code, reason); } catch { /* not open yet */ }
+  }
+
+  #reportClose(info) {
+    if (this.#closedReported) return;
+    this.#closedReported = true;
+    this.#accepted = false;
+    if (this.#ws) this.#ws.onopen = this.#ws.onmessage = this.#ws.onclose = null;
+    this.onClose(info);
+  }
+}
+
+/**
+ * Delay before reconnect attempt `attempt` (0-based): exponential from baseMs, capped at capMs,
+ * with jitter ("equal jitter": between half and all of the step) so tabs do not retry in step.
+ */
+export function backoffDelay(attempt, { baseMs = 1000, capMs = 30000, random = Math.random } = {}) {
+  const step = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
+  return Math.round(step / 2 + random() * (step / 2));
+}
+
+/**
+ * After a handshake failed: is the server there at all? A page (or worker) cannot tell a refused
+ * handshake (401/403, subprotocol) from a server that is down: both are close code 1006. An opaque
+ * no-cors request to the same host and port resolves when something answers HTTP there and
+ * rejects on a network error. No cookies are sent.
+ * @returns {Promise<boolean>}
+ */
+export async function serverAnswers(wsUrl, timeoutMs = 3000) {
+  let httpUrl;
+  try {
+    const u = new URL(wsUrl);
+    u.protocol = u.protocol === 'wss:' ? 'https:' : 'http:';
+    httpUrl = u.href;
+  } catch {
+    return false;
+  }
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), timeoutMs);
+  try {
+    await fetch(httpUrl, { mode: 'no-cors', credentials: 'omit', cache: 'no-store', redirect: 'manual', signal: ctl.signal });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

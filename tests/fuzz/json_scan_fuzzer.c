@@ -1,0 +1,42 @@
+/*
+ * json_scan_fuzzer.c: the core's validating JSON scanner against cJSON.
+ * Field values the scanner accepts stay raw and are parsed by cJSON later,
+ * so "the scanner accepts" must imply "cJSON parses it" and the decoded
+ * strings must agree. Traps otherwise.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    const char *s = (const char *)data;
+    slop__frame_info fi;
+    int ok = slop__scan_frame(s, size, 64, &fi) == 0;
+    if (ok && fi.is_snapshot && fi.tree) {
+        /* A snapshot's tree is only delimited here; the mirror builder
+         * validates it. Validate it the same way before comparing. */
+        slop__scan t;
+        slop__scan_init(&t, fi.tree, fi.tree_len, 64);
+        ok = slop__scan_value(&t) == 0 && t.pos == fi.tree_len;
+        slop__scan_free(&t);
+    }
+    if (ok) {
+        cJSON *v = cJSON_ParseWithLength(s, size);
+        if (!v) __builtin_trap();
+        cJSON_Delete(v);
+    }
+    /* A single string value: both decoders must produce the same bytes. */
+    slop__scan sc;
+    slop__scan_init(&sc, s, size, 64);
+    size_t n = 0;
+    if (size && s[0] == '"' && slop__scan_string(&sc, &n) == 0 && sc.pos == size) {
+        cJSON *v = cJSON_ParseWithLength(s, size);
+        if (!cJSON_IsString(v) || strlen(v->valuestring) != n || memcmp(v->valuestring, sc.buf, n) != 0)
+            __builtin_trap();
+        cJSON_Delete(v);
+    }
+    slop__scan_free(&sc);
+    return 0;
+}
