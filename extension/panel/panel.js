@@ -220,6 +220,9 @@ store.subscribe((change) => {
   }
 });
 
+// Debugging handle (developer console of the panel, end-to-end tests): read-only use.
+globalThis.slopPanel = { store, selectedKey: () => selectedKey };
+
 // Countdown of "retry in N s" in the bar.
 setInterval(() => { if (currentProvider()?.retryAt) renderBar(); }, 1000);
 

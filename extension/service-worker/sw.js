@@ -55,6 +55,11 @@ globalThis.slopInspector = {
     const st = c.consumer.status().subscriptions?.find((x) => x.sub === s);
     return st ? c.consumer.tree(s, st.path, -1) : null;
   },
+  /** Node views of the given paths (what the panel is sent), for comparing with the panel. */
+  nodeViews: (tabId, key, sub, paths) => {
+    const c = connectionOf(tabId, key);
+    return c?.consumer ? paths.map((p) => c.consumer.node(sub ?? c.primarySub, p)) : null;
+  },
   /** The frame log of one connection. */
   log: (tabId, key) => connectionOf(tabId, key)?.log.slice() ?? [],
   connectionCount: () => allConnections().length,

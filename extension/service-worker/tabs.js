@@ -153,7 +153,11 @@ function reconcile(tab) {
     }
   }
   for (const [key, t] of targets) {
-    if (tab.connections.has(key)) continue;
+    const existing = tab.connections.get(key);
+    if (existing) {
+      existing.source = t.source; // e.g. found by /.well-known/slop first, then by a meta tag
+      continue;
+    }
     const target = c.classifyTarget(pageUrl, t.transport.type === 'postmessage' ? 'postmessage' : t.transport.url);
     const conn = new Connection({
       tabId: tab.tabId, key, transport: t.transport, source: t.source, pageUrl, target,
