@@ -151,7 +151,11 @@ export class Connection {
       const [approved, denied] = await Promise.all([isApproved(this.approvalKey), isDenied(this.approvalKey)]);
       if (this.disposed || gen !== this.generation) return;
       if (!approved) {
+        // Not (or no longer) approved: nothing of this provider is kept.
         this.#disconnect();
+        this.#dropConsumer();
+        this.provider = null;
+        this.capabilities = [];
         this.#setStatus(denied ? Status.DENIED : Status.PENDING_APPROVAL,
           denied ? 'Denied for this browser session.' : `${this.approvalKey.split(' -> ')[0]} names a provider on another origin.`);
         return;
@@ -242,10 +246,15 @@ export class Connection {
       try { this.consumer.unsubscribe(this.primarySub, Date.now()); this.pump(); } catch { /* closed */ }
     }
     this.#disconnect();
+    this.#dropConsumer();
+  }
+
+  #dropConsumer() {
     for (const { resolve } of this.pending.values()) resolve({ event: 'closed', request: 'request', message: 'the provider went away' });
     this.pending.clear();
     this.consumer?.free();
     this.consumer = null;
+    this.primarySub = null;
   }
 
   /** User asked to retry now (popup / panel). */
