@@ -124,27 +124,6 @@ static slop_node *tmerge(slop_node *a, slop_node *b) {
     return b;
 }
 
-/* Splits t into the first k nodes (*l) and the rest (*r). */
-static void tsplit(slop_node *t, uint32_t k, slop_node **l, slop_node **r) {
-    if (!t) {
-        *l = *r = NULL;
-        return;
-    }
-    if (tsz(t->tl) >= k) {
-        tsplit(t->tl, k, l, &t->tl);
-        if (t->tl) t->tl->tp = t;
-        tfix(t);
-        *r = t;
-        if (*l) (*l)->tp = NULL;
-    } else {
-        tsplit(t->tr, k - tsz(t->tl) - 1, &t->tr, r);
-        if (t->tr) t->tr->tp = t;
-        tfix(t);
-        *l = t;
-        if (*r) (*r)->tp = NULL;
-    }
-}
-
 static size_t trank(const slop_node *n) {
     size_t r = tsz(n->tl);
     for (const slop_node *c = n; c->tp; c = c->tp) {
@@ -153,27 +132,75 @@ static size_t trank(const slop_node *n) {
     return r;
 }
 
+/* Lifts n above its parent, keeping in-order position and sizes. */
+static void rotate_up(slop_node *n) {
+    slop_node *p = n->tp, *g = p->tp;
+    if (p->tl == n) {
+        p->tl = n->tr;
+        if (n->tr) n->tr->tp = p;
+        n->tr = p;
+    } else {
+        p->tr = n->tl;
+        if (n->tl) n->tl->tp = p;
+        n->tl = p;
+    }
+    p->tp = n;
+    n->tp = g;
+    if (g) {
+        if (g->tl == p) g->tl = n;
+        else g->tr = n;
+    }
+    tfix(p);
+    tfix(n);
+}
+
+/* Inserts n at position `at` (clamped) among parent's children: one descent
+ * to a leaf slot, then rotations up by priority (expected O(1) of them). */
 static void kids_insert(slop_node *parent, slop_node *n, size_t at) {
-    slop_node *l, *r;
     size_t count = tsz(parent->kids);
     if (at > count) at = count;
     n->tl = n->tr = n->tp = NULL;
     n->tsize = 1;
-    tsplit(parent->kids, (uint32_t)at, &l, &r);
-    parent->kids = tmerge(tmerge(l, n), r);
-    parent->kids->tp = NULL;
     n->parent = parent;
+    slop_node *t = parent->kids;
+    if (!t) {
+        parent->kids = n;
+        return;
+    }
+    for (;;) {
+        t->tsize++;
+        size_t ls = tsz(t->tl);
+        if (at <= ls) {
+            if (!t->tl) {
+                t->tl = n;
+                break;
+            }
+            t = t->tl;
+        } else {
+            at -= ls + 1;
+            if (!t->tr) {
+                t->tr = n;
+                break;
+            }
+            t = t->tr;
+        }
+    }
+    n->tp = t;
+    while (n->tp && n->tp->prio < n->prio) rotate_up(n);
+    if (!n->tp) parent->kids = n;
 }
 
-/* Unlinks n from its parent's treap; returns its former position. */
+/* Unlinks n from its parent's treap; returns its former position. Its two
+ * subtrees are merged into its place and sizes fixed on the way up. */
 static size_t kids_remove(slop_node *n) {
     slop_node *parent = n->parent;
     size_t at = trank(n);
-    slop_node *l, *mid, *r;
-    tsplit(parent->kids, (uint32_t)at, &l, &mid);
-    tsplit(mid, 1, &mid, &r);
-    parent->kids = tmerge(l, r);
-    if (parent->kids) parent->kids->tp = NULL;
+    slop_node *p = n->tp, *m = tmerge(n->tl, n->tr);
+    if (m) m->tp = p;
+    if (!p) parent->kids = m;
+    else if (p->tl == n) p->tl = m;
+    else p->tr = m;
+    for (slop_node *q = p; q; q = q->tp) q->tsize--;
     if (!parent->kids) parent->kids_wire = SLOP_KIDS_ARRAY;
     n->tl = n->tr = n->tp = NULL;
     n->tsize = 1;
