@@ -1210,6 +1210,26 @@ TEST(trailing_bytes_and_raw_control_characters_make_a_frame_invalid) {
     stop(&l);
 }
 
+TEST(only_a_real_hello_counts_as_hello) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 9);
+    outs o = {0};
+    slop_consumer_subscribe(c, "{}", 2, 0, NULL);
+    feed(c, "{\"type\":\"event\",\"name\":\"boot\"}", &o);
+    feed(c, "{\"type\":\"snapshot\",\"id\":\"x\",\"version\":1,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}", &o);
+    feed(c, "{\"provider\":{\"id\":\"p\",\"name\":\"P\",\"capabilities\":[\"state\"]}}", &o);
+    CHECK(count_ev(&o, "hello") == 0);
+    cJSON *f = sent(&o, "subscribe", 0);
+    CHECK(f == NULL); /* still held */
+    cJSON_Delete(f);
+    feed(c, HELLO_ALL, &o);
+    CHECK(count_ev(&o, "hello") == 1);
+    f = sent(&o, "subscribe", 0);
+    CHECK(f != NULL);
+    cJSON_Delete(f);
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
 int main(void) {
     RUN(postmessage_consumer_opens_with_the_connect_handshake);
     RUN(requests_wait_for_hello_then_go_out_in_order);
@@ -1217,6 +1237,7 @@ int main(void) {
     RUN(hello_without_state_capability_is_fatal_and_refuses_requests);
     RUN(a_repeated_hello_changes_nothing);
     RUN(malformed_hello_is_an_error_and_a_good_hello_still_counts_after_it);
+    RUN(only_a_real_hello_counts_as_hello);
     RUN(initializes_from_snapshot);
     RUN(applies_property_replace);
     RUN(applies_child_add);
