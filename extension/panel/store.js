@@ -103,18 +103,17 @@ export class Store {
         break;
       }
       case Push.EVENT: {
-        if (!this.events.has(msg.key)) this.events.set(msg.key, []);
-        const list = this.events.get(msg.key);
+        // New arrays on every change: views compare by identity.
         const entry = { t: Date.now(), event: msg.event };
-        list.push(entry);
+        const list = [...(this.events.get(msg.key) ?? []), entry];
         if (list.length > MAX_EVENTS) list.splice(0, list.length - MAX_EVENTS);
+        this.events.set(msg.key, list);
         change.events.add(msg.key);
         change.newEvents.push({ key: msg.key, ...entry });
         break;
       }
       case Push.LOG: {
-        const list = msg.replace ? [] : (this.logs.get(msg.key) ?? []);
-        list.push(...msg.entries);
+        const list = [...(msg.replace ? [] : (this.logs.get(msg.key) ?? [])), ...msg.entries];
         if (list.length > MAX_LOG) list.splice(0, list.length - MAX_LOG);
         this.logs.set(msg.key, list);
         change.logs.add(msg.key);

@@ -50,8 +50,9 @@ function providerCard(p) {
       h('span', { class: 'name', text: providerTitle(p), title: providerTitle(p) }),
       h('span', { class: 'pill', 'data-status': p.status, text: statusLabel(p) })),
     h('div', { class: 'where muted mono', text: transportText(p) }),
-    p.provider ? h('div', { class: 'muted' }, 'id ', h('code', { text: p.provider.id }), p.provider.slop_version ? ` · SLOP ${p.provider.slop_version}` : '') : null,
-    p.message ? h('div', { class: `message ${bad ? 'error-text' : 'muted'}`, text: p.message }) : null,
+    p.provider ? h('div', { class: 'muted' }, 'id ', h('code', { text: p.provider.id }),
+      p.provider.slop_version ? ` · SLOP ${p.provider.slop_version}` : '', p.nodes ? ` · ${p.nodes} nodes mirrored` : '') : null,
+    p.message && p.status !== Status.PENDING_APPROVAL ? h('div', { class: `message ${bad ? 'error-text' : 'muted'}`, text: p.message }) : null,
     p.capabilities.length ? h('div', { class: 'caps' }, p.capabilities.map((c) => h('span', { class: 'chip', text: c }))) : null,
     actions);
 }

@@ -114,6 +114,14 @@ describe('live mirror', () => {
     assert.match(await panel.locator('#tree .row[data-path="/todos/t4"]').textContent(), /Written from the panel/);
     await page.locator('[data-testid="todo-list"] li[data-id="t4"]').waitFor({ timeout: 5000 });
 
+    // The frame log shows the invoke going out and the result and patch coming back.
+    await panel.click('#toggle-log');
+    for (const type of ['invoke', 'result', 'patch']) {
+      await panel.locator('.log-row .ftype', { hasText: new RegExp(`^${type}$`) }).first().waitFor({ timeout: 5000 });
+    }
+    await panel.click('.log-tabs button[data-tab="events"]');
+    await panel.locator('.log-row.ev-result').first().waitFor({ timeout: 5000 });
+
     // A dangerous affordance asks first.
     await panel.click('#tree .row[data-path="/todos/t4"]');
     const del = panel.locator('.affordance[data-action-name="delete"]');

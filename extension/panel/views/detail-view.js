@@ -133,14 +133,18 @@ export class DetailView {
         else invoke();
       } }, aff.dangerous ? 'Invoke…' : 'Invoke');
     setChildren(confirmRow,
-      h('span', { text: `“${aff.label ?? aff.action}” is marked dangerous. Invoke it anyway?` }),
-      h('button', { class: 'danger', type: 'button', 'data-action': 'confirm', onclick: () => { confirmRow.hidden = true; invoke(); } }, 'Invoke anyway'),
-      h('button', { type: 'button', onclick: () => { confirmRow.hidden = true; } }, 'Cancel'));
+      h('div', { text: `“${aff.label ?? aff.action}” is marked dangerous. Invoke it anyway?` }),
+      h('div', { class: 'confirm-buttons' },
+        h('button', { class: 'danger', type: 'button', 'data-action': 'confirm', onclick: () => { confirmRow.hidden = true; invoke(); } }, 'Invoke anyway'),
+        h('button', { type: 'button', onclick: () => { confirmRow.hidden = true; } }, 'Cancel')));
 
     if (hasParams) {
       editor = h('textarea', { class: 'params', rows: 4, spellcheck: 'false', 'aria-label': `params for ${aff.action}` });
       editor.value = this.drafts.get(id) ?? json(paramsSkeleton(aff.params));
+      const fit = () => { editor.rows = Math.min(14, Math.max(3, editor.value.split('\n').length)); };
+      fit();
       editor.addEventListener('input', () => {
+        fit();
         this.drafts.set(id, editor.value);
         clearTimeout(timer);
         timer = setTimeout(check, 300);
@@ -157,7 +161,7 @@ export class DetailView {
         aff.label ? h('code', { class: 'muted', text: aff.action }) : null, chips),
       aff.description ? h('div', { class: 'muted', text: aff.description }) : null,
       hasParams ? h('details', { class: 'schema' }, h('summary', { text: 'params schema' }), h('pre', { class: 'json', text: json(aff.params) })) : null,
-      editor, status,
+      editor, editor ? status : null,
       h('div', { class: 'aff-buttons' }, invokeBtn), confirmRow, result);
     const last = this.results.get(id);
     if (last) showOutcome(last);

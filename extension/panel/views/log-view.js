@@ -53,7 +53,7 @@ export class LogView {
     if (frames !== this.frames) {
       const atEnd = stick(this.framesEl);
       this.frames = frames;
-      setChildren(this.framesEl, frames.map((f) => h('div', {
+      setChildren(this.framesEl, frames.length ? null : h('div', { class: 'log-empty muted', text: 'No frames yet.' }), frames.map((f) => h('div', {
         class: `log-row dir-${f.dir}${this.selected === f ? ' selected' : ''}`,
         onclick: () => { this.selected = f; this.textEl.textContent = f.text + (f.truncated ? '\n… (cut)' : ''); this.textEl.hidden = false; this.show(this.frames, this.events); },
       },
@@ -67,7 +67,7 @@ export class LogView {
     if (events !== this.events) {
       const atEnd = stick(this.eventsEl);
       this.events = events;
-      setChildren(this.eventsEl, events.map((e) => h('div', { class: `log-row ev-${e.event.event}` },
+      setChildren(this.eventsEl, events.length ? null : h('div', { class: 'log-empty muted', text: 'No events yet: results of invokes, tasks, errors, resyncs and timeouts appear here.' }), events.map((e) => h('div', { class: `log-row ev-${e.event.event}` },
         h('span', { class: 'mono muted', text: time(e.t) }),
         h('span', { class: 'ftype', text: e.event.event }),
         h('span', { class: 'fpreview', text: eventText(e.event) }))));

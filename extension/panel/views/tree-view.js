@@ -51,9 +51,12 @@ export class TreeView {
     }
     if (tree && id !== this.treeId) {
       this.expanded.add(tree.path);
+      // Top-level nodes with a few children open too; big collections stay closed.
       const rootView = tree.nodes.get(tree.path);
-      if (rootView && rootView.child_ids.length <= 50) {
-        for (const cid of rootView.child_ids) this.expanded.add(childPath(tree.path, cid));
+      for (const cid of rootView?.child_ids ?? []) {
+        const p = childPath(tree.path, cid);
+        const v = tree.nodes.get(p);
+        if (v && v.child_ids.length > 0 && v.child_ids.length <= 12) this.expanded.add(p);
       }
       this.requested.clear();
     }
