@@ -185,7 +185,7 @@ export function collectConsole(ctx) {
     seen.add(w);
     w.on('console', add(`worker ${w.url()}`));
   };
-  ctx.on('console', (msg) => lines.push(`page: ${msg.type()}: ${msg.text()}`));
+  ctx.on('console', (msg) => lines.push(`page ${msg.page()?.url() ?? '?'}: ${msg.type()}: ${msg.text()}`));
   ctx.on('weberror', (e) => lines.push(`weberror: ${e.error().message}`));
   ctx.serviceWorkers().forEach(watchWorker);
   ctx.on('serviceworker', watchWorker);
