@@ -38,7 +38,7 @@ export function chromiumArgs(extDir = EXT_DIR) {
  * Launches Chromium with the extension. Returns {ctx, extId, close}. close() also removes the
  * temporary profile.
  */
-export async function launch({ headless = true, extDir = EXT_DIR } = {}) {
+export async function launch({ headless = true, extDir = EXT_DIR, extraArgs = [] } = {}) {
   await fs.access(path.join(extDir, 'manifest.json')).catch(() => {
     throw new Error(`${extDir}/manifest.json is missing: run bash build.sh first`);
   });
@@ -46,7 +46,7 @@ export async function launch({ headless = true, extDir = EXT_DIR } = {}) {
   const ctx = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless,
-    args: chromiumArgs(extDir),
+    args: [...chromiumArgs(extDir), ...extraArgs],
     timeout: 30_000,
     viewport: { width: 1280, height: 800 },
   });
