@@ -91,7 +91,7 @@
 
   // The service worker was stopped (or is restarting): reconnect, which starts it again.
   function scheduleReconnect() {
-    if (gone || retryTimer || document.visibilityState === 'prerender') return;
+    if (gone || retryTimer) return;
     retryTimer = setTimeout(connect, retryMs);
     retryMs = Math.min(retryMs * 2, 5000);
   }

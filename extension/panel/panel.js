@@ -221,7 +221,7 @@ store.subscribe((change) => {
 });
 
 // Debugging handle (developer console of the panel, end-to-end tests): read-only use.
-globalThis.slopPanel = { store, selectedKey: () => selectedKey };
+globalThis.slopPanel = { store, selectedKey: () => selectedKey, request: (type, fields) => bridge.request(type, fields) };
 
 // Countdown of "retry in N s" in the bar.
 setInterval(() => { if (currentProvider()?.retryAt) renderBar(); }, 1000);
