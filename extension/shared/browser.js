@@ -31,8 +31,9 @@ export function isOwnExtensionPage(sender) {
 }
 
 /**
- * The sender of a port is this extension's content script in the top frame of a tab. Firefox
- * (tested on ESR 153) sets no sender.origin for content scripts, so the check uses url and frameId.
+ * The sender of a port is this extension's content script in the top frame of a tab. Firefox does
+ * not set sender.origin (Chrome ≥ 80 does), so the check uses sender.url and frameId, which both
+ * browsers set.
  */
 export function isOwnContentScript(sender) {
   return sender?.id === extensionId && Number.isInteger(sender.tab?.id) && sender.frameId === 0 &&
@@ -83,7 +84,6 @@ export async function activeTabId() {
 export function setBadge(tabId, text, color) {
   if (!api.action) return;
   api.action.setBadgeText({ tabId, text }).catch(() => {});
-  // Firefox ≤ 140 has no setBadgeTextColor; Chrome picks a readable text colour itself.
   if (color) api.action.setBadgeBackgroundColor({ tabId, color }).catch(() => {});
 }
 
@@ -101,9 +101,10 @@ export function inspectedTabId() {
 }
 
 /**
- * Creates a DevTools panel (devtools page only). Chrome ≤ 156 only takes a callback and
- * returns undefined, Firefox's `browser.devtools.panels.create` returns a promise and rejects
- * extra arguments; the panel object is not needed, so it is called with three arguments in both.
+ * Creates a DevTools panel (devtools page only). Chrome (156) documents only a callback form and
+ * returns undefined; Firefox's browser.devtools.panels.create returns a promise. The panel object
+ * is not needed, so it is called with the three common arguments in both, and a rejected promise
+ * is swallowed.
  */
 export function createDevtoolsPanel(title, iconPath, pagePath) {
   const r = api.devtools.panels.create(title, iconPath, pagePath);

@@ -102,18 +102,6 @@ export async function tokenFor(wsUrl) {
   return typeof tokens[origin] === 'string' ? tokens[origin] : null;
 }
 
-/** When the token of a WebSocket URL's origin was last saved (0 if none): detects changes. */
-export async function tokenStamp(wsUrl) {
-  let origin;
-  try {
-    origin = providerOriginOf(wsUrl);
-  } catch {
-    return 0;
-  }
-  const { tokenIndex = {} } = await storageLocal.get(KEYS.TOKEN_INDEX);
-  return tokenIndex[origin]?.setAt ?? 0;
-}
-
 // ------------------------------------------------------------------------------- approvals
 
 export async function approve(approvalKey) {
