@@ -29,11 +29,12 @@ function panelViews(panel) {
   });
 }
 
-/** Waits until every view the panel holds equals the core's view of the same path. */
-async function panelMatchesCore(ctx, panel, tabId, { what }) {
+/** Waits until every view the panel holds equals the core's view of the same path (and, if
+ * given, the panel has seen `version`). */
+async function panelMatchesCore(ctx, panel, tabId, { what, version }) {
   return until(async () => {
     const pv = await panelViews(panel);
-    if (!pv || pv.nodes.length === 0) return false;
+    if (!pv || pv.nodes.length === 0 || (version !== undefined && pv.version !== version)) return false;
     const core = await swEval(ctx, ([t, k, sub, paths]) => globalThis.slopInspector.nodeViews(t, k, sub, paths),
       [tabId, pv.key, pv.sub, pv.nodes.map((n) => n.path)]);
     return core && pv.nodes.every((n, i) => deepEqual(n, core[i])) ? pv : false;
@@ -71,14 +72,14 @@ describe('live mirror', () => {
     }
     assert.ok(kinds.size >= 6, `mutation kinds: ${[...kinds.keys()]}`);
 
+    // Wait for the last patch (its version), then compare whole trees.
     const truth = srv.engine.truth('/', -1, SUB_OPTS);
-    await until(async () => deepEqual(await mirror(browser.ctx, tabId, provider.key), truth),
-      { what: 'the mirror to equal the provider tree', timeout: 20_000 });
-    const info = await swEval(browser.ctx, ([t, k]) => globalThis.slopInspector.info(t, k), [tabId, provider.key]);
-    assert.equal(info.subscriptions[0].version, srv.engine.version);
+    const version = srv.engine.version;
+    await until(async () => (await swEval(browser.ctx, ([t, k]) => globalThis.slopInspector.info(t, k), [tabId, provider.key]))
+      ?.subscriptions[0].version === version, { what: `the mirror to reach version ${version}`, timeout: 20_000 });
+    assert.deepEqual(await mirror(browser.ctx, tabId, provider.key), truth);
 
-    const pv = await panelMatchesCore(browser.ctx, panel, tabId, { what: 'the panel views to equal the core views' });
-    assert.equal(pv.version, srv.engine.version);
+    await panelMatchesCore(browser.ctx, panel, tabId, { what: 'the panel views to equal the core views', version });
     // Every top-level node is on screen.
     for (const c of truth.children) await panel.locator(`#tree .row[data-path="/${c.id}"]`).waitFor({ timeout: 5000 });
     await panel.close();
