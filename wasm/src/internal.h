@@ -84,6 +84,9 @@ void slop__scan_ws(slop__scan *sc);
 int slop__scan_value(slop__scan *sc);
 /* Decodes the string at pos into sc->buf (*n its length). 0 or -1. */
 int slop__scan_string(slop__scan *sc, size_t *n);
+/* After a member or element: 1 on ',' (more follow), 0 on `close` (both
+ * consumed), -1 on anything else. */
+int slop__scan_next(slop__scan *sc, char close);
 /* Counts one level of nesting entered by the caller. 0, or -1 when too deep. */
 int slop__scan_enter(slop__scan *sc);
 

@@ -239,6 +239,18 @@ static int scan_literal(slop__scan *sc, const char *lit, size_t n) {
     return 0;
 }
 
+int slop__scan_next(slop__scan *sc, char close) {
+    slop__scan_ws(sc);
+    if (sc->pos >= sc->len) return -1;
+    if (sc->s[sc->pos] == ',') {
+        sc->pos++;
+        return 1;
+    }
+    if (sc->s[sc->pos] != close) return -1;
+    sc->pos++;
+    return 0;
+}
+
 int slop__scan_enter(slop__scan *sc) {
     if (++sc->depth > sc->max_depth) {
         sc->too_deep = 1;
@@ -271,14 +283,9 @@ int slop__scan_value(slop__scan *sc) {
                 sc->pos++;
             }
             if (slop__scan_value(sc) != 0) return -1;
-            slop__scan_ws(sc);
-            if (sc->pos >= sc->len) return -1;
-            if (sc->s[sc->pos] == ',') {
-                sc->pos++;
-                continue;
-            }
-            if (sc->s[sc->pos] != close) return -1;
-            sc->pos++;
+            int more = slop__scan_next(sc, close);
+            if (more < 0) return -1;
+            if (more) continue;
             sc->depth--;
             return 0;
         }
@@ -351,14 +358,9 @@ int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_
                     info->tree = s + start;
                     info->tree_len = sc.pos - start;
                 }
-                slop__scan_ws(&sc);
-                if (sc.pos < len && s[sc.pos] == ',') {
-                    sc.pos++;
-                    continue;
-                }
-                if (sc.pos >= len || s[sc.pos] != '}') goto out;
-                sc.pos++;
-                break;
+                int more = slop__scan_next(&sc, '}');
+                if (more < 0) goto out;
+                if (!more) break;
             }
         }
     } else if (slop__scan_value(&sc) != 0) {

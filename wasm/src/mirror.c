@@ -607,16 +607,9 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
                     slop_node *k = build_text_node(t, here, depth + 1);
                     if (!k) goto fail_quiet;
                     kids[nk++] = k;
-                    slop__scan_ws(sc);
-                    if (sc->pos < sc->len && sc->s[sc->pos] == ',') {
-                        sc->pos++;
-                        continue;
-                    }
-                    if (sc->pos < sc->len && sc->s[sc->pos] == ']') {
-                        sc->pos++;
-                        break;
-                    }
-                    TFAIL("%s: expected ',' or ']' in children", here);
+                    int more = slop__scan_next(sc, ']');
+                    if (more < 0) TFAIL("%s: expected ',' or ']' in children", here);
+                    if (!more) break;
                 }
             }
             sc->depth--;
@@ -637,16 +630,9 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
                 if (!raw[f].p) raw[f] = v;
             }
         }
-        slop__scan_ws(sc);
-        if (sc->pos < sc->len && sc->s[sc->pos] == ',') {
-            sc->pos++;
-            continue;
-        }
-        if (sc->pos < sc->len && sc->s[sc->pos] == '}') {
-            sc->pos++;
-            break;
-        }
-        TFAIL("%s: expected ',' or '}'", where);
+        int more = slop__scan_next(sc, '}');
+        if (more < 0) TFAIL("%s: expected ',' or '}'", where);
+        if (!more) break;
     }
     sc->depth--;
 
