@@ -1,13 +1,28 @@
 // bridge.js: the panel's link to the service worker. Owns the "slop-panel" port (through
 // shared/ui-port.js: hello, requests/replies, reconnect after a service worker restart) and
-// hands pushes to the store in batches, once per animation frame.
+// hands pushes to the store in batches.
+//
+// Batching: a push is applied on the next microtask while the panel has spent little time
+// applying pushes in the current frame (so a patch reaches the DOM in well under a frame), and
+// is coalesced into the next animation frame once that budget is used (so a burst of patches
+// costs one render per frame, not one per patch).
+//
+// Replies that carry node views (getNodes) go through the same queue as the pushes, so they
+// are applied in the order the service worker sent them: a view fetched after a delta is never
+// overwritten by that older delta.
 
 import { PORTS, Request } from '../shared/messages.js';
 import { UiPort } from '../shared/ui-port.js';
 
+/** Milliseconds of push handling per frame before pushes wait for the next frame. */
+const FRAME_BUDGET_MS = 6;
+const FRAME_MS = 16;
+
 export class Bridge {
   #queue = [];
   #scheduled = false;
+  #windowStart = -Infinity;
+  #windowCost = 0;
 
   /**
    * @param {number} tabId
@@ -30,6 +45,17 @@ export class Bridge {
     return this.port.request(type, fields);
   }
 
+  /**
+   * getNodes whose views are applied in order with the pushes (as {type: "bridge/nodes"}).
+   * Resolves with the reply once it has been queued.
+   */
+  getNodes(key, sub, paths) {
+    return this.port.request(Request.GET_NODES, { key, sub, paths }).then((r) => {
+      this.#enqueue({ type: 'bridge/nodes', key, sub, nodes: r.nodes, missing: r.missing });
+      return r;
+    });
+  }
+
   watch(key, { log = true, budget } = {}) {
     return this.request(Request.WATCH, { key, log, budget });
   }
@@ -42,8 +68,11 @@ export class Bridge {
     this.#queue.push(msg);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    // requestAnimationFrame does not fire while the panel is hidden; the timeout keeps the
-    // queue from growing without bound then.
+    const now = performance.now();
+    if (now - this.#windowStart >= FRAME_MS) {
+      this.#windowStart = now;
+      this.#windowCost = 0;
+    }
     let done = false;
     const flush = () => {
       if (done) return;
@@ -51,9 +80,20 @@ export class Bridge {
       this.#scheduled = false;
       const batch = this.#queue;
       this.#queue = [];
-      this.onBatch(batch);
+      const t0 = performance.now();
+      try {
+        this.onBatch(batch);
+      } finally {
+        this.#windowCost += performance.now() - t0;
+      }
     };
-    requestAnimationFrame(flush);
-    setTimeout(flush, 200);
+    if (this.#windowCost < FRAME_BUDGET_MS) {
+      queueMicrotask(flush);
+    } else {
+      // requestAnimationFrame does not fire while the panel is hidden; the timeout keeps the
+      // queue from growing without bound then.
+      requestAnimationFrame(flush);
+      setTimeout(flush, 200);
+    }
   }
 }

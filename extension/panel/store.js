@@ -1,25 +1,49 @@
-// store.js: what the panel knows, built only from the service worker's pushes: the tab's
-// providers, and per provider and subscription the node views by path (tree/reset replaces,
-// tree/delta removes then upserts), recent core events and the frame log. It never parses
-// frames or applies patches: node views come ready-made from the core.
+// store.js: what the panel knows, built only from the service worker's pushes and replies: the
+// tab's providers, per provider and subscription the node views by path (tree/reset replaces,
+// tree/delta removes then upserts, getNodes adds), the versions each tree went through
+// (history.js), core events, the frame log, and imported documents. It never parses frames or
+// applies patches: node views come ready-made from the core.
 
 import { Push } from '../shared/messages.js';
-import { isAtOrUnder } from '../shared/node-path.js';
+import { childPath, isAtOrUnder } from '../shared/node-path.js';
+import { History } from './history.js';
 
 export { childPath } from '../shared/node-path.js';
 
-const MAX_EVENTS = 200;
-const MAX_LOG = 300;
+const MAX_EVENTS = 500;
+/** Frame log entries kept per provider in the panel (the service worker keeps fewer). */
+export const MAX_LOG = 2000;
 
 /**
  * @typedef {object} Tree
+ * @property {string} key
  * @property {string} sub
  * @property {string} path            root of the subscription
  * @property {number} version
- * @property {boolean} complete
+ * @property {boolean} complete       every view of the mirror is loaded
  * @property {Map<string, object>} nodes   path → NodeView
- * @property {Map<string, number>} stamps  path → change counter (for the views' row cache)
+ * @property {Map<string, number>} stamps  path → change counter (the views' row cache)
+ * @property {number} resetId         changes on every tree/reset
+ * @property {number} structure       changes whenever a node appears, disappears or its child_ids change
+ * @property {History} history
+ * @property {Set<string>} requested  paths asked for with getNodes and not answered yet
+ * @property {boolean} readOnly       an import
  */
+
+function newChange() {
+  return {
+    providers: false, bridge: false, imports: false,
+    trees: new Set(), resets: new Set(), structure: new Set(), touched: new Map(),
+    events: new Set(), logs: new Set(), newEvents: [],
+  };
+}
+
+function sameIds(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 export class Store {
   constructor() {
@@ -35,13 +59,22 @@ export class Store {
     this.events = new Map();
     /** @type {Map<string, object[]>} */
     this.logs = new Map();
+    /** Providers whose frame log is paused (not recorded), and how many frames were skipped. */
+    this.logPaused = new Map();
+    /** @type {Map<string, object>} "import:N" → inspectTree reply without its nodes */
+    this.imports = new Map();
     this.listeners = new Set();
     this.stamp = 0;
+    this.resets = 0;
   }
 
   subscribe(fn) {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  #emit(change) {
+    for (const fn of this.listeners) fn(change);
   }
 
   provider(key) {
@@ -54,14 +87,27 @@ export class Store {
 
   /** Applies a batch of pushes and tells the listeners once. */
   applyBatch(batch) {
-    const change = { providers: false, bridge: false, trees: new Set(), touched: new Map(), events: new Set(), logs: new Set(), newEvents: [] };
+    const change = newChange();
     for (const msg of batch) this.#apply(msg, change);
-    for (const fn of this.listeners) fn(change);
+    this.#emit(change);
   }
 
   #touch(change, key, path) {
     if (!change.touched.has(key)) change.touched.set(key, new Set());
     change.touched.get(key).add(path);
+  }
+
+  #newTree(key, sub, path, version, complete, nodes, readOnly = false) {
+    return {
+      key, sub, path, version, complete,
+      nodes: new Map(nodes.map((n) => [n.path, n])),
+      stamps: new Map(nodes.map((n) => [n.path, ++this.stamp])),
+      resetId: ++this.resets,
+      structure: ++this.stamp,
+      history: new History(),
+      requested: new Set(),
+      readOnly,
+    };
   }
 
   #apply(msg, change) {
@@ -70,6 +116,9 @@ export class Store {
         this.bridgeState = msg.state;
         change.bridge = true;
         break;
+      case 'bridge/nodes':
+        this.#addNodes(msg.key, msg.sub, msg.nodes, msg.missing, change);
+        break;
       case Push.PROVIDERS: {
         this.tabId = msg.tabId;
         this.pageUrl = msg.pageUrl;
@@ -77,28 +126,62 @@ export class Store {
         this.problems = msg.problems ?? [];
         this.seenProviders = true;
         const keys = new Set(msg.providers.map((p) => p.key));
-        for (const key of [...this.trees.keys()]) if (!keys.has(key)) this.trees.delete(key);
+        for (const key of [...this.trees.keys()]) if (!keys.has(key) && !this.imports.has(key)) this.trees.delete(key);
         change.providers = true;
         break;
       }
       case Push.TREE_RESET: {
         if (!this.trees.has(msg.key)) this.trees.set(msg.key, new Map());
-        const nodes = new Map(msg.nodes.map((n) => [n.path, n]));
-        const stamps = new Map(msg.nodes.map((n) => [n.path, ++this.stamp]));
-        this.trees.get(msg.key).set(msg.sub, { sub: msg.sub, path: msg.path, version: msg.version, complete: msg.complete, nodes, stamps, reset: this.stamp });
+        const subs = this.trees.get(msg.key);
+        const old = subs.get(msg.sub);
+        const tree = this.#newTree(msg.key, msg.sub, msg.path, msg.version, msg.complete, msg.nodes);
+        if (old && old.path === msg.path) {
+          // A re-base of the same subscription: one more version in its history.
+          tree.history = old.history;
+          tree.history.recordReset(msg.version, old.nodes);
+        } else {
+          tree.history.recordReset(msg.version, new Map());
+        }
+        subs.set(msg.sub, tree);
         change.trees.add(msg.key);
+        change.resets.add(msg.key);
+        change.structure.add(msg.key);
         break;
       }
       case Push.TREE_DELTA: {
         const tree = this.tree(msg.key, msg.sub);
         if (!tree) break;
-        for (const p of msg.removed) this.#removeUnder(tree, p);
+        const changes = new Map();
+        const note = (path, before, after) => {
+          const c = changes.get(path);
+          if (c) c.after = after;
+          else changes.set(path, { before, after });
+        };
+        let structural = false;
+        for (const p of msg.removed) {
+          for (const path of this.#subtree(tree, p)) {
+            note(path, tree.nodes.get(path), undefined);
+            tree.nodes.delete(path);
+            tree.stamps.delete(path);
+            tree.requested.delete(path);
+            structural = true;
+          }
+        }
         for (const n of msg.nodes) {
+          const before = tree.nodes.get(n.path);
+          if (!before || !sameIds(before.child_ids, n.child_ids)) structural = true;
+          note(n.path, before, n);
           tree.nodes.set(n.path, n);
           tree.stamps.set(n.path, ++this.stamp);
+          tree.requested.delete(n.path);
           this.#touch(change, msg.key, n.path);
         }
         tree.version = msg.version;
+        tree.history.recordDelta(msg.version, changes);
+        if (structural) {
+          tree.structure = ++this.stamp;
+          change.structure.add(msg.key);
+        }
         change.trees.add(msg.key);
         break;
       }
@@ -113,7 +196,13 @@ export class Store {
         break;
       }
       case Push.LOG: {
-        const list = [...(msg.replace ? [] : (this.logs.get(msg.key) ?? [])), ...msg.entries];
+        if (this.logPaused.has(msg.key) && !msg.replace) {
+          this.logPaused.set(msg.key, this.logPaused.get(msg.key) + msg.entries.length);
+          change.logs.add(msg.key);
+          break;
+        }
+        if (msg.replace && this.logs.has(msg.key)) break; // a re-watch: keep what the panel has (and its clears)
+        const list = [...(this.logs.get(msg.key) ?? []), ...msg.entries];
         if (list.length > MAX_LOG) list.splice(0, list.length - MAX_LOG);
         this.logs.set(msg.key, list);
         change.logs.add(msg.key);
@@ -124,24 +213,113 @@ export class Store {
     }
   }
 
-  /** Views fetched on demand (getNodes reply). */
-  addNodes(key, sub, nodes) {
+  /** The loaded paths at or under `path` (through child_ids; a prefix scan if a link is missing). */
+  #subtree(tree, path) {
+    const out = [];
+    const stack = [path];
+    let gap = !tree.nodes.has(path);
+    while (stack.length) {
+      const p = stack.pop();
+      const v = tree.nodes.get(p);
+      if (!v) continue;
+      out.push(p);
+      for (const id of v.child_ids) {
+        const c = childPath(p, id);
+        if (tree.nodes.has(c)) stack.push(c);
+        else gap = true;
+      }
+    }
+    if (gap) {
+      const seen = new Set(out);
+      for (const p of tree.nodes.keys()) if (!seen.has(p) && isAtOrUnder(p, path)) out.push(p);
+    }
+    return out;
+  }
+
+  #addNodes(key, sub, nodes, missing, change) {
     const tree = this.tree(key, sub);
     if (!tree) return;
-    const change = { providers: false, bridge: false, trees: new Set([key]), touched: new Map(), events: new Set(), logs: new Set(), newEvents: [] };
+    let structural = false;
     for (const n of nodes) {
+      tree.requested.delete(n.path);
+      if (!tree.nodes.has(n.path)) structural = true;
       tree.nodes.set(n.path, n);
       tree.stamps.set(n.path, ++this.stamp);
     }
-    for (const fn of this.listeners) fn(change);
+    // Paths that are gone stay in `requested`: they are not asked for again.
+    void missing;
+    if (structural) {
+      tree.structure = ++this.stamp;
+      change.structure.add(key);
+    }
+    change.trees.add(key);
   }
 
-  #removeUnder(tree, path) {
-    for (const p of [...tree.nodes.keys()]) {
-      if (isAtOrUnder(p, path)) {
-        tree.nodes.delete(p);
-        tree.stamps.delete(p);
+  /** The paths to load next, breadth-first: children of loaded nodes that are not loaded yet. */
+  missingPaths(tree, limit) {
+    const out = [];
+    const queue = [tree.path];
+    if (!tree.nodes.has(tree.path)) return tree.requested.has(tree.path) ? [] : [tree.path];
+    for (let i = 0; i < queue.length && out.length < limit; i++) {
+      const v = tree.nodes.get(queue[i]);
+      for (const id of v.child_ids) {
+        const p = childPath(v.path, id);
+        if (tree.nodes.has(p)) queue.push(p);
+        else if (!tree.requested.has(p)) {
+          out.push(p);
+          if (out.length >= limit) break;
+        }
       }
     }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------- imports
+
+  /** An inspectTree reply: a read-only tree under its own key. */
+  addImport(reply) {
+    const { nodes, ...info } = reply;
+    this.imports.set(reply.key, info);
+    const tree = this.#newTree(reply.key, reply.sub, reply.path, reply.version, reply.complete, nodes, true);
+    tree.history.recordReset(reply.version, new Map());
+    this.trees.set(reply.key, new Map([[reply.sub, tree]]));
+    const change = newChange();
+    change.imports = true;
+    change.trees.add(reply.key);
+    change.resets.add(reply.key);
+    change.structure.add(reply.key);
+    this.#emit(change);
+  }
+
+  removeImport(key) {
+    this.imports.delete(key);
+    this.trees.delete(key);
+    const change = newChange();
+    change.imports = true;
+    this.#emit(change);
+  }
+
+  // ------------------------------------------------------------------------------- log
+
+  setLogPaused(key, paused) {
+    if (paused) this.logPaused.set(key, 0);
+    else this.logPaused.delete(key);
+    const change = newChange();
+    change.logs.add(key);
+    this.#emit(change);
+  }
+
+  clearLog(key) {
+    this.logs.set(key, []);
+    const change = newChange();
+    change.logs.add(key);
+    this.#emit(change);
+  }
+
+  clearEvents(key) {
+    this.events.set(key, []);
+    const change = newChange();
+    change.events.add(key);
+    this.#emit(change);
   }
 }

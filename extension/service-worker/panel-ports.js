@@ -12,6 +12,7 @@ import { withCore, core } from './core.js';
 import { connectionEvents } from './connections.js';
 import { tabs, tabEvents, connectionOf } from './tabs.js';
 import { breadthFirstViews, patchDelta, viewsOf } from './node-views.js';
+import { ImportedTree } from './imports.js';
 
 /**
  * @typedef {object} Watch
@@ -24,6 +25,8 @@ import { breadthFirstViews, patchDelta, viewsOf } from './node-views.js';
  * @property {chrome.runtime.Port} port
  * @property {number|null} tabId
  * @property {Map<string, Watch>} watches   provider key → watch
+ * @property {Map<string, Set<string>>} ownedSubs   provider key → subscriptions this port made
+ * @property {Map<string, ImportedTree>} imports   "import:N" → imported document
  */
 
 /** @type {Set<UiPort>} */
@@ -35,12 +38,28 @@ export function acceptUiPort(port) {
     return;
   }
   /** @type {UiPort} */
-  const ui = { port, tabId: null, watches: new Map() };
+  const ui = { port, tabId: null, watches: new Map(), ownedSubs: new Map(), imports: new Map() };
   uiPorts.add(ui);
   port.onMessage.addListener((msg) => withCore(() => onUiMessage(ui, msg)).catch((e) => {
     console.error('SLOP Inspector: UI message failed:', e?.message ?? e);
   }));
-  port.onDisconnect.addListener(() => uiPorts.delete(ui));
+  port.onDisconnect.addListener(() => {
+    uiPorts.delete(ui);
+    releasePort(ui);
+  });
+}
+
+/** What a closed port leaves behind: its extra subscriptions and its imports. */
+function releasePort(ui) {
+  for (const [key, subs] of ui.ownedSubs) {
+    const conn = ui.tabId !== null ? connectionOf(ui.tabId, key) : null;
+    for (const sub of subs) {
+      try { conn?.unsubscribe(sub); } catch { /* the connection is gone or closed */ }
+    }
+  }
+  ui.ownedSubs.clear();
+  for (const imp of ui.imports.values()) imp.dispose();
+  ui.imports.clear();
 }
 
 function post(ui, msg) {
@@ -137,6 +156,16 @@ function needConnection(ui, key) {
   return conn;
 }
 
+/** A live connection, or one of this port's imports (read-only requests only). */
+function needSource(ui, key) {
+  if (typeof key === 'string' && ui.imports.has(key)) return ui.imports.get(key);
+  return needConnection(ui, key);
+}
+
+function subscriptionInfo(consumer, sub) {
+  return consumer.status().subscriptions?.find((s) => s.sub === sub) ?? null;
+}
+
 function needSub(conn, sub) {
   const s = sub ?? conn.primarySub;
   if (typeof s !== 'string' || !conn.consumer) throw new RequestError('E_STATE', 'Not subscribed yet');
@@ -162,7 +191,7 @@ const handlers = {
     return {};
   },
   [Request.GET_NODES](ui, m) {
-    const conn = needConnection(ui, m.key);
+    const conn = needSource(ui, m.key);
     const sub = needSub(conn, m.sub);
     if (!Array.isArray(m.paths)) throw new RequestError('bad_request', 'paths must be an array');
     const r = viewsOf(conn.consumer, sub, m.paths.slice(0, LIMITS.GET_NODES_MAX));
@@ -184,17 +213,58 @@ const handlers = {
   },
   [Request.SUBSCRIBE](ui, m) {
     const conn = needConnection(ui, m.key);
-    return { sub: conn.subscribe(m.options ?? {}) };
+    const sub = conn.subscribe(m.options ?? {});
+    if (!ui.ownedSubs.has(conn.key)) ui.ownedSubs.set(conn.key, new Set());
+    ui.ownedSubs.get(conn.key).add(sub);
+    return { sub };
   },
   [Request.UNSUBSCRIBE](ui, m) {
     const conn = needConnection(ui, m.key);
-    conn.unsubscribe(needSub(conn, m.sub));
+    const sub = needSub(conn, m.sub);
+    conn.unsubscribe(sub);
+    ui.ownedSubs.get(conn.key)?.delete(sub);
     return {};
   },
   [Request.AGENT_VIEW](ui, m) {
-    const conn = needConnection(ui, m.key);
+    const conn = needSource(ui, m.key);
     const sub = needSub(conn, m.sub);
     return { treeText: conn.consumer.treeText(sub), tools: conn.consumer.tools(sub) };
+  },
+  [Request.GET_TREE](ui, m) {
+    const conn = needSource(ui, m.key);
+    const sub = needSub(conn, m.sub);
+    const info = subscriptionInfo(conn.consumer, sub);
+    if (!info) throw new RequestError('not_found', 'No such subscription');
+    const st = conn.consumer.status();
+    return {
+      tree: conn.consumer.tree(sub, info.path, -1),
+      path: info.path,
+      version: info.version ?? 0,
+      provider: st.provider ?? null,
+      capabilities: st.capabilities ?? [],
+    };
+  },
+  [Request.INSPECT_TREE](ui, m) {
+    if (typeof m.text !== 'string') throw new RequestError('bad_request', 'text must be a string');
+    const imp = new ImportedTree(m.text, m.name);
+    ui.imports.set(imp.key, imp);
+    while (ui.imports.size > LIMITS.IMPORTS_PER_PORT) {
+      const [oldest] = ui.imports.keys();
+      ui.imports.get(oldest).dispose();
+      ui.imports.delete(oldest);
+    }
+    const info = imp.subscription();
+    const budget = Number.isInteger(m.budget) && m.budget > 0 ? Math.min(m.budget, 20000) : LIMITS.RESET_BUDGET;
+    const { nodes, complete } = breadthFirstViews(imp.consumer, imp.primarySub, info.path, budget);
+    return {
+      ...imp.info(), sub: imp.primarySub, path: info.path, version: info.version ?? imp.version,
+      count: info.nodes ?? nodes.length, nodes, complete,
+    };
+  },
+  [Request.CLOSE_IMPORT](ui, m) {
+    ui.imports.get(m.key)?.dispose();
+    ui.imports.delete(m.key);
+    return {};
   },
   [Request.VALIDATE_PARAMS](ui, m) {
     return { error: core().validateParams(m.schema ?? {}, m.params) };
@@ -219,6 +289,7 @@ async function onUiMessage(ui, msg) {
   if (!msg || typeof msg.type !== 'string') return;
   if (msg.type === Request.HELLO) {
     if (msg.v !== PROTOCOL_VERSION) console.warn('SLOP Inspector: UI speaks version', msg.v);
+    releasePort(ui);
     ui.tabId = Number.isInteger(msg.tabId) ? msg.tabId : null;
     ui.watches.clear();
     if (ui.tabId !== null) post(ui, providersPush(ui.tabId));

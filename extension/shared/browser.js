@@ -110,3 +110,24 @@ export function createDevtoolsPanel(title, iconPath, pagePath) {
   const r = api.devtools.panels.create(title, iconPath, pagePath);
   if (r && typeof r.catch === 'function') r.catch(() => {});
 }
+
+/**
+ * The DevTools theme when running inside DevTools: 'dark' or 'light', else null.
+ * Chrome (and Firefox) expose devtools.panels.themeName ("default" | "dark"; Firefox also
+ * "light") to DevTools pages and panels.
+ */
+export function devtoolsTheme() {
+  const name = api.devtools?.panels?.themeName;
+  if (typeof name !== 'string') return null;
+  return name === 'dark' ? 'dark' : 'light';
+}
+
+/**
+ * Calls fn('dark' | 'light') when the DevTools theme changes. Firefox has
+ * devtools.panels.onThemeChanged; Chrome (156) has no event (the panel reloads when the theme
+ * changes), so this is a no-op there.
+ */
+export function onDevtoolsThemeChanged(fn) {
+  const ev = api.devtools?.panels?.onThemeChanged;
+  if (ev?.addListener) ev.addListener((name) => fn(name === 'dark' ? 'dark' : 'light'));
+}

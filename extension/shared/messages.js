@@ -22,11 +22,14 @@
 //
 // Bump PROTOCOL_VERSION on any incompatible change, and note why:
 //   1  first version (issue 3).
+//   2  the DevTools panel (issue 4): getTree (the core's tree JSON of a subscription, for export),
+//      inspectTree / closeImport (a JSON file loaded into a throwaway core consumer, read-only),
+//      subscriptions made through a UI port are owned by that port and dropped when it closes.
 //
 // content/content.js is a classic script and cannot import this module: it repeats the type
 // strings of the content section verbatim (tests/node/messages.test.js checks they match).
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** Port names. The service worker also checks each port's sender (see service-worker/sw.js). */
 export const PORTS = Object.freeze({
@@ -81,7 +84,11 @@ export const Request = Object.freeze({
   GET_NODES: 'getNodes',
   /** Invoke an affordance. {key, path, action, params?} → the core's `result` event */
   INVOKE: 'invoke',
-  /** An extra subscription. {key, options: {path, depth, max_nodes, filter}} → {sub} */
+  /**
+   * An extra subscription. {key, options: {path, depth, max_nodes, filter}} → {sub}
+   * The core checks the options. The subscription belongs to the UI port that asked: it is
+   * unsubscribed when that port closes.
+   */
   SUBSCRIBE: 'subscribe',
   /** {key, sub} → {} */
   UNSUBSCRIBE: 'unsubscribe',
@@ -91,6 +98,21 @@ export const Request = Object.freeze({
   AGENT_VIEW: 'agentView',
   /** Check params against an affordance schema (the core decides). {schema, params} → {error: string|null} */
   VALIDATE_PARAMS: 'validateParams',
+  /**
+   * The core's mirror of a subscription as SLOP node JSON (whole subtree, depth -1).
+   * {key, sub?} → {tree, path, version, provider, capabilities}   (export, copy)
+   */
+  GET_TREE: 'getTree',
+  /**
+   * Loads a JSON document (an export of this panel, a snapshot message, or a bare node tree) into a
+   * throwaway core consumer that validates it; the result is read-only and reachable with
+   * getNodes / getTree / agentView under the returned key until closeImport or the port closes.
+   * {text, name} → {key, sub, path, version, nodes: NodeView[], complete, count, provider}
+   * An invalid document fails with code "invalid_tree" and the core's message.
+   */
+  INSPECT_TREE: 'inspectTree',
+  /** {key} → {} */
+  CLOSE_IMPORT: 'closeImport',
   /** Approve a pending cross-origin target once (persisted). {key} → {} */
   APPROVE: 'approve',
   /** Deny it for this browser session. {key} → {} */
@@ -138,6 +160,10 @@ export const LIMITS = Object.freeze({
   LOG_ENTRIES: 300,
   /** Frame text kept per log entry (characters); longer frames are cut and marked. */
   LOG_TEXT_MAX: 16384,
+  /** Largest document inspectTree accepts (characters). */
+  IMPORT_TEXT_MAX: 32 * 1024 * 1024,
+  /** Imports one UI port may hold at once (the oldest is closed first). */
+  IMPORTS_PER_PORT: 4,
 });
 
 // ---------------------------------------------------------------------------------------------

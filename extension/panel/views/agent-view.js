@@ -1,23 +1,42 @@
-// agent-view.js: what an AI agent would be given for this provider: the core's canonical tree
-// text and its tool list (names, descriptions, dangerous flags).
+// agent-view.js: what an AI agent would be given for this state: the core's canonical tree text
+// and its tool list (names, descriptions, parameters, dangerous flags), each copyable. Everything
+// shown here comes from the core (agentView request); nothing is rebuilt in JS.
 
 import { h, setChildren } from '../../shared/dom.js';
+import { jsonView } from './json-view.js';
 
 export class AgentView {
-  constructor(root) {
+  /** @param {HTMLElement} root @param {{copy: (text: string, what: string) => void, refresh: () => void}} hooks */
+  constructor(root, hooks) {
     this.root = root;
+    this.hooks = hooks;
   }
 
   show(data, error) {
     if (error) return setChildren(this.root, h('p', { class: 'error-text', text: error }));
-    if (!data) return setChildren(this.root, h('p', { class: 'empty', text: 'Loading…' }));
+    if (!data) return setChildren(this.root, h('p', { class: 'empty small', text: 'Loading…' }));
     const tools = data.tools?.tools ?? [];
+    const text = data.treeText ?? '';
     setChildren(this.root,
-      h('h3', { text: 'Tree text' }),
-      h('pre', { class: 'tree-text', text: data.treeText ?? '(no state yet)' }),
-      h('h3', { text: `Tools (${tools.length})` }),
-      h('table', { class: 'kv tools' }, tools.map((t) => h('tr', {},
-        h('th', { class: 'mono', text: t.name }),
-        h('td', {}, t.description ?? '', t.dangerous ? h('span', { class: 'chip danger-chip', text: 'dangerous' }) : null)))));
+      h('div', { class: 'agent-head' },
+        h('h3', { text: 'Tree text' }),
+        h('span', { class: 'muted small', text: `${text.split('\n').filter(Boolean).length} lines · what the agent reads` }),
+        h('button', { type: 'button', class: 'small', 'data-action': 'copy-tree-text', onclick: () => this.hooks.copy(text, 'tree text') }, 'Copy'),
+        h('button', { type: 'button', class: 'small', 'data-action': 'agent-refresh', onclick: () => this.hooks.refresh() }, 'Refresh')),
+      h('pre', { class: 'tree-text', 'data-role': 'tree-text', text: text || '(no state yet)' }),
+      h('div', { class: 'agent-head' },
+        h('h3', { text: `Tools (${tools.length})` }),
+        h('span', { class: 'muted small', text: 'names, descriptions and parameters as the agent gets them' }),
+        h('button', { type: 'button', class: 'small', 'data-action': 'copy-tools', onclick: () => this.hooks.copy(JSON.stringify(data.tools?.tools ?? [], null, 2), 'tools') }, 'Copy JSON')),
+      tools.length === 0 ? h('p', { class: 'muted', text: 'No affordances, so no tools.' }) : null,
+      h('div', { class: 'tools' }, tools.map((t) => h('div', { class: `tool${t.dangerous ? ' is-dangerous' : ''}`, 'data-tool': t.name },
+        h('div', { class: 'tool-head' },
+          h('code', { class: 'tool-name', text: t.name }),
+          t.dangerous ? h('span', { class: 'chip danger-chip', text: 'dangerous' }) : null,
+          data.tools?.resolve?.[t.name] ? h('span', { class: 'muted small mono', text: `→ ${data.tools.resolve[t.name].path} · ${data.tools.resolve[t.name].action}` }) : null),
+        t.description ? h('div', { class: 'tool-desc', text: t.description }) : null,
+        t.parameters && Object.keys(t.parameters.properties ?? {}).length
+          ? h('details', { class: 'tool-params' }, h('summary', { text: `parameters (${Object.keys(t.parameters.properties).length})` }), jsonView(t.parameters, { openDepth: 3 }))
+          : null))));
   }
 }

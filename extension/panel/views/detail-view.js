@@ -1,170 +1,292 @@
-// detail-view.js: the selected node: path, type, properties, meta, content_ref, and its
-// affordances with a params editor. Params are checked by the core (validateParams request) as
-// you type and again when invoking; dangerous affordances ask for confirmation first.
+// detail-view.js: the selected node: id, type, path (copyable), properties and meta as collapsible
+// JSON, its content reference (with "Load content" through its read_content affordance), children,
+// and its affordances, each with a form generated from its params schema (params-form.js).
+//
+// Params are checked by the core (validateParams request) as you type and again before sending;
+// dangerous affordances ask for confirmation; the outcome (ok + data, error + code and message,
+// accepted + live task progress from the core's task events) is shown under the form.
 
 import { h, setChildren } from '../../shared/dom.js';
+import { jsonView } from './json-view.js';
+import { ParamsForm } from './params-form.js';
+import { salienceOf } from './tree-view.js';
 
-const json = (v) => JSON.stringify(v, null, 2);
+const time = (t) => new Date(t).toLocaleTimeString([], { hour12: false });
 
-/** A starting point for the params editor: each property with its default or an empty value. */
-function paramsSkeleton(schema) {
-  if (!schema || schema.type !== 'object' || typeof schema.properties !== 'object') return {};
-  const out = {};
-  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  const keys = Object.keys(schema.properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
-  for (const k of keys) {
-    const p = schema.properties[k] ?? {};
-    if (p.default !== undefined) out[k] = p.default;
-    else if (Array.isArray(p.enum) && p.enum.length) out[k] = p.enum[0];
-    else out[k] = { string: '', number: 0, integer: 0, boolean: false, array: [], object: {} }[p.type] ?? null;
+/** The text of a read_content result: a string, {content: string}, or else its JSON. */
+export function contentText(data) {
+  if (typeof data === 'string') return { text: data };
+  if (data && typeof data === 'object' && typeof data.content === 'string') {
+    return { text: data.content, mime: typeof data.mime === 'string' ? data.mime : null };
   }
-  return out;
+  return { text: JSON.stringify(data, null, 2) };
 }
 
-function valueCell(v) {
-  if (v !== null && typeof v === 'object') return h('pre', { class: 'json', text: json(v) });
-  return h('span', { class: `scalar t-${v === null ? 'null' : typeof v}`, text: typeof v === 'string' ? JSON.stringify(v) : String(v) });
+function section(title, ...body) {
+  return h('section', { class: 'd-section', 'data-section': title.toLowerCase().replace(/\W+/g, '-') }, h('h3', { text: title }), ...body);
 }
 
-function keyValueTable(obj) {
-  return h('table', { class: 'kv' }, Object.entries(obj).map(([k, v]) => h('tr', {}, h('th', { text: k }), h('td', {}, valueCell(v)))));
+function metaView(meta) {
+  const sal = salienceOf({ meta });
+  const rows = [];
+  if (sal !== null) {
+    rows.push(h('div', { class: 'meta-row' }, h('span', { class: 'jt-key', text: 'salience' }), h('span', { class: 'jt-colon', text: ': ' }),
+      h('span', { class: 'sal big' }, h('i', { style: `width:${Math.round(sal * 100)}%` })), h('span', { class: 'scalar t-number', text: String(meta.salience) })));
+  }
+  if (meta.urgency !== undefined) {
+    rows.push(h('div', { class: 'meta-row' }, h('span', { class: 'jt-key', text: 'urgency' }), h('span', { class: 'jt-colon', text: ': ' }),
+      h('span', { class: `urgency u-${String(meta.urgency)}`, text: String(meta.urgency) })));
+  }
+  const rest = Object.fromEntries(Object.entries(meta).filter(([k]) => !(k === 'salience' && sal !== null) && k !== 'urgency'));
+  return h('div', { class: 'meta-view' }, rows, jsonView(rest));
 }
 
 export class DetailView {
   /**
    * @param {HTMLElement} root
-   * @param {{invoke: (path, action, params) => Promise<any>, validate: (schema, params) => Promise<string|null>}} actions
+   * @param {{invoke: (path, action, params) => Promise<any>, validate: (schema, params) => Promise<string|null>,
+   *          copy: (text: string, what: string) => void}} actions
    */
   constructor(root, actions) {
     this.root = root;
     this.actions = actions;
-    this.drafts = new Map();   // "path action" → params text being edited
-    this.results = new Map();  // "path action" → last outcome
-    this.shownKey = null;
+    this.results = new Map();  // "key path action" → last outcome
+    this.tasks = new Map();    // task id → last task event
+    this.content = new Map();  // "key path" → {state, text, mime, error, at}
+    this.cards = new Map();    // "key path action" → {el, refresh}
     this.affSig = null;
     this.main = h('div', { class: 'detail-main' });
     this.affs = h('div', { class: 'detail-affordances' });
     root.replaceChildren(this.main, this.affs);
+    this.view = null;
+    this.ctx = null;
   }
 
-  /** @param {object|null} view  the node view; @param {boolean} affordancesAllowed  provider declared "affordances" */
-  show(view, { providerKey, stale, affordancesAllowed }) {
+  /**
+   * @param {object|null} view   a node view
+   * @param {{providerKey: string, mode: 'live'|'history'|'import'|'query', canInvoke: boolean,
+   *          whyNot: string, contentRefs: boolean, version?: number, note?: string}} ctx
+   */
+  show(view, ctx) {
+    this.view = view;
+    this.ctx = ctx;
     if (!view) {
-      this.shownKey = null;
       this.affSig = null;
-      setChildren(this.main, h('p', { class: 'empty', text: 'Select a node to see its properties and affordances.' }));
+      setChildren(this.main, h('div', { class: 'empty small' },
+        h('p', { text: 'Select a node to see its properties, meta and affordances.' }),
+        h('p', { class: 'muted', text: 'Keys: ↑ ↓ move · ← → collapse / expand · Enter open · Home / End' })));
       this.affs.replaceChildren();
       return;
     }
-    const key = `${providerKey} ${view.path}`;
+    const key = `${ctx.providerKey} ${view.path}`;
+    const modeNote = {
+      history: `Version ${ctx.version} from the history: read-only.`,
+      import: 'Imported file: read-only.',
+      query: `Query result (v${ctx.version ?? '?'}): a copy fetched on demand, not part of the live mirror; read-only.`,
+    }[ctx.mode];
     setChildren(this.main,
       h('div', { class: 'detail-head' },
         h('span', { class: 'nid big', text: view.id }), h('span', { class: 'ntype', text: view.type }),
-        stale ? h('span', { class: 'pill', 'data-status': 'reconnecting', text: 'last known state' }) : null),
-      h('div', { class: 'mono muted path', text: view.path, title: 'absolute path' }),
+        ctx.stale ? h('span', { class: 'pill', 'data-status': 'reconnecting', text: 'last known state' }) : null),
+      h('div', { class: 'path-row' },
+        h('code', { class: 'path', text: view.path, title: 'absolute path (as invoke and query take it)' }),
+        h('button', { type: 'button', class: 'small', 'data-action': 'copy-path', onclick: () => this.actions.copy(view.path, 'path') }, 'Copy path')),
+      modeNote ? h('div', { class: 'mode-note', text: modeNote }) : null,
       view.properties && Object.keys(view.properties).length
-        ? [h('h3', { text: 'Properties' }), keyValueTable(view.properties)] : h('p', { class: 'muted', text: 'No properties.' }),
-      view.meta && Object.keys(view.meta).length ? [h('h3', { text: 'Meta' }), keyValueTable(view.meta)] : null,
-      view.content_ref ? [h('h3', { text: 'Content reference' }), keyValueTable(view.content_ref)] : null,
-      view.child_ids.length ? h('p', { class: 'muted', text: `${view.child_ids.length} children` }) : null);
+        ? section('Properties', jsonView(view.properties)) : section('Properties', h('p', { class: 'muted', text: 'No properties.' })),
+      view.meta && Object.keys(view.meta).length ? section('Meta', metaView(view.meta)) : null,
+      view.content_ref ? this.#contentSection(view, key, ctx) : null,
+      this.#childrenLine(view));
 
-    const sig = `${key}|${JSON.stringify(view.affordances ?? [])}|${affordancesAllowed}`;
-    if (sig === this.affSig) return; // keep the editors (and focus) while the node updates
-    this.affSig = sig;
-    this.shownKey = key;
     const list = view.affordances ?? [];
-    setChildren(this.affs, list.length ? h('h3', { text: 'Affordances' }) : null,
-      list.map((a) => this.#affordance(view.path, a, affordancesAllowed)));
+    const sig = `${key}|${ctx.mode}|${ctx.canInvoke}|${JSON.stringify(list)}`;
+    if (sig === this.affSig) return; // keep the forms (and focus) while the node updates
+    this.affSig = sig;
+    this.cards.clear();
+    setChildren(this.affs, list.length ? h('h3', { text: `Affordances (${list.length})` }) : null,
+      list.length === 0 ? null : null,
+      list.map((a) => this.#affordance(view.path, a, ctx)));
   }
 
-  #affordance(path, aff, allowed) {
-    const id = `${path} ${aff.action}`;
+  #childrenLine(view) {
+    const kids = view.child_ids?.length ?? 0;
+    const total = view.meta?.total_children;
+    if (!kids && !Number.isFinite(total)) return null;
+    const win = Array.isArray(view.meta?.window) ? ` · window [${view.meta.window.join(', ')}]` : '';
+    return section('Children', h('p', { class: 'muted', text: Number.isFinite(total) && total !== kids ? `${kids} shown of ${total}${win}` : `${kids}${win}` }));
+  }
+
+  #contentSection(view, key, ctx) {
+    const ref = view.content_ref;
+    const hasRead = (view.affordances ?? []).some((a) => a.action === 'read_content');
+    const why = !ctx.contentRefs ? 'The provider did not declare the "content_refs" capability.'
+      : !hasRead ? 'This node has no read_content affordance.'
+      : !ctx.canInvoke ? ctx.whyNot : '';
+    const state = this.content.get(key);
+    const out = h('div', { class: 'content-out' });
+    const render = (st) => {
+      if (!st) return setChildren(out);
+      if (st.state === 'loading') return setChildren(out, h('span', { class: 'muted', text: 'loading…' }));
+      if (st.state === 'error') return setChildren(out, h('div', { class: 'error-text', text: st.error }));
+      setChildren(out,
+        h('div', { class: 'muted small', text: `${st.mime ?? ref.mime ?? ''} · ${st.text.length} characters · ${time(st.at)}` }),
+        h('pre', { class: 'content-text', text: st.text }));
+    };
+    render(state);
+    const load = async () => {
+      const st = { state: 'loading' };
+      this.content.set(key, st);
+      render(st);
+      let next;
+      try {
+        const reply = await this.actions.invoke(view.path, 'read_content', undefined);
+        const ev = reply.event ?? {};
+        if (ev.event === 'result' && ev.status === 'ok') next = { state: 'ok', ...contentText(ev.data), at: Date.now() };
+        else next = { state: 'error', error: ev.error ? `${ev.error.code}: ${ev.error.message}` : `${ev.event}: ${ev.message ?? ev.status ?? ''}` };
+      } catch (e) {
+        next = { state: 'error', error: e.message };
+      }
+      this.content.set(key, next);
+      if (this.view?.path === view.path) render(next);
+    };
+    return section('Content reference',
+      jsonView(ref),
+      h('div', { class: 'content-actions' },
+        h('button', { type: 'button', class: 'primary small', 'data-action': 'load-content', disabled: !!why, title: why, onclick: load }, 'Load content'),
+        why ? h('span', { class: 'muted small', text: why }) : h('span', { class: 'muted small', text: 'through the node’s read_content affordance' })),
+      out);
+  }
+
+  // --------------------------------------------------------------------------- affordances
+
+  #affordance(path, aff, ctx) {
+    const id = `${ctx.providerKey} ${path} ${aff.action}`;
     const hasParams = aff.params && typeof aff.params === 'object';
     const status = h('div', { class: 'aff-status' });
-    const result = h('div', { class: 'aff-result' });
+    const result = h('div', { class: 'aff-result', 'aria-live': 'polite' });
     const confirmRow = h('div', { class: 'confirm', hidden: true });
-    let editor = null;
     let timer = 0;
+    let seq = 0;
 
-    const readParams = () => {
-      if (!editor) return { ok: true, value: undefined };
-      const text = editor.value.trim();
-      if (!text) return { ok: true, value: undefined };
-      try {
-        return { ok: true, value: JSON.parse(text) };
-      } catch (e) {
-        return { ok: false, message: `Not JSON: ${e.message}` };
-      }
-    };
+    let form = null;
+
+    /** Asks the core; shows and returns its message (null = fits). */
     const check = async () => {
-      const r = readParams();
-      if (!r.ok) return setChildren(status, h('span', { class: 'error-text', text: r.message }));
-      const problem = await this.actions.validate(aff.params, r.value ?? {}).catch((e) => e.message);
-      setChildren(status, problem ? h('span', { class: 'error-text', text: problem }) : h('span', { class: 'ok-text', text: '✓ params fit the schema' }));
+      if (!form) return null;
+      const r = form.value();
+      const mine = ++seq;
+      if (!r.ok) {
+        form.showError(r.message);
+        setChildren(status);
+        return r.message;
+      }
+      const problem = await this.actions.validate(aff.params, r.value).catch((e) => e.message);
+      if (mine !== seq) return problem;
+      form.showError(problem);
+      setChildren(status, problem ? h('span', { class: 'error-text', text: '✗ checked by the core' }) : h('span', { class: 'ok-text', text: '✓ params fit the schema (checked by the core)' }));
+      return problem;
     };
+
+    if (hasParams) {
+      form = new ParamsForm(aff.params, {
+        label: aff.action,
+        onChange: () => {
+          clearTimeout(timer);
+          timer = setTimeout(check, 250);
+        },
+      });
+    }
+
     const showOutcome = (o) => {
       this.results.set(id, o);
-      if (o.error) return setChildren(result, h('span', { class: 'error-text', text: o.error }));
+      if (o.error) return setChildren(result, h('div', { class: 'outcome' }, h('span', { class: 'pill outcome-error', text: 'not sent' }), h('span', { class: 'error-text', text: ` ${o.error}` })));
+      if (o.pending) return setChildren(result, h('span', { class: 'muted', text: 'invoking…' }));
       const ev = o.event ?? {};
       const outcome = ev.event === 'result' ? ev.status : ev.event;
+      const task = ev.task_id ? this.tasks.get(ev.task_id) : null;
       setChildren(result,
-        h('div', {}, h('span', { class: `pill outcome-${outcome}`, text: outcome ?? '?' }),
-          ev.task_id ? h('span', { class: 'muted', text: ` task ${ev.task_id}` }) : null,
-          h('span', { class: 'muted', text: ` · ${new Date(o.at).toLocaleTimeString()}` })),
-        ev.error ? h('div', { class: 'error-text', text: `${ev.error.code ?? ''} ${ev.error.message ?? ''}`.trim() }) : null,
-        ev.message && !ev.error ? h('div', { class: 'error-text', text: ev.message }) : null,
-        ev.data !== undefined ? h('pre', { class: 'json', text: json(ev.data) }) : null);
+        h('div', { class: 'outcome' }, h('span', { class: `pill outcome-${outcome}`, 'data-outcome': outcome, text: outcome ?? '?' }),
+          h('span', { class: 'muted', text: ` ${time(o.at)}` }),
+          ev.task_id ? h('span', { class: 'muted', text: ` · task ${ev.task_id}` }) : null),
+        ev.error ? h('div', { class: 'error-text', 'data-error-code': String(ev.error.code ?? '') },
+          h('code', { text: String(ev.error.code ?? '') }), ` ${ev.error.message ?? ''}`) : null,
+        !ev.error && ev.message ? h('div', { class: 'error-text', text: String(ev.message) }) : null,
+        ev.data !== undefined ? h('div', { class: 'result-data' }, jsonView(ev.data, { openDepth: 2 })) : null,
+        ev.task_id ? this.#taskView(ev.task_id, task) : null);
     };
-    const invoke = async () => {
-      const r = readParams();
-      if (!r.ok) return setChildren(status, h('span', { class: 'error-text', text: r.message }));
-      setChildren(result, h('span', { class: 'muted', text: 'invoking…' }));
+
+    const send = async () => {
+      const r = form ? form.value() : { ok: true, value: undefined };
+      showOutcome({ pending: true, at: Date.now() });
       try {
         const reply = await this.actions.invoke(path, aff.action, r.value);
         showOutcome({ event: reply.event, at: Date.now() });
       } catch (e) {
-        showOutcome({ error: e.message, at: Date.now() });
+        // The core refused it locally (E_PARAMS, E_CAPABILITY...) or the worker is away.
+        showOutcome({ error: `${e.code ? `${e.code}: ` : ''}${e.message}`, at: Date.now() });
+        if (e.code === 'E_PARAMS') form?.showError(e.message);
       }
     };
-    const invokeBtn = h('button', { class: aff.dangerous ? 'danger' : 'primary', type: 'button', disabled: !allowed, 'data-action': 'invoke',
-      title: allowed ? '' : 'The provider did not declare the "affordances" capability',
-      onclick: () => {
-        if (aff.dangerous) confirmRow.hidden = false;
-        else invoke();
-      } }, aff.dangerous ? 'Invoke…' : 'Invoke');
-    setChildren(confirmRow,
-      h('div', { text: `“${aff.label ?? aff.action}” is marked dangerous. Invoke it anyway?` }),
-      h('div', { class: 'confirm-buttons' },
-        h('button', { class: 'danger', type: 'button', 'data-action': 'confirm', onclick: () => { confirmRow.hidden = true; invoke(); } }, 'Invoke anyway'),
-        h('button', { type: 'button', onclick: () => { confirmRow.hidden = true; } }, 'Cancel')));
 
-    if (hasParams) {
-      editor = h('textarea', { class: 'params', rows: 4, spellcheck: 'false', 'aria-label': `params for ${aff.action}` });
-      editor.value = this.drafts.get(id) ?? json(paramsSkeleton(aff.params));
-      const fit = () => { editor.rows = Math.min(14, Math.max(3, editor.value.split('\n').length)); };
-      fit();
-      editor.addEventListener('input', () => {
-        fit();
-        this.drafts.set(id, editor.value);
-        clearTimeout(timer);
-        timer = setTimeout(check, 300);
-      });
-    }
+    const invoke = async () => {
+      confirmRow.hidden = true;
+      if (form) {
+        const problem = await check();
+        if (problem) return;
+      }
+      if (aff.dangerous) {
+        confirmRow.hidden = false;
+        confirmRow.querySelector('button[data-action="confirm"]')?.focus();
+        return;
+      }
+      send();
+    };
+
+    const invokeBtn = h('button', { class: aff.dangerous ? 'danger' : 'primary', type: 'button', disabled: !ctx.canInvoke, 'data-action': 'invoke',
+      title: ctx.canInvoke ? (aff.dangerous ? 'Asks for confirmation first' : '') : ctx.whyNot, onclick: invoke }, aff.dangerous ? 'Invoke…' : 'Invoke');
+    setChildren(confirmRow,
+      h('div', { class: 'confirm-text', text: `“${aff.label ?? aff.action}” is marked dangerous. Invoke it on ${path}?` }),
+      h('div', { class: 'confirm-buttons' },
+        h('button', { class: 'danger-solid', type: 'button', 'data-action': 'confirm', onclick: () => { confirmRow.hidden = true; send(); } }, 'Invoke anyway'),
+        h('button', { type: 'button', 'data-action': 'cancel', onclick: () => { confirmRow.hidden = true; } }, 'Cancel')));
+
     const chips = [
       aff.dangerous ? h('span', { class: 'chip danger-chip', text: 'dangerous' }) : null,
       aff.idempotent ? h('span', { class: 'chip', text: 'idempotent' }) : null,
-      aff.estimate ? h('span', { class: 'chip', text: `estimate: ${aff.estimate}` }) : null,
+      aff.estimate ? h('span', { class: 'chip', title: 'estimate', text: `estimate: ${aff.estimate}` }) : null,
     ];
-    const card = h('div', { class: 'affordance', 'data-action-name': aff.action },
+    const card = h('div', { class: `affordance${aff.dangerous ? ' is-dangerous' : ''}`, 'data-action-name': aff.action },
       h('div', { class: 'aff-head' },
         h('span', { class: 'aff-label', text: aff.label ?? aff.action }),
         aff.label ? h('code', { class: 'muted', text: aff.action }) : null, chips),
-      aff.description ? h('div', { class: 'muted', text: aff.description }) : null,
-      hasParams ? h('details', { class: 'schema' }, h('summary', { text: 'params schema' }), h('pre', { class: 'json', text: json(aff.params) })) : null,
-      editor, editor ? status : null,
-      h('div', { class: 'aff-buttons' }, invokeBtn), confirmRow, result);
+      aff.description ? h('div', { class: 'aff-desc', text: aff.description }) : null,
+      form ? form.el : null,
+      form ? status : null,
+      h('div', { class: 'aff-buttons' }, invokeBtn, ctx.canInvoke ? null : h('span', { class: 'muted small', text: ctx.whyNot })),
+      confirmRow, result,
+      hasParams ? h('details', { class: 'schema' }, h('summary', { text: 'params schema' }), jsonView(aff.params, { openDepth: 3 })) : null);
     const last = this.results.get(id);
     if (last) showOutcome(last);
+    this.cards.set(id, { refresh: () => { const o = this.results.get(id); if (o) showOutcome(o); } });
     return card;
+  }
+
+  #taskView(taskId, ev) {
+    const progress = typeof ev?.progress === 'number' ? Math.max(0, Math.min(1, ev.progress)) : null;
+    return h('div', { class: 'task', 'data-task': taskId, 'data-status': ev?.status ?? 'pending' },
+      h('div', { class: 'task-line' },
+        h('span', { class: 'task-status', text: ev?.status ?? 'accepted' }),
+        progress !== null ? h('span', { class: 'task-pct', text: `${Math.round(progress * 100)}%` }) : null,
+        ev?.message ? h('span', { class: 'muted', text: ` ${ev.message}` }) : null),
+      h('div', { class: 'progress' }, h('i', { style: `width:${Math.round((progress ?? 0) * 100)}%` })));
+  }
+
+  /** A core "task" event: refresh the cards waiting on that task. */
+  onTask(ev) {
+    if (!ev?.task_id) return;
+    this.tasks.set(ev.task_id, ev);
+    for (const [id, o] of this.results) {
+      if (o.event?.task_id === ev.task_id) this.cards.get(id)?.refresh();
+    }
   }
 }

@@ -1,15 +1,24 @@
-// log-view.js: the bottom pane: the frame log (direction, time, type, size; click for the text)
-// and the core's events (results, tasks, errors, resyncs, timeouts, protocol errors).
+// log-view.js: the drawer at the bottom. "Frames": every frame in and out (time, direction, type,
+// size), virtualized, filterable by type and direction, pausable, clearable; a frame's JSON opens
+// on the right (copyable); a batch expands into its inner messages. "Events": the core's events
+// (results, tasks, errors, resyncs, timeouts, protocol errors).
+//
+// Frames are parsed here only to show them (pretty JSON, the members of a batch); nothing is
+// applied or validated.
 
 import { h, setChildren } from '../../shared/dom.js';
+import { VirtualList } from './virtual-list.js';
 
-const time = (t) => new Date(t).toLocaleTimeString([], { hour12: false }) + `.${String(t % 1000).padStart(3, '0')}`;
-const size = (n) => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
+const LOG_ROW = 20;
 
-function eventText(ev) {
+export const time = (t) => new Date(t).toLocaleTimeString([], { hour12: false }) + `.${String(Math.floor(t) % 1000).padStart(3, '0')}`;
+export const size = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
+const utf8 = new TextEncoder();
+
+export function eventText(ev) {
   switch (ev.event) {
-    case 'result': return `${ev.action ?? ''} on ${ev.path ?? ''}: ${ev.status}${ev.error ? ` (${ev.error.code}: ${ev.error.message})` : ''}`;
-    case 'task': return `task ${ev.task_id}: ${ev.status ?? ''}${ev.progress !== undefined ? ` ${Math.round(ev.progress * 100)}%` : ''} ${ev.message ?? ''}`;
+    case 'result': return `${ev.action ?? ''} on ${ev.path ?? ''}: ${ev.status}${ev.error ? ` (${ev.error.code}: ${ev.error.message})` : ''}${ev.task_id ? ` task ${ev.task_id}` : ''}`;
+    case 'task': return `task ${ev.task_id}: ${ev.status ?? ''}${typeof ev.progress === 'number' ? ` ${Math.round(ev.progress * 100)}%` : ''} ${ev.message ?? ''}`;
     case 'error': return `${ev.code}: ${ev.message}`;
     case 'protocol_error': return `${ev.fatal ? 'FATAL ' : ''}${ev.code}: ${ev.message}`;
     case 'resync': return `${ev.reason}: ${ev.message ?? ''}`;
@@ -17,61 +26,265 @@ function eventText(ev) {
     case 'closed': return `${ev.request} ${ev.id} ended by disconnect`;
     case 'hello': return `${ev.provider?.name ?? ''} (${ev.provider?.id ?? ''})`;
     case 'provider_event': return `${ev.name}`;
+    case 'query': return `query ${ev.id} answered (v${ev.version})`;
     default: return '';
   }
 }
 
+/** The parsed frame, or undefined when it is not JSON (or was cut). */
+function parsed(f) {
+  if (!('parsed' in f)) {
+    try {
+      f.parsed = f.truncated ? undefined : JSON.parse(f.text);
+    } catch {
+      f.parsed = undefined;
+    }
+  }
+  return f.parsed;
+}
+
 export class LogView {
-  constructor(root) {
+  /**
+   * @param {HTMLElement} root
+   * @param {{onPause: (paused: boolean) => void, onClear: (tab: string) => void, copy: (text: string, what: string) => void}} hooks
+   */
+  constructor(root, hooks) {
     this.root = root;
+    this.hooks = hooks;
     this.tab = 'frames';
-    this.selected = null;
-    this.framesEl = h('div', { class: 'log-list', role: 'log' });
-    this.eventsEl = h('div', { class: 'log-list', role: 'log' });
-    this.textEl = h('pre', { class: 'log-text json', hidden: true });
-    this.tabs = h('div', { class: 'log-tabs' },
-      h('button', { type: 'button', 'data-tab': 'frames', onclick: () => this.#switch('frames') }, 'Frames'),
-      h('button', { type: 'button', 'data-tab': 'events', onclick: () => this.#switch('events') }, 'Events'),
-      h('span', { class: 'muted hint', text: 'newest at the bottom · click a frame for its text' }));
-    root.replaceChildren(this.tabs, h('div', { class: 'log-body' }, this.framesEl, this.eventsEl, this.textEl));
-    this.#switch('frames');
     this.frames = [];
     this.events = [];
+    this.rows = [];          // frame rows after filtering and batch expansion
+    this.expanded = new Set(); // frame objects expanded (batches)
+    this.selected = null;    // a row object {frame, msg, depth, ...}
+    this.typeFilter = '';
+    this.dirFilter = '';
+    this.paused = false;
+    this.skipped = 0;
+    this.cache = new WeakMap();
+    this.types = new Set();
+
+    this.typeSel = h('select', { 'aria-label': 'Filter frames by type', 'data-filter': 'type', onchange: () => { this.typeFilter = this.typeSel.value; this.#refilter(); } },
+      h('option', { value: '', text: 'all types' }));
+    this.dirSel = h('select', { 'aria-label': 'Filter frames by direction', 'data-filter': 'dir', onchange: () => { this.dirFilter = this.dirSel.value; this.#refilter(); } },
+      h('option', { value: '', text: 'in + out' }), h('option', { value: 'in', text: '↓ in' }), h('option', { value: 'out', text: '↑ out' }));
+    this.pauseBtn = h('button', { type: 'button', class: 'small', 'data-action': 'pause', 'aria-pressed': 'false', onclick: () => this.hooks.onPause(!this.paused) }, '⏸ Pause');
+    this.clearBtn = h('button', { type: 'button', class: 'small', 'data-action': 'clear', onclick: () => this.hooks.onClear(this.tab) }, 'Clear');
+    this.countEl = h('span', { class: 'muted small log-count' });
+    this.tabsEl = h('div', { class: 'log-toolbar' },
+      h('div', { class: 'seg' },
+        h('button', { type: 'button', 'data-tab': 'frames', onclick: () => this.#switch('frames') }, 'Frames'),
+        h('button', { type: 'button', 'data-tab': 'events', onclick: () => this.#switch('events') }, 'Events')),
+      this.typeSel, this.dirSel, this.pauseBtn, this.clearBtn, this.countEl);
+    this.framesEl = h('div', { class: 'log-list', role: 'log', tabindex: '0', 'aria-label': 'Frames' });
+    this.eventsEl = h('div', { class: 'log-list events', role: 'log', 'aria-label': 'Events' });
+    this.frameDetail = h('div', { class: 'log-detail' });
+    root.replaceChildren(this.tabsEl, h('div', { class: 'log-body' }, this.framesEl, this.eventsEl, this.frameDetail));
+    this.list = new VirtualList(this.framesEl, { rowHeight: LOG_ROW, renderRow: (i) => this.#frameRow(this.rows[i]) });
+    this.framesEl.addEventListener('click', (e) => this.#onClick(e));
+    this.framesEl.addEventListener('keydown', (e) => this.#onKey(e));
+    this.#switch('frames');
+    this.#showDetail();
   }
 
   #switch(tab) {
     this.tab = tab;
-    for (const b of this.tabs.querySelectorAll('button')) b.classList.toggle('active', b.dataset.tab === tab);
+    for (const b of this.tabsEl.querySelectorAll('[data-tab]')) b.classList.toggle('active', b.dataset.tab === tab);
     this.framesEl.hidden = tab !== 'frames';
+    this.frameDetail.hidden = tab !== 'frames';
     this.eventsEl.hidden = tab !== 'events';
-    this.textEl.hidden = tab !== 'frames' || !this.selected;
+    this.typeSel.hidden = tab !== 'frames';
+    this.dirSel.hidden = tab !== 'frames';
+    this.pauseBtn.hidden = tab !== 'frames';
+    this.#count();
+    if (tab === 'frames') this.list.render();
+  }
+
+  setPaused(paused, skipped) {
+    this.paused = paused;
+    this.skipped = skipped;
+    this.pauseBtn.textContent = paused ? '▶ Resume' : '⏸ Pause';
+    this.pauseBtn.setAttribute('aria-pressed', String(paused));
+    this.root.classList.toggle('paused', paused);
+    this.#count();
+  }
+
+  #count() {
+    const n = this.tab === 'frames' ? this.rows.filter((r) => r.depth === 0).length : this.events.length;
+    const total = this.tab === 'frames' ? this.frames.length : this.events.length;
+    const filtered = this.tab === 'frames' && n !== total ? ` (${total} before filters)` : '';
+    const paused = this.paused && this.tab === 'frames' ? ` · paused: ${this.skipped} not recorded` : '';
+    this.countEl.textContent = `${n} ${this.tab}${filtered}${paused}`;
   }
 
   /** @param {object[]} frames LogEntry[] @param {{t, event}[]} events */
   show(frames, events) {
-    const stick = (el) => el.scrollHeight - el.scrollTop - el.clientHeight < 30;
     if (frames !== this.frames) {
-      const atEnd = stick(this.framesEl);
       this.frames = frames;
-      setChildren(this.framesEl, frames.length ? null : h('div', { class: 'log-empty muted', text: 'No frames yet.' }), frames.map((f) => h('div', {
-        class: `log-row dir-${f.dir}${this.selected === f ? ' selected' : ''}`,
-        onclick: () => { this.selected = f; this.textEl.textContent = f.text + (f.truncated ? '\n… (cut)' : ''); this.textEl.hidden = false; this.show(this.frames, this.events); },
-      },
-      h('span', { class: 'mono muted', text: time(f.t) }),
-      h('span', { class: 'dir', title: f.dir === 'in' ? 'provider → extension' : 'extension → provider', text: f.dir === 'in' ? '↓' : '↑' }),
-      h('span', { class: 'ftype', text: f.type }),
-      h('span', { class: 'muted', text: size(f.size) }),
-      h('span', { class: 'fpreview mono', text: f.text.slice(0, 160) }))));
-      if (atEnd) this.framesEl.scrollTop = this.framesEl.scrollHeight;
+      let newType = false;
+      for (const f of frames) if (!this.types.has(f.type)) { this.types.add(f.type); newType = true; }
+      if (newType) {
+        const cur = this.typeSel.value;
+        setChildren(this.typeSel, h('option', { value: '', text: 'all types' }), [...this.types].sort().map((t) => h('option', { value: t, text: t })));
+        this.typeSel.value = cur;
+      }
+      if (this.selected && !frames.includes(this.selected.frame)) {
+        this.selected = null;
+        this.#showDetail();
+      }
+      this.#refilter();
     }
     if (events !== this.events) {
-      const atEnd = stick(this.eventsEl);
+      const stick = this.eventsEl.scrollHeight - this.eventsEl.scrollTop - this.eventsEl.clientHeight < 30;
       this.events = events;
-      setChildren(this.eventsEl, events.length ? null : h('div', { class: 'log-empty muted', text: 'No events yet: results of invokes, tasks, errors, resyncs and timeouts appear here.' }), events.map((e) => h('div', { class: `log-row ev-${e.event.event}` },
-        h('span', { class: 'mono muted', text: time(e.t) }),
-        h('span', { class: 'ftype', text: e.event.event }),
-        h('span', { class: 'fpreview', text: eventText(e.event) }))));
-      if (atEnd) this.eventsEl.scrollTop = this.eventsEl.scrollHeight;
+      setChildren(this.eventsEl, events.length ? null : h('div', { class: 'log-empty muted', text: 'No events yet: results of invokes, task progress, errors, resyncs and timeouts appear here.' }),
+        events.slice(-500).map((e) => h('div', { class: `ev-row ev-${e.event.event}` },
+          h('span', { class: 'mono muted', text: time(e.t) }),
+          h('span', { class: 'etype', text: e.event.event }),
+          h('span', { class: 'epreview', text: eventText(e.event) }))));
+      if (stick) this.eventsEl.scrollTop = this.eventsEl.scrollHeight;
+      this.#count();
     }
+  }
+
+  #matches(f) {
+    if (this.dirFilter && f.dir !== this.dirFilter) return false;
+    if (!this.typeFilter) return true;
+    if (f.type === this.typeFilter) return true;
+    // A batch matches when one of its messages has the type.
+    if (f.type === 'batch') {
+      const m = parsed(f);
+      const has = (x) => Array.isArray(x?.messages) && x.messages.some((y) => y?.type === this.typeFilter || (y?.type === 'batch' && has(y)));
+      return has(m);
+    }
+    return false;
+  }
+
+  #refilter() {
+    const el = this.framesEl;
+    const stick = el.scrollHeight - el.scrollTop - el.clientHeight < LOG_ROW * 2;
+    const rows = [];
+    for (const f of this.frames) {
+      if (!this.#matches(f)) continue;
+      const row = { frame: f, depth: 0, msg: null, key: f };
+      rows.push(row);
+      if (f.type === 'batch' && this.expanded.has(f)) this.#inner(parsed(f), f, 1, rows);
+    }
+    this.rows = rows;
+    this.list.setCount(rows.length);
+    if (stick) el.scrollTop = el.scrollHeight;
+    this.list.render();
+    this.#count();
+  }
+
+  #inner(batch, frame, depth, rows) {
+    if (!Array.isArray(batch?.messages)) return;
+    batch.messages.forEach((m, i) => {
+      const row = { frame, depth, msg: m, index: i, key: `${depth}:${i}` };
+      rows.push(row);
+      if (m?.type === 'batch' && this.expanded.has(m)) this.#inner(m, frame, depth + 1, rows);
+    });
+  }
+
+  #frameRow(r) {
+    const cacheKey = r.msg !== null && typeof r.msg === 'object' ? r.msg : r.depth === 0 ? r.frame : null;
+    const cached = cacheKey ? this.cache.get(cacheKey) : null;
+    const sel = this.selected && this.selected.frame === r.frame && this.selected.msg === r.msg;
+    const isBatch = r.msg ? r.msg?.type === 'batch' : r.frame.type === 'batch';
+    const open = isBatch && this.expanded.has(r.msg ?? r.frame);
+    const sig = `${sel}|${open}`;
+    if (cached && cached.sig === sig) return cached.el;
+    let el;
+    if (r.depth === 0) {
+      const f = r.frame;
+      const inner = isBatch ? parsed(f)?.messages?.length : null;
+      el = h('div', { class: `log-row dir-${f.dir}${sel ? ' selected' : ''}${isBatch ? ' batch' : ''}`, 'data-type': f.type, 'data-dir': f.dir },
+        h('span', { class: 'twisty', 'data-action': isBatch ? 'expand' : null, text: isBatch ? (open ? '▾' : '▸') : '' }),
+        h('span', { class: 'mono muted', text: time(f.t) }),
+        h('span', { class: 'dir', title: f.dir === 'in' ? 'provider → extension' : 'extension → provider', text: f.dir === 'in' ? '↓' : '↑' }),
+        h('span', { class: 'ftype', text: f.type }),
+        h('span', { class: 'fsize muted', text: size(f.size) }),
+        h('span', { class: 'fpreview mono', text: isBatch && inner !== undefined ? `${inner} messages` + (f.truncated ? ' (cut)' : '') : f.text.slice(0, 200) }));
+    } else {
+      const m = r.msg;
+      const text = JSON.stringify(m) ?? '';
+      el = h('div', { class: `log-row inner${sel ? ' selected' : ''}${isBatch ? ' batch' : ''}`, style: `--depth:${r.depth}`, 'data-type': String(m?.type ?? '?') },
+        h('span', { class: 'twisty', 'data-action': isBatch ? 'expand' : null, text: isBatch ? (open ? '▾' : '▸') : '' }),
+        h('span', { class: 'mono muted', text: `#${r.index}` }),
+        h('span', { class: 'dir', text: '·' }),
+        h('span', { class: 'ftype', text: String(m?.type ?? '?') }),
+        h('span', { class: 'fsize muted', text: size(utf8.encode(text).length) }),
+        h('span', { class: 'fpreview mono', text: isBatch ? `${m.messages?.length ?? 0} messages` : text.slice(0, 200) }));
+    }
+    el.__row = r;
+    if (cacheKey) this.cache.set(cacheKey, { el, sig });
+    return el;
+  }
+
+  #onClick(e) {
+    const el = e.target.closest('.log-row');
+    if (!el?.__row) return;
+    const r = el.__row;
+    const target = r.msg ?? r.frame;
+    if (e.target.closest('[data-action="expand"]')) {
+      if (this.expanded.has(target)) this.expanded.delete(target);
+      else this.expanded.add(target);
+      this.#refilter();
+      return;
+    }
+    this.#select(r);
+  }
+
+  #select(r) {
+    this.selected = r;
+    this.cache = new WeakMap();
+    this.list.render();
+    this.#showDetail();
+  }
+
+  #onKey(e) {
+    const i = this.selected ? this.rows.findIndex((r) => r.frame === this.selected.frame && r.msg === this.selected.msg) : -1;
+    let j = null;
+    if (e.key === 'ArrowDown') j = Math.min(this.rows.length - 1, i + 1);
+    else if (e.key === 'ArrowUp') j = Math.max(0, i - 1);
+    else if ((e.key === 'ArrowRight' || e.key === 'ArrowLeft') && this.selected) {
+      const target = this.selected.msg ?? this.selected.frame;
+      const isBatch = this.selected.msg ? this.selected.msg?.type === 'batch' : this.selected.frame.type === 'batch';
+      if (isBatch) {
+        if (e.key === 'ArrowRight') this.expanded.add(target);
+        else this.expanded.delete(target);
+        this.#refilter();
+      }
+    } else return;
+    e.preventDefault();
+    if (j !== null && this.rows[j]) {
+      this.#select(this.rows[j]);
+      this.list.scrollToIndex(j);
+    }
+  }
+
+  /** The selected frame (or inner message) as pretty JSON text, or its raw text. */
+  selectedJson() {
+    const r = this.selected;
+    if (!r) return null;
+    if (r.msg) return JSON.stringify(r.msg, null, 2);
+    const m = parsed(r.frame);
+    return m === undefined ? r.frame.text : JSON.stringify(m, null, 2);
+  }
+
+  #showDetail() {
+    const r = this.selected;
+    if (!r) {
+      setChildren(this.frameDetail, h('div', { class: 'log-empty muted', text: 'Select a frame to see its JSON. Batches expand (▸) into their messages.' }));
+      return;
+    }
+    const f = r.frame;
+    const text = this.selectedJson();
+    setChildren(this.frameDetail,
+      h('div', { class: 'log-detail-head' },
+        h('span', { class: 'ftype', text: r.msg ? `${String(r.msg?.type ?? '?')} (message ${r.index} of a batch)` : f.type }),
+        h('span', { class: 'muted small', text: `${f.dir === 'in' ? '↓ in' : '↑ out'} · ${time(f.t)} · ${size(f.size)}${f.truncated ? ' · cut' : ''}` }),
+        h('button', { type: 'button', class: 'small', 'data-action': 'copy-frame', onclick: () => this.hooks.copy(text, 'frame') }, 'Copy JSON')),
+      h('pre', { class: 'json frame-json', text }));
   }
 }

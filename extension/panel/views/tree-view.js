@@ -1,14 +1,30 @@
-// tree-view.js: the live tree of one subscription. Rows are cached by path and rebuilt only when
-// their node view, depth, expansion or selection changed; updated rows flash briefly. Children
-// whose views have not been sent yet are requested (getNodes) when their parent is expanded.
+// tree-view.js: the state tree of one subscription (live, or a version from the history),
+// virtualized: the visible tree is flattened into rows (recomputed only when the structure or the
+// expansion changes) and only the rows on screen are in the DOM (virtual-list.js). A row is rebuilt
+// only when its node view, depth, expansion, selection or search mark changed; rows changed by a
+// patch flash once. Keyboard: Up/Down, Left/Right (collapse / parent, expand / first child),
+// Home/End, PageUp/PageDown, Enter (open the node's detail, or load more).
+//
+// Windowed collections (meta.total_children above the children shown) end with a "load more"
+// row; what it fetches (a query with a window, see panel.js) is shown under the collection as a
+// read-only "query result" block: those nodes are not part of the subscription's mirror and do
+// not update live.
 
 import { h } from '../../shared/dom.js';
-import { childPath } from '../store.js';
+import { childPath, parentPath } from '../../shared/node-path.js';
+import { VirtualList } from './virtual-list.js';
 
-const MAX_ROWS = 5000;
+/** Appends children, skipping null/false (Element.append would print "null"). */
+function add(el, ...kids) {
+  for (const k of kids) if (k) el.append(k);
+  return el;
+}
+
+export const ROW_HEIGHT = 22;
+const DEPTH_INDENT = 14;
 
 /** A one-line summary of a node: its label-like property, else the first short scalar. */
-function summary(view) {
+export function nodeSummary(view) {
   const p = view.properties ?? {};
   for (const k of ['label', 'title', 'name', 'subject', 'text']) {
     if (typeof p[k] === 'string' && p[k]) return p[k];
@@ -16,155 +32,426 @@ function summary(view) {
   for (const [k, v] of Object.entries(p)) {
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return `${k}: ${v}`;
   }
-  return '';
+  return view.meta?.summary ?? '';
+}
+
+/** "3", "50 of 300" (total_children), "" */
+function countText(view) {
+  const kids = view.child_ids?.length ?? 0;
+  const total = view.meta?.total_children;
+  if (Number.isFinite(total) && total !== kids) return `${kids} of ${total}`;
+  return kids ? String(kids) : '';
+}
+
+/** More children exist than the mirror (plus loaded query pages) shows. */
+export function moreToLoad(view, extra) {
+  const total = view?.meta?.total_children;
+  if (!Number.isFinite(total)) return 0;
+  const shown = (view.child_ids?.length ?? 0) + (extra?.nodes.length ?? 0);
+  const start = Array.isArray(view.meta?.window) ? view.meta.window[0] : 0;
+  return Math.max(0, total - start - shown);
+}
+
+export function salienceOf(view) {
+  const s = view?.meta?.salience;
+  return typeof s === 'number' && Number.isFinite(s) ? Math.max(0, Math.min(1, s)) : null;
 }
 
 export class TreeView {
   /**
-   * @param {HTMLElement} root
-   * @param {{onSelect: (path: string) => void, onNeedNodes: (paths: string[]) => void}} hooks
+   * @param {HTMLElement} root   the scrolling element
+   * @param {{onSelect: (sel: {path: string, query?: object}|null) => void, onOpen: (sel) => void,
+   *          onNeedNodes: (paths: string[]) => void, onLoadMore: (path: string) => void,
+   *          onClearQuery: (path: string) => void}} hooks
    */
   constructor(root, hooks) {
     this.root = root;
     this.hooks = hooks;
-    this.tree = null;
+    this.source = null;       // {key, sub, path, nodes, structure, resetId, live}
+    this.extras = new Map();  // collection path → {nodes, total, version, loading, error}
+    this.expandedBy = new Map(); // "key sub" → Set of expanded paths
     this.expanded = new Set();
-    this.selected = null;
-    this.rows = new Map(); // path → {el, sig}
-    this.requested = new Set();
+    this.rows = [];
+    this.rowIndex = new Map(); // row key → index
+    this.cache = new Map();    // row key → {el, sig}
     this.flash = new Set();
-    this.treeId = null;
+    this.selected = null;      // row key: a path, or "q:" + path for a query result
+    this.matches = new Set();
+    this.currentMatch = null;
+    this.flatKey = null;
+    this.readOnly = false;
     root.setAttribute('role', 'tree');
     root.tabIndex = 0;
     root.addEventListener('keydown', (e) => this.#onKey(e));
+    root.addEventListener('click', (e) => this.handleClick(e));
+    root.addEventListener('dblclick', (e) => this.handleDblClick(e));
+    this.list = new VirtualList(root, {
+      rowHeight: ROW_HEIGHT,
+      renderRow: (i) => this.#row(i),
+      onRender: (first, last) => this.#afterRender(first, last),
+    });
   }
 
   /**
-   * Shows `tree` (a store Tree). Expansion is kept while it is the same subscription; a new or
-   * re-based tree opens its root and top-level nodes. `selected`: the path to highlight.
+   * Shows a tree. `touched`: paths a patch just changed (they flash).
+   * @param {{key, sub, path, nodes: Map, structure: number, resetId: number}|null} source
    */
-  show(tree, touched = new Set(), selected = this.selected) {
-    const id = tree ? `${tree.sub}@${tree.reset}` : null;
-    if (!tree || tree.sub !== this.tree?.sub) {
-      this.expanded = new Set();
-      this.rows.clear();
+  setSource(source, { touched = null, readOnly = false } = {}) {
+    const id = source ? `${source.key} ${source.sub}` : null;
+    const prevId = this.source ? `${this.source.key} ${this.source.sub}` : null;
+    if (id !== prevId) {
+      this.cache.clear();
+      this.selected = null;
+      if (id && !this.expandedBy.has(id)) this.expandedBy.set(id, this.#defaultExpansion(source));
+      this.expanded = id ? this.expandedBy.get(id) : new Set();
+    } else if (source && this.source && source.resetId !== this.source.resetId && source.live) {
+      // A re-base: new view objects for everything; drop rows of paths that are gone.
+      for (const k of [...this.cache.keys()]) if (!source.nodes.has(k)) this.cache.delete(k);
     }
-    if (tree && id !== this.treeId) {
-      this.expanded.add(tree.path);
-      // Top-level nodes with a few children open too; big collections stay closed.
-      const rootView = tree.nodes.get(tree.path);
-      for (const cid of rootView?.child_ids ?? []) {
-        const p = childPath(tree.path, cid);
-        const v = tree.nodes.get(p);
-        if (v && v.child_ids.length > 0 && v.child_ids.length <= 12) this.expanded.add(p);
+    if (source) this.expanded.add(source.path);
+    this.source = source;
+    this.readOnly = readOnly;
+    if (touched && source?.live) for (const p of touched) this.flash.add(p);
+    this.render();
+  }
+
+  #defaultExpansion(source) {
+    const set = new Set([source.path]);
+    const rootView = source.nodes.get(source.path);
+    for (const cid of rootView?.child_ids ?? []) {
+      const p = childPath(source.path, cid);
+      const v = source.nodes.get(p);
+      if (v && v.child_ids.length > 0 && v.child_ids.length <= 12) set.add(p);
+    }
+    return set;
+  }
+
+  setExtras(extras) {
+    this.extras = extras;
+    this.flatKey = null;
+    this.render();
+  }
+
+  setMatches(matches, current) {
+    this.matches = matches;
+    this.currentMatch = current;
+    this.render();
+  }
+
+  // -------------------------------------------------------------------------- flattening
+
+  #flatten() {
+    const src = this.source;
+    const key = src ? `${src.key}|${src.sub}|${src.structure}|${src.resetId}|${this.expandedStamp ?? 0}|${this.extrasStamp()}` : '';
+    if (key === this.flatKey) return;
+    this.flatKey = key;
+    const rows = [];
+    if (src) {
+      // Iterative depth-first walk (trees can be deeper than the JS stack).
+      const stack = [[src.path, 0]];
+      while (stack.length) {
+        const [path, depth, kind, ref] = stack.pop();
+        if (kind) {
+          rows.push({ kind, path, depth, ref });
+          continue;
+        }
+        rows.push({ kind: 'node', key: path, path, depth });
+        const view = src.nodes.get(path);
+        if (!view || !this.expanded.has(path)) continue;
+        const extra = this.extras.get(path);
+        const more = moreToLoad(view, extra);
+        const tail = [];
+        if (extra) {
+          tail.push([path, depth + 1, 'qhead', extra]);
+          for (const q of extra.nodes) tail.push([q.path, depth + 1, 'qnode', q]);
+        }
+        if (more > 0 || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra }]);
+        for (let i = tail.length - 1; i >= 0; i--) stack.push(tail[i]);
+        for (let i = view.child_ids.length - 1; i >= 0; i--) stack.push([childPath(path, view.child_ids[i]), depth + 1]);
       }
-      this.requested.clear();
     }
-    this.tree = tree;
-    this.treeId = id;
-    this.selected = selected;
-    for (const p of touched) this.flash.add(p);
-    this.render();
+    for (const r of rows) if (!r.key) r.key = r.kind === 'qnode' ? `q:${r.path}` : `${r.kind}:${r.path}`;
+    this.rows = rows;
+    this.rowIndex = new Map(rows.map((r, i) => [r.key, i]));
+    this.list.setCount(rows.length);
   }
 
-  select(path) {
-    this.selected = path;
-    this.render();
-    this.hooks.onSelect(path);
-  }
-
-  toggle(path) {
-    if (this.expanded.has(path)) this.expanded.delete(path);
-    else this.expanded.add(path);
-    this.render();
+  extrasStamp() {
+    let s = '';
+    for (const [p, e] of this.extras) s += `${p}:${e.nodes.length}:${e.loading ? 1 : 0}:${e.error ? 1 : 0}:${e.stamp ?? 0};`;
+    return s;
   }
 
   render() {
-    const tree = this.tree;
-    if (!tree) {
-      this.root.replaceChildren();
-      return;
-    }
-    const ordered = [];
-    const missing = [];
-    const walk = (path, depth) => {
-      if (ordered.length >= MAX_ROWS) return;
-      const view = tree.nodes.get(path);
-      if (!view) {
-        ordered.push(this.#placeholderRow(path, depth));
-        if (!this.requested.has(path)) missing.push(path);
-        return;
-      }
-      ordered.push(this.#row(view, depth, tree.stamps.get(path)));
-      if (this.expanded.has(path)) for (const cid of view.child_ids) walk(childPath(path, cid), depth + 1);
-    };
-    walk(tree.path, 0);
-    if (ordered.length >= MAX_ROWS) ordered.push(h('div', { class: 'row muted', text: `… more than ${MAX_ROWS} rows: collapse some nodes` }));
-    // Drop cached rows that are no longer in the tree.
-    for (const p of [...this.rows.keys()]) if (!tree.nodes.has(p)) this.rows.delete(p);
-    this.root.replaceChildren(...ordered);
+    this.#flatten();
+    this.list.render();
     this.flash.clear();
-    if (missing.length > 0) {
-      for (const p of missing) this.requested.add(p);
-      this.hooks.onNeedNodes(missing);
+  }
+
+  get rowCount() {
+    return this.rows.length;
+  }
+
+  // -------------------------------------------------------------------------------- rows
+
+  #row(i) {
+    const r = this.rows[i];
+    const src = this.source;
+    if (r.kind === 'node') {
+      const view = src.nodes.get(r.path) ?? null;
+      const open = this.expanded.has(r.path);
+      const sig = `${r.depth}|${open}|${this.selected === r.key}|${this.matches.has(r.path)}|${this.currentMatch === r.path}`;
+      const c = this.cache.get(r.key);
+      const flash = this.flash.has(r.path);
+      if (c && c.view === view && c.sig === sig && !flash) return c.el;
+      const el = view ? this.#nodeRow(view, r, open, flash) : this.#placeholderRow(r);
+      this.cache.set(r.key, { el, view, sig });
+      return el;
     }
-  }
-
-  #placeholderRow(path, depth) {
-    const id = path.slice(path.lastIndexOf('/') + 1);
-    return h('div', { class: 'row placeholder', style: `--depth:${depth}`, 'data-path': path },
-      h('span', { class: 'twisty' }), h('span', { class: 'nid', text: id }), h('span', { class: 'muted', text: ' loading…' }));
-  }
-
-  #row(view, depth, stamp) {
-    const open = this.expanded.has(view.path);
-    const selected = this.selected === view.path;
-    const sig = `${stamp}|${depth}|${open}|${selected}`;
-    const cached = this.rows.get(view.path);
-    const flash = this.flash.has(view.path);
-    if (cached && cached.sig === sig && !flash) return cached.el;
-
-    const kids = view.child_ids.length;
-    const total = view.meta?.total_children;
-    const affs = view.affordances?.length ?? 0;
-    const urgency = view.meta?.urgency;
-    const win = Array.isArray(view.meta?.window) ? view.meta.window : null;
-    const el = h('div', {
-      class: `row${selected ? ' selected' : ''}${flash ? ' flash' : ''}`,
-      style: `--depth:${depth}`,
-      role: 'treeitem',
-      'aria-expanded': kids ? String(open) : undefined,
-      'aria-selected': String(selected),
-      'data-path': view.path,
-      onclick: (e) => {
-        if (e.target.closest('.twisty') && kids) this.toggle(view.path);
-        else this.select(view.path);
-      },
-      ondblclick: () => { if (kids) this.toggle(view.path); },
-    },
-    h('span', { class: 'twisty', text: kids ? (open ? '▾' : '▸') : '' }),
-    h('span', { class: 'nid', text: view.id }),
-    h('span', { class: 'ntype', text: view.type }),
-    h('span', { class: 'nsum', text: summary(view) }),
-    kids || total ? h('span', { class: 'ncount muted', text: total && total !== kids ? `${kids} of ${total}` : String(kids) }) : null,
-    win ? h('span', { class: 'chip', title: 'meta.window', text: `window ${win[0]}–${win[0] + win[1]}` }) : null,
-    urgency && urgency !== 'none' ? h('span', { class: `urgency u-${urgency}`, title: `urgency: ${urgency}`, text: urgency }) : null,
-    affs ? h('span', { class: 'naff', title: view.affordances.map((a) => a.action).join(', '), text: `⚡${affs}` }) : null);
-    this.rows.set(view.path, { el, sig });
+    const sig = `${r.kind}|${r.depth}|${this.selected === r.key}|${this.extrasStamp()}`;
+    const c = this.cache.get(r.key);
+    if (c && c.sig === sig && c.ref === r.ref) return c.el;
+    let el;
+    if (r.kind === 'qnode') el = this.#queryRow(r);
+    else if (r.kind === 'qhead') el = this.#queryHeadRow(r);
+    else el = this.#moreRow(r);
+    this.cache.set(r.key, { el, sig, ref: r.ref });
     return el;
   }
 
+  #base(r, cls, extra = {}) {
+    return h('div', {
+      class: `row ${cls}${this.selected === r.key ? ' selected' : ''}`,
+      style: `padding-left:${6 + r.depth * DEPTH_INDENT}px`,
+      'data-key': r.key,
+      'aria-level': String(r.depth + 1),
+      'aria-selected': String(this.selected === r.key),
+      ...extra,
+    });
+  }
+
+  #nodeRow(view, r, open, flash) {
+    const kids = view.child_ids.length;
+    const sal = salienceOf(view);
+    const urgency = view.meta?.urgency;
+    const affs = view.affordances?.length ?? 0;
+    const count = countText(view);
+    const match = this.matches.has(r.path);
+    const el = this.#base(r, `node${flash ? ' flash' : ''}${sal !== null && sal < 0.25 ? ' low-sal' : ''}${match ? ' match' : ''}${this.currentMatch === r.path ? ' current-match' : ''}`, {
+      role: 'treeitem',
+      'data-path': view.path,
+      'aria-expanded': kids ? String(open) : undefined,
+    });
+    add(el,
+      h('span', { class: 'twisty', text: kids ? (open ? '▾' : '▸') : '' }),
+      h('span', { class: `sal${sal === null ? ' none' : ''}`, title: sal === null ? 'no salience' : `salience ${sal.toFixed(2)}` },
+        h('i', { style: `width:${Math.round((sal ?? 0) * 100)}%` })),
+      h('span', { class: 'nid', text: view.id }),
+      h('span', { class: 'ntype', text: view.type }),
+      h('span', { class: 'nsum', text: nodeSummary(view) }),
+      count ? h('span', { class: 'ncount', text: count, title: 'children' }) : null,
+      view.meta?.pinned ? h('span', { class: 'flag pinned', title: 'pinned: never compacted', text: 'pinned' }) : null,
+      view.meta?.focus ? h('span', { class: 'flag focus', title: 'focus: the user is here', text: '◉' }) : null,
+      view.meta?.changed ? h('span', { class: 'flag changed', title: 'changed in the last patch', text: '●' }) : null,
+      urgency && urgency !== 'none' ? h('span', { class: `urgency u-${String(urgency)}`, title: `urgency: ${urgency}${view.meta?.reason ? ` (${view.meta.reason})` : ''}`, text: String(urgency) }) : null,
+      view.content_ref ? h('span', { class: 'flag cref', title: `content reference: ${view.content_ref.mime ?? view.content_ref.type ?? ''}`, text: '¶' }) : null,
+      affs ? h('span', { class: 'naff', title: `affordances: ${view.affordances.map((a) => a.action).join(', ')}`, text: `⚡${affs}` }) : null,
+    );
+    if (flash) el.addEventListener('animationend', () => el.classList.remove('flash'), { once: true });
+    return el;
+  }
+
+  #placeholderRow(r) {
+    const id = r.path.slice(r.path.lastIndexOf('/') + 1);
+    const el = this.#base(r, 'node placeholder', { role: 'treeitem', 'data-path': r.path });
+    add(el, h('span', { class: 'twisty' }), h('span', { class: 'sal none' }, h('i')), h('span', { class: 'nid', text: id }), h('span', { class: 'muted', text: 'loading…' }));
+    return el;
+  }
+
+  #queryHeadRow(r) {
+    const e = r.ref;
+    const el = this.#base(r, 'qhead');
+    add(el,
+      h('span', { class: 'twisty' }),
+      h('span', { class: 'qlabel', text: `query result · ${e.nodes.length} more of ${e.total ?? '?'} · v${e.version ?? '?'} · read-only, not live` }),
+      h('button', { type: 'button', class: 'link', 'data-action': 'clear-query', text: 'clear', title: 'Remove these query results' }),
+    );
+    return el;
+  }
+
+  #queryRow(r) {
+    const q = r.ref;
+    const el = this.#base(r, 'node qnode', { role: 'treeitem', 'data-path': q.path, 'data-query': '1' });
+    const sal = salienceOf(q);
+    add(el,
+      h('span', { class: 'twisty' }),
+      h('span', { class: `sal${sal === null ? ' none' : ''}` }, h('i', { style: `width:${Math.round((sal ?? 0) * 100)}%` })),
+      h('span', { class: 'nid', text: q.id }),
+      h('span', { class: 'ntype', text: q.type }),
+      h('span', { class: 'nsum', text: nodeSummary(q) }),
+      countText(q) ? h('span', { class: 'ncount', text: countText(q) }) : null,
+      q.affordances?.length ? h('span', { class: 'naff', text: `⚡${q.affordances.length}` }) : null,
+    );
+    return el;
+  }
+
+  #moreRow(r) {
+    const { more, extra } = r.ref;
+    const el = this.#base(r, 'more');
+    const label = extra?.loading ? 'loading…'
+      : extra?.error ? `query failed: ${extra.error}`
+      : `Load more (${more} not shown)`;
+    add(el, h('span', { class: 'twisty' }),
+      h('button', { type: 'button', class: `link${extra?.error ? ' error-text' : ''}`, 'data-action': 'load-more', disabled: !!extra?.loading, text: label,
+        title: 'Fetch the next page of children with a query (window); shown read-only under the collection' }));
+    return el;
+  }
+
+  #afterRender(first, last) {
+    if (!this.source) return;
+    const missing = [];
+    for (let i = first; i < last; i++) {
+      const r = this.rows[i];
+      if (r.kind === 'node' && !this.source.nodes.has(r.path)) missing.push(r.path);
+    }
+    if (missing.length && this.source.live) this.hooks.onNeedNodes(missing);
+  }
+
+  // -------------------------------------------------------------------------- interaction
+
+  /** The selection as {path, query?}: query is the query-result node for "q:" rows. */
+  selection() {
+    if (!this.selected) return null;
+    const r = this.rows[this.rowIndex.get(this.selected)];
+    if (this.selected.startsWith('q:')) return r ? { path: r.path, query: r.ref } : null;
+    return this.selected.startsWith('/') ? { path: this.selected } : null;
+  }
+
+  selectKey(key, { scroll = true, notify = true } = {}) {
+    this.selected = key;
+    const i = this.rowIndex.get(key);
+    if (scroll && i !== undefined) this.list.scrollToIndex(i);
+    this.render();
+    if (notify) this.hooks.onSelect(this.selection());
+  }
+
+  /** Selects a node row by path (expanding nothing). */
+  select(path, opts) {
+    this.selectKey(path, opts);
+  }
+
+  /** Expands every ancestor of path, selects it and scrolls it to the middle. */
+  reveal(path, { notify = true } = {}) {
+    let p = parentPath(path);
+    while (p !== null) {
+      this.expanded.add(p);
+      p = parentPath(p);
+    }
+    this.#expansionChanged();
+    this.#flatten();
+    this.selected = path;
+    const i = this.rowIndex.get(path);
+    if (i !== undefined) this.list.scrollToIndex(i, 'center');
+    this.render();
+    if (notify) this.hooks.onSelect(this.selection());
+  }
+
+  #expansionChanged() {
+    this.expandedStamp = (this.expandedStamp ?? 0) + 1;
+  }
+
+  toggle(path, open = !this.expanded.has(path)) {
+    if (open) this.expanded.add(path);
+    else this.expanded.delete(path);
+    this.#expansionChanged();
+    this.render();
+  }
+
+  /** Expands or collapses a node and all its loaded descendants. */
+  toggleDeep(path, open) {
+    const stack = [path];
+    while (stack.length) {
+      const p = stack.pop();
+      const v = this.source?.nodes.get(p);
+      if (!v || !v.child_ids.length) continue;
+      if (open) this.expanded.add(p);
+      else this.expanded.delete(p);
+      for (const id of v.child_ids) stack.push(childPath(p, id));
+    }
+    this.#expansionChanged();
+    this.render();
+  }
+
+  handleClick(e) {
+    const rowEl = e.target.closest('.row');
+    if (!rowEl) return;
+    const key = rowEl.dataset.key;
+    const i = this.rowIndex.get(key);
+    const r = this.rows[i];
+    if (!r) return;
+    this.root.focus({ preventScroll: true });
+    if (e.target.closest('[data-action="load-more"]')) return this.hooks.onLoadMore(r.path);
+    if (e.target.closest('[data-action="clear-query"]')) return this.hooks.onClearQuery(r.path);
+    if (r.kind !== 'node' && r.kind !== 'qnode') return;
+    if (r.kind === 'node' && e.target.closest('.twisty')) {
+      const v = this.source.nodes.get(r.path);
+      if (v?.child_ids.length) {
+        if (e.altKey) this.toggleDeep(r.path, !this.expanded.has(r.path));
+        else this.toggle(r.path);
+      }
+      return;
+    }
+    this.selectKey(key, { scroll: false });
+  }
+
+  handleDblClick(e) {
+    const rowEl = e.target.closest('.row.node');
+    if (!rowEl || rowEl.dataset.query) return;
+    const v = this.source?.nodes.get(rowEl.dataset.path);
+    if (v?.child_ids.length) this.toggle(v.path);
+  }
+
   #onKey(e) {
-    const tree = this.tree;
-    if (!tree) return;
-    const paths = [...this.root.querySelectorAll('.row[data-path]')].map((r) => r.dataset.path);
-    const i = paths.indexOf(this.selected);
-    const view = this.selected ? tree.nodes.get(this.selected) : null;
-    if (e.key === 'ArrowDown' && i < paths.length - 1) this.select(paths[i + 1]);
-    else if (e.key === 'ArrowUp' && i > 0) this.select(paths[i - 1]);
-    else if (e.key === 'ArrowRight' && view?.child_ids.length && !this.expanded.has(view.path)) this.toggle(view.path);
-    else if (e.key === 'ArrowLeft' && view && this.expanded.has(view.path)) this.toggle(view.path);
-    else return;
+    if (!this.source || e.altKey || e.ctrlKey || e.metaKey) return;
+    const n = this.rows.length;
+    if (!n) return;
+    const i = this.selected ? (this.rowIndex.get(this.selected) ?? -1) : -1;
+    const r = i >= 0 ? this.rows[i] : null;
+    const view = r?.kind === 'node' ? this.source.nodes.get(r.path) : null;
+    const selectable = (j) => this.rows[j] && this.rows[j].kind !== 'qhead';
+    const move = (j, step) => {
+      while (j >= 0 && j < n && !selectable(j)) j += step;
+      if (j >= 0 && j < n) this.selectKey(this.rows[j].key);
+    };
+    const page = Math.max(1, Math.floor((this.root.clientHeight || 400) / ROW_HEIGHT) - 1);
+    switch (e.key) {
+      case 'ArrowDown': move(i < 0 ? 0 : i + 1, 1); break;
+      case 'ArrowUp': move(i < 0 ? 0 : i - 1, -1); break;
+      case 'PageDown': move(Math.min(n - 1, Math.max(0, i) + page), 1); break;
+      case 'PageUp': move(Math.max(0, i - page), -1); break;
+      case 'Home': move(0, 1); break;
+      case 'End': move(n - 1, -1); break;
+      case 'ArrowRight':
+        if (view?.child_ids.length && !this.expanded.has(view.path)) this.toggle(view.path, true);
+        else if (view?.child_ids.length) move(i + 1, 1);
+        break;
+      case 'ArrowLeft':
+        if (view && view.child_ids.length && this.expanded.has(view.path) && view.path !== this.source.path) this.toggle(view.path, false);
+        else if (r) {
+          const parent = r.kind === 'node' ? parentPath(r.path) : r.kind === 'qnode' ? parentPath(r.path) : r.path;
+          if (parent !== null && this.rowIndex.has(parent)) this.selectKey(parent);
+        }
+        break;
+      case 'Enter':
+        if (r?.kind === 'more') this.hooks.onLoadMore(r.path);
+        else if (r) this.hooks.onOpen(this.selection());
+        break;
+      case '*':
+        if (view) this.toggleDeep(view.path, true);
+        break;
+      default:
+        return;
+    }
     e.preventDefault();
   }
 }

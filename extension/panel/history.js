@@ -1,0 +1,159 @@
+// history.js: the versions a tree went through, as the panel saw them. UI state over node views
+// (what the core's node() returned), never SLOP patches: each tree/delta is recorded as the views
+// it replaced (before) and brought (after), each tree/reset as the whole set of views it
+// replaced. An earlier state is rebuilt by undoing entries from the live views backwards.
+//
+// Bounded: at most MAX_ENTRIES versions, and at most MAX_VIEWS node views held only by the
+// history (the oldest entries are dropped first).
+//
+// Views loaded on demand (getNodes, the background fill) are not versions: they are taken to
+// have been there since the last reset. A node that changed before the panel first loaded it
+// therefore shows its loaded view at earlier versions too; the panel loads the whole mirror right
+// after every reset, so that window is short.
+
+export const MAX_ENTRIES = 500;
+export const MAX_VIEWS = 200_000;
+
+/**
+ * @typedef {object} Entry
+ * @property {number} version   the provider version this reset or patch brought
+ * @property {number} t         epoch ms when the panel applied it
+ * @property {'reset'|'delta'} kind
+ * @property {Map<string, {before: object|undefined, after: object|undefined}>} [changes]  delta
+ * @property {Map<string, object>} [prev]   reset: every view before it
+ * @property {number} size      views held by this entry
+ */
+
+export class History {
+  /** @type {Entry[]} */
+  entries = [];
+  retained = 0;
+  dropped = 0;
+
+  recordReset(version, prevMap) {
+    this.#push({ version, t: Date.now(), kind: 'reset', prev: prevMap, size: prevMap.size });
+  }
+
+  /** @param {Map<string, {before, after}>} changes */
+  recordDelta(version, changes) {
+    this.#push({ version, t: Date.now(), kind: 'delta', changes, size: changes.size });
+  }
+
+  #push(entry) {
+    this.entries.push(entry);
+    this.retained += entry.size;
+    while (this.entries.length > MAX_ENTRIES || (this.retained > MAX_VIEWS && this.entries.length > 1)) {
+      const old = this.entries.shift();
+      this.retained -= old.size;
+      this.dropped++;
+    }
+  }
+
+  get length() {
+    return this.entries.length;
+  }
+
+  /**
+   * The views right after entries[index], rebuilt from the live views. index = length - 1 is
+   * the live state itself (a copy).
+   * @param {number} index
+   * @param {Map<string, object>} live
+   * @returns {Map<string, object>}
+   */
+  materialize(index, live) {
+    let map = new Map(live);
+    for (let i = this.entries.length - 1; i > index; i--) {
+      const e = this.entries[i];
+      if (e.kind === 'reset') {
+        map = new Map(e.prev);
+      } else {
+        for (const [path, { before }] of e.changes) {
+          if (before === undefined) map.delete(path);
+          else map.set(path, before);
+        }
+      }
+    }
+    return map;
+  }
+}
+
+// ------------------------------------------------------------------------------------ diff
+
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+}
+
+/** Key-by-key differences of two plain objects: [{key, before, after}] (undefined = absent). */
+function objectDiff(a = {}, b = {}) {
+  const out = [];
+  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
+  for (const k of keys) {
+    const x = a?.[k];
+    const y = b?.[k];
+    if (!deepEqual(x, y)) out.push({ key: k, before: x, after: y });
+  }
+  return out;
+}
+
+/** Differences of two views of the same path, by field. */
+export function viewDiff(before, after) {
+  const d = {
+    type: before.type !== after.type ? { before: before.type, after: after.type } : null,
+    properties: objectDiff(before.properties, after.properties),
+    meta: objectDiff(before.meta, after.meta),
+    affordances: [],
+    contentRef: deepEqual(before.content_ref, after.content_ref) ? null : { before: before.content_ref, after: after.content_ref },
+    children: null,
+  };
+  const affA = new Map((before.affordances ?? []).map((a) => [a.action, a]));
+  const affB = new Map((after.affordances ?? []).map((a) => [a.action, a]));
+  for (const [action, a] of affA) {
+    if (!affB.has(action)) d.affordances.push({ action, change: 'removed', before: a });
+    else if (!deepEqual(a, affB.get(action))) d.affordances.push({ action, change: 'changed', before: a, after: affB.get(action) });
+  }
+  for (const [action, b] of affB) if (!affA.has(action)) d.affordances.push({ action, change: 'added', after: b });
+  const ca = before.child_ids ?? [];
+  const cb = after.child_ids ?? [];
+  if (!deepEqual(ca, cb)) {
+    const sa = new Set(ca);
+    const sb = new Set(cb);
+    const added = cb.filter((x) => !sa.has(x));
+    const removed = ca.filter((x) => !sb.has(x));
+    d.children = { added, removed, reordered: added.length === 0 && removed.length === 0 };
+  }
+  return d;
+}
+
+function diffIsEmpty(d) {
+  return !d.type && d.properties.length === 0 && d.meta.length === 0 && d.affordances.length === 0 && !d.contentRef && !d.children;
+}
+
+/**
+ * What changed from state a to state b (two Maps path → view).
+ * @returns {{added: object[], removed: object[], changed: {path: string, before: object, after: object, diff: object}[]}}
+ *   sorted by path
+ */
+export function diffStates(a, b) {
+  const added = [];
+  const removed = [];
+  const changed = [];
+  for (const [path, va] of a) {
+    const vb = b.get(path);
+    if (vb === undefined) removed.push(va);
+    else if (vb !== va) {
+      const diff = viewDiff(va, vb);
+      if (!diffIsEmpty(diff)) changed.push({ path, before: va, after: vb, diff });
+    }
+  }
+  for (const [path, vb] of b) if (!a.has(path)) added.push(vb);
+  const byPath = (x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
+  added.sort(byPath);
+  removed.sort(byPath);
+  changed.sort(byPath);
+  return { added, removed, changed };
+}

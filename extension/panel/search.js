@@ -1,0 +1,51 @@
+// search.js: finding nodes among the views the panel holds (the whole mirror once the background
+// load is done, see panel.js), by id, type, label or property value. Plain text, case-insensitive;
+// results in tree order (depth-first).
+
+import { childPath } from '../shared/node-path.js';
+import { nodeSummary } from './views/tree-view.js';
+
+export const SEARCH_FIELDS = Object.freeze({
+  all: 'id, type, label, values',
+  id: 'id',
+  type: 'type',
+  label: 'label',
+  value: 'property values',
+});
+
+function valueText(v) {
+  if (v === null || typeof v !== 'object') return String(v);
+  return JSON.stringify(v);
+}
+
+/** Does the view match `q` (lower case) in `field`? */
+export function matchView(view, q, field = 'all') {
+  const has = (s) => typeof s === 'string' && s.toLowerCase().includes(q);
+  if ((field === 'all' || field === 'id') && has(view.id)) return true;
+  if ((field === 'all' || field === 'type') && has(view.type)) return true;
+  if ((field === 'all' || field === 'label') && has(nodeSummary(view))) return true;
+  if (field === 'all' || field === 'value') {
+    for (const v of Object.values(view.properties ?? {})) if (has(valueText(v))) return true;
+  }
+  return false;
+}
+
+/**
+ * The paths of matching views in depth-first order from the root.
+ * @param {{path: string, nodes: Map<string, object>}} source
+ * @returns {string[]}
+ */
+export function searchTree(source, text, field = 'all', limit = 100000) {
+  const q = text.trim().toLowerCase();
+  if (!q || !source) return [];
+  const out = [];
+  const stack = [source.path];
+  while (stack.length && out.length < limit) {
+    const p = stack.pop();
+    const v = source.nodes.get(p);
+    if (!v) continue;
+    if (matchView(v, q, field)) out.push(p);
+    for (let i = v.child_ids.length - 1; i >= 0; i--) stack.push(childPath(p, v.child_ids[i]));
+  }
+  return out;
+}

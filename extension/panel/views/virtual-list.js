@@ -1,0 +1,88 @@
+// virtual-list.js: a scrolling list of fixed-height rows of which only the visible ones (plus a
+// few above and below) are in the DOM. The caller says how many rows there are and builds (or
+// returns a cached element for) row i; moving elements in and out is kept to the minimum, so a
+// cached row keeps its state (and a running flash animation) while the list scrolls.
+
+export class VirtualList {
+  /**
+   * @param {HTMLElement} scroller  the element that scrolls (overflow: auto)
+   * @param {{rowHeight: number, overscan?: number, renderRow: (i: number) => HTMLElement, onRender?: (first: number, last: number) => void}} o
+   */
+  constructor(scroller, { rowHeight, overscan = 8, renderRow, onRender }) {
+    this.scroller = scroller;
+    this.rowHeight = rowHeight;
+    this.overscan = overscan;
+    this.renderRow = renderRow;
+    this.onRender = onRender ?? (() => {});
+    this.count = 0;
+    this.first = 0;
+    this.last = 0;
+    this.sizer = document.createElement('div');
+    this.sizer.className = 'vl-sizer';
+    this.layer = document.createElement('div');
+    this.layer.className = 'vl-layer';
+    this.sizer.append(this.layer);
+    scroller.append(this.sizer);
+    let pending = false;
+    scroller.addEventListener('scroll', () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        this.render();
+      });
+    }, { passive: true });
+    new ResizeObserver(() => this.render()).observe(scroller);
+  }
+
+  setCount(n) {
+    this.count = n;
+    this.sizer.style.height = `${n * this.rowHeight}px`;
+  }
+
+  /** The rows that are (or would be) in the DOM now: [first, last). */
+  range() {
+    const h = this.scroller.clientHeight || 600;
+    const top = this.scroller.scrollTop;
+    const first = Math.max(0, Math.floor(top / this.rowHeight) - this.overscan);
+    const last = Math.min(this.count, Math.ceil((top + h) / this.rowHeight) + this.overscan);
+    return [first, last];
+  }
+
+  render() {
+    const [first, last] = this.range();
+    this.first = first;
+    this.last = last;
+    const els = [];
+    for (let i = first; i < last; i++) els.push(this.renderRow(i));
+    this.layer.style.transform = `translateY(${first * this.rowHeight}px)`;
+    // Keyed reconciliation: drop rows that left, then put each row in place (usually a no-op).
+    const keep = new Set(els);
+    for (const c of [...this.layer.children]) if (!keep.has(c)) c.remove();
+    let cur = this.layer.firstChild;
+    for (const el of els) {
+      if (cur === el) {
+        cur = cur.nextSibling;
+        continue;
+      }
+      this.layer.insertBefore(el, cur);
+    }
+    this.onRender(first, last);
+  }
+
+  /** Scrolls so row i is visible ('nearest'), or at the top ('start') / middle ('center'). */
+  scrollToIndex(i, align = 'nearest') {
+    const h = this.scroller.clientHeight || 600;
+    const top = i * this.rowHeight;
+    const st = this.scroller.scrollTop;
+    let next = st;
+    if (align === 'start') next = top;
+    else if (align === 'center') next = top - h / 2 + this.rowHeight / 2;
+    else if (top < st) next = top;
+    else if (top + this.rowHeight > st + h) next = top + this.rowHeight - h;
+    if (next !== st) {
+      this.scroller.scrollTop = Math.max(0, next);
+      this.render(); // now, not on the scroll event: callers look for the row right away
+    }
+  }
+}
