@@ -32,7 +32,7 @@ apt_update_once() {
 
 # ------------------------------------------------------------------ packages
 step "packages"
-PACKAGES=(emscripten wabt dpkg-dev gcc make clang libclang-rt-14-dev chromium zip)
+PACKAGES=(emscripten wabt dpkg-dev gcc make clang libclang-rt-14-dev chromium firefox-esr zip)
 missing=()
 for p in "${PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -5,6 +5,8 @@
 #   2. libFuzzer targets (build/fuzz/*_fuzzer), FUZZ_TIME seconds each (default 20)
 #   3. node --test tests/node/       (the wasm build and the JS glue)
 #   4. node --test tests/e2e/        (Playwright + Chromium), under timeout -k 10 900
+#   5. node --test tests/firefox/    (web-ext lint; puppeteer-core + Firefox ESR over WebDriver
+#                                     BiDi), under timeout -k 10 600
 #
 # Everything runs even after a failure; the exit code is non-zero if anything
 # failed. Node's test runner prints the last summary lines.
@@ -86,5 +88,8 @@ if [ ${#e2e_files[@]} -gt 0 ]; then
     step "end-to-end: node --test tests/e2e/ (Playwright, Chromium)"
     timeout -k 10 900 node --test tests/e2e/ || failed+=("e2e tests")
 fi
+
+step "Firefox: node --test tests/firefox/ (web-ext lint, puppeteer-core + Firefox ESR)"
+timeout -k 10 600 node --test tests/firefox/ || failed+=("firefox tests")
 
 [ ${#failed[@]} = 0 ]

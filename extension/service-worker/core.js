@@ -21,8 +21,19 @@ export function core() {
   return instance;
 }
 
-/** Runs fn now if the core is loaded, else after it loads (preserving call order). */
+/**
+ * Runs fn now if the core is loaded, else after it loads (preserving call order). Always returns
+ * a promise: callers chain .catch(), and a synchronous handler returns undefined (seen in
+ * Firefox 153's console as "can't access property "catch"" on every content message; Chrome
+ * runs the same code).
+ */
 export function withCore(fn) {
-  if (instance) return fn(instance);
+  if (instance) {
+    try {
+      return Promise.resolve(fn(instance));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
   return coreReady.then(fn);
 }
