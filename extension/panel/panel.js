@@ -125,8 +125,10 @@ function toast(text) {
 }
 
 async function copy(text, what) {
+  const entry = { text, what, ok: null };
+  slopPanel.lastCopied = entry;
   const ok = await copyText(text);
-  slopPanel.lastCopied = { text, what, ok };
+  entry.ok = ok;
   toast(ok ? `Copied ${what}` : `Could not copy ${what}`);
 }
 
@@ -214,9 +216,6 @@ function syncWatch(force = false) {
 }
 
 $('provider').addEventListener('change', (e) => selectProvider(e.target.value || null));
-$('retry').addEventListener('click', () => {
-  if (selectedKey) bridge.request(Request.RETRY, { key: selectedKey }).catch(() => {});
-});
 
 // ---------------------------------------------------------------------- toolbar toggles
 
@@ -580,7 +579,6 @@ function renderBar() {
   } else {
     $('status-msg').textContent = '';
   }
-  $('retry').hidden = !p || ![Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status);
   const tree = currentTree();
   const info = p?.subscriptions.find((s) => s.sub === tree?.sub);
   $('version').textContent = tree ? `v${tree.version} · ${tree.nodes.size.toLocaleString()}${info && info.nodes !== tree.nodes.size ? ` of ${info.nodes.toLocaleString()}` : ''} nodes` : '';
@@ -861,6 +859,12 @@ const slopPanel = {
   reveal: (path) => treeView.reveal(path),
   toggle: (path, open) => treeView.toggle(path, open),
   rowCount: () => treeView.rowCount,
+  /** Scrolls a row into view by its key (a path, "more:<path>", "q:<path>", "qhead:<path>"). */
+  scrollToRow: (key, align = 'center') => {
+    const i = treeView.rowIndex.get(key);
+    if (i !== undefined) treeView.list.scrollToIndex(i, align);
+    return i !== undefined;
+  },
   scrubTo: (index) => setScrub(index),
   diff: (a, b) => showDiff(a, b),
   importText: (text, name) => importText(text, name),

@@ -14,8 +14,9 @@ const short = (v) => {
   return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 };
 
-function entryLabel(e, i, n) {
-  return `v${e.version} · ${e.kind === 'reset' ? 'snapshot' : `${e.size} view${e.size === 1 ? '' : 's'}`} · ${time(e.t)}${i === n - 1 ? ' (live)' : ''}`;
+function entryLabel(e, i, n, withTime = false) {
+  const what = e.kind === 'reset' ? 'snapshot' : `${e.size} change${e.size === 1 ? '' : 's'}`;
+  return `v${e.version} · ${what}${withTime ? ` · ${time(e.t)}` : ''}${i === n - 1 ? ' (live)' : ''}`;
 }
 
 export class HistoryView {
@@ -59,7 +60,7 @@ export class HistoryView {
     this.nextBtn.disabled = index === null;
     this.liveBtn.disabled = index === null;
     const e = n ? history.entries[index ?? n - 1] : null;
-    this.label.textContent = e ? `${entryLabel(e, index ?? n - 1, n)}  ·  ${(index ?? n - 1) + 1} / ${n}` : 'no versions yet';
+    this.label.textContent = e ? `${(index ?? n - 1) + 1}/${n} · ${entryLabel(e, index ?? n - 1, n, true)}` : 'no versions yet';
     this.bound.textContent = n ? `keeps the last ${MAX_ENTRIES} versions${history.dropped ? ` (${history.dropped} dropped)` : ''}` : '';
     this.strip.classList.toggle('scrubbed', index !== null);
     this.#fillSelects(history);

@@ -68,7 +68,7 @@ export class LogView {
       h('option', { value: '', text: 'all types' }));
     this.dirSel = h('select', { 'aria-label': 'Filter frames by direction', 'data-filter': 'dir', onchange: () => { this.dirFilter = this.dirSel.value; this.#refilter(); } },
       h('option', { value: '', text: 'in + out' }), h('option', { value: 'in', text: '↓ in' }), h('option', { value: 'out', text: '↑ out' }));
-    this.pauseBtn = h('button', { type: 'button', class: 'small', 'data-action': 'pause', 'aria-pressed': 'false', onclick: () => this.hooks.onPause(!this.paused) }, '⏸ Pause');
+    this.pauseBtn = h('button', { type: 'button', class: 'small', 'data-action': 'pause', 'aria-pressed': 'false', onclick: () => this.hooks.onPause(!this.paused) }, 'Pause');
     this.clearBtn = h('button', { type: 'button', class: 'small', 'data-action': 'clear', onclick: () => this.hooks.onClear(this.tab) }, 'Clear');
     this.countEl = h('span', { class: 'muted small log-count' });
     this.tabsEl = h('div', { class: 'log-toolbar' },
@@ -103,7 +103,7 @@ export class LogView {
   setPaused(paused, skipped) {
     this.paused = paused;
     this.skipped = skipped;
-    this.pauseBtn.textContent = paused ? '▶ Resume' : '⏸ Pause';
+    this.pauseBtn.textContent = paused ? '▶ Resume' : 'Pause';
     this.pauseBtn.setAttribute('aria-pressed', String(paused));
     this.root.classList.toggle('paused', paused);
     this.#count();

@@ -257,7 +257,12 @@ export class TreeView {
       view.content_ref ? h('span', { class: 'flag cref', title: `content reference: ${view.content_ref.mime ?? view.content_ref.type ?? ''}`, text: '¶' }) : null,
       affs ? h('span', { class: 'naff', title: `affordances: ${view.affordances.map((a) => a.action).join(', ')}`, text: `⚡${affs}` }) : null,
     );
-    if (flash) el.addEventListener('animationend', () => el.classList.remove('flash'), { once: true });
+    if (flash) {
+      // Once: a row scrolled out mid-flash must not flash again when it comes back.
+      const done = () => el.classList.remove('flash');
+      el.addEventListener('animationend', done, { once: true });
+      el.addEventListener('animationcancel', done, { once: true });
+    }
     return el;
   }
 
