@@ -47,7 +47,7 @@ document.body.dataset.themeSource = initTheme();
 const marks = { opened: performance.timeOrigin + performance.now() };
 const store = new Store();
 const bridge = new Bridge(tabId, (batch) => {
-  if (!marks.firstPush) marks.firstPush = performance.timeOrigin + performance.now();
+  if (!marks.firstReset && batch.some((m) => m.type === 'tree/reset')) marks.firstReset = performance.timeOrigin + performance.now();
   store.applyBatch(batch);
 });
 
@@ -697,6 +697,8 @@ function renderTree(change) {
   if (!marks.firstRows && src && $('tree').querySelector('.row[data-path]')) {
     marks.firstRows = performance.timeOrigin + performance.now();
     marks.firstRowsCount = src.nodes.size;
+    // After the next paint: a task queued from an animation frame callback runs once it is drawn.
+    requestAnimationFrame(() => setTimeout(() => { marks.firstRowsPainted = performance.timeOrigin + performance.now(); }, 0));
   }
 }
 
@@ -848,6 +850,9 @@ store.subscribe((change) => {
 });
 
 // Debugging and test handle (developer console of the panel, end-to-end tests, benchmark).
+// marks (epoch ms, performance.timeOrigin + now): opened (script start), firstReset (the first
+// tree/reset applied), firstRows (rows in the DOM), firstRowsPainted, mirrorComplete (every view
+// of the mirror loaded).
 const slopPanel = {
   store,
   marks,

@@ -1,0 +1,229 @@
+// panel-bench.mjs: the DevTools panel in headless Chromium with the extension (a script that
+// prints figures; it never fails on time). Called by tests/bench/run.sh.
+//
+//   node tests/bench/panel-bench.mjs [--quick] [--seconds N] [--rate N]
+//
+// A provider (here, in Node) serves a 10,101-node tree (100 groups of 100 items under the root)
+// and, once the panel holds the whole mirror, sends RATE patches a second for SECONDS seconds:
+// half change the label of a row on screen, the rest change labels of nodes off screen, add and
+// remove nodes and change salience. Each on-screen change writes "@<send time>" into the label;
+// the send time is taken just before the frame goes out, with performance.timeOrigin +
+// performance.now(). In the panel page a MutationObserver notes when a row showing that label
+// enters the DOM, on the page's own clock; the offset between the two clocks is measured with
+// round trips (the smallest of 30) and taken off. Figures: median, p95 and max patch → DOM, and
+// first render (panel opened → rows in the DOM, tree/reset arrival → rows, → whole mirror loaded).
+
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { startGatedServer } from '../fixtures/provider/ws-server.mjs';
+import { ALL_CAPABILITIES, SLOP_VERSION } from '../fixtures/provider/state.mjs';
+import { launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, sleep } from '../e2e/helpers.mjs';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    seconds: { type: 'string' },
+    rate: { type: 'string', default: '100' },
+    runs: { type: 'string' },
+  },
+});
+const SECONDS = Number(args.seconds ?? (args.quick ? 4 : 10));
+const RATE = Number(args.rate);
+const FIRST_RENDER_RUNS = Number(args.runs ?? (args.quick ? 2 : 5));
+const GROUPS = 100;
+const PER_GROUP = 100;
+const VISIBLE = 20; // items of g0 that are on screen in an 800 px panel
+
+const now = () => performance.timeOrigin + performance.now();
+
+function bigTree() {
+  const groups = [];
+  for (let g = 0; g < GROUPS; g++) {
+    const items = [];
+    for (let i = 0; i < PER_GROUP; i++) {
+      items.push({
+        id: `n${g}-${i}`, type: 'item',
+        properties: { label: `Item ${g}-${i}`, n: i, group: g },
+        meta: { salience: ((g + i) % 10) / 10 },
+        ...(i % 25 === 0 ? { affordances: [{ action: 'poke', label: 'Poke' }] } : {}),
+      });
+    }
+    groups.push({ id: `g${g}`, type: 'collection', properties: { label: `Group ${g}` }, children: items });
+  }
+  return { id: 'bench', type: 'root', properties: { label: 'Panel bench' }, children: groups };
+}
+const NODES = 1 + GROUPS * (1 + PER_GROUP);
+
+/** The bench provider: the whole tree to every subscribe (it ignores max_nodes, as the reference
+ * browser provider does), then patches on demand. */
+async function startBenchProvider() {
+  const tree = bigTree();
+  const conns = new Set();
+  const srv = await startGatedServer({
+    descriptor: { id: 'bench', name: 'Panel bench', slop_version: SLOP_VERSION, capabilities: [...ALL_CAPABILITIES] },
+    pages: { '/bench.html': '<!doctype html><meta charset="utf-8"><meta name="slop" content="{{WS_URL}}"><title>panel bench</title>' },
+    onSocket(ws) {
+      const conn = { ws, sub: null, version: 1, seq: 0 };
+      conns.add(conn);
+      ws.on('close', () => conns.delete(conn));
+      ws.on('message', (data) => {
+        let m;
+        try { m = JSON.parse(data.toString('utf8')); } catch { return; }
+        if (m.type === 'subscribe') {
+          conn.sub = m.id;
+          conn.seq = 0;
+          ws.send(JSON.stringify({ type: 'snapshot', id: m.id, version: conn.version, seq: 0, tree }));
+        } else if (m.type === 'query') {
+          ws.send(JSON.stringify({ type: 'snapshot', id: m.id, version: conn.version, tree }));
+        } else if (m.type === 'invoke') {
+          ws.send(JSON.stringify({ type: 'result', id: m.id, status: 'ok' }));
+        }
+      });
+      ws.send(JSON.stringify({ type: 'hello', provider: { id: 'bench', name: 'Panel bench', slop_version: SLOP_VERSION, capabilities: [...ALL_CAPABILITIES] } }));
+    },
+  });
+  /** Sends one patch to every subscriber; `ops` may use the stamp (taken right before sending). */
+  srv.patch = (makeOps) => {
+    const stamp = now();
+    const ops = makeOps(stamp);
+    for (const c of conns) {
+      if (!c.sub || c.ws.readyState !== c.ws.OPEN) continue;
+      c.version += 1;
+      c.seq += 1;
+      c.ws.send(JSON.stringify({ type: 'patch', subscription: c.sub, version: c.version, seq: c.seq, ops }));
+    }
+    return stamp;
+  };
+  return srv;
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const median = (xs) => pct([...xs].sort((a, b) => a - b), 50);
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+/** Offset of the page's clock against ours: page = node + offset, ± half the best round trip. */
+async function clockOffset(page) {
+  let best = null;
+  for (let i = 0; i < 30; i++) {
+    const t0 = now();
+    const tp = await page.evaluate(() => performance.timeOrigin + performance.now());
+    const t1 = now();
+    if (!best || t1 - t0 < best.rtt) best = { rtt: t1 - t0, offset: tp - (t0 + t1) / 2 };
+  }
+  return best;
+}
+
+async function main() {
+  const srv = await startBenchProvider();
+  const browser = await launch();
+  try {
+    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
+    const page = await browser.ctx.newPage();
+    await page.goto(srv.url('/bench.html'));
+    const { tabId } = await waitForProvider(browser.ctx, srv.url('/bench.html'), (p) => p.status === 'connected' && p.nodes >= NODES, { timeout: 60_000 });
+
+    // ------------------------------------------------------------------ first render
+    const first = [];
+    let panel = null;
+    for (let r = 0; r < FIRST_RENDER_RUNS; r++) {
+      panel = await openPanel(browser.ctx, browser.extId, tabId);
+      await panel.setViewportSize({ width: 1280, height: 800 });
+      const m = await until(() => panel.evaluate(() => {
+        const k = window.slopPanel.marks;
+        return k.firstRowsPainted && k.mirrorComplete ? { ...k, origin: performance.timeOrigin, size: window.slopPanel.currentTree().nodes.size } : null;
+      }), { what: 'the first render and the whole mirror', timeout: 60_000 });
+      first.push({
+        open: m.firstRows - m.origin,
+        openPaint: m.firstRowsPainted - m.origin,
+        reset: m.firstRows - m.firstReset,
+        resetRows: m.firstRowsCount,
+        mirror: m.mirrorComplete - m.origin,
+        size: m.size,
+      });
+      if (r < FIRST_RENDER_RUNS - 1) await panel.close();
+    }
+
+    // ------------------------------------------------------------------ patch → DOM
+    // Open the first group; its first rows are on screen.
+    await panel.click('#tree .row[data-path="/g0"] .twisty');
+    await panel.locator(`#tree .row[data-path="/g0/n0-${VISIBLE - 1}"]`).waitFor({ timeout: 10_000 });
+    await panel.evaluate(() => {
+      window.__seen = new Map();
+      const grab = (el) => {
+        const t = el.querySelector?.('.nsum')?.textContent;
+        const m = t && /@(\d+\.\d+)$/.exec(t);
+        if (m && !window.__seen.has(m[1])) window.__seen.set(m[1], performance.timeOrigin + performance.now());
+      };
+      new MutationObserver((records) => {
+        for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) grab(n);
+      }).observe(document.getElementById('tree'), { childList: true, subtree: true });
+    });
+    const clock = await clockOffset(panel);
+
+    const total = Math.round(SECONDS * RATE);
+    const sent = new Map(); // stamp text → send time
+    let added = 0;
+    const live = [];
+    let seed = 12345;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+    const start = now();
+    for (let k = 0; k < total; k++) {
+      const due = start + (k * 1000) / RATE;
+      const wait = due - now();
+      if (wait > 1) await sleep(wait);
+      const kind = k % 2 === 0 ? 'visible' : ['offscreen', 'offscreen', 'offscreen', 'salience', 'add', 'remove'][Math.floor(rnd() * 6)];
+      if (kind === 'visible') {
+        const i = (k / 2) % VISIBLE;
+        srv.patch((stamp) => {
+          const s = stamp.toFixed(3);
+          sent.set(s, stamp);
+          return [{ op: 'replace', path: `/g0/n0-${i}/properties/label`, value: `Item 0-${i} @${s}` }];
+        });
+      } else if (kind === 'offscreen') {
+        const g = 2 + Math.floor(rnd() * (GROUPS - 2));
+        const i = Math.floor(rnd() * PER_GROUP);
+        srv.patch((stamp) => [{ op: 'replace', path: `/g${g}/n${g}-${i}/properties/label`, value: `Item ${g}-${i} #${stamp.toFixed(0)}` }]);
+      } else if (kind === 'salience') {
+        const g = 2 + Math.floor(rnd() * (GROUPS - 2));
+        const i = Math.floor(rnd() * PER_GROUP);
+        srv.patch(() => [{ op: 'replace', path: `/g${g}/n${g}-${i}/meta`, value: { salience: Math.round(rnd() * 100) / 100 } }]);
+      } else if (kind === 'add' || live.length === 0) {
+        const id = `x${added++}`;
+        live.push(id);
+        srv.patch(() => [{ op: 'add', path: `/g50/${id}`, value: { id, type: 'item', properties: { label: `Added ${id}` } } }]);
+      } else {
+        const id = live.shift();
+        srv.patch(() => [{ op: 'remove', path: `/g50/${id}` }]);
+      }
+    }
+    const elapsed = (now() - start) / 1000;
+    await sleep(500);
+    const seen = new Map(await panel.evaluate(() => [...window.__seen]));
+    const lat = [];
+    for (const [s, t] of sent) if (seen.has(s)) lat.push(seen.get(s) - clock.offset - t);
+    lat.sort((a, b) => a - b);
+    const version = await panel.evaluate(() => window.slopPanel.currentTree().version);
+
+    // ------------------------------------------------------------------ report
+    const f = (key) => median(first.map((x) => x[key]));
+    console.log(`panel first render, ${NODES.toLocaleString()}-node tree (median of ${first.length} panel openings):`);
+    console.log(`  panel opened → first rows in the DOM      ${ms(f('open'))}  (painted: ${ms(f('openPaint'))})`);
+    console.log(`  tree/reset arrival → first rows           ${ms(f('reset'))}  (the reset carries ${first[0].resetRows} views)`);
+    console.log(`  panel opened → whole mirror in the panel  ${ms(f('mirror'))}  (${first[0].size.toLocaleString()} views, getNodes pages of 1000)`);
+    console.log(`patch → DOM at ${RATE} patches/s for ${SECONDS} s (${total} patches sent in ${elapsed.toFixed(1)} s; ${sent.size} on rows on screen):`);
+    if (lat.length) {
+      console.log(`  median ${ms(pct(lat, 50))}   p95 ${ms(pct(lat, 95))}   max ${ms(lat.at(-1))}   (${lat.length} measured; clock offset ±${(clock.rtt / 2).toFixed(2)} ms)`);
+    }
+    const missed = sent.size - lat.length;
+    if (missed) console.log(`  ${missed} on-screen labels never showed (overwritten by a newer patch before a render)`);
+    console.log(`  the panel ended at v${version} (provider: v${1 + total})`);
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
