@@ -12,7 +12,7 @@
 // after every reset, so that window is short.
 
 export const MAX_ENTRIES = 500;
-export const MAX_VIEWS = 200_000;
+export const MAX_VIEWS = 50_000;
 
 /**
  * @typedef {object} Entry

@@ -37,6 +37,7 @@ import { SubscriptionView } from './views/subscription-view.js';
 const MIRROR_MAX = 50_000;
 const FILL_PAGE = 1000;
 const QUERY_PAGE = 50;
+const NO_EXTRAS = new Map();
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -415,7 +416,10 @@ async function applySubscription(options) {
   }
   const old = customSubs.get(key);
   customSubs.set(key, { sub, options });
-  if (old) bridge.request(Request.UNSUBSCRIBE, { key, sub: old.sub }).catch(() => {});
+  if (old) {
+    bridge.request(Request.UNSUBSCRIBE, { key, sub: old.sub }).catch(() => {});
+    store.trees.get(key)?.delete(old.sub);
+  }
   scrub = null;
   renderAll();
 }
@@ -431,6 +435,18 @@ function resetSubscription() {
   subView.fill({ path: p?.subscriptions.find((s) => s.sub === p.primarySub)?.path ?? '/' });
   scrub = null;
   renderAll();
+}
+
+/**
+ * Trees of subscriptions a connected provider no longer has (a restart of the worker, a
+ * resubscription) are dropped; while it is disconnected the last one stays as "last known state".
+ */
+function dropStaleTrees() {
+  for (const p of store.providers) {
+    const subs = store.trees.get(p.key);
+    if (!subs || p.status !== Status.CONNECTED || !p.primarySub || !subs.has(p.primarySub)) continue;
+    for (const sub of [...subs.keys()]) if (!p.subscriptions.some((s) => s.sub === sub)) subs.delete(sub);
+  }
 }
 
 /** After a service worker restart the subscriptions made here are gone: make them again. */
@@ -692,8 +708,7 @@ function renderBanner() {
 function renderTree(change) {
   const src = displaySource();
   const touched = !scrub ? change?.touched?.get(selectedKey) : null;
-  treeView.setSource(src, { touched, readOnly: !!scrub || isImport() });
-  treeView.setExtras(scrub ? new Map() : extrasOf(currentTree()));
+  treeView.setSource(src, { touched, readOnly: !!scrub || isImport(), extras: scrub ? NO_EXTRAS : extrasOf(currentTree()) });
   if (!marks.firstRows && src && $('tree').querySelector('.row[data-path]')) {
     marks.firstRows = performance.timeOrigin + performance.now();
     marks.firstRowsCount = src.nodes.size;
@@ -811,6 +826,7 @@ store.subscribe((change) => {
     syncWatch(true);
   }
   if (change.providers) {
+    dropStaleTrees();
     chooseProvider();
     syncWatch();
     restoreSubscriptions();

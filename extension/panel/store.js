@@ -12,7 +12,7 @@ export { childPath } from '../shared/node-path.js';
 
 const MAX_EVENTS = 500;
 /** Frame log entries kept per provider in the panel (the service worker keeps fewer). */
-export const MAX_LOG = 2000;
+export const MAX_LOG = 1000;
 
 /**
  * @typedef {object} Tree

@@ -56,7 +56,7 @@ describe('manifest', () => {
     for (const tabId of [a.tabId, b.tabId]) {
       const panel = await openPanel(browser.ctx, browser.extId, tabId);
       await panel.waitForSelector('#tree .row[data-path="/"]', { timeout: 10_000 });
-      await panel.click('#toggle-agent');
+      await panel.click('#side-tabs button[data-tab="agent"]');
       await panel.waitForSelector('#agent pre.tree-text', { timeout: 5000 });
       await panel.click('#toggle-log');
       await panel.close();

@@ -96,15 +96,16 @@ describe('live mirror', () => {
     await panel.click('#tree .row[data-path="/todos"]', { timeout: 10_000 });
     const card = panel.locator('.affordance[data-action-name="add"]');
     await card.waitFor({ timeout: 5000 });
-    // The core checks params as you type.
-    await card.locator('textarea').fill('{"title": 42}');
+    // The core checks params as you type (here in the form's raw JSON editor).
+    await card.locator('button[data-action="toggle-raw"]').click();
+    await card.locator('textarea.pf-raw').fill('{"title": 42}');
     await card.locator('.aff-status .error-text').waitFor({ timeout: 5000 });
-    assert.match(await card.locator('.aff-status').textContent(), /title/);
-    await card.locator('textarea').fill('{"title": "Written from the panel", "tags": ["e2e"]}');
+    assert.match(await card.locator('.pf-top-error').textContent(), /params\.title must be a string/);
+    await card.locator('textarea.pf-raw').fill('{"title": "Written from the panel", "tags": ["e2e"]}');
     await card.locator('.aff-status .ok-text').waitFor({ timeout: 5000 });
     await card.locator('button[data-action="invoke"]').click();
     await card.locator('.aff-result .pill.outcome-ok').waitFor({ timeout: 10_000 });
-    assert.match(await card.locator('.aff-result').textContent(), /"id": "t4"/);
+    assert.match(await card.locator('.aff-result').textContent(), /id: "t4"/);
 
     const tree = await until(async () => {
       const t = await mirror(browser.ctx, tabId, 'postmessage');
@@ -120,8 +121,8 @@ describe('live mirror', () => {
     for (const type of ['invoke', 'result', 'patch']) {
       await panel.locator('.log-row .ftype', { hasText: new RegExp(`^${type}$`) }).first().waitFor({ timeout: 5000 });
     }
-    await panel.click('.log-tabs button[data-tab="events"]');
-    await panel.locator('.log-row.ev-result').first().waitFor({ timeout: 5000 });
+    await panel.click('#log button[data-tab="events"]');
+    await panel.locator('#log .ev-row.ev-result').first().waitFor({ timeout: 5000 });
 
     // A dangerous affordance asks first.
     await panel.click('#tree .row[data-path="/todos/t4"]');

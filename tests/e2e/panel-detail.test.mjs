@@ -113,7 +113,7 @@ describe('panel detail and invoke', () => {
     }
     // A nested object opens to its members.
     await props.locator('summary', { hasText: 'owner' }).click();
-    assert.match(await props.textContent(), /"Ada"/);
+    await until(async () => /"Ada"/.test(await props.textContent()), { what: 'the members of owner' });
     const meta = panel.locator('#detail section[data-section="meta"]');
     assert.match(await meta.locator('.urgency').textContent(), new RegExp(truth.meta.urgency));
     assert.equal(await meta.locator('.sal i').evaluate((i) => i.style.width), `${truth.meta.salience * 100}%`);

@@ -96,7 +96,11 @@ export class TreeView {
    * Shows a tree. `touched`: paths a patch just changed (they flash).
    * @param {{key, sub, path, nodes: Map, structure: number, resetId: number}|null} source
    */
-  setSource(source, { touched = null, readOnly = false } = {}) {
+  setSource(source, { touched = null, readOnly = false, extras = null } = {}) {
+    if (extras && extras !== this.extras) {
+      this.extras = extras;
+      this.flatKey = null;
+    }
     const id = source ? `${source.key} ${source.sub}` : null;
     const prevId = this.source ? `${this.source.key} ${this.source.sub}` : null;
     if (id !== prevId) {
@@ -126,6 +130,7 @@ export class TreeView {
     return set;
   }
 
+  /** The query results shown under collections (a Map that the caller updates in place). */
   setExtras(extras) {
     this.extras = extras;
     this.flatKey = null;
