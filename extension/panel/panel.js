@@ -597,7 +597,8 @@ function renderBar() {
   }
   const tree = currentTree();
   const info = p?.subscriptions.find((s) => s.sub === tree?.sub);
-  $('version').textContent = tree ? `v${tree.version} · ${tree.nodes.size.toLocaleString()}${info && info.nodes !== tree.nodes.size ? ` of ${info.nodes.toLocaleString()}` : ''} nodes` : '';
+  const loading = tree && !tree.complete && info && info.nodes > tree.nodes.size;
+  $('version').textContent = tree ? `v${tree.version} · ${tree.nodes.size.toLocaleString()}${loading ? ` of ${info.nodes.toLocaleString()}` : ''} nodes` : '';
   $('export').disabled = !tree;
   $('toggle-history').disabled = !tree;
   $('toggle-sub').disabled = !p;
@@ -619,7 +620,7 @@ function renderEmpty() {
   const tree = currentTree();
   let content = null;
   let state = null;
-  const retry = () => h('button', { type: 'button', class: 'primary', 'data-action': 'retry', onclick: () => bridge.request(Request.RETRY, { key: p.key }).catch(() => {}) }, 'Retry now');
+  const retry = (cls = 'primary') => h('button', { type: 'button', class: cls, 'data-action': 'retry', onclick: () => bridge.request(Request.RETRY, { key: p.key }).catch(() => {}) }, 'Retry now');
   if (tabId === null) {
     state = 'no-tab';
     content = stateCard('No tab to inspect', 'Open this panel from DevTools (the SLOP tab), or as panel.html?tabId=N.');
@@ -653,8 +654,8 @@ function renderEmpty() {
         break;
       case Status.AUTH_FAILED:
         content = stateCard(`${title}: the provider refused the connection`, [p.message || 'Authentication failed.',
-          h('p', { text: p.tokenSet ? 'Check the token stored for this provider in Options.' : 'Set the provider’s bearer token in Options, then retry.' }), where],
-        h('button', { type: 'button', class: 'primary', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Open options'), retry());
+          h('p', { text: p.tokenSet ? 'Check the token stored for this provider’s origin in Options, then retry.' : 'Set the provider’s bearer token in Options, then retry.' }), where],
+        h('button', { type: 'button', class: 'primary', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Open options'), retry(''));
         break;
       case Status.UNREACHABLE:
       case Status.RECONNECTING:
@@ -666,7 +667,8 @@ function renderEmpty() {
       default:
         state = p.status === Status.CONNECTED ? 'waiting-snapshot' : 'connecting';
         content = stateCard(p.status === Status.CONNECTED ? `${title}: waiting for the first snapshot…` : `Connecting to ${title}…`,
-          [h('p', { class: 'spinner-line' }, h('span', { class: 'spinner' }), h('span', { text: p.message || 'Opening the connection…' })), where]);
+          [h('p', { class: 'spinner-line' }, h('span', { class: 'spinner' }), h('span', { text: p.message || 'Opening the connection…' })),
+            h('p', { class: 'muted', text: 'If this takes more than a few seconds, check that the provider is running and sends its hello.' }), where]);
     }
   }
   document.body.dataset.state = state ?? (p && p.status !== Status.CONNECTED ? `stale-${p.status}` : 'tree');
@@ -762,8 +764,11 @@ function renderSubscription() {
   const tree = currentTree();
   const custom = customSubs.get(selectedKey);
   const sub = tree?.sub ?? currentSub();
-  const info = p?.subscriptions.find((s) => s.sub === sub) ?? null;
-  subView.show(p, { custom: !!custom, options: custom?.options ?? { path: info?.path ?? '/', note: 'set by the extension' }, sub, info }, subError);
+  const known = p?.subscriptions.find((s) => s.sub === sub) ?? null;
+  // The provider list is pushed on status changes, not on every patch: version and count come
+  // from the views the panel holds when it holds them all.
+  const info = known && tree ? { ...known, version: tree.version, nodes: tree.complete ? tree.nodes.size : known.nodes } : known;
+  subView.show(p, { custom: !!custom, options: custom?.options ?? { path: known?.path ?? '/' }, sub, info }, subError);
 }
 
 function renderLoadState() {

@@ -36,8 +36,10 @@ export class HistoryView {
     this.prevBtn = h('button', { type: 'button', class: 'small icon', title: 'Previous version', 'data-action': 'h-prev', onclick: () => this.step(-1) }, '◀');
     this.nextBtn = h('button', { type: 'button', class: 'small icon', title: 'Next version', 'data-action': 'h-next', onclick: () => this.step(1) }, '▶');
     this.liveBtn = h('button', { type: 'button', class: 'small', 'data-action': 'h-live', onclick: () => this.#scrubTo(null) }, 'Live');
-    this.fromSel = h('select', { 'aria-label': 'Diff from version', 'data-role': 'diff-from' });
-    this.toSel = h('select', { 'aria-label': 'Diff to version', 'data-role': 'diff-to' });
+    // Until the user picks versions, the selects follow the newest two.
+    this.chosen = false;
+    this.fromSel = h('select', { 'aria-label': 'Diff from version', 'data-role': 'diff-from', onchange: () => { this.chosen = true; } });
+    this.toSel = h('select', { 'aria-label': 'Diff to version', 'data-role': 'diff-to', onchange: () => { this.chosen = true; } });
     this.diffBtn = h('button', { type: 'button', class: 'small primary', 'data-action': 'diff', onclick: () => this.hooks.onDiff(Number(this.fromSel.value), Number(this.toSel.value)) }, 'Diff');
     this.bound = h('span', { class: 'muted small', title: `The panel keeps the last ${MAX_ENTRIES} versions and at most ${MAX_VIEWS.toLocaleString()} replaced node views; older versions are dropped.` });
     strip.replaceChildren(
@@ -74,9 +76,11 @@ export class HistoryView {
     const opts = (history?.entries ?? []).map((e, i) => h('option', { value: String(i), text: entryLabel(e, i, n) })).reverse();
     setChildren(this.fromSel, opts.map((o) => o.cloneNode(true)));
     setChildren(this.toSel, opts);
-    // Defaults: the previous version → live; keep earlier choices while they exist.
-    this.fromSel.value = this.filledFor === history && from !== '' && Number(from) < n ? from : String(Math.max(0, n - 2));
-    this.toSel.value = this.filledFor === history && to !== '' && Number(to) < n - 1 ? to : String(Math.max(0, n - 1));
+    // Defaults: the previous version → live; a choice of the user's stays while it exists.
+    if (this.filledFor !== history) this.chosen = false;
+    const keep = this.chosen && from !== '' && to !== '' && Number(from) < n && Number(to) < n;
+    this.fromSel.value = keep ? from : String(Math.max(0, n - 2));
+    this.toSel.value = keep ? to : String(Math.max(0, n - 1));
     this.filledFor = history;
     this.filledN = n;
   }
@@ -95,6 +99,7 @@ export class HistoryView {
 
   /** Sets the two version selects (tests, and "diff this version" shortcuts). */
   choose(a, b) {
+    this.chosen = true;
     this.fromSel.value = String(a);
     this.toSel.value = String(b);
   }

@@ -72,9 +72,14 @@ export class SubscriptionView {
     this.resetBtn.disabled = !current.custom;
     const s = current.info;
     const opts = current.options ?? {};
+    const parts = [`path ${opts.path ?? '/'}`];
+    if (opts.depth !== undefined) parts.push(`depth ${opts.depth}`);
+    if (opts.max_nodes !== undefined) parts.push(`max_nodes ${opts.max_nodes}`);
+    if (opts.filter?.min_salience !== undefined) parts.push(`min_salience ${opts.filter.min_salience}`);
+    if (opts.filter?.types) parts.push(`types ${opts.filter.types.join(', ')}`);
     setChildren(this.status,
-      h('span', { class: 'muted', text: current.custom ? 'Showing the subscription made here: ' : 'Showing the extension’s subscription: ' }),
-      h('code', { text: JSON.stringify(opts) }),
+      h('span', { class: 'muted', text: current.custom ? 'Showing the subscription made here: ' : 'Showing the extension’s own subscription: ' }),
+      h('code', { text: parts.join(' · ') }),
       s ? h('span', { class: 'muted', text: ` · ${s.state} · v${s.version} · ${s.nodes} nodes mirrored` }) : h('span', { class: 'muted', text: ' · waiting for the snapshot…' }));
     if (!provider) return setChildren(this.info);
     const caps = new Set(provider.capabilities ?? []);
