@@ -710,7 +710,7 @@ function renderBanner() {
 function renderTree(change) {
   const src = displaySource();
   const touched = !scrub ? change?.touched?.get(selectedKey) : null;
-  treeView.setSource(src, { touched, readOnly: !!scrub || isImport(), extras: scrub ? NO_EXTRAS : extrasOf(currentTree()) });
+  treeView.setSource(src, { touched, extras: scrub ? NO_EXTRAS : extrasOf(currentTree()) });
   if (!marks.firstRows && src && $('tree').querySelector('.row[data-path]')) {
     marks.firstRows = performance.timeOrigin + performance.now();
     marks.firstRowsCount = src.nodes.size;

@@ -81,12 +81,16 @@ describe('DevTools panel', () => {
         .find((t) => t.url === `chrome-extension://${browser.extId}/extension/panel/panel.html`)?.targetId, { what: 'the panel iframe' });
       const state = await until(async () => {
         const s = await cdp.evaluate(panelTarget, `JSON.stringify({ inDevtools: document.body.dataset.inDevtools,
+          theme: document.documentElement.dataset.theme, themeSource: document.body.dataset.themeSource,
           tabId: window.slopPanel?.store.tabId ?? null,
           rows: [...document.querySelectorAll('#tree .row[data-path]')].map((r) => r.dataset.path) })`);
         const v = JSON.parse(s);
         return v.rows.includes('/inbox') ? v : null;
       }, { what: 'the tree in the DevTools panel' });
       assert.equal(state.inDevtools, 'true');
+      // The panel follows the DevTools theme (default: light).
+      assert.equal(state.themeSource, 'devtools');
+      assert.equal(state.theme, 'light');
       assert.equal(state.tabId, tabId);
       assert.ok(state.rows.includes('/compose'));
     } finally {

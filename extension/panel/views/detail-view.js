@@ -104,7 +104,6 @@ export class DetailView {
     this.affSig = sig;
     this.cards.clear();
     setChildren(this.affs, list.length ? h('h3', { text: `Affordances (${list.length})` }) : null,
-      list.length === 0 ? null : null,
       list.map((a) => this.#affordance(view.path, a, ctx)));
   }
 

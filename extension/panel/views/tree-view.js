@@ -79,7 +79,6 @@ export class TreeView {
     this.matches = new Set();
     this.currentMatch = null;
     this.flatKey = null;
-    this.readOnly = false;
     root.setAttribute('role', 'tree');
     root.tabIndex = 0;
     root.addEventListener('keydown', (e) => this.#onKey(e));
@@ -96,7 +95,7 @@ export class TreeView {
    * Shows a tree. `touched`: paths a patch just changed (they flash).
    * @param {{key, sub, path, nodes: Map, structure: number, resetId: number}|null} source
    */
-  setSource(source, { touched = null, readOnly = false, extras = null } = {}) {
+  setSource(source, { touched = null, extras = null } = {}) {
     if (extras && extras !== this.extras) {
       this.extras = extras;
       this.flatKey = null;
@@ -114,7 +113,6 @@ export class TreeView {
     }
     if (source) this.expanded.add(source.path);
     this.source = source;
-    this.readOnly = readOnly;
     if (touched && source?.live) for (const p of touched) this.flash.add(p);
     this.render();
   }
