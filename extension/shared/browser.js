@@ -124,8 +124,8 @@ export function devtoolsTheme() {
 
 /**
  * Calls fn('dark' | 'light') when the DevTools theme changes. Firefox has
- * devtools.panels.onThemeChanged; Chrome (156) has no event (the panel reloads when the theme
- * changes), so this is a no-op there.
+ * devtools.panels.onThemeChanged; Chrome (156) has no such event, so there the theme is the one
+ * read when the panel opened and this is a no-op.
  */
 export function onDevtoolsThemeChanged(fn) {
   const ev = api.devtools?.panels?.onThemeChanged;
