@@ -17,7 +17,7 @@ import { core } from './core.js';
  * subtrees to stay within max_nodes (they arrive with total_children and can be queried), so
  * memory and patch traffic stay bounded.
  */
-export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_nodes: 2000 });
+export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_nodes: 20000 });
 
 /** A postMessage provider that has not said hello yet gets `connect` again after this. */
 const HELLO_WAIT_MS = 2000;

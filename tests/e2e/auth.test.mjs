@@ -35,7 +35,7 @@ describe('WebSocket auth (slop.bearer)', () => {
     await page.goto(srv.url('/pages/meta-ws.html'));
     const { tabId, provider } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0);
     assert.equal(provider.tokenSet, true);
-    assert.deepEqual(await mirror(browser.ctx, tabId, provider.key), srv.engine.truth('/', -1, { max_nodes: 2000 }));
+    assert.deepEqual(await mirror(browser.ctx, tabId, provider.key), srv.engine.truth('/', -1, { max_nodes: 20000 }));
     await page.close();
   });
 

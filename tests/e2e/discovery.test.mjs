@@ -36,7 +36,7 @@ describe('discovery', () => {
     assert.equal(provider.provider.name, srv.engine.provider.name);
     assert.equal(provider.classification, 'same-origin');
     assert.ok(provider.capabilities.includes('state'));
-    assert.deepEqual(await mirror(browser.ctx, tabId, provider.key), srv.engine.truth('/', -1, { max_nodes: 2000 }));
+    assert.deepEqual(await mirror(browser.ctx, tabId, provider.key), srv.engine.truth('/', -1, { max_nodes: 20000 }));
     await page.close();
   });
 

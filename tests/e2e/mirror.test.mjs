@@ -11,7 +11,7 @@ import {
   stopServiceWorker, until, sleep, TEST_TIMEOUT,
 } from './helpers.mjs';
 
-const SUB_OPTS = { max_nodes: 2000 };
+const SUB_OPTS = { max_nodes: 20000 };
 
 function randomTree() {
   const n = (id, kids = []) => ({ id, type: 'group', properties: { label: id }, children: kids });

@@ -13,7 +13,7 @@ import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
 import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, mirror, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
-const FIRST_SUB = { max_nodes: 2000 };
+const FIRST_SUB = { max_nodes: 20000 };
 
 /** What the core makes of `tree` as a subscription snapshot: {treeText, tools}, computed in Node. */
 async function coreAgentView(engine, tree, version) {

@@ -121,10 +121,10 @@ describe('panel history', () => {
   test('scrub back to an earlier version (read-only, exportable); diff two versions', { timeout: TEST_TIMEOUT }, async () => {
     const panel = await openPanel(browser.ctx, browser.extId, tabId);
     await panel.waitForSelector('#tree .row[data-path="/a"]', { timeout: 10_000 });
-    const truths = [{ version: srv.engine.version, tree: srv.engine.truth('/', -1, { max_nodes: 2000 }) }];
+    const truths = [{ version: srv.engine.version, tree: srv.engine.truth('/', -1, { max_nodes: 20000 }) }];
     const step = async (fn) => {
       srv.engine.mutate(fn);
-      truths.push({ version: srv.engine.version, tree: srv.engine.truth('/', -1, { max_nodes: 2000 }) });
+      truths.push({ version: srv.engine.version, tree: srv.engine.truth('/', -1, { max_nodes: 20000 }) });
       await until(() => panel.evaluate((v) => window.slopPanel.currentTree()?.version === v, srv.engine.version), { what: `the panel at v${srv.engine.version}` });
     };
     await step((r) => { r.children[0].properties.label = 'A, renamed'; });
