@@ -184,6 +184,8 @@ describe('panel detail and invoke', () => {
     await field('params.options.flags').locator('button[data-action="add-item"]').click();
     await control('params.options.flags[0]').selectOption('false');
     const expected = { name: 'Widget', count: 3, ratio: 0.25, enabled: true, mode: 'safe', tags: ['one', 'two'], options: { depth: 2, note: 'nested', flags: [false] } };
+    await card.locator('.aff-status .ok-text').waitFor({ timeout: 5000 });
+    assert.equal(await card.locator('.pf-error:not(:empty)').count(), 0, 'no stale field errors');
     await screenshotCard(panel, card, 'panel-invoke-form.png');
     await card.locator('button[data-action="invoke"]').click();
     await card.locator('.aff-result .pill[data-outcome="ok"]').waitFor({ timeout: 10_000 });

@@ -190,6 +190,9 @@ export class DetailView {
       form = new ParamsForm(aff.params, {
         label: aff.action,
         onChange: () => {
+          // A message about the previous value would mislead while the core re-checks.
+          form.showError(null);
+          setChildren(status);
           clearTimeout(timer);
           timer = setTimeout(check, 250);
         },
