@@ -130,7 +130,7 @@ export async function waitForProvider(ctx, urlPrefix, pred, { timeout = 15_000, 
 }
 
 /** Polls an async fn until it returns a truthy value. */
-export async function until(fn, { timeout = 15_000, what = 'a condition' } = {}) {
+export async function until(fn, { timeout = 15_000, what = 'a condition', interval = 100 } = {}) {
   const deadline = Date.now() + timeout;
   let last;
   while (Date.now() < deadline) {
@@ -140,7 +140,7 @@ export async function until(fn, { timeout = 15_000, what = 'a condition' } = {})
     } catch (e) {
       last = e.message;
     }
-    await sleep(100);
+    await sleep(interval);
   }
   throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 800)}`);
 }

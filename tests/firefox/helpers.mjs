@@ -26,6 +26,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Polling helpers are shared with the Chromium tests.
+export { until, sleep } from '../e2e/helpers.mjs';
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The unpacked extension (SLOP_EXT_DIR overrides it, e.g. to check that a broken build fails). */
 export const EXT_DIR = process.env.SLOP_EXT_DIR ? path.resolve(process.env.SLOP_EXT_DIR) : path.join(ROOT, 'build/extension');
@@ -101,22 +104,6 @@ export async function webPage(ff, url, { timeout = 10_000 } = {}) {
   return page;
 }
 
-/** Polls an async fn until it returns a truthy value. */
-export async function until(fn, { timeout = 15_000, what = 'a condition', interval = 100 } = {}) {
-  const deadline = Date.now() + timeout;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (e) {
-      last = e.message;
-    }
-    await sleep(interval);
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)?.slice(0, 800)}`);
-}
-
 export function withTimeout(promise, ms, what) {
   let timer;
   return Promise.race([
@@ -125,6 +112,3 @@ export function withTimeout(promise, ms, what) {
   ]).finally(() => clearTimeout(timer));
 }
 
-export function sleep(ms) {
-  return new Promise((r) => setTimeout(r, ms));
-}

@@ -711,6 +711,12 @@ fail_quiet:
     return NULL;
 }
 
+/* Replaces m's tree with the one built in fresh (same budget). */
+static void adopt(slop_mirror *m, slop_mirror *fresh) {
+    slop_mirror_clear(m);
+    *m = *fresh;
+}
+
 int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
                           size_t errlen) {
     slop_mirror fresh;
@@ -739,10 +745,7 @@ int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned
         slop_mirror_clear(&fresh);
         return -1;
     }
-    uint64_t rng = fresh.rng;
-    slop_mirror_clear(m);
-    *m = fresh;
-    m->rng = rng;
+    adopt(m, &fresh);
     return 0;
 }
 
@@ -773,10 +776,7 @@ int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen) {
         slop_mirror_clear(&fresh);
         return -1;
     }
-    uint64_t rng = fresh.rng;
-    slop_mirror_clear(m);
-    *m = fresh;
-    m->rng = rng;
+    adopt(m, &fresh);
     return 0;
 }
 
