@@ -123,7 +123,9 @@ connectionEvents.coreEvent.add((conn, ev) => {
     for (const ui of watchers) {
       const watch = ui.watches.get(conn.key);
       const known = watch.known.get(ev.sub);
-      if (!known) {
+      // truncated: the patch touched more nodes than the core lists (SLOP_CHANGES_MAX), so the
+      // lists are incomplete and only a fresh set of views is sure to match the mirror.
+      if (!known || ev.truncated) {
         sendReset(ui, conn, watch, ev.sub);
         continue;
       }

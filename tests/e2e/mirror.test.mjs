@@ -86,6 +86,33 @@ describe('live mirror', () => {
     await page.close();
   });
 
+  test('a patch that touches more nodes than the core lists still leaves the panel equal to the mirror', { timeout: TEST_TIMEOUT }, async () => {
+    const page = await browser.ctx.newPage();
+    await page.goto(srv.url('/pages/meta-ws.html'));
+    const { tabId, provider } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0);
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.waitForSelector('#tree .row[data-path="/keep"]', { timeout: 10_000 });
+    const many = 700; // the core lists at most 512 changed paths per patch (SLOP_CHANGES_MAX)
+    srv.engine.mutate((root) => {
+      const keep = root.children.find((c) => c.id === 'keep');
+      for (let i = 0; i < many; i++) keep.children.push({ id: `m${i}`, type: 'item', properties: { label: `m${i}`, n: 0 } });
+    });
+    const atVersion = async (version) => until(async () => (await swEval(browser.ctx, ([t, k]) => globalThis.slopInspector.info(t, k), [tabId, provider.key]))
+      ?.subscriptions[0].version === version, { what: `the mirror to reach version ${version}`, timeout: 20_000 });
+    await atVersion(srv.engine.version);
+    await panelMatchesCore(browser.ctx, panel, tabId, { what: 'the panel to hold the new nodes', version: srv.engine.version });
+    // One patch with a property change on every one of them: the core's change lists are cut.
+    srv.engine.mutate((root) => {
+      for (const c of root.children.find((x) => x.id === 'keep').children) if (c.properties) c.properties.n = 1;
+    });
+    const version = srv.engine.version;
+    await atVersion(version);
+    const pv = await panelMatchesCore(browser.ctx, panel, tabId, { what: 'the panel views to equal the core views after a big patch', version });
+    assert.ok(pv.nodes.filter((n) => n.properties?.n === 1).length >= many, 'the panel holds every changed node, changed');
+    await panel.close();
+    await page.close();
+  });
+
   test('invoke from the panel: the state changes in the mirror, the panel and the page', { timeout: TEST_TIMEOUT }, async () => {
     const url = srv.url('/pages/spa.html');
     const page = await browser.ctx.newPage();
