@@ -39,16 +39,18 @@ static uint32_t hash_key(const slop_node *parent, const char *id) {
     return (uint32_t)h;
 }
 
+/* Slots keep each node's hash beside its pointer, so probing and the
+ * backward shift compare hashes without touching the nodes (a cache miss
+ * each on a big mirror); a node is read only when its hash matches. */
 static int index_grow(slop_index *ix) {
     size_t ncap = ix->cap ? ix->cap * 2 : 64;
-    slop_node **ns = calloc(ncap, sizeof *ns);
+    slop_slot *ns = calloc(ncap, sizeof *ns);
     if (!ns) return -1;
     for (size_t i = 0; i < ix->cap; i++) {
-        slop_node *n = ix->slot[i];
-        if (!n) continue;
-        size_t j = n->hash & (ncap - 1);
-        while (ns[j]) j = (j + 1) & (ncap - 1);
-        ns[j] = n;
+        if (!ix->slot[i].node) continue;
+        size_t j = ix->slot[i].hash & (ncap - 1);
+        while (ns[j].node) j = (j + 1) & (ncap - 1);
+        ns[j] = ix->slot[i];
     }
     free(ix->slot);
     ix->slot = ns;
@@ -59,8 +61,9 @@ static int index_grow(slop_index *ix) {
 static int index_put(slop_index *ix, slop_node *n) {
     if ((ix->len + 1) * 10 > ix->cap * 7 && index_grow(ix) != 0) return -1;
     size_t j = n->hash & (ix->cap - 1);
-    while (ix->slot[j]) j = (j + 1) & (ix->cap - 1);
-    ix->slot[j] = n;
+    while (ix->slot[j].node) j = (j + 1) & (ix->cap - 1);
+    ix->slot[j].node = n;
+    ix->slot[j].hash = n->hash;
     ix->len++;
     return 0;
 }
@@ -68,9 +71,11 @@ static int index_put(slop_index *ix, slop_node *n) {
 static slop_node *index_get(const slop_index *ix, const slop_node *parent, const char *id) {
     if (!ix->cap) return NULL;
     uint32_t h = hash_key(parent, id);
-    size_t j = h & (ix->cap - 1);
-    for (slop_node *n; (n = ix->slot[j]) != NULL; j = (j + 1) & (ix->cap - 1)) {
-        if (n->hash == h && n->parent == parent && strcmp(n->id, id) == 0) return n;
+    size_t mask = ix->cap - 1;
+    for (size_t j = h & mask; ix->slot[j].node; j = (j + 1) & mask) {
+        if (ix->slot[j].hash != h) continue;
+        slop_node *n = ix->slot[j].node;
+        if (n->parent == parent && strcmp(n->id, id) == 0) return n;
     }
     return NULL;
 }
@@ -78,17 +83,17 @@ static slop_node *index_get(const slop_index *ix, const slop_node *parent, const
 static void index_del(slop_index *ix, const slop_node *n) {
     if (!ix->cap) return;
     size_t mask = ix->cap - 1, j = n->hash & mask;
-    while (ix->slot[j] && ix->slot[j] != n) j = (j + 1) & mask;
-    if (!ix->slot[j]) return;
-    ix->slot[j] = NULL;
+    while (ix->slot[j].node && ix->slot[j].node != n) j = (j + 1) & mask;
+    if (!ix->slot[j].node) return;
+    ix->slot[j].node = NULL;
     ix->len--;
     /* Shift later members of the probe run back so lookups never stop early. */
-    for (size_t k = (j + 1) & mask; ix->slot[k]; k = (k + 1) & mask) {
-        size_t home = ix->slot[k]->hash & mask;
+    for (size_t k = (j + 1) & mask; ix->slot[k].node; k = (k + 1) & mask) {
+        size_t home = ix->slot[k].hash & mask;
         int movable = (j <= k) ? (home <= j || home > k) : (home <= j && home > k);
         if (movable) {
             ix->slot[j] = ix->slot[k];
-            ix->slot[k] = NULL;
+            ix->slot[k].node = NULL;
             j = k;
         }
     }

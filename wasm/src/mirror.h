@@ -41,8 +41,13 @@ struct slop_node {
     uint8_t kids_wire;          /* SLOP_KIDS_* when kids == NULL              */
 };
 
+typedef struct slop_slot {
+    slop_node *node;            /* NULL: empty                                */
+    uint32_t hash;              /* node->hash, kept here to probe without it  */
+} slop_slot;
+
 typedef struct slop_index {
-    slop_node **slot;
+    slop_slot *slot;
     size_t cap;                 /* power of two, 0 when empty                 */
     size_t len;
 } slop_index;
