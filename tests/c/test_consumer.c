@@ -1230,6 +1230,70 @@ TEST(only_a_real_hello_counts_as_hello) {
     slop_consumer_free(c);
 }
 
+/* The child order structure (chunks of 64 with a Fenwick tree): many random
+ * adds, removes and moves on one collection, checked against a plain array
+ * kept by the test, through splits, emptied chunks and a list that empties. */
+TEST(child_order_survives_thousands_of_random_ops_on_a_wide_collection) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"c\",\"type\":\"collection\",\"children\":[]}]}");
+    enum { MAXN = 4000 };
+    static int ids[MAXN];
+    int n = 0, next = 0, version = 1, seq = 0, bad = 0;
+    unsigned long long r = 12345;
+    char ops[256];
+    int step;
+    for (step = 0; !bad; step++) {
+        if (step >= 2600 && n == 0) break; /* drained: every chunk was emptied and dropped */
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned x = (unsigned)(r >> 33);
+        int kind = step < 600 ? 0 : step >= 2600 ? 1 : (int)(x % 3); /* grow, churn, then drain */
+        if (kind == 0 || n == 0) {
+            int at = n ? (int)((x >> 4) % (unsigned)(n + 1)) : 0;
+            snprintf(ops, sizeof ops,
+                     "[{\"op\":\"add\",\"path\":\"/c/k%d\",\"value\":{\"id\":\"k%d\",\"type\":\"item\"},\"index\":%d}]", next,
+                     next, at);
+            memmove(ids + at + 1, ids + at, (size_t)(n - at) * sizeof *ids);
+            ids[at] = next++;
+            n++;
+        } else if (kind == 1) {
+            int at = (int)((x >> 4) % (unsigned)n);
+            snprintf(ops, sizeof ops, "[{\"op\":\"remove\",\"path\":\"/c/k%d\"}]", ids[at]);
+            memmove(ids + at, ids + at + 1, (size_t)(n - at - 1) * sizeof *ids);
+            n--;
+        } else {
+            int from = (int)((x >> 4) % (unsigned)n), to = (int)((x >> 16) % (unsigned)n);
+            int id = ids[from];
+            snprintf(ops, sizeof ops, "[{\"op\":\"move\",\"path\":\"/c/k%d\",\"index\":%d}]", id, to);
+            memmove(ids + from, ids + from + 1, (size_t)(n - from - 1) * sizeof *ids);
+            memmove(ids + to + 1, ids + to, (size_t)(n - 1 - to) * sizeof *ids);
+            ids[to] = id;
+        }
+        patch(&l, ++version, ++seq, ops);
+        if (step % 97 == 0 || (step >= 2600 && n % 16 == 0)) {
+            const char *node = slop_consumer_node(l.c, l.sub, "/c", NULL);
+            cJSON *j = cJSON_Parse(node);
+            cJSON *kids = cJSON_GetObjectItem(j, "child_ids");
+            if (cJSON_GetArraySize(kids) != n) bad = 1;
+            int i = 0;
+            for (cJSON *k = kids ? kids->child : NULL; k && !bad; k = k->next, i++) {
+                char want[16];
+                snprintf(want, sizeof want, "k%d", ids[i]);
+                if (strcmp(k->valuestring, want) != 0) {
+                    printf("  step %d: child %d is %s, expected %s\n", step, i, k->valuestring, want);
+                    bad = 1;
+                }
+            }
+            cJSON_Delete(j);
+        }
+        outs_free(&l.o);
+    }
+    CHECK(!bad);
+    CHECK(n == 0);
+    CHECK_KIDS(&l, "/c", "[]");
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"live\""); /* no resync ever */
+    stop(&l);
+}
+
 int main(void) {
     RUN(postmessage_consumer_opens_with_the_connect_handshake);
     RUN(requests_wait_for_hello_then_go_out_in_order);
@@ -1283,6 +1347,7 @@ int main(void) {
     RUN(tree_text_and_tools_come_from_the_mirror);
     RUN(state_tail_lists_connected_providers_only);
     RUN(node_view_lists_child_ids_in_order_for_wide_collections);
+    RUN(child_order_survives_thousands_of_random_ops_on_a_wide_collection);
     RUN(snapshots_in_a_batch_and_at_top_level_build_the_same_mirror);
     RUN(invalid_json_inside_a_snapshot_tree_is_refused_and_keeps_state);
     RUN(trailing_bytes_and_raw_control_characters_make_a_frame_invalid);

@@ -79,7 +79,6 @@ struct slop_consumer {
     int postmessage;
     char prefix[12];
     unsigned long long next_id;
-    uint64_t rng;
 
     int have_hello, refused, closed;
     cJSON *provider;        /* hello.provider, normalised                    */
@@ -533,7 +532,7 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     if (q) { /* a query answer: validate it, hand it over, keep nothing */
         slop_budget b = {0, c->lim.max_nodes};
         slop_mirror tmp;
-        slop_mirror_init(&tmp, &b, c->rng);
+        slop_mirror_init(&tmp, &b);
         cJSON *e;
         int bad = raw ? slop_mirror_load_text(&tmp, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
                       : slop_mirror_load(&tmp, tree, err, sizeof err);
@@ -828,7 +827,6 @@ slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transpor
     if (!c->lim.max_pending) c->lim.max_pending = SLOP_DEFAULT_MAX_PENDING;
     c->postmessage = pm;
     c->budget.max = c->lim.max_nodes;
-    c->rng = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
     /* A short base36 prefix from the seed keeps ids unique per consumer. */
     static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
     uint64_t x = seed ^ (seed >> 31) ^ 0x5851F42D4C957F2Dull;
@@ -1139,7 +1137,7 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
     s->handle = dupstr(s->wire);
     s->options = opts;
     s->path = path;
-    slop_mirror_init(&s->m, &c->budget, c->rng + c->next_id);
+    slop_mirror_init(&s->m, &c->budget);
     c->subs[c->nsubs++] = s;
     pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
     dispatch(c, subscribe_frame(s));
@@ -1340,7 +1338,8 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
     free(rp);
     free(ap);
     cJSON *ids = cJSON_AddArrayToObject(j, "child_ids");
-    for (slop_node *k = slop_node_first_child(n); k; k = slop_node_next_sibling(k))
+    slop_kid_iter it;
+    for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
         cJSON_AddItemToArray(ids, cJSON_CreateString(k->id));
     return give_json(c, j, out_len);
 }

@@ -100,183 +100,224 @@ static void index_del(slop_index *ix, const slop_node *n) {
 }
 
 /* ---------------------------------------------------------------------- */
-/* Implicit treap over siblings.                                           */
+/* Children: ordered chunks with a Fenwick tree over their sizes            */
 /* ---------------------------------------------------------------------- */
 
-static uint32_t tsz(const slop_node *t) { return t ? t->tsize : 0; }
-static void tfix(slop_node *t) { t->tsize = 1 + tsz(t->tl) + tsz(t->tr); }
+#define CHUNK_CAP 64
+/* Bulk builds fill chunks to this, leaving room for inserts before a split. */
+#define CHUNK_FILL 48
 
-static uint32_t next_prio(slop_mirror *m) {
-    /* xorshift64*: deterministic for a given seed, good enough for balance. */
-    m->rng ^= m->rng >> 12;
-    m->rng ^= m->rng << 25;
-    m->rng ^= m->rng >> 27;
-    return (uint32_t)((m->rng * 2685821657736338717ull) >> 32);
+struct slop_chunk {
+    uint32_t n;                 /* children in use                            */
+    uint32_t index;             /* position of this chunk in kids->chunk      */
+    slop_node *node[CHUNK_CAP];
+};
+
+struct slop_kids {
+    slop_chunk **chunk;         /* in order                                   */
+    uint32_t nchunks, cap;
+    uint32_t count;             /* all children                               */
+    uint32_t *fen;              /* Fenwick tree over chunk sizes, 1-based     */
+};
+
+static void fen_add(slop_kids *k, uint32_t chunk, int32_t d) {
+    for (uint32_t i = chunk + 1; i <= k->nchunks; i += i & (0u - i)) k->fen[i] += (uint32_t)d;
 }
 
-static slop_node *tmerge(slop_node *a, slop_node *b) {
-    if (!a) return b;
-    if (!b) return a;
-    if (a->prio >= b->prio) {
-        a->tr = tmerge(a->tr, b);
-        a->tr->tp = a;
-        tfix(a);
-        return a;
-    }
-    b->tl = tmerge(a, b->tl);
-    b->tl->tp = b;
-    tfix(b);
-    return b;
+/* Children in chunks [0, chunk). */
+static uint32_t fen_prefix(const slop_kids *k, uint32_t chunk) {
+    uint32_t s = 0;
+    for (uint32_t i = chunk; i > 0; i -= i & (0u - i)) s += k->fen[i];
+    return s;
 }
 
-static size_t trank(const slop_node *n) {
-    size_t r = tsz(n->tl);
-    for (const slop_node *c = n; c->tp; c = c->tp) {
-        if (c->tp->tr == c) r += tsz(c->tp->tl) + 1;
-    }
-    return r;
-}
-
-/* Lifts n above its parent, keeping in-order position and sizes. */
-static void rotate_up(slop_node *n) {
-    slop_node *p = n->tp, *g = p->tp;
-    if (p->tl == n) {
-        p->tl = n->tr;
-        if (n->tr) n->tr->tp = p;
-        n->tr = p;
-    } else {
-        p->tr = n->tl;
-        if (n->tl) n->tl->tp = p;
-        n->tl = p;
-    }
-    p->tp = n;
-    n->tp = g;
-    if (g) {
-        if (g->tl == p) g->tl = n;
-        else g->tr = n;
-    }
-    tfix(p);
-    tfix(n);
-}
-
-/* Inserts n at position `at` (clamped) among parent's children: one descent
- * to a leaf slot, then rotations up by priority (expected O(1) of them). */
-static void kids_insert(slop_node *parent, slop_node *n, size_t at) {
-    size_t count = tsz(parent->kids);
-    if (at > count) at = count;
-    n->tl = n->tr = n->tp = NULL;
-    n->tsize = 1;
-    n->parent = parent;
-    slop_node *t = parent->kids;
-    if (!t) {
-        parent->kids = n;
-        return;
-    }
-    for (;;) {
-        t->tsize++;
-        size_t ls = tsz(t->tl);
-        if (at <= ls) {
-            if (!t->tl) {
-                t->tl = n;
-                break;
-            }
-            t = t->tl;
-        } else {
-            at -= ls + 1;
-            if (!t->tr) {
-                t->tr = n;
-                break;
-            }
-            t = t->tr;
+/* The chunk holding position *pos (< count); *pos becomes the offset in it. */
+static uint32_t fen_find(const slop_kids *k, uint32_t *pos) {
+    uint32_t at = 0, step = 1;
+    while (step * 2 <= k->nchunks) step *= 2;
+    for (; step; step /= 2) {
+        if (at + step <= k->nchunks && k->fen[at + step] <= *pos) {
+            at += step;
+            *pos -= k->fen[at];
         }
     }
-    n->tp = t;
-    while (n->tp && n->tp->prio < n->prio) rotate_up(n);
-    if (!n->tp) parent->kids = n;
-}
-
-/* Unlinks n from its parent's treap; returns its former position. Its two
- * subtrees are merged into its place and sizes fixed on the way up. */
-static size_t kids_remove(slop_node *n) {
-    slop_node *parent = n->parent;
-    size_t at = trank(n);
-    slop_node *p = n->tp, *m = tmerge(n->tl, n->tr);
-    if (m) m->tp = p;
-    if (!p) parent->kids = m;
-    else if (p->tl == n) p->tl = m;
-    else p->tr = m;
-    for (slop_node *q = p; q; q = q->tp) q->tsize--;
-    if (!parent->kids) parent->kids_wire = SLOP_KIDS_ARRAY;
-    n->tl = n->tr = n->tp = NULL;
-    n->tsize = 1;
     return at;
 }
 
-size_t slop_node_child_count(const slop_node *n) { return tsz(n->kids); }
+/* After chunks were added or removed: renumber them and rebuild the tree. */
+static void kids_reindex(slop_kids *k) {
+    for (uint32_t i = 0; i < k->nchunks; i++) {
+        k->chunk[i]->index = i;
+        k->fen[i + 1] = k->chunk[i]->n;
+    }
+    for (uint32_t i = 1; i <= k->nchunks; i++) {
+        uint32_t j = i + (i & (0u - i));
+        if (j <= k->nchunks) k->fen[j] += k->fen[i];
+    }
+}
+
+/* Makes room for one more chunk at position at. Returns the chunk or NULL. */
+static slop_chunk *kids_new_chunk(slop_kids *k, uint32_t at) {
+    if (k->nchunks == k->cap) {
+        uint32_t nc = k->cap ? k->cap * 2 : 4;
+        slop_chunk **cv = realloc(k->chunk, nc * sizeof *cv);
+        if (!cv) return NULL;
+        k->chunk = cv;
+        uint32_t *fv = realloc(k->fen, (nc + 1) * sizeof *fv);
+        if (!fv) return NULL;
+        k->fen = fv;
+        k->cap = nc;
+    }
+    slop_chunk *c = malloc(sizeof *c);
+    if (!c) return NULL;
+    c->n = 0;
+    memmove(k->chunk + at + 1, k->chunk + at, (k->nchunks - at) * sizeof *k->chunk);
+    k->chunk[at] = c;
+    k->nchunks++;
+    return c;
+}
+
+static void kids_destroy(slop_kids *k) {
+    if (!k) return;
+    for (uint32_t i = 0; i < k->nchunks; i++) free(k->chunk[i]);
+    free(k->chunk);
+    free(k->fen);
+    free(k);
+}
+
+size_t slop_node_child_count(const slop_node *n) { return n->kids ? n->kids->count : 0; }
 
 slop_node *slop_node_child_at(const slop_node *parent, size_t i) {
-    const slop_node *t = parent->kids;
-    while (t) {
-        size_t ls = tsz(t->tl);
-        if (i < ls) t = t->tl;
-        else if (i == ls) return (slop_node *)t;
-        else {
-            i -= ls + 1;
-            t = t->tr;
-        }
-    }
-    return NULL;
+    const slop_kids *k = parent->kids;
+    if (!k || i >= k->count) return NULL;
+    uint32_t pos = (uint32_t)i, c = fen_find(k, &pos);
+    return k->chunk[c]->node[pos];
 }
 
-static slop_node *leftmost(slop_node *t) {
-    while (t && t->tl) t = t->tl;
-    return t;
+slop_node *slop_kids_first(const slop_node *parent, slop_kid_iter *it) {
+    it->kids = parent->kids;
+    it->chunk = 0;
+    it->at = 0;
+    return it->kids ? it->kids->chunk[0]->node[0] : NULL;
 }
 
-slop_node *slop_node_first_child(const slop_node *n) { return leftmost(n->kids); }
-
-slop_node *slop_node_next_sibling(const slop_node *n) {
-    if (n->tr) return leftmost(n->tr);
-    while (n->tp && n->tp->tr == n) n = n->tp;
-    return n->tp;
+slop_node *slop_kids_next(slop_kid_iter *it) {
+    const slop_kids *k = it->kids;
+    if (!k) return NULL;
+    if (++it->at >= k->chunk[it->chunk]->n) {
+        it->at = 0;
+        if (++it->chunk >= k->nchunks) return NULL;
+    }
+    return k->chunk[it->chunk]->node[it->at];
 }
 
-/* Builds a treap from nodes already in order, in O(n), with the classic
- * right-spine stack (each node is pushed and popped once). */
-static slop_node *kids_build(slop_node **v, size_t n, slop_node **stack) {
-    size_t top = 0;
-    for (size_t i = 0; i < n; i++) {
-        slop_node *x = v[i], *last = NULL;
-        x->tl = x->tr = x->tp = NULL;
-        while (top && stack[top - 1]->prio < x->prio) last = stack[--top];
-        x->tl = last;
-        if (last) last->tp = x;
-        if (top) {
-            stack[top - 1]->tr = x;
-            x->tp = stack[top - 1];
+/* Position of n among its siblings. */
+static size_t kid_rank(const slop_node *n) {
+    const slop_chunk *c = n->chunk;
+    uint32_t pos = 0;
+    while (c->node[pos] != n) pos++;
+    return fen_prefix(n->parent->kids, c->index) + pos;
+}
+
+/* Inserts n at position `at` (clamped) among parent's children. -1 when out
+ * of memory (nothing changed). */
+static int kids_insert(slop_node *parent, slop_node *n, size_t at) {
+    slop_kids *k = parent->kids;
+    if (!k) {
+        k = calloc(1, sizeof *k);
+        if (!k || !kids_new_chunk(k, 0)) {
+            kids_destroy(k);
+            return -1;
         }
-        stack[top++] = x;
+        kids_reindex(k);
+        parent->kids = k;
     }
-    /* Sizes bottom-up: a post-order walk without recursion depth issues. */
-    slop_node *root = n ? stack[0] : NULL;
-    slop_node *cur = root, *prev = NULL;
-    while (cur) {
-        if (prev == cur->tp) {
-            prev = cur;
-            if (cur->tl) cur = cur->tl;
-            else if (cur->tr) cur = cur->tr;
-            else { tfix(cur); cur = cur->tp; }
-        } else if (prev == cur->tl) {
-            prev = cur;
-            if (cur->tr) cur = cur->tr;
-            else { tfix(cur); cur = cur->tp; }
-        } else {
-            prev = cur;
-            tfix(cur);
-            cur = cur->tp;
+    if (at > k->count) at = k->count;
+    uint32_t ci, off;
+    if (at == k->count) { /* append: the last chunk */
+        ci = k->nchunks - 1;
+        off = k->chunk[ci]->n;
+    } else {
+        off = (uint32_t)at;
+        ci = fen_find(k, &off);
+    }
+    slop_chunk *c = k->chunk[ci];
+    if (c->n == CHUNK_CAP) { /* split: the upper half moves to a new chunk after it */
+        slop_chunk *d = kids_new_chunk(k, ci + 1);
+        if (!d) return -1;
+        uint32_t half = CHUNK_CAP / 2;
+        memcpy(d->node, c->node + half, (CHUNK_CAP - half) * sizeof *d->node);
+        d->n = CHUNK_CAP - half;
+        c->n = half;
+        for (uint32_t i = 0; i < d->n; i++) d->node[i]->chunk = d;
+        kids_reindex(k);
+        if (off > half) {
+            c = d;
+            off -= half;
         }
     }
-    return root;
+    memmove(c->node + off + 1, c->node + off, (c->n - off) * sizeof *c->node);
+    c->node[off] = n;
+    c->n++;
+    k->count++;
+    fen_add(k, c->index, 1);
+    n->parent = parent;
+    n->chunk = c;
+    return 0;
+}
+
+/* Unlinks n from its parent's children; returns its former position. */
+static size_t kids_remove(slop_node *n) {
+    slop_node *parent = n->parent;
+    slop_kids *k = parent->kids;
+    slop_chunk *c = n->chunk;
+    uint32_t pos = 0;
+    while (c->node[pos] != n) pos++;
+    size_t at = fen_prefix(k, c->index) + pos;
+    memmove(c->node + pos, c->node + pos + 1, (c->n - pos - 1) * sizeof *c->node);
+    c->n--;
+    k->count--;
+    if (k->count == 0) {
+        kids_destroy(k);
+        parent->kids = NULL;
+        parent->kids_wire = SLOP_KIDS_ARRAY;
+    } else if (c->n == 0) { /* drop the empty chunk */
+        uint32_t ci = c->index;
+        free(c);
+        memmove(k->chunk + ci, k->chunk + ci + 1, (k->nchunks - ci - 1) * sizeof *k->chunk);
+        k->nchunks--;
+        kids_reindex(k);
+    } else {
+        fen_add(k, c->index, -1);
+    }
+    n->chunk = NULL;
+    return at;
+}
+
+/* Gives parent the children v[0..n) in order (n > 0), in O(n). -1 when out
+ * of memory (nothing changed). */
+static int kids_build(slop_node *parent, slop_node **v, size_t n) {
+    slop_kids *k = calloc(1, sizeof *k);
+    if (!k) return -1;
+    size_t chunks = (n + CHUNK_FILL - 1) / CHUNK_FILL;
+    for (size_t i = 0; i < chunks; i++) {
+        slop_chunk *c = kids_new_chunk(k, (uint32_t)i);
+        if (!c) {
+            kids_destroy(k);
+            return -1;
+        }
+        size_t from = i * CHUNK_FILL, take = n - from < CHUNK_FILL ? n - from : CHUNK_FILL;
+        memcpy(c->node, v + from, take * sizeof *v);
+        c->n = (uint32_t)take;
+        for (size_t j = 0; j < take; j++) {
+            c->node[j]->chunk = c;
+            c->node[j]->parent = parent;
+        }
+    }
+    k->count = (uint32_t)n;
+    kids_reindex(k);
+    parent->kids = k;
+    return 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -295,21 +336,15 @@ static int field_of(const char *s) {
     return -1;
 }
 
-/* Frees n and its subtree, removing them from the index. Siblings are freed
- * by walking their treap post-order (expected depth O(log siblings)), since
- * in-order successor links would pass through already freed nodes. */
-static void node_free(slop_mirror *m, slop_node *n);
-
-static void treap_free(slop_mirror *m, slop_node *t) {
-    if (!t) return;
-    treap_free(m, t->tl);
-    treap_free(m, t->tr);
-    node_free(m, t);
-}
-
+/* Frees n and its subtree, removing them from the index. */
 static void node_free(slop_mirror *m, slop_node *n) {
     if (!n) return;
-    treap_free(m, n->kids);
+    if (n->kids) {
+        slop_kids *k = n->kids;
+        for (uint32_t i = 0; i < k->nchunks; i++)
+            for (uint32_t j = 0; j < k->chunk[i]->n; j++) node_free(m, k->chunk[i]->node[j]);
+        kids_destroy(k);
+    }
     index_del(&m->index, n);
     for (int f = 0; f < SLOP_FIELD_COUNT; f++) cJSON_Delete(n->field[f]);
     m->nodes--;
@@ -319,8 +354,8 @@ static void node_free(slop_mirror *m, slop_node *n) {
 
 static size_t subtree_count(const slop_node *n) {
     size_t c = 1;
-    for (slop_node *k = slop_node_first_child(n); k; k = slop_node_next_sibling(k))
-        c += subtree_count(k);
+    slop_kid_iter it;
+    for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it)) c += subtree_count(k);
     return c;
 }
 
@@ -352,8 +387,6 @@ static cJSON *steal(cJSON *obj, cJSON *item) {
 
 typedef struct build_ctx {
     slop_mirror *m;
-    slop_node **stack;          /* scratch for kids_build, grown as needed    */
-    size_t stack_cap;
     size_t budget_left;
     char *err;
     size_t errlen;
@@ -423,8 +456,6 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
     n->id = s;
     n->type = s + idl + 1;
     n->parent = parent;
-    n->tsize = 1;
-    n->prio = next_prio(b->m);
     n->hash = hash_key(parent, n->id);
     n->kids_wire = !jkids ? SLOP_KIDS_ABSENT : cJSON_IsNull(jkids) ? SLOP_KIDS_NULL : SLOP_KIDS_ARRAY;
     b->budget_left--;
@@ -469,29 +500,17 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
             }
             v[built++] = k;
         }
-        if (!failed) {
-            if (b->stack_cap < count) {
-                slop_node **ns = realloc(b->stack, count * sizeof *ns);
-                if (!ns) {
-                    set_err(b->err, b->errlen, "out of memory");
-                    failed = 1;
-                } else {
-                    b->stack = ns;
-                    b->stack_cap = count;
-                }
-            }
+        if (!failed && kids_build(n, v, count) != 0) {
+            set_err(b->err, b->errlen, "out of memory");
+            failed = 1;
         }
         if (failed) {
             /* Children are not linked yet: free them one by one. */
-            for (size_t i = 0; i < built; i++) {
-                v[i]->tl = v[i]->tr = v[i]->tp = NULL;
-                node_free(b->m, v[i]);
-            }
+            for (size_t i = 0; i < built; i++) node_free(b->m, v[i]);
             free(v);
             node_free(b->m, n);
             return NULL;
         }
-        n->kids = kids_build(v, count, b->stack);
         free(v);
     }
     return n;
@@ -499,13 +518,11 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
 
 static slop_node *build(slop_mirror *m, cJSON *tree, slop_node *parent, const char *where,
                         char *err, size_t errlen) {
-    build_ctx b = {m, NULL, 0, 0, err, errlen};
+    build_ctx b = {m, 0, err, errlen};
     b.budget_left = m->budget->max > m->budget->used ? m->budget->max - m->budget->used : 0;
     unsigned depth = 0; /* the tree can grow deeper patch by patch: bound it */
     for (const slop_node *a = parent; a; a = a->parent) depth++;
-    slop_node *n = build_node(&b, tree, parent, where, depth);
-    free(b.stack);
-    return n;
+    return build_node(&b, tree, parent, where, depth);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -535,10 +552,7 @@ static int decode_span(slop__scan *sc, span s, size_t *n) {
 }
 
 static void free_kids(slop_mirror *m, slop_node **kids, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        kids[i]->tl = kids[i]->tr = kids[i]->tp = NULL;
-        node_free(m, kids[i]);
-    }
+    for (size_t i = 0; i < n; i++) node_free(m, kids[i]);
     free(kids);
 }
 
@@ -673,8 +687,6 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
         n->raw_len[f] = (uint32_t)raw[f].n;
         p += raw[f].n;
     }
-    n->tsize = 1;
-    n->prio = next_prio(b->m);
     n->kids_wire = kids_wire;
     b->budget_left--;
     b->m->nodes++;
@@ -694,17 +706,9 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
             TFAIL("out of memory");
         }
     }
-    if (nk) {
-        if (b->stack_cap < nk) {
-            slop_node **ns = realloc(b->stack, nk * sizeof *ns);
-            if (!ns) {
-                for (size_t j = 0; j < nk; j++) index_del(&b->m->index, kids[j]);
-                TFAIL("out of memory");
-            }
-            b->stack = ns;
-            b->stack_cap = nk;
-        }
-        n->kids = kids_build(kids, nk, b->stack);
+    if (nk && kids_build(n, kids, nk) != 0) {
+        for (size_t j = 0; j < nk; j++) index_del(&b->m->index, kids[j]);
+        TFAIL("out of memory");
     }
     free(kids);
     return n;
@@ -725,10 +729,10 @@ static void adopt(slop_mirror *m, slop_mirror *fresh) {
 int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
                           size_t errlen) {
     slop_mirror fresh;
-    slop_mirror_init(&fresh, m->budget, m->rng);
+    slop_mirror_init(&fresh, m->budget);
     size_t old = m->nodes;
     m->budget->used -= old;
-    build_ctx b = {&fresh, NULL, 0, 0, err, errlen};
+    build_ctx b = {&fresh, 0, err, errlen};
     b.budget_left = m->budget->max > m->budget->used ? m->budget->max - m->budget->used : 0;
     slop__scan sc;
     slop__scan_init(&sc, text, len, max_depth);
@@ -743,7 +747,6 @@ int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned
         }
     }
     free(t.tmp);
-    free(b.stack);
     slop__scan_free(&sc);
     m->budget->used += old;
     if (!fresh.root) {
@@ -754,10 +757,9 @@ int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned
     return 0;
 }
 
-void slop_mirror_init(slop_mirror *m, slop_budget *budget, uint64_t seed) {
+void slop_mirror_init(slop_mirror *m, slop_budget *budget) {
     memset(m, 0, sizeof *m);
     m->budget = budget;
-    m->rng = seed ? seed : 0x2545F4914F6CDD1Dull;
 }
 
 void slop_mirror_clear(slop_mirror *m) {
@@ -771,7 +773,7 @@ void slop_mirror_clear(slop_mirror *m) {
 int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen) {
     /* Build into a scratch mirror so a bad snapshot leaves the old state. */
     slop_mirror fresh;
-    slop_mirror_init(&fresh, m->budget, m->rng);
+    slop_mirror_init(&fresh, m->budget);
     /* The new tree replaces the old one: its nodes do not count twice. */
     size_t old = m->nodes;
     m->budget->used -= old;
@@ -840,7 +842,8 @@ cJSON *slop_node_to_json(const slop_node *n, int depth) {
     }
     if (n->kids && depth != 0) {
         cJSON *arr = cJSON_AddArrayToObject(o, "children");
-        for (slop_node *k = slop_node_first_child(n); k; k = slop_node_next_sibling(k))
+        slop_kid_iter it;
+        for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
             cJSON_AddItemToArray(arr, slop_node_to_json(k, depth < 0 ? -1 : depth - 1));
     } else if (!n->kids && n->kids_wire == SLOP_KIDS_ARRAY) {
         cJSON_AddArrayToObject(o, "children");
@@ -944,10 +947,16 @@ static int log_push(undo_log *l, undo u) {
     return 0;
 }
 
-static void relink(slop_mirror *m, slop_node *n, slop_node *parent, size_t at) {
-    kids_insert(parent, n, at);
+/* Links n under parent at position at and enters it in the index. -1 when
+ * out of memory (n is then neither linked nor indexed). */
+static int relink(slop_mirror *m, slop_node *n, slop_node *parent, size_t at) {
+    if (kids_insert(parent, n, at) != 0) return -1;
     n->hash = hash_key(parent, n->id);
-    index_put(&m->index, n); /* capacity was reserved when it was removed */
+    if (index_put(&m->index, n) != 0) {
+        kids_remove(n);
+        return -1;
+    }
+    return 0;
 }
 
 static void rollback(slop_mirror *m, undo_log *l) {
@@ -1194,7 +1203,7 @@ static int replace_children(op_ctx *c, slop_node *n, cJSON *op, cJSON *jv) {
     undo w = {U_KIDS_WIRE, n, n->kids_wire, NULL, NULL, 0, NULL};
     if (log_push(c->log, w) != 0) OP_FAIL(c, "out of memory");
     while (n->kids) {
-        slop_node *k = slop_node_first_child(n);
+        slop_node *k = slop_node_child_at(n, 0);
         note(c->ch, c->ch ? c->ch->removed : NULL, n, k->id);
         if (detach_child(c->m, c->log, k) != 0) OP_FAIL(c, "out of memory");
     }
@@ -1210,7 +1219,11 @@ static int replace_children(op_ctx *c, slop_node *n, cJSON *op, cJSON *jv) {
             OP_FAIL(c, "%s", msg);
         }
         index_del(&c->m->index, k); /* relink re-enters it at its place */
-        relink(c->m, k, n, at);
+        if (relink(c->m, k, n, at) != 0) {
+            node_free(c->m, k);
+            cJSON_Delete(arr);
+            OP_FAIL(c, "out of memory");
+        }
         undo u = {U_ADD, k, 0, NULL, NULL, 0, NULL};
         if (log_push(c->log, u) != 0) {
             cJSON_Delete(arr);
@@ -1317,8 +1330,13 @@ static int apply_one(op_ctx *c, cJSON *op) {
             size_t to = (size_t)idx >= count ? count - 1 : (size_t)idx;
             undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
             if (log_push(c->log, u) != 0) OP_FAIL(c, "out of memory");
-            c->log->v[c->log->len - 1].old_index = kids_remove(k);
-            kids_insert(n, k, to);
+            size_t from = kids_remove(k);
+            if (kids_insert(n, k, to) != 0) {
+                kids_insert(n, k, from); /* back where it was (a chunk has room there) */
+                c->log->len--;
+                OP_FAIL(c, "out of memory");
+            }
+            c->log->v[c->log->len - 1].old_index = from;
             note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
             return 0;
         }
@@ -1333,7 +1351,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
         if (parse_index(op, 0, &idx, c) != 0) return -1;
         size_t at = slop_node_child_count(n);
         if (k) { /* add on an existing id replaces it (RFC 6902 add semantics) */
-            if (idx < 0) at = trank(k);
+            if (idx < 0) at = kid_rank(k);
             note(c->ch, c->ch ? c->ch->removed : NULL, n, seg);
             if (detach_child(m, c->log, k) != 0) OP_FAIL(c, "out of memory");
         }
@@ -1354,7 +1372,10 @@ static int apply_one(op_ctx *c, cJSON *op) {
                 OP_FAIL(c, "out of memory");
             }
         }
-        relink(m, fresh, n, at);
+        if (relink(m, fresh, n, at) != 0) {
+            node_free(m, fresh);
+            OP_FAIL(c, "out of memory");
+        }
         undo u = {U_ADD, fresh, 0, NULL, NULL, 0, NULL};
         if (log_push(c->log, u) != 0) {
             kids_remove(fresh);

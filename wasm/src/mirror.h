@@ -1,11 +1,12 @@
 /*
  * mirror.h: one subscription's copy of the provider's state tree.
  *
- * Children of a node are kept in an implicit treap (ordered by position,
- * sized subtrees), and every node is also in a hash index keyed by
- * (parent, id). So finding a child by id is O(1) and inserting, removing or
- * moving it by position is O(log siblings): a patch op costs about
- * O(depth), where reference consumers pay O(depth x siblings).
+ * Children of a node are kept in order in chunks of up to 64 pointers, with
+ * a Fenwick tree over the chunk sizes, and every node is also in a hash index
+ * keyed by (parent, id). Finding a child by id is O(1); inserting, removing
+ * or moving it by position is O(log chunks) plus a move of at most 64
+ * pointers, in memory that stays contiguous: a patch op costs about O(depth),
+ * where reference consumers pay O(depth x siblings).
  *
  * Patches apply all-or-nothing: every op records how to undo itself, and if a
  * later op fails the log is replayed backwards, leaving the mirror exactly as
@@ -25,6 +26,9 @@ enum { SLOP_FIELD_PROPERTIES, SLOP_FIELD_META, SLOP_FIELD_AFFORDANCES, SLOP_FIEL
 enum { SLOP_KIDS_ABSENT, SLOP_KIDS_NULL, SLOP_KIDS_ARRAY };
 
 typedef struct slop_node slop_node;
+typedef struct slop_kids slop_kids;
+typedef struct slop_chunk slop_chunk;
+
 struct slop_node {
     const char *id;             /* points into the same allocation            */
     const char *type;           /* idem                                       */
@@ -33,10 +37,9 @@ struct slop_node {
                                     * inside this node's allocation (NULL: none) */
     uint32_t raw_len[SLOP_FIELD_COUNT];
     slop_node *parent;          /* NULL for the mirror root                   */
-    slop_node *kids;            /* treap root of the children, NULL if none   */
-    slop_node *tl, *tr, *tp;    /* treap links among siblings                 */
-    uint32_t prio;              /* treap heap priority                        */
-    uint32_t tsize;             /* nodes in this treap subtree                */
+    slop_kids *kids;            /* the children, NULL if none                 */
+    slop_chunk *chunk;          /* the chunk of the parent's children holding
+                                 * this node (NULL for the root)              */
     uint32_t hash;              /* hash of (parent, id) for the index         */
     uint8_t kids_wire;          /* SLOP_KIDS_* when kids == NULL              */
 };
@@ -62,7 +65,6 @@ typedef struct slop_mirror {
     slop_node *root;            /* NULL until the first snapshot              */
     slop_index index;
     size_t nodes;               /* nodes in this mirror                        */
-    uint64_t rng;               /* treap priorities (deterministic)            */
     slop_budget *budget;        /* not owned                                  */
 } slop_mirror;
 
@@ -80,7 +82,7 @@ typedef struct slop_changes {
  * when patches grow the tree one level at a time. */
 #define SLOP_MAX_TREE_DEPTH 256
 
-void slop_mirror_init(slop_mirror *m, slop_budget *budget, uint64_t seed);
+void slop_mirror_init(slop_mirror *m, slop_budget *budget);
 /* Frees every node; m stays usable (empty). */
 void slop_mirror_clear(slop_mirror *m);
 
@@ -120,8 +122,15 @@ slop_node *slop_mirror_find(const slop_mirror *m, const char *path);
 /* Node at position i among parent's children, or NULL. */
 slop_node *slop_node_child_at(const slop_node *parent, size_t i);
 size_t slop_node_child_count(const slop_node *n);
-slop_node *slop_node_first_child(const slop_node *n);
-slop_node *slop_node_next_sibling(const slop_node *n);
+
+/* Children in order: for (k = slop_kids_first(n, &it); k; k = slop_kids_next(&it)). The
+ * children must not change during the walk. */
+typedef struct slop_kid_iter {
+    const slop_kids *kids;
+    uint32_t chunk, at;
+} slop_kid_iter;
+slop_node *slop_kids_first(const slop_node *parent, slop_kid_iter *it);
+slop_node *slop_kids_next(slop_kid_iter *it);
 
 /* The node as SLOP JSON, children cut at depth (-1: all). Caller deletes. */
 cJSON *slop_node_to_json(const slop_node *n, int depth);
