@@ -169,25 +169,17 @@ static void sb_put_quoted(sbuf *b, const char *s) {
 /* Compact JSON of any cJSON value, line-safe (cJSON already escapes control
  * characters inside strings; U+2028/2029 stay raw in cJSON output). */
 static void sb_put_json(sbuf *b, const cJSON *v) {
-    char *s = cJSON_PrintUnformatted(v);
+    char *s = slop__json_print(v);
     if (!s) { b->oom = 1; return; }
     sb_put_line_safe(b, s);
-    cJSON_free(s);
+    free(s);
 }
 
-/* A number printed minimally: integers without a fraction, else the shortest
- * of %.15g / %.17g that round-trips. */
+/* A number as the JSON printer writes it, but never "-0" in text. */
 static void sb_put_number(sbuf *b, double d) {
-    char tmp[64];
-    if (!isfinite(d)) { sb_puts(b, "null"); return; }
-    if (d == 0) d = 0; /* no "-0" */
-    if (fabs(d) < 1e15 && d == floor(d)) {
-        snprintf(tmp, sizeof tmp, "%.0f", d);
-    } else {
-        snprintf(tmp, sizeof tmp, "%.15g", d);
-        if (strtod(tmp, NULL) != d) snprintf(tmp, sizeof tmp, "%.17g", d);
-    }
-    sb_puts(b, tmp);
+    char tmp[SLOP__NUMBER_BUF];
+    if (d == 0) d = 0;
+    sb_putn(b, tmp, slop__format_number(d, tmp));
 }
 
 /* ---------------------------------------------------------------------- */

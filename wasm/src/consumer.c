@@ -139,7 +139,7 @@ static const char *give(slop_consumer *c, char *s, size_t *out_len) {
 }
 
 static const char *give_json(slop_consumer *c, cJSON *j, size_t *out_len) {
-    char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+    char *s = j ? slop__json_print(j) : NULL;
     cJSON_Delete(j);
     if (!s) {
         fail(c, SLOP_E_NOMEM, "out of memory");
@@ -174,7 +174,7 @@ static void push_out(slop_consumer *c, slop_output_kind kind, char *text) {
 
 static void emit(slop_consumer *c, cJSON *ev) {
     if (!ev) return;
-    push_out(c, SLOP_OUT_EVENT, cJSON_PrintUnformatted(ev));
+    push_out(c, SLOP_OUT_EVENT, slop__json_print(ev));
     cJSON_Delete(ev);
 }
 
@@ -198,7 +198,7 @@ static void protocol_error(slop_consumer *c, const char *code, int fatal, const 
 }
 
 static void send_frame(slop_consumer *c, const cJSON *frame) {
-    push_out(c, SLOP_OUT_SEND, cJSON_PrintUnformatted(frame));
+    push_out(c, SLOP_OUT_SEND, slop__json_print(frame));
 }
 
 static char *new_id(slop_consumer *c, char kind) {
@@ -400,7 +400,7 @@ static void check_tasks(slop_consumer *c, sub *s) {
             continue;
         }
         cJSON *props = slop_node_field(n, SLOP_FIELD_PROPERTIES);
-        char *now = props ? cJSON_PrintUnformatted(props) : dupstr("{}");
+        char *now = props ? slop__json_print(props) : dupstr("{}");
         if (!t->seen || !t->last || strcmp(now, t->last) != 0) {
             t->seen = 1;
             free(t->last);
@@ -1005,7 +1005,7 @@ slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *
 /* Parses and checks subscribe/query options into frame members. */
 static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int is_query, char **path_out) {
     slop__json_status st;
-    cJSON *in = len ? slop__json_parse(text, len, c->lim.max_json_depth, &st, NULL) : cJSON_CreateObject();
+    cJSON *in = len ? slop__json_parse(text, len, c->lim.max_json_depth, &st, NULL, NULL) : cJSON_CreateObject();
     if (!cJSON_IsObject(in)) {
         cJSON_Delete(in);
         fail(c, SLOP_E_ARG, "options must be a JSON object");
@@ -1220,7 +1220,7 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
         return give(c, NULL, out_len);
     }
     slop__json_status st;
-    cJSON *pj = params && params_len ? slop__json_parse(params, params_len, c->lim.max_json_depth, &st, NULL)
+    cJSON *pj = params && params_len ? slop__json_parse(params, params_len, c->lim.max_json_depth, &st, NULL, NULL)
                                      : cJSON_CreateObject();
     if (!cJSON_IsObject(pj)) {
         cJSON_Delete(pj);

@@ -25,7 +25,7 @@
 /* ---- small helpers ------------------------------------------------------ */
 
 static char *print_and_free(cJSON *o) {
-    char *out = o ? cJSON_PrintUnformatted(o) : NULL;
+    char *out = o ? slop__json_print(o) : NULL;
     cJSON_Delete(o);
     return out;
 }
@@ -142,7 +142,7 @@ char *slop_parse_descriptor(const char *json, size_t len) {
     if (!json || len == 0) return result_error("descriptor is empty");
     if (len > DESCRIPTOR_MAX_BYTES) return result_error("descriptor is too large (over 64 KiB)");
     slop__json_status st;
-    cJSON *d = slop__json_parse(json, len, DESCRIPTOR_MAX_DEPTH, &st, NULL);
+    cJSON *d = slop__json_parse(json, len, DESCRIPTOR_MAX_DEPTH, &st, NULL, NULL);
     if (st == SLOP__JSON_TOO_DEEP) return result_error("descriptor nesting is too deep");
     if (!d) return result_error("descriptor is not valid JSON");
     if (!cJSON_IsObject(d)) {

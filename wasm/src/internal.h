@@ -7,6 +7,7 @@
 #define SLOP_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "cJSON.h"
 #include "slop_core.h"
 
@@ -46,6 +47,18 @@ typedef struct slop__tail_section {
  * malloc'd string, or NULL when n == 0. */
 char *slop__state_tail(const slop__tail_section *sections, size_t n, const char *generated_at);
 
+/* ---- json_print.c ----------------------------------------------------- */
+
+/* Compact JSON text of v, every number printed with the fewest digits that
+ * read back as the same double (-0 stays "-0"). Malloc'd, caller frees with
+ * free(); NULL on OOM or when v is NULL. The core prints nothing with
+ * cJSON_Print*, which rounds numbers to 15 digits. */
+char *slop__json_print(const cJSON *v);
+
+#define SLOP__NUMBER_BUF 32
+/* Writes d as a JSON number the same way; returns its length. */
+size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]);
+
 /* ---- json_limits.c ---------------------------------------------------- */
 
 #define SLOP__JSON_INVALID 0xFFFFFFFFu
@@ -58,23 +71,39 @@ unsigned slop__json_nesting(const char *s, size_t len);
 typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_status;
 
 /* Parses exactly one JSON value spanning s[0..len) (whitespace around it
- * allowed), refusing nesting deeper than max_depth before cJSON recurses.
- * Returns the value (caller cJSON_Delete()s) or NULL with *status set and,
- * for bad JSON, *offset (may be NULL) at the byte where parsing stopped. */
+ * allowed) after the validating scanner below accepted it, so nesting deeper
+ * than max_depth is refused before cJSON recurses. Returns the value (caller
+ * cJSON_Delete()s) or NULL with *status set and, for bad JSON, *offset (may
+ * be NULL) at the byte where parsing stopped and *why (may be NULL) the
+ * reason, static text. */
 cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
-                        size_t *offset);
+                        size_t *offset, const char **why);
 
-/* A validating JSON scanner (RFC 8259, strict: no raw control characters,
- * surrogates as cJSON accepts them), used where building cJSON values would
- * cost more than the work needs: snapshot trees load straight from the text
- * (mirror.c), field values stay raw until touched. */
+/* A validating JSON scanner (RFC 8259, strict), used for every byte from
+ * outside before cJSON parses it, and where building cJSON values would cost
+ * more than the work needs: snapshot trees load straight from the text
+ * (mirror.c), field values stay raw until touched. Beyond RFC 8259 it refuses
+ * what cJSON would silently change: invalid UTF-8, \u0000, numbers beyond a
+ * double (1e400), and duplicate member names in an object (one rule for the
+ * whole core; JSON.stringify never writes them). Surrogate escapes follow
+ * cJSON's rules. */
+typedef struct slop__scan_key {
+    size_t at;              /* offset of the name's opening quote           */
+    uint32_t len;           /* bytes up to and including the closing quote  */
+    uint32_t hash;          /* of the decoded name                          */
+} slop__scan_key;
+
 typedef struct slop__scan {
     const char *s;
     size_t len, pos;
     unsigned depth, max_depth;
     int too_deep;           /* set when a value nests deeper than max_depth */
+    const char *why;        /* why scanning stopped, static text, or NULL   */
+    int escaped;            /* the last string scanned held a backslash     */
     char *buf;              /* decoded string (slop__scan_string), owned    */
     size_t cap;
+    slop__scan_key *keys;   /* names of the objects being scanned, a stack  */
+    size_t keys_len, keys_cap;
 } slop__scan;
 
 void slop__scan_init(slop__scan *sc, const char *s, size_t len, unsigned max_depth);
@@ -89,6 +118,12 @@ int slop__scan_string(slop__scan *sc, size_t *n);
 int slop__scan_next(slop__scan *sc, char close);
 /* Counts one level of nesting entered by the caller. 0, or -1 when too deep. */
 int slop__scan_enter(slop__scan *sc);
+/* Duplicate member names, for callers that walk an object's members
+ * themselves: note the stack height on '{' (keys_len), call
+ * slop__scan_name() after each name (sc->pos just past it, name at `at`),
+ * and slop__scan_keys_end() on '}': -1 when two names are equal. */
+int slop__scan_name(slop__scan *sc, size_t at);
+int slop__scan_keys_end(slop__scan *sc, size_t mark);
 
 /* What slop__scan_frame learned about a frame. */
 typedef struct slop__frame_info {
@@ -98,6 +133,7 @@ typedef struct slop__frame_info {
     size_t tree_len;
     int too_deep;
     size_t offset;          /* where validation stopped                      */
+    const char *why;        /* why, static text ("invalid UTF-8 in a string") */
 } slop__frame_info;
 
 /* Validates a whole frame; 0 when it is exactly one JSON value. */

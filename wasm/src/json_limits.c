@@ -1,77 +1,56 @@
 /*
- * json_limits.c: one strict way in for JSON text. cJSON parses recursively,
- * so text nested thousands deep could exhaust the small, fixed wasm stack
- * before cJSON's own limit trips; a linear pre-scan refuses it first. The
- * scan also refuses raw control characters, which cJSON would accept inside
- * strings or skip as whitespace, and the parse refuses trailing garbage.
+ * json_limits.c: one strict way in for JSON text. Every byte from outside
+ * (provider frames, descriptors, the caller's options and params) passes the
+ * validating scanner below before cJSON sees it, because cJSON is lenient
+ * where the core must not be: it recurses without a bound the small wasm
+ * stack can afford, accepts raw control characters, invalid UTF-8 and
+ * duplicate keys (its lookups then take the first, while code that walks the
+ * members takes the last), turns 1e400 into inf and prints that as null, and
+ * truncates strings at \u0000. The scanner refuses all of these, so what
+ * cJSON later parses is exactly what the provider meant.
  */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "internal.h"
 
-unsigned slop__json_nesting(const char *s, size_t len) {
-    unsigned depth = 0, max = 0;
-    int in_string = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (in_string) {
-            if (c == '\\') i++; /* skip the escaped character */
-            else if (c == '"') in_string = 0;
-            else if (c < 0x20) return SLOP__JSON_INVALID;
-            continue;
-        }
-        switch (c) {
-        case '"': in_string = 1; break;
-        case '{': case '[':
-            if (++depth > max) max = depth;
-            break;
-        case '}': case ']':
-            if (depth) depth--;
-            break;
-        case ' ': case '\t': case '\n': case '\r': break;
-        default:
-            if (c < 0x20) return SLOP__JSON_INVALID;
-            break;
-        }
-    }
-    return max;
-}
-
 cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
-                        size_t *offset) {
+                        size_t *offset, const char **why) {
     if (offset) *offset = 0;
-    unsigned depth = s ? slop__json_nesting(s, len) : SLOP__JSON_INVALID;
-    if (depth == SLOP__JSON_INVALID) {
+    if (why) *why = NULL;
+    if (!s) {
         *status = SLOP__JSON_BAD;
         return NULL;
     }
-    if (depth > max_depth) {
-        *status = SLOP__JSON_TOO_DEEP;
+    slop__scan sc;
+    slop__scan_init(&sc, s, len, max_depth);
+    int bad = slop__scan_value(&sc) != 0;
+    const char *reason = sc.why ? sc.why : "not valid JSON";
+    if (!bad) {
+        slop__scan_ws(&sc);
+        bad = sc.pos != len;
+        reason = "trailing bytes after the value";
+    }
+    int too_deep = sc.too_deep;
+    size_t at = sc.pos;
+    slop__scan_free(&sc);
+    if (bad) {
+        if (offset) *offset = at;
+        if (why) *why = reason;
+        *status = too_deep ? SLOP__JSON_TOO_DEEP : SLOP__JSON_BAD;
         return NULL;
     }
-    const char *end = NULL;
-    cJSON *v = cJSON_ParseWithLengthOpts(s, len, &end, 0);
-    if (!v) {
-        if (offset && end && end >= s) *offset = (size_t)(end - s);
-        *status = SLOP__JSON_BAD;
-        return NULL;
-    }
-    size_t off = (size_t)(end - s);
-    while (off < len && (s[off] == ' ' || s[off] == '\t' || s[off] == '\n' || s[off] == '\r')) off++;
-    if (off != len) { /* trailing bytes after the value */
-        cJSON_Delete(v);
-        if (offset) *offset = off;
-        *status = SLOP__JSON_BAD;
-        return NULL;
-    }
-    *status = SLOP__JSON_OK;
+    cJSON *v = cJSON_ParseWithLength(s, len);
+    *status = v ? SLOP__JSON_OK : SLOP__JSON_BAD; /* only out of memory can fail here */
     return v;
 }
 
 /* ---------------------------------------------------------------------- */
 /* Validating scanner                                                       */
 /* ---------------------------------------------------------------------- */
-
-#include <stdlib.h>
-#include <string.h>
 
 void slop__scan_init(slop__scan *sc, const char *s, size_t len, unsigned max_depth) {
     memset(sc, 0, sizeof *sc);
@@ -82,8 +61,40 @@ void slop__scan_init(slop__scan *sc, const char *s, size_t len, unsigned max_dep
 
 void slop__scan_free(slop__scan *sc) {
     free(sc->buf);
+    free(sc->keys);
     sc->buf = NULL;
-    sc->cap = 0;
+    sc->keys = NULL;
+    sc->cap = sc->keys_len = sc->keys_cap = 0;
+}
+
+/* Refuses with a reason (the first one wins: it is where scanning stopped). */
+static int refuse(slop__scan *sc, const char *why) {
+    if (!sc->why) sc->why = why;
+    return -1;
+}
+
+/* Length of the UTF-8 sequence at u (avail bytes there), or 0 when it is not
+ * well-formed: overlong forms, surrogates, code points above U+10FFFF, bytes
+ * C0, C1, F5..FF, stray continuation bytes and truncated sequences. */
+static size_t utf8_len(const unsigned char *u, size_t avail) {
+    unsigned char c = u[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;      /* overlong */
+        else if (c == 0xED) hi = 0x9F; /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;      /* overlong */
+        else if (c == 0xF4) hi = 0x8F; /* above U+10FFFF */
+    } else return 0;
+    if (avail < n || u[1] < lo || u[1] > hi) return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((u[i] & 0xC0) != 0x80) return 0;
+    return n;
 }
 
 void slop__scan_ws(slop__scan *sc) {
@@ -114,11 +125,14 @@ static int hex4(const slop__scan *sc, size_t at, unsigned *out) {
 }
 
 /* Walks a string at sc->pos (on its opening quote). With decode, writes the
- * UTF-8 value to sc->buf (NUL-terminated, *n its length; a \u0000 in it is
- * refused since C strings cannot hold it). Surrogates follow cJSON's rules,
- * so whatever passes here cJSON parses too. */
+ * UTF-8 value to sc->buf (NUL-terminated, *n its length). Refuses invalid
+ * UTF-8 and \u0000 (C strings cannot hold it: cJSON would cut the string
+ * there). Surrogate escapes follow cJSON's rules, so whatever passes here
+ * cJSON parses to the same bytes. Sets sc->escaped when the text holds a
+ * backslash (its bytes then differ from its value). */
 static int scan_string(slop__scan *sc, int decode, size_t *n) {
     size_t i = sc->pos + 1, o = 0;
+    sc->escaped = 0;
     if (decode) {
         size_t need = 64;
         if (sc->cap < need) {
@@ -129,26 +143,37 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
         }
     }
     for (;;) {
-        if (!decode) { /* fast path: run over plain characters */
+        if (!decode) { /* fast path: run over plain ASCII */
             const unsigned char *u = (const unsigned char *)sc->s;
-            while (i < sc->len && u[i] != '"' && u[i] != '\\' && u[i] >= 0x20) i++;
+            while (i < sc->len && u[i] != '"' && u[i] != '\\' && u[i] >= 0x20 && u[i] < 0x80) i++;
         }
-        if (i >= sc->len) return -1;
+        if (i >= sc->len) return refuse(sc, "unterminated string");
         unsigned char c = (unsigned char)sc->s[i];
         if (decode && o + 8 >= sc->cap) {
             char *nb = realloc(sc->buf, sc->cap * 2);
-            if (!nb) return -1;
+            if (!nb) return refuse(sc, "out of memory");
             sc->buf = nb;
             sc->cap *= 2;
         }
         if (c == '"') break;
-        if (c < 0x20) return -1;
+        if (c < 0x20) return refuse(sc, "raw control character in a string");
+        if (c >= 0x80) {
+            size_t u8 = utf8_len((const unsigned char *)sc->s + i, sc->len - i);
+            if (!u8) return refuse(sc, "invalid UTF-8 in a string");
+            if (decode) {
+                memcpy(sc->buf + o, sc->s + i, u8);
+                o += u8;
+            }
+            i += u8;
+            continue;
+        }
         if (c != '\\') {
             if (decode) sc->buf[o++] = (char)c;
             i++;
             continue;
         }
-        if (i + 1 >= sc->len) return -1;
+        sc->escaped = 1;
+        if (i + 1 >= sc->len) return refuse(sc, "unterminated string");
         char e = sc->s[i + 1];
         char plain = 0;
         switch (e) {
@@ -162,18 +187,18 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
         case 't': plain = '\t'; break;
         case 'u': {
             unsigned cp, lo;
-            if (hex4(sc, i + 2, &cp) != 0) return -1;
+            if (hex4(sc, i + 2, &cp) != 0) return refuse(sc, "bad \\u escape");
             i += 6;
-            if (cp >= 0xDC00 && cp <= 0xDFFF) return -1; /* lone low surrogate */
+            if (cp >= 0xDC00 && cp <= 0xDFFF) return refuse(sc, "lone surrogate in a \\u escape");
             if (cp >= 0xD800 && cp <= 0xDBFF) {
                 if (i + 1 >= sc->len || sc->s[i] != '\\' || sc->s[i + 1] != 'u' || hex4(sc, i + 2, &lo) != 0 ||
                     lo < 0xDC00 || lo > 0xDFFF)
-                    return -1;
+                    return refuse(sc, "lone surrogate in a \\u escape");
                 i += 6;
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             }
+            if (cp == 0) return refuse(sc, "\\u0000 in a string");
             if (decode) {
-                if (cp == 0) return -1;
                 if (cp < 0x80) sc->buf[o++] = (char)cp;
                 else if (cp < 0x800) {
                     sc->buf[o++] = (char)(0xC0 | cp >> 6);
@@ -191,7 +216,7 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
             }
             continue;
         }
-        default: return -1;
+        default: return refuse(sc, "bad escape in a string");
         }
         if (decode) sc->buf[o++] = plain;
         i += 2;
@@ -204,31 +229,143 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
     return 0;
 }
 
+/* The decoded value of the string at `at` (a valid string, already
+ * scanned), malloc'd into *out. */
+static int decode_at(const slop__scan *sc, size_t at, char **out, size_t *n) {
+    slop__scan t;
+    slop__scan_init(&t, sc->s, sc->len, 0);
+    t.pos = at;
+    if (scan_string(&t, 1, n) != 0) {
+        slop__scan_free(&t);
+        return -1;
+    }
+    *out = t.buf; /* handed over */
+    return 0;
+}
+
+static uint32_t fnv1a(const char *p, size_t n) {
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+int slop__scan_name(slop__scan *sc, size_t at) {
+    if (sc->keys_len == sc->keys_cap) {
+        size_t nc = sc->keys_cap ? sc->keys_cap * 2 : 32;
+        slop__scan_key *nk = realloc(sc->keys, nc * sizeof *nk);
+        if (!nk) return refuse(sc, "out of memory");
+        sc->keys = nk;
+        sc->keys_cap = nc;
+    }
+    size_t len = sc->pos - at;
+    uint32_t h;
+    if (!memchr(sc->s + at, '\\', len)) h = fnv1a(sc->s + at + 1, len - 2);
+    else {
+        char *d = NULL;
+        size_t n = 0;
+        if (decode_at(sc, at, &d, &n) != 0) return refuse(sc, "bad member name");
+        h = fnv1a(d, n);
+        free(d);
+    }
+    sc->keys[sc->keys_len++] = (slop__scan_key){at, (uint32_t)len, h};
+    return 0;
+}
+
+static int same_name(const slop__scan *sc, const slop__scan_key *a, const slop__scan_key *b) {
+    const char *pa = sc->s + a->at, *pb = sc->s + b->at;
+    int ea = memchr(pa, '\\', a->len) != NULL, eb = memchr(pb, '\\', b->len) != NULL;
+    if (!ea && !eb) return a->len == b->len && memcmp(pa, pb, a->len) == 0;
+    char *da = NULL, *db = NULL;
+    size_t na = 0, nb = 0;
+    int same = decode_at(sc, a->at, &da, &na) == 0 && decode_at(sc, b->at, &db, &nb) == 0 && na == nb &&
+               memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+static int by_hash(const void *x, const void *y) {
+    uint32_t a = ((const slop__scan_key *)x)->hash, b = ((const slop__scan_key *)y)->hash;
+    return a < b ? -1 : a > b;
+}
+
+int slop__scan_keys_end(slop__scan *sc, size_t mark) {
+    slop__scan_key *k = sc->keys + mark;
+    size_t n = sc->keys_len - mark;
+    int dup = 0;
+    if (n <= 16) { /* small objects, the usual case: pairwise */
+        for (size_t i = 1; i < n && !dup; i++)
+            for (size_t j = 0; j < i && !dup; j++)
+                dup = k[i].hash == k[j].hash && same_name(sc, &k[i], &k[j]);
+    } else { /* sorted by hash, equal names are neighbours in a run */
+        qsort(k, n, sizeof *k, by_hash);
+        for (size_t i = 1; i < n && !dup; i++)
+            for (size_t j = i; j-- > 0 && k[j].hash == k[i].hash && !dup;)
+                dup = same_name(sc, &k[i], &k[j]);
+    }
+    sc->keys_len = mark;
+    return dup ? refuse(sc, "duplicate member name in an object") : 0;
+}
+
 int slop__scan_string(slop__scan *sc, size_t *n) {
     if (sc->pos >= sc->len || sc->s[sc->pos] != '"') return -1;
     return scan_string(sc, 1, n);
+}
+
+/* A number that overflows a double (1e400) would become inf in cJSON and
+ * print as null: refused. Only a number whose decimal exponent reaches 309 is
+ * parsed to tell; the rest cannot overflow. */
+static int number_overflows(const char *s, size_t int_at, size_t int_n, size_t frac_at, size_t frac_n, long exp10) {
+    long lead = -1; /* decimal exponent of the first significant digit, plus one */
+    char digits[48];
+    size_t nd = 0;
+    for (size_t k = 0; k < int_n + frac_n && nd < 40; k++) {
+        char d = k < int_n ? s[int_at + k] : s[frac_at + k - int_n];
+        if (lead < 0 && d == '0') continue;
+        if (lead < 0) lead = (long)int_n - (long)k;
+        digits[nd++] = d;
+    }
+    if (lead < 0) return 0; /* zero */
+    long e = lead + exp10;
+    if (e < 309) return 0;
+    if (e > 310) return 1;
+    char buf[64];
+    memcpy(buf, "0.", 2);
+    memcpy(buf + 2, digits, nd);
+    snprintf(buf + 2 + nd, sizeof buf - 2 - nd, "e%ld", e);
+    return !isfinite(strtod(buf, NULL));
 }
 
 static int scan_number(slop__scan *sc) {
     size_t i = sc->pos;
     const char *s = sc->s;
     if (i < sc->len && s[i] == '-') i++;
-    if (i >= sc->len) return -1;
+    if (i >= sc->len) return refuse(sc, "bad value");
+    size_t int_at = i, frac_at = 0, frac_n = 0;
     if (s[i] == '0') i++;
     else if (s[i] >= '1' && s[i] <= '9')
         while (i < sc->len && s[i] >= '0' && s[i] <= '9') i++;
-    else return -1;
+    else return refuse(sc, "bad value");
+    size_t int_n = i - int_at;
     if (i < sc->len && s[i] == '.') {
         i++;
-        if (i >= sc->len || s[i] < '0' || s[i] > '9') return -1;
+        if (i >= sc->len || s[i] < '0' || s[i] > '9') return refuse(sc, "bad number");
+        frac_at = i;
         while (i < sc->len && s[i] >= '0' && s[i] <= '9') i++;
+        frac_n = i - frac_at;
     }
+    long exp10 = 0;
     if (i < sc->len && (s[i] == 'e' || s[i] == 'E')) {
         i++;
-        if (i < sc->len && (s[i] == '+' || s[i] == '-')) i++;
-        if (i >= sc->len || s[i] < '0' || s[i] > '9') return -1;
-        while (i < sc->len && s[i] >= '0' && s[i] <= '9') i++;
+        int neg = 0;
+        if (i < sc->len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+        if (i >= sc->len || s[i] < '0' || s[i] > '9') return refuse(sc, "bad number");
+        for (; i < sc->len && s[i] >= '0' && s[i] <= '9'; i++)
+            if (exp10 < 100000000) exp10 = exp10 * 10 + (s[i] - '0');
+        if (neg) exp10 = -exp10;
     }
+    if ((long)int_n + exp10 >= 309 && number_overflows(s, int_at, int_n, frac_at, frac_n, exp10))
+        return refuse(sc, "number too large for a double");
     sc->pos = i;
     return 0;
 }
@@ -254,14 +391,14 @@ int slop__scan_next(slop__scan *sc, char close) {
 int slop__scan_enter(slop__scan *sc) {
     if (++sc->depth > sc->max_depth) {
         sc->too_deep = 1;
-        return -1;
+        return refuse(sc, "nested too deeply");
     }
     return 0;
 }
 
 int slop__scan_value(slop__scan *sc) {
     slop__scan_ws(sc);
-    if (sc->pos >= sc->len) return -1;
+    if (sc->pos >= sc->len) return refuse(sc, "unexpected end of the text");
     char c = sc->s[sc->pos];
     if (c == '"') return scan_string(sc, 0, NULL);
     if (c == '{' || c == '[') {
@@ -274,25 +411,28 @@ int slop__scan_value(slop__scan *sc) {
             sc->depth--;
             return 0;
         }
+        size_t mark = sc->keys_len;
         for (;;) {
             if (c == '{') {
                 slop__scan_ws(sc);
-                if (sc->pos >= sc->len || sc->s[sc->pos] != '"' || scan_string(sc, 0, NULL) != 0) return -1;
+                size_t at = sc->pos;
+                if (at >= sc->len || sc->s[at] != '"') return refuse(sc, "expected a member name");
+                if (scan_string(sc, 0, NULL) != 0 || slop__scan_name(sc, at) != 0) return -1;
                 slop__scan_ws(sc);
-                if (sc->pos >= sc->len || sc->s[sc->pos] != ':') return -1;
+                if (sc->pos >= sc->len || sc->s[sc->pos] != ':') return refuse(sc, "expected ':'");
                 sc->pos++;
             }
             if (slop__scan_value(sc) != 0) return -1;
             int more = slop__scan_next(sc, close);
-            if (more < 0) return -1;
+            if (more < 0) return refuse(sc, c == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
             if (more) continue;
             sc->depth--;
-            return 0;
+            return c == '{' ? slop__scan_keys_end(sc, mark) : 0;
         }
     }
-    if (c == 't') return scan_literal(sc, "true", 4);
-    if (c == 'f') return scan_literal(sc, "false", 5);
-    if (c == 'n') return scan_literal(sc, "null", 4);
+    if (c == 't') return scan_literal(sc, "true", 4) ? refuse(sc, "bad value") : 0;
+    if (c == 'f') return scan_literal(sc, "false", 5) ? refuse(sc, "bad value") : 0;
+    if (c == 'n') return scan_literal(sc, "null", 4) ? refuse(sc, "bad value") : 0;
     return scan_number(sc);
 }
 
@@ -334,8 +474,9 @@ int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_
         else {
             for (;;) {
                 slop__scan_ws(&sc);
-                size_t kn = 0;
+                size_t kn = 0, at = sc.pos;
                 if (slop__scan_string(&sc, &kn) != 0) goto out;
+                if (slop__scan_name(&sc, at) != 0) goto out;
                 int is_type = kn == 4 && memcmp(sc.buf, "type", 4) == 0;
                 int is_tree = kn == 4 && memcmp(sc.buf, "tree", 4) == 0;
                 slop__scan_ws(&sc);
@@ -362,6 +503,7 @@ int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_
                 if (more < 0) goto out;
                 if (!more) break;
             }
+            if (slop__scan_keys_end(&sc, 0) != 0) goto out;
         }
     } else if (slop__scan_value(&sc) != 0) {
         goto out;
@@ -371,6 +513,7 @@ int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_
 out:
     info->too_deep = sc.too_deep;
     info->offset = sc.pos;
+    info->why = rc == 0 ? NULL : sc.why ? sc.why : "not valid JSON";
     slop__scan_free(&sc);
     return rc;
 }

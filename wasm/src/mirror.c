@@ -583,12 +583,14 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
     if (slop__scan_enter(sc) != 0) TFAIL("tree nests too deeply");
     sc->pos++;
     slop__scan_ws(sc);
+    size_t names = sc->keys_len;
     int empty = sc->pos < sc->len && sc->s[sc->pos] == '}';
     if (empty) sc->pos++;
     while (!empty) {
         slop__scan_ws(sc);
-        size_t kn = 0;
-        if (slop__scan_string(sc, &kn) != 0) TFAIL("%s: bad member name", where);
+        size_t kn = 0, at = sc->pos;
+        if (slop__scan_string(sc, &kn) != 0 || slop__scan_name(sc, at) != 0)
+            TFAIL("%s: bad member name (%s)", where, sc->why ? sc->why : "not a string");
         int which = -1; /* 0 id, 1 type, 2 children, 3+f field f */
         if (strcmp(sc->buf, "id") == 0) which = 0;
         else if (strcmp(sc->buf, "type") == 0) which = 1;
@@ -633,12 +635,13 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
             }
             sc->depth--;
         } else {
-            if (slop__scan_value(sc) != 0) TFAIL(sc->too_deep ? "tree nests too deeply" : "%s: invalid JSON", where);
+            if (slop__scan_value(sc) != 0)
+                TFAIL(sc->too_deep ? "tree nests too deeply" : "%s: %s", where, sc->why ? sc->why : "invalid JSON");
             span v = {sc->s + start, sc->pos - start};
             if (which == 0 || which == 1) {
                 if (first != '"') TFAIL("%s: node \"%s\" must be a string", where, which ? "type" : "id");
-                if (which == 0 && !id.p) id = v;
-                if (which == 1 && !type.p) type = v;
+                if (which == 0) id = v;
+                else type = v;
             } else if (which == 2) {
                 if (first != 'n') TFAIL("%s: \"children\" must be an array", here);
                 kids_wire = SLOP_KIDS_NULL;
@@ -646,7 +649,7 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
                 int f = which - 3, want_array = f == SLOP_FIELD_AFFORDANCES;
                 if (first != (want_array ? '[' : '{'))
                     TFAIL("%s: \"%s\" must be %s", where, field_names[f], want_array ? "an array" : "an object");
-                if (!raw[f].p) raw[f] = v;
+                raw[f] = v;
             }
         }
         int more = slop__scan_next(sc, '}');
@@ -654,6 +657,7 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
         if (!more) break;
     }
     sc->depth--;
+    if (slop__scan_keys_end(sc, names) != 0) TFAIL("%s: a member name appears twice in a node", where);
 
     if (!id.p) TFAIL("%s: node has no string \"id\"", where);
     size_t idl, tyl;

@@ -171,7 +171,7 @@ static int fail_enum(checker *ck, const cJSON *members) {
     sb_puts(&ck->msg, " must be one of ");
     int shown = 0;
     for (const cJSON *m = members->child; m && shown < ENUM_SHOW_MAX; m = m->next, shown++) {
-        char *text = cJSON_PrintUnformatted(m);
+        char *text = slop__json_print(m);
         if (!text) { ck->msg.oom = 1; return 1; }
         size_t n = strlen(text), cut = utf8_cut(text, n, ENUM_MEMBER_SHOW);
         if (shown > 0) sb_puts(&ck->msg, ", ");
@@ -300,12 +300,18 @@ char *slop__params_check(const cJSON *schema, const cJSON *params) {
 
 /* ---- the public wrapper ------------------------------------------------- */
 
-/* Strict parse (json_limits.c): no trailing garbage, no raw control
- * characters, nesting bounded before cJSON recurses. */
-static cJSON *parse_whole(const char *text, size_t len, int *too_deep) {
+/* Strict parse (json_limits.c). NULL with a message such as "params is not
+ * valid JSON (number too large for a double)" in *msg. */
+static cJSON *parse_whole(const char *what, const char *text, size_t len, char **msg) {
     slop__json_status st;
-    cJSON *v = slop__json_parse(text, len, TEXT_MAX_DEPTH, &st, NULL);
-    *too_deep = st == SLOP__JSON_TOO_DEEP;
+    const char *why = NULL;
+    cJSON *v = slop__json_parse(text, len, TEXT_MAX_DEPTH, &st, NULL, &why);
+    if (!v) {
+        char m[160];
+        if (st == SLOP__JSON_TOO_DEEP) snprintf(m, sizeof m, "%s nesting is too deep", what);
+        else snprintf(m, sizeof m, "%s is not valid JSON (%s)", what, why ? why : "out of memory");
+        *msg = message(m);
+    }
     return v;
 }
 
@@ -313,15 +319,15 @@ char *slop_validate_params(const char *schema, size_t schema_len,
                            const char *params, size_t params_len) {
     /* NULL or empty means "none", as for slop_consumer_invoke's params. */
     if (!schema || schema_len == 0) return NULL;
-    int deep = 0;
-    cJSON *s = parse_whole(schema, schema_len, &deep);
-    if (!s) return message(deep ? "schema nesting is too deep" : "schema is not valid JSON");
+    char *msg = NULL;
+    cJSON *s = parse_whole("schema", schema, schema_len, &msg);
+    if (!s) return msg;
     cJSON *p = NULL;
     if (params && params_len > 0) {
-        p = parse_whole(params, params_len, &deep);
+        p = parse_whole("params", params, params_len, &msg);
         if (!p) {
             cJSON_Delete(s);
-            return message(deep ? "params nesting is too deep" : "params is not valid JSON");
+            return msg;
         }
     }
     char *err = slop__params_check(s, p);

@@ -1,0 +1,131 @@
+/*
+ * json_print.c: the one JSON printer of the core. Everything the core hands
+ * out (events, frames, node views, trees, exports) is printed here, not by
+ * cJSON_Print*: cJSON prints a double with 15 significant digits whenever
+ * that reads back within one ULP, so 0.30000000000000004 came out as 0.3 and
+ * the mirror differed from the provider. Here every number is printed with
+ * the fewest digits that parse back to the very same double.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
+    int n;
+    if (!isfinite(d)) n = snprintf(out, SLOP__NUMBER_BUF, "null"); /* never reaches here: frames refuse them */
+    else if (d == 0) n = snprintf(out, SLOP__NUMBER_BUF, signbit(d) ? "-0" : "0");
+    else if (fabs(d) < 1e17 && d == floor(d)) n = snprintf(out, SLOP__NUMBER_BUF, "%.0f", d); /* exact */
+    else {
+        /* 15 digits print the shortest form whenever it has 15 or fewer; the
+         * first precision that reads back exactly is the shortest. */
+        for (int prec = 15;; prec++) {
+            n = snprintf(out, SLOP__NUMBER_BUF, "%.*g", prec, d);
+            if (prec == 17 || strtod(out, NULL) == d) break;
+        }
+    }
+    return n > 0 ? (size_t)n : 0;
+}
+
+typedef struct pbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} pbuf;
+
+static int grow(pbuf *b, size_t more) {
+    if (b->oom) return -1;
+    if (b->len + more + 1 <= b->cap) return 0;
+    size_t nc = b->cap ? b->cap : 256;
+    while (nc < b->len + more + 1) nc *= 2;
+    char *ns = realloc(b->s, nc);
+    if (!ns) {
+        b->oom = 1;
+        return -1;
+    }
+    b->s = ns;
+    b->cap = nc;
+    return 0;
+}
+
+static void put(pbuf *b, const char *s, size_t n) {
+    if (grow(b, n) != 0) return;
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+}
+
+static void put_string(pbuf *b, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    if (!s) s = "";
+    put(b, "\"", 1);
+    const unsigned char *u = (const unsigned char *)s;
+    for (;;) {
+        const unsigned char *run = u;
+        while (*u >= 0x20 && *u != '"' && *u != '\\') u++;
+        put(b, (const char *)run, (size_t)(u - run));
+        if (!*u) break;
+        char esc[7] = {'\\', 0};
+        size_t n = 2;
+        switch (*u) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default:
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[*u >> 4];
+            esc[5] = hex[*u & 15];
+            n = 6;
+        }
+        put(b, esc, n);
+        u++;
+    }
+    put(b, "\"", 1);
+}
+
+static void put_value(pbuf *b, const cJSON *v) {
+    char num[SLOP__NUMBER_BUF];
+    switch (v->type & 0xFF) {
+    case cJSON_False: put(b, "false", 5); break;
+    case cJSON_True: put(b, "true", 4); break;
+    case cJSON_NULL: put(b, "null", 4); break;
+    case cJSON_Number: put(b, num, slop__format_number(v->valuedouble, num)); break;
+    case cJSON_String: put_string(b, v->valuestring); break;
+    case cJSON_Raw:
+        if (v->valuestring) put(b, v->valuestring, strlen(v->valuestring));
+        break;
+    case cJSON_Array:
+    case cJSON_Object: {
+        int obj = (v->type & 0xFF) == cJSON_Object;
+        put(b, obj ? "{" : "[", 1);
+        for (const cJSON *it = v->child; it; it = it->next) {
+            if (it != v->child) put(b, ",", 1);
+            if (obj) {
+                put_string(b, it->string);
+                put(b, ":", 1);
+            }
+            put_value(b, it);
+        }
+        put(b, obj ? "}" : "]", 1);
+        break;
+    }
+    default: put(b, "null", 4); break; /* cJSON_Invalid */
+    }
+}
+
+char *slop__json_print(const cJSON *v) {
+    if (!v) return NULL;
+    pbuf b = {0};
+    put_value(&b, v);
+    if (grow(&b, 0) != 0) {
+        free(b.s);
+        return NULL;
+    }
+    b.s[b.len] = 0;
+    return b.s;
+}
