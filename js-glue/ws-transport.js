@@ -1,7 +1,8 @@
 // ws-transport.js: one WebSocket to a SLOP provider, with the slop.bearer subprotocol.
 //
 // Transport only: frames are handed over as received and sent as given; the core decides what
-// they mean. Uses only web platform APIs (WebSocket, fetch), so it runs in the Chrome service
+// they mean. A binary frame is read as UTF-8 text (SLOP frames are JSON text, and some servers
+// send text in binary frames), strictly: one that is not valid UTF-8 is dropped and reported. Uses only web platform APIs (WebSocket, fetch), so it runs in the Chrome service
 // worker and in the Firefox background page alike.
 //
 // Auth (spec: transport §Security; notes/extension-platform.md §3): with a token the socket is
@@ -13,6 +14,24 @@ export const SUBPROTOCOL = 'slop.bearer';
 
 /** Close code used when we reject the server's handshake answer (private-use range). */
 export const CLOSE_SUBPROTOCOL_REJECTED = 4001;
+
+/** What onBadFrame reports for a binary frame that is not valid UTF-8. */
+export const BINARY_NOT_UTF8 = 'binary frame is not valid UTF-8: dropped';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A binary frame as text, or null when it is not valid UTF-8. A leading BOM is dropped, as the
+ * WebSocket API does for text frames.
+ * @param {ArrayBuffer|Uint8Array} data
+ */
+export function binaryFrameText(data) {
+  try {
+    return strictUtf8.decode(data);
+  } catch {
+    return null;
+  }
+}
 
 /**
  * @typedef {object} CloseInfo
@@ -32,14 +51,16 @@ export class WsTransport {
 
   /**
    * @param {string} url  ws:// or wss:// URL (from the core's parseMeta / parseDescriptor)
-   * @param {{token?: string|null, onOpen: () => void, onFrame: (text: string|Uint8Array) => void,
+   * @param {{token?: string|null, onOpen: () => void, onFrame: (text: string) => void,
+   *          onBadFrame?: (bytes: Uint8Array, message: string) => void,
    *          onClose: (info: CloseInfo) => void}} handlers
    */
-  constructor(url, { token = null, onOpen, onFrame, onClose }) {
+  constructor(url, { token = null, onOpen, onFrame, onBadFrame = () => {}, onClose }) {
     this.url = url;
     this.tokenOffered = !!token;
     this.onOpen = onOpen;
     this.onFrame = onFrame;
+    this.onBadFrame = onBadFrame;
     this.onClose = onClose;
     try {
       this.#ws = token ? new WebSocket(url, [SUBPROTOCOL, token]) : new WebSocket(url);
@@ -70,7 +91,13 @@ export class WsTransport {
     };
     ws.onmessage = (e) => {
       if (!this.#accepted) return;
-      this.onFrame(typeof e.data === 'string' ? e.data : new Uint8Array(e.data));
+      if (typeof e.data === 'string') {
+        this.onFrame(e.data);
+        return;
+      }
+      const text = binaryFrameText(e.data);
+      if (text === null) this.onBadFrame(new Uint8Array(e.data), BINARY_NOT_UTF8);
+      else this.onFrame(text);
     };
     ws.onclose = (e) => {
       this.#reportClose({ kind: 'closed', opened: this.#accepted, code: e.code,

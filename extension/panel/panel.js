@@ -19,7 +19,7 @@ import { Request, Status } from '../shared/messages.js';
 import { inspectedTabId, openOptionsPage } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
 import { childPath, parentPath } from '../shared/node-path.js';
-import { statusLabel, providerTitle, transportText } from '../shared/status-text.js';
+import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
 import { Bridge } from './bridge.js';
 import { Store } from './store.js';
 import { diffStates } from './history.js';
@@ -590,7 +590,7 @@ function renderBar() {
   } else if (p) {
     $('status').dataset.status = p.status;
     $('status').textContent = statusLabel(p);
-    $('status-msg').textContent = p.message || transportText(p);
+    $('status-msg').textContent = syncText(p) || p.message || transportText(p);
     $('status-msg').title = `${transportText(p)}${p.message ? `\n${p.message}` : ''}`;
   } else {
     $('status-msg').textContent = '';
@@ -598,6 +598,7 @@ function renderBar() {
   const tree = currentTree();
   const info = p?.subscriptions.find((s) => s.sub === tree?.sub);
   const loading = tree && !tree.complete && info && info.nodes > tree.nodes.size;
+    $('status').dataset.live = String(!!p.live);
   $('version').textContent = tree ? `v${tree.version} · ${tree.nodes.size.toLocaleString()}${loading ? ` of ${info.nodes.toLocaleString()}` : ''} nodes` : '';
   $('export').disabled = !tree;
   $('toggle-history').disabled = !tree;
@@ -696,11 +697,15 @@ function renderBanner() {
     kind = 'import';
     content = [h('span', { text: `Imported file “${imp.name}”${imp.exportedAt ? `, exported ${imp.exportedAt}` : ''}: v${imp.version}, ${imp.count} nodes, read-only.` }),
       h('button', { type: 'button', class: 'small', 'data-action': 'close-import', onclick: () => closeImport(imp.key) }, 'Close')];
-  } else if (tree && p && p.status !== Status.CONNECTED) {
+  } else if (tree && p && !p.live) {
+    // Disconnected, or connected while the mirror waits, resyncs or is stale: never shown as live.
     kind = 'stale';
-    content = [h('span', { text: `${statusLabel(p)}${p.message ? ` — ${p.message}` : ''}: showing the last known state (v${tree.version}).` }),
-      [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status)
-        ? h('button', { type: 'button', class: 'small', 'data-action': 'retry', onclick: () => bridge.request(Request.RETRY, { key: p.key }).catch(() => {}) }, 'Retry now') : null];
+    const canRetry = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status) ||
+      (p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state));
+    const what = p.status === Status.CONNECTED ? syncText(p).replace(/\.$/, '')
+      : `${statusLabel(p)}${p.message ? ` — ${p.message}` : ''}`;
+    content = [h('span', { text: `${what}: showing the last known state (v${tree.version}).` }),
+      canRetry ? h('button', { type: 'button', class: 'small', 'data-action': 'retry', onclick: () => bridge.request(Request.RETRY, { key: p.key }).catch(() => {}) }, 'Retry now') : null];
   }
   b.hidden = content === null;
   b.dataset.kind = kind;
@@ -902,7 +907,10 @@ const slopPanel = {
 globalThis.slopPanel = slopPanel;
 
 // Countdown of "retry in N s" in the bar.
-setInterval(() => { if (currentProvider()?.retryAt) { renderBar(); renderEmpty(); } }, 1000);
+setInterval(() => {
+  const p = currentProvider();
+  if (p?.retryAt || p?.sync?.retryAt) { renderBar(); renderEmpty(); renderBanner(); }
+}, 1000);
 
 setSideTab('node');
 if (tabId === null) {

@@ -6,7 +6,7 @@ import { PORTS, Request, Push, Status } from '../shared/messages.js';
 import { activeTabId, openOptionsPage } from '../shared/browser.js';
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
-import { statusLabel, providerTitle, transportText } from '../shared/status-text.js';
+import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
 
 const $ = (id) => document.getElementById(id);
 let last = null;
@@ -39,7 +39,8 @@ function providerCard(p) {
     if (p.status === Status.AUTH_FAILED) {
       row.push(h('button', { type: 'button', onclick: () => openOptionsPage() }, p.tokenSet ? 'Change token…' : 'Set a token…'));
     }
-    if ([Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status)) {
+    const stuck = p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state);
+    if (stuck || [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status)) {
       row.push(h('button', { type: 'button', 'data-action': 'retry', onclick: (e) => act(e.target, Request.RETRY, p.key) }, 'Retry now'));
     }
     if (row.length) actions.push(h('div', { class: 'actions' }, row));
@@ -48,7 +49,8 @@ function providerCard(p) {
   return h('div', { class: 'provider', 'data-key': p.key, 'data-status': p.status },
     h('div', { class: 'top' },
       h('span', { class: 'name', text: providerTitle(p), title: providerTitle(p) }),
-      h('span', { class: 'pill', 'data-status': p.status, text: statusLabel(p) })),
+      h('span', { class: 'pill', 'data-status': p.status, 'data-live': String(!!p.live), text: statusLabel(p) })),
+    syncText(p) ? h('div', { class: 'sync', 'data-sync': p.sync?.state ?? '', text: syncText(p) }) : null,
     h('div', { class: 'where muted mono', text: transportText(p) }),
     p.provider ? h('div', { class: 'muted' }, 'id ', h('code', { text: p.provider.id }),
       p.provider.slop_version ? ` · SLOP ${p.provider.slop_version}` : '', p.nodes ? ` · ${p.nodes} nodes mirrored` : '') : null,
@@ -88,7 +90,7 @@ async function main() {
     onPush: (msg) => { if (msg.type === Push.PROVIDERS) render(msg); },
   }).start();
   // Retry countdowns tick down.
-  setInterval(() => { if (last?.providers.some((p) => p.retryAt)) render(last); }, 1000);
+  setInterval(() => { if (last?.providers.some((p) => p.retryAt || p.sync?.retryAt)) render(last); }, 1000);
 }
 
 main();

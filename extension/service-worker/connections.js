@@ -22,6 +22,28 @@ export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_node
 /** A postMessage provider that has not said hello yet gets `connect` again after this. */
 const HELLO_WAIT_MS = 2000;
 
+/**
+ * The reconnect back-off starts over only after the first subscription has been live this long
+ * on one connection: a provider that dies after hello (say, in every snapshot) keeps backing off.
+ */
+const STABLE_MS = 10_000;
+
+/** Core events after which a subscription's state may differ (a patch only revives one). */
+const SYNC_EVENTS = new Set(['hello', 'snapshot', 'resync', 'protocol_error', 'error', 'timeout', 'closed', 'provider_changed']);
+
+/** The first subscription's state from core status() (ProviderInfo.sync). */
+function syncOf(st, sub) {
+  const s = sub ? st?.subscriptions?.find((x) => x.sub === sub) : null;
+  if (!s) return { state: 'none', reason: null, retryAt: null };
+  const r = s.reason;
+  return {
+    state: String(s.state),
+    reason: s.state !== 'live' && r && typeof r === 'object'
+      ? { code: String(r.code ?? ''), message: String(r.message ?? '') } : null,
+    retryAt: typeof s.retry_at === 'number' ? s.retry_at : null,
+  };
+}
+
 /** Listeners the UI side registers (panel-ports.js). */
 export const connectionEvents = {
   /** (conn) status, hello, subscriptions changed */
@@ -83,8 +105,13 @@ export class Connection {
     this.page = o.page ?? null;
 
     this.status = Status.DISCOVERED;
+    this.statusAt = Date.now();
     this.message = '';
     this.retryAt = null;
+    /** The first subscription's state as last read from the core (ProviderInfo.sync). */
+    this.sync = syncOf(null, null);
+    /** Why it is not live, from the last resync event: used while the core's status has no `reason`. */
+    this.lastResync = null;
     this.tokenSet = false;
     this.provider = null;
     this.capabilities = [];
@@ -93,8 +120,9 @@ export class Connection {
 
     this.consumer = null;
     this.wire = null;          // the open transport (WsTransport, or the page channel)
-    this.attempt = 0;          // reconnect attempts since the last hello
+    this.attempt = 0;          // reconnect attempts since the last stable connection
     this.timer = null;
+    this.stableTimer = null;   // resets `attempt` once the connection has been live STABLE_MS
     this.disposed = false;
     this.stopped = false;      // a fatal error: no reconnect until retry()
     this.pending = new Map();  // request id → {resolve}
@@ -103,6 +131,11 @@ export class Connection {
 
   get isPostMessage() {
     return this.transport.type === 'postmessage';
+  }
+
+  /** Connected, and the first subscription's mirror is what the provider holds now. */
+  get live() {
+    return this.status === Status.CONNECTED && this.sync.state === 'live';
   }
 
   /** Public summary for the UI (ProviderInfo of messages.js). Never contains a token. */
@@ -115,14 +148,18 @@ export class Connection {
         sub: s.sub, path: s.path, state: s.state, version: s.version ?? 0, nodes: s.nodes ?? 0,
       }));
       nodes = st.nodes ?? 0;
+      this.#noteSync(st);
     }
     return {
       key: this.key,
       transport: { ...this.transport },
       source: this.source,
       status: this.status,
+      statusAt: this.statusAt,
       message: this.message,
       retryAt: this.retryAt,
+      sync: { ...this.sync, reason: this.sync.reason && { ...this.sync.reason } },
+      live: this.live,
       classification: this.classification,
       approvalKey: this.approvalKey,
       tokenSet: this.tokenSet,
@@ -135,10 +172,40 @@ export class Connection {
   }
 
   #setStatus(status, message = '', retryAt = null) {
+    if (status !== this.status) this.statusAt = Date.now();
     this.status = status;
     this.message = message;
     this.retryAt = retryAt;
+    this.#refreshSync();
     emit(connectionEvents.change, this);
+  }
+
+  /** Re-reads the first subscription's state from the core; true if it changed. */
+  #refreshSync() {
+    const before = this.sync;
+    this.#noteSync(this.consumer ? this.consumer.status() : null);
+    const a = before, b = this.sync;
+    return a.state !== b.state || a.retryAt !== b.retryAt || a.reason?.code !== b.reason?.code || a.reason?.message !== b.reason?.message;
+  }
+
+  #noteSync(st) {
+    const sync = syncOf(st, this.primarySub);
+    // Until the core reports a reason itself, the last resync says why.
+    if (!sync.reason && sync.state !== 'live' && sync.state !== 'none' && this.lastResync) sync.reason = { ...this.lastResync };
+    if (sync.state === 'live') this.lastResync = null;
+    this.sync = sync;
+    if (sync.state === 'live' && this.status === Status.CONNECTED && this.attempt > 0 && !this.stableTimer) {
+      const gen = this.generation;
+      this.stableTimer = setTimeout(() => {
+        this.stableTimer = null;
+        if (gen === this.generation && this.wire?.isOpen && this.live) this.attempt = 0;
+      }, STABLE_MS);
+    }
+  }
+
+  #clearStable() {
+    clearTimeout(this.stableTimer);
+    this.stableTimer = null;
   }
 
   // ------------------------------------------------------------------------- life cycle
@@ -181,6 +248,7 @@ export class Connection {
     }
     this.provider = null;
     this.capabilities = [];
+    this.lastResync = null;
 
     if (this.isPostMessage) {
       this.#setStatus(Status.CONNECTING, 'Waiting for the page’s hello…');
@@ -203,6 +271,7 @@ export class Connection {
         this.pump();
       },
       onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
+      onBadFrame: (bytes, message) => { if (gen === this.generation) this.#badFrame(bytes, message); },
       onClose: (info) => { if (gen === this.generation) this.#wsClosed(info, gen); },
     });
     this.wire = ws;
@@ -216,9 +285,15 @@ export class Connection {
     this.pump();
   }
 
-  /** Drains the core: frames go to the transport, events to handleEvent. */
+  /**
+   * Drains the core: frames go to the transport, events to handleEvent. After events that may
+   * have changed a subscription's state the UI hears of it at once; patches are checked only
+   * while the mirror is not live (one may revive it), so a live stream costs no status() call.
+   */
   pump() {
     if (!this.consumer) return;
+    let recheck = false;
+    let snapshot = false;
     for (const out of this.consumer.drain()) {
       if (out.kind === 'send') {
         if (this.wire?.isOpen) {
@@ -226,15 +301,23 @@ export class Connection {
           this.#logFrame('out', out.frame);
         }
       } else {
-        this.#handleEvent(out.event);
+        const ev = out.event;
+        if (SYNC_EVENTS.has(ev.event) || (ev.event === 'patch' && this.sync.state !== 'live')) recheck = true;
+        if (ev.event === 'snapshot') snapshot = true;
+        this.#handleEvent(ev);
+        if (!this.consumer) return; // a listener disposed of the connection
       }
     }
+    // A snapshot changes node counts even when the state stays "live".
+    if ((recheck && this.#refreshSync()) || snapshot) emit(connectionEvents.change, this);
   }
 
   tick(now) {
     if (!this.consumer || this.disposed) return;
     this.consumer.tick(now);
     this.pump();
+    // The core may retry a stale subscription by itself (retry_at): keep the countdown right.
+    if (this.sync.state !== 'live' && this.consumer && this.#refreshSync()) emit(connectionEvents.change, this);
   }
 
   /** Stops everything and frees the core consumer. */
@@ -242,6 +325,7 @@ export class Connection {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.timer);
+    this.#clearStable();
     if (this.consumer && this.wire?.isOpen && this.primarySub) {
       try { this.consumer.unsubscribe(this.primarySub, Date.now()); this.pump(); } catch { /* closed */ }
     }
@@ -257,8 +341,18 @@ export class Connection {
     this.primarySub = null;
   }
 
-  /** User asked to retry now (popup / panel). */
+  /**
+   * User asked to retry now (popup / panel). Over an open connection whose first subscription is
+   * stale or failed, the core resubscribes (resync) instead of the connection being torn down.
+   */
   retry() {
+    if (this.status === Status.CONNECTED && this.wire?.isOpen && this.primarySub && !this.live &&
+        typeof this.consumer?.resync === 'function') {
+      this.consumer.resync(this.primarySub, Date.now());
+      this.pump();
+      if (this.#refreshSync()) emit(connectionEvents.change, this);
+      return Promise.resolve();
+    }
     this.attempt = 0;
     return this.start();
   }
@@ -314,12 +408,14 @@ export class Connection {
         };
         // The capability list the core accepted (status() is the core's view of the hello).
         this.capabilities = (this.consumer?.status().capabilities ?? []).map(String);
-        this.attempt = 0;
+        // No back-off reset here: see STABLE_MS.
         clearTimeout(this.timer);
         this.timer = null;
         this.#setStatus(Status.CONNECTED);
         break;
       case 'protocol_error':
+        // The core gave up resyncing (its status() has no reason for it yet): say why.
+        if (ev.code === 'resync_loop') this.lastResync = { code: String(ev.code), message: String(ev.message ?? '') };
         if (ev.fatal) {
           this.stopped = true;
           this.#disconnect();
@@ -327,8 +423,8 @@ export class Connection {
           this.#setStatus(Status.ERROR, String(ev.message ?? 'fatal protocol error'));
         }
         break;
-      case 'snapshot':
-        emit(connectionEvents.change, this); // subscription state and node count
+      case 'resync':
+        if (ev.sub === this.primarySub) this.lastResync = { code: String(ev.reason ?? ''), message: String(ev.message ?? '') };
         break;
       default:
         break;
@@ -339,6 +435,13 @@ export class Connection {
       this.pending.delete(ev.id);
     }
     emit(connectionEvents.coreEvent, this, ev);
+  }
+
+  /** A frame the transport could not read as text: logged and reported, never given to the core. */
+  #badFrame(bytes, message) {
+    if (this.disposed) return;
+    this.#logFrame('in', bytes);
+    emit(connectionEvents.coreEvent, this, { event: 'protocol_error', code: 'binary_not_utf8', message, fatal: false, source: 'transport' });
   }
 
   #helloMissing(gen) {
@@ -355,6 +458,7 @@ export class Connection {
 
   async #wsClosed(info, gen) {
     this.wire = null;
+    this.#clearStable();
     if (this.consumer) {
       this.consumer.close(Date.now());
       this.pump();
@@ -395,6 +499,7 @@ export class Connection {
   }
 
   #disconnect() {
+    this.#clearStable();
     const w = this.wire;
     this.wire = null;
     if (w) {

@@ -244,6 +244,8 @@ function updateBadge(tabId) {
   const conns = tab ? [...tab.connections.values()] : [];
   if (conns.some((c) => c.status === Status.PENDING_APPROVAL)) setBadge(tabId, '?', '#b26b00');
   else if (conns.some((c) => c.status === Status.AUTH_FAILED || c.status === Status.ERROR)) setBadge(tabId, '!', '#c62828');
-  else if (conns.length > 0) setBadge(tabId, String(conns.filter((c) => c.status === Status.CONNECTED).length || ''), '#2e7d32');
+  // Connected but not live (waiting, resyncing, stale): the state shown may not be the provider's.
+  else if (conns.some((c) => c.status === Status.CONNECTED && !c.live)) setBadge(tabId, '~', '#b26b00');
+  else if (conns.length > 0) setBadge(tabId, String(conns.filter((c) => c.live).length || ''), '#2e7d32');
   else setBadge(tabId, '', null);
 }

@@ -190,9 +190,16 @@ export const LIMITS = Object.freeze({
  * @typedef {object} SubscriptionInfo  from slop_consumer_status()
  * @property {string} sub
  * @property {string} path
- * @property {'waiting'|'live'|'stale'} state
+ * @property {'waiting'|'live'|'resyncing'|'stale'|'failed'} state
  * @property {number} version
  * @property {number} nodes
+ */
+
+/**
+ * @typedef {object} SyncInfo  the first subscription, from slop_consumer_status()
+ * @property {'none'|'waiting'|'live'|'resyncing'|'stale'|'failed'} state   none: no subscription
+ * @property {{code: string, message: string}|null} reason   why it is not live
+ * @property {number|null} retryAt        epoch ms when the core retries a stale subscription by itself
  */
 
 /**
@@ -201,8 +208,12 @@ export const LIMITS = Object.freeze({
  * @property {{type: 'ws'|'postmessage', url?: string}} transport
  * @property {'meta'|'well-known'} source  how it was discovered
  * @property {string} status              one of Status
+ * @property {number} statusAt            epoch ms of the last status change
  * @property {string} message             human-readable detail of the status ("" if none)
  * @property {number|null} retryAt        epoch ms of the next reconnect attempt
+ * @property {SyncInfo} sync              the first subscription's mirror, as the core sees it
+ * @property {boolean} live               status "connected" and sync.state "live": only then is
+ *                                        what is shown what the provider holds now
  * @property {'same-origin'|'cross-origin'} classification   from the core
  * @property {string} approvalKey         from the core: "<page origin> -> <target>"
  * @property {boolean} tokenSet           a token is stored for this target's origin (never the token)

@@ -13,11 +13,61 @@ const LABELS = {
   [Status.ERROR]: 'Error',
 };
 
-/** "Reconnecting in 4 s" etc. */
+const seconds = (at, now) => Math.max(1, Math.ceil((at - now) / 1000));
+
+/** Connected but the first subscription is not live: what its mirror is doing. */
+const SYNC_LABELS = {
+  none: 'no subscription',
+  waiting: 'waiting for snapshot',
+  resyncing: 'resyncing',
+  stale: 'stale',
+  failed: 'failed',
+};
+
+/**
+ * "Reconnecting · retry in 4 s", "Connected", "Connected · stale (retry in 8 s)" etc. "Connected"
+ * alone only when the mirror is live: a stale state must never read as live.
+ */
 export function statusLabel(info, now = Date.now()) {
   const base = LABELS[info.status] ?? info.status;
-  if (info.retryAt && info.retryAt > now) return `${base} · retry in ${Math.ceil((info.retryAt - now) / 1000)} s`;
+  if (info.status === Status.CONNECTED) {
+    if (info.live) return base;
+    const state = info.sync?.state ?? 'none';
+    let label = SYNC_LABELS[state] ?? state;
+    if (info.sync?.retryAt && info.sync.retryAt > now) label += ` (retry in ${seconds(info.sync.retryAt, now)} s)`;
+    return `${base} · ${label}`;
+  }
+  if (info.retryAt && info.retryAt > now) return `${base} · retry in ${seconds(info.retryAt, now)} s`;
   return base;
+}
+
+/** The core's reason, as the start of a sentence. */
+function reasonText(reason) {
+  const text = (reason?.message || reason?.code || '').trim().replace(/[.;:]+$/, '');
+  return text ? text[0].toUpperCase() + text.slice(1) : '';
+}
+
+/**
+ * For a connected provider whose mirror is not live: why, and what happens next, in one
+ * sentence ("Patch refused (…); resyncing from a fresh snapshot."). "" when live or not connected
+ * (the status message says the rest).
+ */
+export function syncText(info, now = Date.now()) {
+  if (info.status !== Status.CONNECTED || info.live) return '';
+  const state = info.sync?.state ?? 'none';
+  const at = info.sync?.retryAt;
+  const retry = at && at > now ? `retrying in ${seconds(at, now)} s, or press Retry` : 'press Retry to resubscribe';
+  const next = {
+    none: 'no subscription is open',
+    waiting: 'waiting for the provider’s snapshot',
+    resyncing: 'resyncing from a fresh snapshot',
+    stale: retry,
+    failed: retry,
+  }[state] ?? `state "${state}"`;
+  const fallback = { stale: 'The shown state may be out of date', failed: 'The subscription failed' }[state] ?? '';
+  const why = reasonText(info.sync?.reason) || fallback;
+  const sentence = why ? `${why}; ${next}.` : `${next}.`;
+  return sentence[0].toUpperCase() + sentence.slice(1);
 }
 
 /** The provider's name from its hello, else where it is. */

@@ -1,0 +1,65 @@
+// What the popup and the panel header say about a provider (status-text.js):
+// "Connected" alone only when the first subscription's mirror is live; otherwise what the mirror
+// is doing, why, and what happens next.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { statusLabel, syncText } from '../../extension/shared/status-text.js';
+
+const NOW = 1_700_000_000_000;
+const info = (status, state, reason = null, retryAt = null, extra = {}) => ({
+  status, live: status === 'connected' && state === 'live', sync: { state, reason, retryAt }, retryAt: null, ...extra,
+});
+
+test('live: "Connected" and no sync sentence', () => {
+  const p = info('connected', 'live');
+  assert.equal(statusLabel(p, NOW), 'Connected');
+  assert.equal(syncText(p, NOW), '');
+});
+
+test('waiting for the snapshot', () => {
+  const p = info('connected', 'waiting');
+  assert.equal(statusLabel(p, NOW), 'Connected · waiting for snapshot');
+  assert.equal(syncText(p, NOW), 'Waiting for the provider’s snapshot.');
+  const changed = info('connected', 'waiting', { code: 'provider_changed', message: 'a different app answers at this address' });
+  assert.equal(syncText(changed, NOW), 'A different app answers at this address; waiting for the provider’s snapshot.');
+});
+
+test('resyncing: the reason, then what happens', () => {
+  const p = info('connected', 'resyncing', { code: 'patch_failed', message: 'patch version 2 refused (no node at /nope)' });
+  assert.equal(statusLabel(p, NOW), 'Connected · resyncing');
+  assert.equal(syncText(p, NOW), 'Patch version 2 refused (no node at /nope); resyncing from a fresh snapshot.');
+  assert.equal(syncText(info('connected', 'resyncing'), NOW), 'Resyncing from a fresh snapshot.');
+  // Only a code: it is shown as is.
+  assert.equal(syncText(info('connected', 'resyncing', { code: 'gap', message: '' }), NOW), 'Gap; resyncing from a fresh snapshot.');
+});
+
+test('stale: the countdown of the core\'s own retry, or Retry', () => {
+  const reason = { code: 'resync_loop', message: 'Gave up after 3 resyncs in a row.' };
+  const p = info('connected', 'stale', reason, NOW + 7_200);
+  assert.equal(statusLabel(p, NOW), 'Connected · stale (retry in 8 s)');
+  assert.equal(syncText(p, NOW), 'Gave up after 3 resyncs in a row; retrying in 8 s, or press Retry.');
+  const noRetry = info('connected', 'stale', reason);
+  assert.equal(statusLabel(noRetry, NOW), 'Connected · stale');
+  assert.equal(syncText(noRetry, NOW), 'Gave up after 3 resyncs in a row; press Retry to resubscribe.');
+  // retry_at already passed: no "retry in" any more.
+  assert.equal(statusLabel(info('connected', 'stale', reason, NOW - 1), NOW), 'Connected · stale');
+  assert.equal(syncText(info('connected', 'stale'), NOW), 'The shown state may be out of date; press Retry to resubscribe.');
+});
+
+test('failed', () => {
+  const p = info('connected', 'failed', { code: 'error', message: 'subscribe refused: no such path' });
+  assert.equal(statusLabel(p, NOW), 'Connected · failed');
+  assert.equal(syncText(p, NOW), 'Subscribe refused: no such path; press Retry to resubscribe.');
+  assert.equal(syncText(info('connected', 'failed', null, NOW + 20_000), NOW), 'The subscription failed; retrying in 20 s, or press Retry.');
+});
+
+test('a connected provider without the sync field never reads as live', () => {
+  assert.equal(statusLabel({ status: 'connected', retryAt: null }, NOW), 'Connected · no subscription');
+});
+
+test('not connected: the status and its countdown; the sync state is not the story', () => {
+  const p = info('reconnecting', 'stale', { code: 'closed', message: 'connection closed' }, null, { retryAt: NOW + 3_500 });
+  assert.equal(statusLabel(p, NOW), 'Reconnecting · retry in 4 s');
+  assert.equal(syncText(p, NOW), '');
+  assert.equal(statusLabel(info('unreachable', 'none'), NOW), 'Unreachable');
+});
