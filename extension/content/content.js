@@ -48,7 +48,12 @@
   let pmOpen = false;
   let metas = [];
   let wellKnownFound = false;
-  let retryMs = 100;
+  // Reconnecting to the service worker: the worker can always be started again, so retry soon;
+  // the back-off only absorbs a worker that is still shutting down, and starts over once a port holds.
+  const RETRY_MIN_MS = 100;
+  const RETRY_MAX_MS = 1000;
+  const PORT_HOLDS_MS = 250;
+  let retryMs = RETRY_MIN_MS;
   let retryTimer = 0;
   let gone = false; // the extension was reloaded or removed: this script is orphaned
 
@@ -77,6 +82,10 @@
       gone = true; // "Extension context invalidated"
       return;
     }
+    const mine = port;
+    // A port that stays up is a working worker: the next stop starts the back-off over (the worker
+    // may never message a page whose provider is a WebSocket, so this cannot wait for a message).
+    setTimeout(() => { if (port === mine) retryMs = RETRY_MIN_MS; }, PORT_HOLDS_MS);
     port.onMessage.addListener(onServiceWorkerMessage);
     port.onDisconnect.addListener(() => {
       void ext.runtime.lastError; // read it, or Chrome logs "Unchecked runtime.lastError"
@@ -93,11 +102,11 @@
   function scheduleReconnect() {
     if (gone || retryTimer) return;
     retryTimer = setTimeout(connect, retryMs);
-    retryMs = Math.min(retryMs * 2, 5000);
+    retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
   }
 
   function onServiceWorkerMessage(msg) {
-    retryMs = 100; // the worker answers: reset the reconnect back-off
+    retryMs = RETRY_MIN_MS; // the worker answers: reset the reconnect back-off
     if (!msg || typeof msg.type !== 'string') return;
     switch (msg.type) {
       case T.PROBE_WELL_KNOWN:
@@ -209,7 +218,7 @@
   // Back from the back/forward cache: Chrome disconnected our port when the page was frozen.
   window.addEventListener('pageshow', (e) => {
     if (e.persisted && !port) {
-      retryMs = 100;
+      retryMs = RETRY_MIN_MS;
       connect();
     }
   });
