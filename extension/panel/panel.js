@@ -589,6 +589,7 @@ function renderBar() {
     $('status-msg').textContent = imp.fileProvider ? `${imp.fileProvider.name} (${imp.fileProvider.id})` : imp.name;
   } else if (p) {
     $('status').dataset.status = p.status;
+    $('status').dataset.live = String(!!p.live);
     $('status').textContent = statusLabel(p);
     $('status-msg').textContent = syncText(p) || p.message || transportText(p);
     $('status-msg').title = `${transportText(p)}${p.message ? `\n${p.message}` : ''}`;
@@ -598,7 +599,6 @@ function renderBar() {
   const tree = currentTree();
   const info = p?.subscriptions.find((s) => s.sub === tree?.sub);
   const loading = tree && !tree.complete && info && info.nodes > tree.nodes.size;
-    $('status').dataset.live = String(!!p.live);
   $('version').textContent = tree ? `v${tree.version} · ${tree.nodes.size.toLocaleString()}${loading ? ` of ${info.nodes.toLocaleString()}` : ''} nodes` : '';
   $('export').disabled = !tree;
   $('toggle-history').disabled = !tree;
