@@ -248,6 +248,12 @@ function makeConsumerClass(M, mem) {
       const rc = mem.withStrings([subId], ([s]) => M._slop_consumer_unsubscribe(c, s.ptr, nowMs));
       if (rc < 0) throw this.#fail();
     }
+    /** Starts a stale or failed subscription over now (the user's Retry). @param {string} subId @param {number} [nowMs] */
+    resync(subId, nowMs = Date.now()) {
+      const c = this.#live();
+      const rc = mem.withStrings([subId], ([s]) => M._slop_consumer_resync(c, s.ptr, nowMs));
+      if (rc < 0) throw this.#fail();
+    }
     /**
      * @param {string} path absolute node path @param {string} action
      * @param {object|undefined} params @returns {string} request id

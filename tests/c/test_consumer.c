@@ -3,183 +3,7 @@
  * through the public header, frame by frame, as a transport would.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
-#include <stdlib.h>
-#include <string.h>
-
-#include "cJSON.h"
-#include "check.h"
-#include "slop_core.h"
-
-/* ---- harness ----------------------------------------------------------- */
-
-#define MAX_OUT 512
-typedef struct outs {
-    int n;
-    int kind[MAX_OUT];
-    char *text[MAX_OUT];
-} outs;
-
-static void outs_free(outs *o) {
-    for (int i = 0; i < o->n; i++) free(o->text[i]);
-    o->n = 0;
-}
-
-static void drain(slop_consumer *c, outs *o) {
-    const char *t;
-    size_t n;
-    int k;
-    while ((k = slop_consumer_next(c, &t, &n)) != SLOP_OUT_NONE) {
-        if (o->n < MAX_OUT) {
-            o->kind[o->n] = k;
-            o->text[o->n] = strdup(t);
-            o->n++;
-        }
-    }
-}
-
-static void feed(slop_consumer *c, const char *frame, outs *o) {
-    slop_consumer_receive(c, frame, strlen(frame), 1000);
-    drain(c, o);
-}
-
-/* The nth output event named `name`, parsed (caller deletes), or NULL. */
-static cJSON *ev(outs *o, const char *name, int nth) {
-    for (int i = 0; i < o->n; i++) {
-        if (o->kind[i] != SLOP_OUT_EVENT) continue;
-        cJSON *j = cJSON_Parse(o->text[i]);
-        cJSON *e = cJSON_GetObjectItem(j, "event");
-        if (e && strcmp(e->valuestring, name) == 0 && nth-- == 0) return j;
-        cJSON_Delete(j);
-    }
-    return NULL;
-}
-
-static int count_ev(outs *o, const char *name) {
-    int k = 0;
-    cJSON *j;
-    while ((j = ev(o, name, k)) != NULL) {
-        cJSON_Delete(j);
-        k++;
-    }
-    return k;
-}
-
-/* The nth frame sent of a type, parsed (caller deletes), or NULL. */
-static cJSON *sent(outs *o, const char *type, int nth) {
-    for (int i = 0; i < o->n; i++) {
-        if (o->kind[i] != SLOP_OUT_SEND) continue;
-        cJSON *j = cJSON_Parse(o->text[i]);
-        cJSON *t = cJSON_GetObjectItem(j, "type");
-        if (t && strcmp(t->valuestring, type) == 0 && nth-- == 0) return j;
-        cJSON_Delete(j);
-    }
-    return NULL;
-}
-
-static const char *str(const cJSON *j, const char *k) {
-    const cJSON *v = cJSON_GetObjectItem(j, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static const char *HELLO_ALL =
-    "{\"type\":\"hello\",\"provider\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
-    "\"capabilities\":[\"state\",\"patches\",\"affordances\",\"attention\",\"windowing\",\"async\","
-    "\"content_refs\"]}}";
-
-static const char *TODOS =
-    "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"todos\",\"type\":\"collection\","
-    "\"properties\":{\"count\":2},\"children\":["
-    "{\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"title\":\"Buy milk\",\"done\":false},"
-    "\"affordances\":[{\"action\":\"toggle\"},{\"action\":\"tag\",\"params\":{\"type\":\"object\","
-    "\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"tags\"]}},"
-    "{\"action\":\"delete\",\"dangerous\":true}]},"
-    "{\"id\":\"t2\",\"type\":\"item\",\"properties\":{\"title\":\"Walk dog\",\"done\":true}}]}]}";
-
-typedef struct live {
-    slop_consumer *c;
-    char sub[64];   /* caller-facing id */
-    char wire[64];  /* current wire id  */
-    outs o;
-} live;
-
-/* A consumer subscribed at `path` and fed hello + a snapshot (version 1). */
-static void start(live *l, const char *hello, const char *path, const char *tree) {
-    memset(l, 0, sizeof *l);
-    l->c = slop_consumer_new(NULL, "ws", 42);
-    char opts[128];
-    snprintf(opts, sizeof opts, "{\"path\":\"%s\",\"depth\":-1}", path);
-    const char *id = slop_consumer_subscribe(l->c, opts, strlen(opts), 0, NULL);
-    snprintf(l->sub, sizeof l->sub, "%s", id);
-    snprintf(l->wire, sizeof l->wire, "%s", id);
-    feed(l->c, hello, &l->o);
-    if (tree) {
-        char *snap = malloc(strlen(tree) + 200);
-        sprintf(snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":%s}", l->wire, tree);
-        feed(l->c, snap, &l->o);
-        free(snap);
-    }
-}
-
-static void stop(live *l) {
-    outs_free(&l->o);
-    slop_consumer_free(l->c);
-}
-
-static void patch(live *l, int version, int seq, const char *ops) {
-    char *f = malloc(strlen(ops) + 200);
-    if (seq >= 0)
-        sprintf(f, "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":%d,\"seq\":%d,\"ops\":%s}", l->wire,
-                version, seq, ops);
-    else
-        sprintf(f, "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":%d,\"ops\":%s}", l->wire, version, ops);
-    feed(l->c, f, &l->o);
-    free(f);
-}
-
-/* The mirrored tree at path as canonical JSON text (caller frees). */
-static char *tree_at(live *l, const char *path) {
-    const char *t = slop_consumer_tree(l->c, l->sub, path, -1, NULL);
-    return t ? strdup(t) : NULL;
-}
-
-static char *prop(live *l, const char *path, const char *key) {
-    const char *t = slop_consumer_node(l->c, l->sub, path, NULL);
-    if (!t) return NULL;
-    cJSON *j = cJSON_Parse(t);
-    cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "properties"), key);
-    char *s = v ? cJSON_PrintUnformatted(v) : NULL;
-    cJSON_Delete(j);
-    return s;
-}
-
-static char *child_ids(live *l, const char *path) {
-    const char *t = slop_consumer_node(l->c, l->sub, path, NULL);
-    if (!t) return NULL;
-    cJSON *j = cJSON_Parse(t);
-    char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "child_ids"));
-    cJSON_Delete(j);
-    return s;
-}
-
-#define CHECK_PROP(l, path, key, expect)              \
-    do {                                              \
-        char *p_ = prop(l, path, key);                \
-        CHECK_STR(p_, expect);                        \
-        free(p_);                                     \
-    } while (0)
-
-#define CHECK_KIDS(l, path, expect)                   \
-    do {                                              \
-        char *k_ = child_ids(l, path);                \
-        CHECK_STR(k_, expect);                        \
-        free(k_);                                     \
-    } while (0)
-
-static void update_wire_from_resubscribe(live *l, int nth) {
-    cJSON *s = sent(&l->o, "subscribe", nth);
-    if (s) snprintf(l->wire, sizeof l->wire, "%s", str(s, "id"));
-    cJSON_Delete(s);
-}
+#include "consumer_harness.h"
 
 /* ---- connection, hello, ids ------------------------------------------- */
 
@@ -352,7 +176,15 @@ TEST(move_reorders_children_with_index_after_removal) {
           "[{\"op\":\"move\",\"path\":\"/d\",\"index\":0},{\"op\":\"move\",\"path\":\"/b\",\"index\":1},"
           "{\"op\":\"move\",\"path\":\"/a\",\"index\":2}]");
     CHECK_KIDS(&l, "/", "[\"d\",\"b\",\"a\",\"c\"]");
-    patch(&l, 3, 2, "[{\"op\":\"move\",\"path\":\"/d\",\"index\":99}]");
+    /* the last position is count - 1; past it is refused, not clamped */
+    patch(&l, 3, 2, "[{\"op\":\"move\",\"path\":\"/d\",\"index\":3}]");
+    CHECK_KIDS(&l, "/", "[\"b\",\"a\",\"c\",\"d\"]");
+    outs_free(&l.o);
+    patch(&l, 4, 3, "[{\"op\":\"move\",\"path\":\"/b\",\"index\":4}]");
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e && strcmp(str(e, "reason"), "patch_failed") == 0);
+    CHECK_CONTAINS(str(e, "message"), "move index 4 is past the last position (4 children)");
+    cJSON_Delete(e);
     CHECK_KIDS(&l, "/", "[\"b\",\"a\",\"c\",\"d\"]");
     stop(&l);
 }
@@ -445,12 +277,16 @@ TEST(removing_a_root_level_child_works) {
     stop(&l);
 }
 
-TEST(add_on_an_existing_id_replaces_instead_of_duplicating) {
+TEST(add_on_an_existing_id_is_refused_and_resyncs) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
     patch(&l, 2, 1, "[{\"op\":\"add\",\"path\":\"/todos/t1\",\"value\":{\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"v\":2}}}]");
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e && strcmp(str(e, "reason"), "patch_failed") == 0);
+    CHECK_CONTAINS(str(e, "message"), "node \"t1\" already exists");
+    cJSON_Delete(e);
     CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
-    CHECK_PROP(&l, "/todos/t1", "v", "2");
+    CHECK_PROP(&l, "/todos/t1", "title", "\"Buy milk\"");
     stop(&l);
 }
 
@@ -574,27 +410,44 @@ TEST(seq_gap_resyncs_and_the_new_snapshot_rebases) {
     stop(&l);
 }
 
-TEST(patches_with_version_at_or_below_the_snapshot_are_discarded) {
+TEST(a_patch_older_than_its_snapshot_resyncs_with_seq_and_is_reported_without) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
-    /* backpressure: a fresh snapshot at version 5 on the same id */
+    /* backpressure: a fresh snapshot at version 5 on the same id re-bases seq */
     char snap[256];
     snprintf(snap, sizeof snap,
              "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":5,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}",
              l.wire);
     feed(l.c, snap, &l.o);
     outs_free(&l.o);
+    /* seq 1 is the next patch in order, yet older than the snapshot: the
+     * provider's counter went back; never applied, and a resync */
     patch(&l, 4, 1, "[{\"op\":\"add\",\"path\":\"/x\",\"value\":{\"id\":\"x\",\"type\":\"item\"}}]");
-    patch(&l, 5, 1, "[{\"op\":\"add\",\"path\":\"/y\",\"value\":{\"id\":\"y\",\"type\":\"item\"}}]");
-    CHECK(l.o.n == 0);
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e && strcmp(str(e, "reason"), "version_regressed") == 0);
+    cJSON_Delete(e);
     CHECK_KIDS(&l, "/", "[]");
-    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"stale_patches\":2");
-    patch(&l, 6, 1, "[{\"op\":\"add\",\"path\":\"/z\",\"value\":{\"id\":\"z\",\"type\":\"item\"}}]");
+    stop(&l);
+
+    /* without seq (older providers): taken as already in the snapshot, and said */
+    start(&l, HELLO_ALL, "/", TODOS);
+    snprintf(snap, sizeof snap,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":5,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}", l.wire);
+    feed(l.c, snap, &l.o);
+    outs_free(&l.o);
+    patch(&l, 5, -1, "[{\"op\":\"add\",\"path\":\"/y\",\"value\":{\"id\":\"y\",\"type\":\"item\"}}]");
+    e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "stale_patch") == 0);
+    cJSON_Delete(e);
+    CHECK(count_ev(&l.o, "resync") == 0);
+    CHECK_KIDS(&l, "/", "[]");
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"stale_patches\":1");
+    patch(&l, 6, -1, "[{\"op\":\"add\",\"path\":\"/z\",\"value\":{\"id\":\"z\",\"type\":\"item\"}}]");
     CHECK_KIDS(&l, "/", "[\"z\"]");
     stop(&l);
 }
 
-TEST(version_going_back_is_a_protocol_error_and_keeps_state) {
+TEST(version_going_back_on_one_connection_is_refused_and_keeps_state) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
     patch(&l, 5, 1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true}]");
@@ -605,14 +458,22 @@ TEST(version_going_back_is_a_protocol_error_and_keeps_state) {
     CHECK_STR(str(e, "code"), "version_regressed");
     cJSON_Delete(e);
     CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    update_wire_from_resubscribe(&l, 0);
+    /* the resync's snapshot on the same connection is older still: refused */
     char snap[256];
     snprintf(snap, sizeof snap,
              "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}",
              l.wire);
     outs_free(&l.o);
     feed(l.c, snap, &l.o);
-    CHECK(count_ev(&l.o, "protocol_error") == 1);
+    e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "version_regressed") == 0);
+    cJSON_Delete(e);
     CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    const char *st = slop_consumer_status(l.c, NULL);
+    CHECK_CONTAINS(st, "\"state\":\"stale\"");
+    CHECK_CONTAINS(st, "\"reason\":{\"code\":\"version_regressed\"");
+    CHECK_CONTAINS(st, "\"retry_at\":6000");
     stop(&l);
 }
 
@@ -640,24 +501,89 @@ TEST(a_repeated_seq_is_ignored_with_an_error) {
     stop(&l);
 }
 
-TEST(resync_gives_up_after_repeated_failures_and_keeps_the_last_good_state) {
+TEST(a_resync_that_loads_a_snapshot_is_a_success) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
-    for (int i = 0; i < 4; i++) {
-        /* each resync's snapshot is fine but the next patch is broken */
-        patch(&l, 10 + 2 * i, 1, "[{\"op\":\"remove\",\"path\":\"/ghost\"}]");
-        if (i == 3) break;
+    for (int i = 0; i < 5; i++) {
+        /* an older provider's unescaped key: each patch fails, each resync loads */
+        patch(&l, 10 + 2 * i, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/a/b\",\"value\":1}]");
         update_wire_from_resubscribe(&l, i + 1); /* frame 0 is the first subscribe */
         char snap[1024];
         snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"seq\":0,\"tree\":%s}",
                  l.wire, 11 + 2 * i, TODOS);
         feed(l.c, snap, &l.o);
     }
+    CHECK(count_ev(&l.o, "resync") == 5);
+    CHECK(count_ev(&l.o, "snapshot") == 6);
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e == NULL); /* no resync_loop */
+    cJSON_Delete(e);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"live\"");
+    patch(&l, 30, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":7}]");
+    CHECK_PROP(&l, "/todos", "count", "7");
+    stop(&l);
+}
+
+/* Feeds a snapshot of TODOS at version v on the wire of the nth subscribe sent. */
+static void resnapshot(live *l, int nth, int v) {
+    update_wire_from_resubscribe(l, nth);
+    char snap[1024];
+    snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"seq\":0,\"tree\":%s}",
+             l->wire, v, TODOS);
+    feed(l->c, snap, &l->o);
+}
+
+TEST(a_resync_burst_pauses_then_retries_on_a_schedule_and_recovers) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    int v = 2;
+    for (int i = 0; i < 11; i++) { /* every patch fails, all within one second */
+        patch(&l, v++, 1, "[{\"op\":\"remove\",\"path\":\"/ghost\"}]");
+        if (i < 10) resnapshot(&l, i + 1, v++);
+    }
+    CHECK(count_ev(&l.o, "resync") == 10);
     cJSON *e = ev(&l.o, "protocol_error", 0);
     CHECK(e && strcmp(str(e, "code"), "resync_loop") == 0);
+    CHECK_CONTAINS(str(e, "message"), "retrying in 5 s");
     cJSON_Delete(e);
-    CHECK(count_ev(&l.o, "resync") == 3);
-    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    const char *st = slop_consumer_status(l.c, NULL);
+    CHECK_CONTAINS(st, "\"state\":\"stale\"");
+    CHECK_CONTAINS(st, "\"reason\":{\"code\":\"resync_loop\"");
+    CHECK_CONTAINS(st, "\"retry_at\":6000");
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]"); /* the last good state */
+    outs_free(&l.o);
+    /* later patches on the paused subscription change nothing */
+    patch(&l, v++, 2, "[{\"op\":\"remove\",\"path\":\"/todos/t1\"}]");
+    CHECK(l.o.n == 0);
+    slop_consumer_tick(l.c, 5999);
+    drain(l.c, &l.o);
+    CHECK(count_ev(&l.o, "resync") == 0);
+    slop_consumer_tick(l.c, 6000);
+    drain(l.c, &l.o);
+    e = ev(&l.o, "resync", 0);
+    CHECK(e && strcmp(str(e, "reason"), "retry") == 0);
+    cJSON_Delete(e);
+    resnapshot(&l, 0, v++);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"live\"");
+    stop(&l);
+}
+
+TEST(resync_on_demand_starts_a_subscription_over) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    CHECK(slop_consumer_resync(l.c, "nope", 2000) == SLOP_E_NOT_FOUND);
+    CHECK(slop_consumer_resync(l.c, l.sub, 2000) == SLOP_OK);
+    drain(l.c, &l.o);
+    cJSON *un = sent(&l.o, "unsubscribe", 0), *sub = sent(&l.o, "subscribe", 0);
+    CHECK(un && strcmp(str(un, "id"), l.wire) == 0);
+    CHECK(sub && strcmp(str(sub, "id"), l.wire) != 0);
+    cJSON_Delete(un);
+    cJSON_Delete(sub);
+    const char *st = slop_consumer_status(l.c, NULL);
+    CHECK_CONTAINS(st, "\"state\":\"resyncing\",\"reason\":{\"code\":\"manual\"");
+    resnapshot(&l, 0, 3);
+    CHECK_CONTAINS(slop_consumer_status(l.c, NULL), "\"state\":\"live\",\"reason\":null,\"retry_at\":null");
     stop(&l);
 }
 
@@ -1316,16 +1242,18 @@ int main(void) {
     RUN(snapshot_with_a_reserved_or_slashed_id_is_refused);
     RUN(children_keyword_addresses_the_child_list);
     RUN(removing_a_root_level_child_works);
-    RUN(add_on_an_existing_id_replaces_instead_of_duplicating);
+    RUN(add_on_an_existing_id_is_refused_and_resyncs);
     RUN(patch_paths_are_relative_to_the_subscription_root);
     RUN(a_failing_op_rolls_back_the_whole_patch_and_resyncs);
     RUN(patches_to_unknown_paths_fail_for_every_op_kind);
     RUN(seq_gap_resyncs_and_the_new_snapshot_rebases);
-    RUN(patches_with_version_at_or_below_the_snapshot_are_discarded);
-    RUN(version_going_back_is_a_protocol_error_and_keeps_state);
+    RUN(a_patch_older_than_its_snapshot_resyncs_with_seq_and_is_reported_without);
+    RUN(version_going_back_on_one_connection_is_refused_and_keeps_state);
     RUN(providers_without_seq_work_and_version_gaps_never_resync);
     RUN(a_repeated_seq_is_ignored_with_an_error);
-    RUN(resync_gives_up_after_repeated_failures_and_keeps_the_last_good_state);
+    RUN(a_resync_that_loads_a_snapshot_is_a_success);
+    RUN(a_resync_burst_pauses_then_retries_on_a_schedule_and_recovers);
+    RUN(resync_on_demand_starts_a_subscription_over);
     RUN(batch_messages_are_unwrapped_in_order_including_nested_batches);
     RUN(error_message_rejects_pending_subscribe_and_query);
     RUN(error_without_id_still_reaches_the_caller_and_unknown_ids_are_ignored);

@@ -42,6 +42,54 @@
  *   fails a call: it becomes a "protocol_error" event, the offending frame is
  *   dropped whole, and the last good state stays. Nothing here aborts.
  *
+ * Strict input.
+ *   Every byte from outside passes one validating scanner before it is used.
+ *   A frame is refused whole ("bad_json", state kept) for: invalid UTF-8 in
+ *   any string, key or id (overlongs, surrogates, bytes C0 C1 F5..FF,
+ *   truncated sequences, stray continuation bytes); a \u0000 escape (C
+ *   strings cannot carry it); a number beyond a double (1e400, -1e400; one
+ *   that underflows reads as 0); a member name twice in one object, at any
+ *   depth (JSON.stringify never writes that, and readers disagree on which
+ *   one wins). Inside a snapshot's tree the same refusals are reported as
+ *   "bad_snapshot". Versions and seqs must be integers from 0 to 2^53.
+ *
+ * Exact output.
+ *   Everything the core prints carries numbers that read back as the very
+ *   same double (the shortest such text: 0.30000000000000004 stays so, -0
+ *   stays -0) and strings byte for byte as the provider sent them. A node
+ *   without children has no "children" member, whether the provider wrote
+ *   it absent, null or [] (the one canonical form for exports and diffs).
+ *
+ * What the spec leaves open, decided once:
+ *   - Versions never go back within one connection; a snapshot answering a
+ *     subscribe sent on a new connection (after reset()) starts a new
+ *     history and re-bases the mirror whatever its version (the provider
+ *     restarted: the event says "restarted"). A different provider id after
+ *     a reconnect drops the old mirror ("provider_changed").
+ *   - A snapshot with a seq other than 0 is refused ("bad_seq"): which
+ *     patches follow it cannot be known.
+ *   - With seq, a patch whose seq is next but whose version is older than
+ *     the last one is refused and resyncs ("version_regressed"). Without
+ *     seq (older providers), a patch not newer than the snapshot is taken as
+ *     contained in it and ignored with a "stale_patch" protocol_error.
+ *   - Patch ops refused (the patch is rolled back and the subscription
+ *     resyncs, reason "patch_failed"): "add" of a child id that exists
+ *     ("replace" replaces); "move" or indexed "add" past the end (move to
+ *     count - 1 is last; add at count appends); a path with an empty
+ *     segment ("//a", "/a//b", "/a/"); a reserved keyword where a node id
+ *     must be ("/a/children/meta").
+ *   - null where a node field is (properties, meta, affordances,
+ *     content_ref, children) means absent, in snapshots and patches alike:
+ *     "replace /a/properties null" removes a's properties.
+ *   - Frames received after close() are ignored, never applied.
+ *   - A resync that loads a snapshot is a success. More than 10 resyncs of
+ *     one subscription within 10 s pause it ("resync_loop": stale, the last
+ *     good state kept). A subscription the core gave up on (refused
+ *     snapshot, provider error, no snapshot within the request timeout,
+ *     resync_loop) is retried by tick() after 5 s, doubling to 60 s, and
+ *     revived by any good snapshot meanwhile; slop_consumer_resync() retries
+ *     at once.
+ *
  * Threads. A consumer is not thread-safe; distinct consumers are independent.
  * There is no global state besides the allocator.
  */
@@ -151,7 +199,12 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  * SLOP_OUT_SEND: a complete SLOP frame to send as is.
  * SLOP_OUT_EVENT: a JSON object with an "event" member, one of:
  *   {"event":"hello","provider":{...},"capabilities":[...]}
- *   {"event":"snapshot","sub":S,"path":P,"version":V,"nodes":N,"rebase":bool}
+ *   {"event":"snapshot","sub":S,"path":P,"version":V,"nodes":N,"rebase":bool,
+ *        "previous_version":?V0,"restarted":?true}
+ *        rebase: it replaced a mirror (previous_version is that mirror's);
+ *        restarted: on a new connection, with a version below V0
+ *   {"event":"provider_changed","previous":{..},"provider":{..},"message":M}
+ *        another provider id answers after a reconnect: mirrors dropped
  *   {"event":"patch","sub":S,"version":V,"ops":K,"changed":[paths],
  *        "added":[paths],"removed":[paths]}        paths are absolute node paths
  *   {"event":"resync","sub":S,"reason":CODE,"message":M}  frames follow
@@ -165,7 +218,11 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *   {"event":"closed","id":I,"request":kind}
  *   {"event":"provider_event","name":N,"data":?}
  *   {"event":"protocol_error","code":C,"message":M,"fatal":bool}
- *        fatal means the caller should disconnect (e.g. no "state" capability)
+ *        fatal means the caller should disconnect (e.g. no "state" capability);
+ *        C is one of bad_json, too_deep, frame_too_large, bad_message,
+ *        bad_snapshot, too_many_nodes, bad_seq, version_regressed,
+ *        stale_patch, seq_repeat, patch_before_snapshot, resync_loop,
+ *        unknown_type, undeclared_capability, not_a_provider, out_of_memory
  * S is the caller-facing subscription id: stable across resyncs.
  */
 slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *out_len);
@@ -185,6 +242,11 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
 
 /* Unsubscribes and drops the mirror. Returns SLOP_OK or a negative code. */
 int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_ms);
+
+/* Starts a subscription over now (unsubscribe, subscribe under a fresh wire
+ * id): the user's "Retry" for a stale or failed subscription. Clears the
+ * resync count and any scheduled retry. SLOP_OK or a negative code. */
+int slop_consumer_resync(slop_consumer *c, const char *sub_id, double now_ms);
 
 /*
  * One-shot read. options as subscribe plus "window":[offset,count]; the
@@ -212,8 +274,16 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
 /*
  * The provider and connection state as JSON:
  *   {"hello":bool,"provider":{...}|null,"capabilities":[..],"closed":bool,
- *    "pending":N,"nodes":N,"subscriptions":[{"sub","path","depth","version",
- *    "seq","state":"waiting"|"live"|"stale","nodes"}]}
+ *    "refused":bool,"pending":N,"nodes":N,"ignored_frames":N,"stale_patches":N,
+ *    "subscriptions":[{"sub","path","options","state","reason","retry_at",
+ *                      "version"?,"seq"?,"nodes"}]}
+ * state: "live" (the mirror follows the provider), "waiting" (no snapshot
+ * yet), "resyncing" (a fresh snapshot was asked for; the mirror may be
+ * behind), "stale" (the last good state, not following: disconnected, or
+ * given up until retry_at), "failed" (no state: given up until retry_at).
+ * reason: null when live, else {"code","message"}: why, in words for a user.
+ * retry_at: when tick() retries a given-up subscription (ms, the clock the
+ * caller passes in), else null.
  */
 const char *slop_consumer_status(slop_consumer *c, size_t *out_len);
 

@@ -35,9 +35,20 @@ static const char *const req_names[] = {"subscribe", "query", "invoke"};
 typedef enum { SUB_WAITING, SUB_LIVE, SUB_RESYNCING, SUB_STALE, SUB_FAILED } sub_state;
 static const char *const sub_state_names[] = {"waiting", "live", "resyncing", "stale", "failed"};
 
-/* Resyncs in a row without one good patch or snapshot before we give up on a
- * subscription instead of looping against a broken provider. */
-#define MAX_RESYNCS_IN_ROW 3
+/* A resync that loads a snapshot is a success, but a provider whose every
+ * patch fails would be resubscribed at its patch rate forever: past
+ * RESYNC_BURST resyncs within RESYNC_WINDOW_MS, the core pauses (stale, and
+ * a retry on the schedule below) instead of looping. */
+#define RESYNC_BURST 10
+#define RESYNC_WINDOW_MS 10000.0
+/* A subscription the core gave up on (stale or failed because of what the
+ * provider sent, or no snapshot in time) is retried from slop_consumer_tick
+ * after RETRY_FIRST_MS, doubling up to RETRY_MAX_MS. */
+#define RETRY_FIRST_MS 5000.0
+#define RETRY_MAX_MS 60000.0
+/* Versions and seqs are integers a double holds exactly (JSON numbers in a
+ * JavaScript provider). */
+#define MAX_COUNTER 9007199254740992.0
 
 typedef struct sub {
     char *handle;           /* caller-facing id, stable across resyncs      */
@@ -51,7 +62,13 @@ typedef struct sub {
     double snap_version;    /* version of the snapshot the mirror is based on */
     double last_version;
     long long last_seq;
-    int resyncs_in_row;
+    double burst_start;     /* start of the current resync window            */
+    int burst;              /* resyncs in it                                 */
+    unsigned epoch;         /* connection the mirror's snapshot came on      */
+    char reason_code[32];   /* why the mirror is not live ("" when it is)    */
+    char reason[300];
+    double retry_at;        /* when tick() retries a given-up sub (0: never) */
+    int retries;            /* scheduled retries since the last good snapshot */
     cJSON *tools;           /* last slop_consumer_tools() result             */
 } sub;
 
@@ -81,7 +98,9 @@ struct slop_consumer {
     unsigned long long next_id;
 
     int have_hello, refused, closed;
+    unsigned epoch;         /* bumps on every reset(): a new connection      */
     cJSON *provider;        /* hello.provider, normalised                    */
+    cJSON *prev_provider;   /* the provider of the connection before reset() */
     unsigned caps;
     int warned_patches;
     cJSON *held;            /* request frames waiting for hello              */
@@ -209,6 +228,11 @@ static char *new_id(slop_consumer *c, char kind) {
 
 static int is_int(const cJSON *j) {
     return cJSON_IsNumber(j) && isfinite(j->valuedouble) && j->valuedouble == floor(j->valuedouble);
+}
+
+/* A version or seq: a non-negative integer within 2^53. */
+static int is_counter(const cJSON *j) {
+    return is_int(j) && j->valuedouble >= 0 && j->valuedouble <= MAX_COUNTER;
 }
 
 /* Joins a subscription root path and a mirror-relative node path. */
@@ -343,18 +367,44 @@ static cJSON *subscribe_frame(const sub *s) {
     return f;
 }
 
+/* Sets a subscription's state and why it is not live (code "" when live). */
+static void set_state(sub *s, sub_state st, const char *code, const char *message) {
+    s->state = st;
+    snprintf(s->reason_code, sizeof s->reason_code, "%s", code);
+    snprintf(s->reason, sizeof s->reason, "%s", message);
+    if (st == SUB_LIVE) s->retry_at = 0;
+}
+
+/* The mirror cannot follow the provider for now (what it sent was refused,
+ * or no snapshot came): stale (last good state kept) or failed (none), and a
+ * retry from tick() later, ever less often. The subscription's wire id stays,
+ * so a good snapshot arriving meanwhile still revives it. */
+static void give_up(sub *s, const char *code, const char *message, double now) {
+    set_state(s, s->has_mirror ? SUB_STALE : SUB_FAILED, code, message);
+    double delay = RETRY_FIRST_MS;
+    for (int i = 0; i < s->retries && delay < RETRY_MAX_MS; i++) delay *= 2;
+    s->retry_at = now + (delay < RETRY_MAX_MS ? delay : RETRY_MAX_MS);
+    s->retries++;
+}
+
 /* Starts over on a subscription: unsubscribe, then subscribe with a fresh id,
  * so late patches for the old id are recognisably stale. */
 static void resync(slop_consumer *c, sub *s, const char *reason, const char *message, double now) {
-    if (s->resyncs_in_row >= MAX_RESYNCS_IN_ROW) {
-        s->state = SUB_STALE;
-        protocol_error(c, "resync_loop", 0,
-                       "subscription %s: %d resyncs in a row failed (%s: %s); showing the last good "
-                       "state, no more automatic resyncs",
-                       s->handle, MAX_RESYNCS_IN_ROW, reason, message);
+    if (s->retry_at > 0) return; /* given up: tick() retries at retry_at */
+    if (now - s->burst_start >= RESYNC_WINDOW_MS || now < s->burst_start) {
+        s->burst_start = now;
+        s->burst = 0;
+    }
+    if (s->burst >= RESYNC_BURST) {
+        char m[300];
+        snprintf(m, sizeof m, "%d resyncs within %.0f s (last: %s: %.160s)", RESYNC_BURST, RESYNC_WINDOW_MS / 1000,
+                 reason, message);
+        give_up(s, "resync_loop", m, now);
+        protocol_error(c, "resync_loop", 0, "subscription %s: %s; showing the last good state, retrying in %.0f s",
+                       s->handle, m, (s->retry_at - now) / 1000);
         return;
     }
-    s->resyncs_in_row++;
+    s->burst++;
     cJSON *e = event("resync");
     cJSON_AddStringToObject(e, "sub", s->handle);
     cJSON_AddStringToObject(e, "reason", reason);
@@ -371,7 +421,8 @@ static void resync(slop_consumer *c, sub *s, const char *reason, const char *mes
     free(s->wire);
     s->wire = new_id(c, 's');
     s->wire_live = 0;
-    s->state = s->has_mirror ? SUB_RESYNCING : SUB_WAITING;
+    s->retry_at = 0;
+    set_state(s, s->has_mirror ? SUB_RESYNCING : SUB_WAITING, reason, message);
     pending_add(c, s->wire, REQ_SUBSCRIBE, now, s->handle, NULL, NULL);
     dispatch(c, subscribe_frame(s));
 }
@@ -492,14 +543,64 @@ static void on_hello(slop_consumer *c, cJSON *msg) {
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     emit(c, e);
 
+    /* Another app at the same address after a reconnect: its tree has
+     * nothing to do with the old one, which must not pass for its state. */
+    cJSON *prev = c->prev_provider;
+    c->prev_provider = NULL;
+    cJSON *prev_id = cJSON_GetObjectItemCaseSensitive(prev, "id");
+    if (cJSON_IsString(prev_id) && strcmp(prev_id->valuestring, id->valuestring) != 0) {
+        char m[300];
+        snprintf(m, sizeof m, "provider \"%.80s\" now answers where \"%.80s\" was: its state was dropped",
+                 id->valuestring, prev_id->valuestring);
+        for (size_t i = 0; i < c->nsubs; i++) {
+            sub *s = c->subs[i];
+            slop_mirror_clear(&s->m);
+            s->has_mirror = 0;
+            s->wire_live = 0;
+            cJSON_Delete(s->tools);
+            s->tools = NULL;
+            set_state(s, SUB_WAITING, "provider_changed", m);
+        }
+        while (c->ntasks) task_drop(c, c->ntasks - 1);
+        e = event("provider_changed");
+        cJSON_AddItemToObject(e, "previous", prev);
+        prev = NULL;
+        cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
+        cJSON_AddStringToObject(e, "message", m);
+        emit(c, e);
+    }
+    cJSON_Delete(prev);
+
     cJSON *held = c->held;
     c->held = cJSON_CreateArray();
     while (held->child) dispatch(c, cJSON_DetachItemViaPointer(held, held->child));
     cJSON_Delete(held);
 }
 
+/* A snapshot the core cannot take: a query's caller gets an error event; a
+ * subscription keeps its last good state and is retried later. */
+static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, const char *code, const char *message,
+                            double now) {
+    if (q) {
+        cJSON *e = event("error");
+        cJSON_AddStringToObject(e, "id", q->id);
+        cJSON_AddStringToObject(e, "request", "query");
+        cJSON_AddStringToObject(e, "code", code);
+        cJSON_AddStringToObject(e, "message", message);
+        pending_drop(c, q);
+        emit(c, e);
+        return;
+    }
+    protocol_error(c, code, 0, "snapshot for %s refused: %s%s", s->handle, message,
+                   s->has_mirror ? "; the last good state is kept" : "");
+    pending *p = find_pending(c, s->wire);
+    if (p) pending_drop(c, p);
+    char m[400];
+    snprintf(m, sizeof m, "snapshot refused: %s", message);
+    give_up(s, code, m, now);
+}
+
 static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
-    (void)now;
     cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
     cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
@@ -514,73 +615,75 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
         c->ignored_frames++; /* an id we never issued, or no longer use */
         return;
     }
-    if (!cJSON_IsNumber(ver)) {
-        protocol_error(c, "bad_message", 0, "snapshot %s: \"version\" must be a number", id->valuestring);
-        return;
-    }
     /* The top-level frame's tree arrives as text (see receive); one inside a
      * batch arrives parsed. Taken once: a nested snapshot must not reuse it. */
     const char *raw = c->raw_tree;
     size_t raw_len = c->raw_tree_len;
     c->raw_tree = NULL;
-    if (!(raw && cJSON_IsNull(tree) && raw[0] == '{') && !cJSON_IsObject(tree)) {
-        protocol_error(c, "bad_message", 0, "snapshot %s: \"tree\" must be a node object", id->valuestring);
+    if (!cJSON_IsNull(tree)) raw = NULL;
+    if (!is_counter(ver)) {
+        refuse_snapshot(c, s, q, "bad_message", "\"version\" must be an integer from 0 to 2^53", now);
         return;
     }
-    if (!cJSON_IsNull(tree)) raw = NULL;
-    char err[300];
+    if (!(raw && raw[0] == '{') && !cJSON_IsObject(tree)) {
+        refuse_snapshot(c, s, q, "bad_message", "\"tree\" must be a node object", now);
+        return;
+    }
+    char err[300], m[400];
     if (q) { /* a query answer: validate it, hand it over, keep nothing */
         slop_budget b = {0, c->lim.max_nodes};
         slop_mirror tmp;
         slop_mirror_init(&tmp, &b);
-        cJSON *e;
         int bad = raw ? slop_mirror_load_text(&tmp, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
                       : slop_mirror_load(&tmp, tree, err, sizeof err);
         if (bad != 0) {
-            e = event("error");
-            cJSON_AddStringToObject(e, "id", q->id);
-            cJSON_AddStringToObject(e, "request", "query");
-            cJSON_AddStringToObject(e, "code", "bad_snapshot");
-            cJSON_AddStringToObject(e, "message", err);
+            refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
         } else {
-            e = event("query");
+            cJSON *e = event("query");
             cJSON_AddStringToObject(e, "id", q->id);
             cJSON_AddNumberToObject(e, "version", ver->valuedouble);
             cJSON_AddItemToObject(e, "tree", slop_node_to_json(tmp.root, -1));
+            pending_drop(c, q);
+            emit(c, e);
         }
         slop_mirror_clear(&tmp);
-        pending_drop(c, q);
-        emit(c, e);
         return;
     }
-    if (seq && !(is_int(seq) && seq->valuedouble == 0))
-        protocol_error(c, "bad_seq", 0, "snapshot %s: \"seq\" must be 0 on a snapshot", s->handle);
-    if (s->has_mirror && ver->valuedouble < s->last_version) {
-        protocol_error(c, "version_regressed", 0,
-                       "snapshot for %s has version %.17g, older than %.17g: ignored, state kept",
-                       s->handle, ver->valuedouble, s->last_version);
+    if (seq && !(is_int(seq) && seq->valuedouble == 0)) {
+        /* A snapshot re-bases seq to 0: with any other seq, which patches
+         * follow it is unknowable, so it is refused rather than guessed at. */
+        snprintf(m, sizeof m, "it carries seq %.17g; a snapshot's seq is 0", cJSON_IsNumber(seq) ? seq->valuedouble : -1);
+        refuse_snapshot(c, s, NULL, "bad_seq", m, now);
+        return;
+    }
+    /* Versions never go back within one connection. A snapshot answering a
+     * subscribe sent on a new connection starts a new history: the provider
+     * may have restarted with its counter back at 1. */
+    int new_history = s->epoch != c->epoch;
+    if (s->has_mirror && !new_history && ver->valuedouble < s->last_version) {
+        snprintf(m, sizeof m, "version %.17g is older than %.17g on the same connection", ver->valuedouble,
+                 s->last_version);
+        refuse_snapshot(c, s, NULL, "version_regressed", m, now);
         return;
     }
     int rebase = s->has_mirror;
+    int restarted = rebase && new_history && ver->valuedouble < s->last_version;
+    double previous = s->last_version;
     int bad = raw ? slop_mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
                   : slop_mirror_load(&s->m, tree, err, sizeof err);
     if (bad != 0) {
-        protocol_error(c, strstr(err, "limit of") ? "too_many_nodes" : "bad_snapshot", 0,
-                       "snapshot for %s refused: %s%s", s->handle, err,
-                       s->has_mirror ? "; the last good state is kept" : "");
-        if (!s->has_mirror) s->state = SUB_FAILED;
-        else s->state = SUB_STALE;
-        pending *p = find_pending(c, s->wire);
-        if (p) pending_drop(c, p);
+        refuse_snapshot(c, s, NULL, strstr(err, "limit of") ? "too_many_nodes" : "bad_snapshot", err, now);
         return;
     }
     pending *p = find_pending(c, s->wire);
     if (p) pending_drop(c, p);
     s->has_mirror = 1;
     s->wire_live = 1;
-    s->state = SUB_LIVE;
+    s->epoch = c->epoch;
+    set_state(s, SUB_LIVE, "", "");
     s->snap_version = s->last_version = ver->valuedouble;
-    s->last_seq = 0; /* resyncs_in_row resets on a good patch, not here */
+    s->last_seq = 0;
+    s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
     cJSON_Delete(s->tools);
     s->tools = NULL;
     cJSON *e = event("snapshot");
@@ -589,6 +692,8 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     cJSON_AddNumberToObject(e, "version", ver->valuedouble);
     cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
     cJSON_AddBoolToObject(e, "rebase", rebase);
+    if (rebase) cJSON_AddNumberToObject(e, "previous_version", previous);
+    if (restarted) cJSON_AddBoolToObject(e, "restarted", 1);
     emit(c, e);
     check_tasks(c, s);
 }
@@ -607,33 +712,26 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
         c->ignored_frames++;
         return;
     }
-    if (!cJSON_IsNumber(ver) || !cJSON_IsArray(ops) || (seq && !is_int(seq))) {
-        protocol_error(c, "bad_message", 0,
-                       "patch for %s: needs a numeric \"version\", an \"ops\" array and an integer \"seq\"; "
-                       "dropped, resyncing",
-                       s->handle);
-        resync(c, s, "bad_patch", "malformed patch message", now);
-        return;
-    }
     if (!s->wire_live) {
         protocol_error(c, "patch_before_snapshot", 0, "patch for %s arrived before its snapshot: ignored",
                        s->handle);
         return;
     }
-    if (ver->valuedouble <= s->snap_version) {
-        c->stale_patches++; /* already contained in the snapshot we hold */
+    if (s->state != SUB_LIVE) { /* given up: only a snapshot (or the retry) revives it */
+        c->ignored_frames++;
         return;
     }
-    if (ver->valuedouble < s->last_version) {
-        protocol_error(c, "version_regressed", 0,
-                       "patch for %s has version %.17g after %.17g: ignored, state kept", s->handle,
-                       ver->valuedouble, s->last_version);
+    char m[400];
+    if (!is_counter(ver) || !cJSON_IsArray(ops) || (seq && !is_counter(seq))) {
+        snprintf(m, sizeof m, "malformed patch: needs an integer \"version\" and \"seq\" from 0 to 2^53 and an \"ops\" array");
+        protocol_error(c, "bad_message", 0, "patch for %s: %s; dropped, resyncing", s->handle, m);
+        resync(c, s, "bad_patch", m, now);
         return;
     }
-    if (seq) {
+    double v = ver->valuedouble;
+    if (seq) { /* seq counts this subscription's patches: it decides */
         long long got = (long long)seq->valuedouble, want = s->last_seq + 1;
         if (got > want) {
-            char m[120];
             snprintf(m, sizeof m, "expected seq %lld, got %lld", want, got);
             resync(c, s, "gap", m, now);
             return;
@@ -643,6 +741,26 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
                            s->handle, got, want);
             return;
         }
+        if (v < s->last_version) { /* the next patch in order, yet older */
+            snprintf(m, sizeof m, "patch seq %lld has version %.17g after %.17g", got, v, s->last_version);
+            protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
+            resync(c, s, "version_regressed", m, now);
+            return;
+        }
+    } else if (v <= s->snap_version) {
+        /* Without seq (older providers) a patch not newer than our snapshot
+         * is taken as already contained in it; said, not silent. */
+        c->stale_patches++;
+        protocol_error(c, "stale_patch", 0,
+                       "patch for %s has version %.17g, not newer than its snapshot's %.17g: taken as already "
+                       "applied, ignored",
+                       s->handle, v, s->snap_version);
+        return;
+    } else if (v < s->last_version) {
+        snprintf(m, sizeof m, "patch version %.17g after %.17g", v, s->last_version);
+        protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
+        resync(c, s, "version_regressed", m, now);
+        return;
     }
     if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
         c->warned_patches = 1;
@@ -655,15 +773,12 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
     int nops = cJSON_GetArraySize(ops);
     if (slop_mirror_apply(&s->m, ops, &ch, err, sizeof err) != 0) {
         slop_changes_free(&ch);
-        char m[400];
-        snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", ver->valuedouble,
-                 err);
+        snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
         resync(c, s, strstr(err, "limit of") ? "too_many_nodes" : "patch_failed", m, now);
         return;
     }
     s->last_version = ver->valuedouble;
     s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
-    s->resyncs_in_row = 0;
     cJSON_Delete(s->tools);
     s->tools = NULL;
     cJSON *e = event("patch");
@@ -735,7 +850,7 @@ static void on_result(slop_consumer *c, cJSON *msg) {
             if (c->subs[i]->has_mirror) check_tasks(c, c->subs[i]);
 }
 
-static void on_error(slop_consumer *c, cJSON *msg) {
+static void on_error(slop_consumer *c, cJSON *msg, double now) {
     cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     cJSON *er = cJSON_GetObjectItemCaseSensitive(msg, "error");
     cJSON *code = cJSON_GetObjectItemCaseSensitive(er, "code");
@@ -750,8 +865,11 @@ static void on_error(slop_consumer *c, cJSON *msg) {
             return;
         }
         if (s) {
+            char why[300];
+            snprintf(why, sizeof why, "the provider answered the subscription with an error: %.60s: %.200s",
+                     cJSON_IsString(code) ? code->valuestring : "internal", cJSON_IsString(m) ? m->valuestring : "");
             cJSON_AddStringToObject(e, "sub", s->handle);
-            s->state = s->has_mirror ? SUB_STALE : SUB_FAILED;
+            give_up(s, "provider_error", why, now);
         }
         cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
         if (p) {
@@ -780,7 +898,7 @@ static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
     else if (strcmp(t, "snapshot") == 0) on_snapshot(c, msg, now);
     else if (strcmp(t, "patch") == 0) on_patch(c, msg, now);
     else if (strcmp(t, "result") == 0) on_result(c, msg);
-    else if (strcmp(t, "error") == 0) on_error(c, msg);
+    else if (strcmp(t, "error") == 0) on_error(c, msg, now);
     else if (strcmp(t, "event") == 0) {
         cJSON *name = cJSON_GetObjectItemCaseSensitive(msg, "name");
         if (!cJSON_IsString(name)) {
@@ -860,6 +978,7 @@ void slop_consumer_free(slop_consumer *c) {
     free(c->out);
     cJSON_Delete(c->held);
     cJSON_Delete(c->provider);
+    cJSON_Delete(c->prev_provider);
     free(c->scratch);
     free(c);
 }
@@ -867,6 +986,10 @@ void slop_consumer_free(slop_consumer *c) {
 int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms) {
     if (!c) return 0;
     c->queued = 0;
+    if (c->closed) { /* a frame from a connection that is gone: never applied */
+        c->ignored_frames++;
+        return 0;
+    }
     if (!frame) len = 0;
     if (len > c->lim.max_frame_bytes) {
         protocol_error(c, "frame_too_large", 0, "frame of %zu bytes exceeds the limit of %zu: dropped", len,
@@ -880,7 +1003,8 @@ int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, doubl
         if (fi.too_deep)
             protocol_error(c, "too_deep", 0, "frame nests more than %u levels: dropped", c->lim.max_json_depth);
         else
-            protocol_error(c, "bad_json", 0, "frame is not valid JSON (at byte %zu of %zu): dropped", fi.offset, len);
+            protocol_error(c, "bad_json", 0, "frame is not valid JSON: %s (at byte %zu of %zu): dropped", fi.why,
+                           fi.offset, len);
         return c->queued;
     }
     cJSON *msg;
@@ -923,10 +1047,20 @@ int slop_consumer_tick(slop_consumer *c, double now_ms) {
             cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
             cJSON_AddStringToObject(e, "request", req_names[p->kind]);
             emit(c, e);
-            pending_drop(c, p); /* a late snapshot for a subscription still counts */
+            if (s) give_up(s, "timeout", "no snapshot came in time", now_ms); /* a late one still counts */
+            pending_drop(c, p);
             continue;
         }
         i++;
+    }
+    if (c->closed || !c->have_hello) return c->queued;
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        if (s->retry_at > 0 && now_ms >= s->retry_at) {
+            s->retry_at = 0;
+            s->burst = 0;
+            resync(c, s, "retry", "retrying after giving up", now_ms);
+        }
     }
     return c->queued;
 }
@@ -945,8 +1079,11 @@ int slop_consumer_close(slop_consumer *c, double now_ms) {
         pending_drop(c, p);
     }
     for (size_t i = 0; i < c->nsubs; i++) {
-        c->subs[i]->state = c->subs[i]->has_mirror ? SUB_STALE : SUB_WAITING;
-        c->subs[i]->wire_live = 0;
+        sub *s = c->subs[i];
+        set_state(s, s->has_mirror ? SUB_STALE : SUB_WAITING, "disconnected",
+                  "the connection closed; the state is the last one received");
+        s->retry_at = 0; /* a reconnect re-subscribes (reset) */
+        s->wire_live = 0;
     }
     c->closed = 1;
     return c->queued;
@@ -961,7 +1098,11 @@ int slop_consumer_reset(slop_consumer *c, double now_ms) {
     c->have_hello = 0;
     c->refused = 0;
     c->caps = 0;
-    cJSON_Delete(c->provider);
+    c->epoch++;
+    if (c->provider) { /* compared with the next hello: the same app or another */
+        cJSON_Delete(c->prev_provider);
+        c->prev_provider = c->provider;
+    }
     c->provider = NULL;
     cJSON_Delete(c->held);
     c->held = cJSON_CreateArray();
@@ -975,8 +1116,10 @@ int slop_consumer_reset(slop_consumer *c, double now_ms) {
         sub *s = c->subs[i];
         free(s->wire);
         s->wire = new_id(c, 's');
-        s->resyncs_in_row = 0;
-        s->state = s->has_mirror ? SUB_RESYNCING : SUB_WAITING;
+        s->burst = 0;
+        s->retries = 0;
+        set_state(s, s->has_mirror ? SUB_RESYNCING : SUB_WAITING, "reconnected",
+                  "a new connection: waiting for a fresh snapshot");
         pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
         dispatch(c, subscribe_frame(s));
     }
@@ -1167,6 +1310,21 @@ int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_m
     return SLOP_E_NOT_FOUND;
 }
 
+int slop_consumer_resync(slop_consumer *c, const char *sub_id, double now_ms) {
+    if (!c) return SLOP_E_ARG;
+    ok(c);
+    sub *s = find_sub(c, sub_id);
+    if (!s) {
+        fail(c, SLOP_E_NOT_FOUND, "no subscription \"%.60s\"", sub_id ? sub_id : "(null)");
+        return SLOP_E_NOT_FOUND;
+    }
+    if (!can_request(c)) return c->code;
+    s->retry_at = 0;
+    s->burst = 0;
+    resync(c, s, "manual", "resync asked for by the user", now_ms);
+    return SLOP_OK;
+}
+
 const char *slop_consumer_query(slop_consumer *c, const char *options, size_t len, double now_ms,
                                 size_t *out_len) {
     if (!c) return NULL;
@@ -1289,6 +1447,14 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
         cJSON_AddStringToObject(o, "path", s->path);
         cJSON_AddItemToObject(o, "options", cJSON_Duplicate(s->options, 1));
         cJSON_AddStringToObject(o, "state", sub_state_names[s->state]);
+        if (s->state == SUB_LIVE) cJSON_AddNullToObject(o, "reason");
+        else {
+            cJSON *r = cJSON_AddObjectToObject(o, "reason");
+            cJSON_AddStringToObject(r, "code", s->reason_code[0] ? s->reason_code : "subscribing");
+            cJSON_AddStringToObject(r, "message", s->reason[0] ? s->reason : "waiting for the first snapshot");
+        }
+        if (s->retry_at > 0) cJSON_AddNumberToObject(o, "retry_at", s->retry_at);
+        else cJSON_AddNullToObject(o, "retry_at");
         if (s->has_mirror) {
             cJSON_AddNumberToObject(o, "version", s->last_version);
             cJSON_AddNumberToObject(o, "seq", (double)s->last_seq);

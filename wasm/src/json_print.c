@@ -6,6 +6,7 @@
  * the mirror differed from the provider. Here every number is printed with
  * the fewest digits that parse back to the very same double.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,10 @@ size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
     else if (d == 0) n = snprintf(out, SLOP__NUMBER_BUF, signbit(d) ? "-0" : "0");
     else if (fabs(d) < 1e17 && d == floor(d)) n = snprintf(out, SLOP__NUMBER_BUF, "%.0f", d); /* exact */
     else {
-        /* 15 digits print the shortest form whenever it has 15 or fewer; the
+        /* 15 digits print the shortest form whenever it has 15 or fewer
+         * (subnormals excepted: they carry fewer significant bits); the
          * first precision that reads back exactly is the shortest. */
-        for (int prec = 15;; prec++) {
+        for (int prec = fabs(d) < DBL_MIN ? 1 : 15;; prec++) {
             n = snprintf(out, SLOP__NUMBER_BUF, "%.*g", prec, d);
             if (prec == 17 || strtod(out, NULL) == d) break;
         }

@@ -280,7 +280,6 @@ static size_t kids_remove(slop_node *n) {
     if (k->count == 0) {
         kids_destroy(k);
         parent->kids = NULL;
-        parent->kids_wire = SLOP_KIDS_ARRAY;
     } else if (c->n == 0) { /* drop the empty chunk */
         uint32_t ci = c->index;
         free(c);
@@ -457,7 +456,6 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
     n->type = s + idl + 1;
     n->parent = parent;
     n->hash = hash_key(parent, n->id);
-    n->kids_wire = !jkids ? SLOP_KIDS_ABSENT : cJSON_IsNull(jkids) ? SLOP_KIDS_NULL : SLOP_KIDS_ARRAY;
     b->budget_left--;
     b->m->nodes++;
     b->m->budget->used++;
@@ -573,7 +571,6 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
     slop_node **kids = NULL, *n = NULL;
     size_t nk = 0, capk = 0;
     span id = {0}, type = {0}, raw[SLOP_FIELD_COUNT] = {{0}};
-    uint8_t kids_wire = SLOP_KIDS_ABSENT;
     char here[160];
     snprintf(here, sizeof here, "%s/?", where);
 
@@ -607,7 +604,6 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
         char first = sc->s[sc->pos];
         size_t start = sc->pos;
         if (which == 2 && first == '[') {
-            kids_wire = SLOP_KIDS_ARRAY;
             if (slop__scan_enter(sc) != 0) TFAIL("tree nests too deeply");
             sc->pos++;
             if (id.p) {
@@ -644,7 +640,6 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
                 else type = v;
             } else if (which == 2) {
                 if (first != 'n') TFAIL("%s: \"children\" must be an array", here);
-                kids_wire = SLOP_KIDS_NULL;
             } else if (which >= 3 && first != 'n') {
                 int f = which - 3, want_array = f == SLOP_FIELD_AFFORDANCES;
                 if (first != (want_array ? '[' : '{'))
@@ -691,7 +686,6 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
         n->raw_len[f] = (uint32_t)raw[f].n;
         p += raw[f].n;
     }
-    n->kids_wire = kids_wire;
     b->budget_left--;
     b->m->nodes++;
     b->m->budget->used++;
@@ -849,11 +843,7 @@ cJSON *slop_node_to_json(const slop_node *n, int depth) {
         slop_kid_iter it;
         for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
             cJSON_AddItemToArray(arr, slop_node_to_json(k, depth < 0 ? -1 : depth - 1));
-    } else if (!n->kids && n->kids_wire == SLOP_KIDS_ARRAY) {
-        cJSON_AddArrayToObject(o, "children");
-    } else if (!n->kids && n->kids_wire == SLOP_KIDS_NULL) {
-        cJSON_AddNullToObject(o, "children");
-    }
+    } /* no children: no "children" member, however the provider wrote it */
     return o;
 }
 
@@ -922,12 +912,12 @@ static void note(slop_changes *ch, cJSON *list, const slop_node *n, const char *
 /* Patch application with an undo log                                      */
 /* ---------------------------------------------------------------------- */
 
-typedef enum { U_FIELD, U_KIDS_WIRE, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
+typedef enum { U_FIELD, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
 
 typedef struct undo {
     undo_kind kind;
     slop_node *node;
-    int field;               /* U_FIELD; U_KIDS_WIRE: old kids_wire           */
+    int field;               /* U_FIELD                                       */
     cJSON *old;              /* U_FIELD: pre-image of the field, owned        */
     slop_node *old_parent;   /* U_REMOVE                                      */
     size_t old_index;        /* U_REMOVE, U_MOVE                              */
@@ -971,9 +961,6 @@ static void rollback(slop_mirror *m, undo_log *l) {
             cJSON_Delete(u->node->field[u->field]);
             u->node->field[u->field] = u->old;
             u->old = NULL;
-            break;
-        case U_KIDS_WIRE:
-            u->node->kids_wire = (uint8_t)u->field;
             break;
         case U_ADD:
             kids_remove(u->node);
@@ -1203,16 +1190,13 @@ static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const ch
 
 /* Replaces the whole children list of n with the node array jv. */
 static int replace_children(op_ctx *c, slop_node *n, cJSON *op, cJSON *jv) {
-    if (!cJSON_IsArray(jv) && !cJSON_IsNull(jv)) OP_FAIL(c, "children must be an array");
-    undo w = {U_KIDS_WIRE, n, n->kids_wire, NULL, NULL, 0, NULL};
-    if (log_push(c->log, w) != 0) OP_FAIL(c, "out of memory");
+    if (jv && !cJSON_IsArray(jv) && !cJSON_IsNull(jv)) OP_FAIL(c, "children must be an array");
     while (n->kids) {
         slop_node *k = slop_node_child_at(n, 0);
         note(c->ch, c->ch ? c->ch->removed : NULL, n, k->id);
         if (detach_child(c->m, c->log, k) != 0) OP_FAIL(c, "out of memory");
     }
-    n->kids_wire = cJSON_IsNull(jv) ? SLOP_KIDS_NULL : SLOP_KIDS_ARRAY;
-    cJSON *arr = steal(op, jv);
+    cJSON *arr = jv ? steal(op, jv) : NULL;
     size_t at = 0;
     for (cJSON *it = arr ? arr->child : NULL; it; it = it->next, at++) {
         slop_node *k = build(c->m, it, n, "children", c->err, c->errlen);
@@ -1260,9 +1244,9 @@ static int apply_one(op_ctx *c, cJSON *op) {
     slop_node *n = m->root;
     const char *p = path;
     char seg[512];
+    int after_children = 0; /* the segment follows "children": a node id */
     for (;;) {
-        while (*p == '/' && p[1] == '/') p++; /* tolerate "//" */
-        if (!*p || (p[0] == '/' && !p[1])) {
+        if (!*p || (p == path && p[0] == '/' && !p[1])) { /* "" or "/" */
             /* The path names node n itself. */
             if (n == m->root && (is_rep)) {
                 slop_node *fresh = build(m, jv, NULL, "value", c->err, c->errlen);
@@ -1289,10 +1273,14 @@ static int apply_one(op_ctx *c, cJSON *op) {
         p++; /* skip '/' */
         const char *e = strchr(p, '/');
         size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 || (e && !e[1])) OP_FAIL(c, "path \"%.64s\" has an empty segment", path);
         if (len >= sizeof seg) OP_FAIL(c, "path segment too long");
         memcpy(seg, p, len);
         seg[len] = 0;
         int f = field_of(seg);
+        if (after_children && (f >= 0 || strcmp(seg, "children") == 0))
+            OP_FAIL(c, "\"%.64s\" after \"children\" must be a node id, and it is a reserved keyword", seg);
+        after_children = 0;
         if (f >= 0) {
             if (is_mv) OP_FAIL(c, "\"move\" applies to child nodes only");
             return field_op(c, opname, n, f, p + len, op);
@@ -1304,6 +1292,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
                 return replace_children(c, n, op, jv);
             }
             p += len;
+            after_children = 1;
             continue; /* "/a/children/x" addresses child x of a */
         }
         slop_node *k = index_get(&m->index, n, seg);
@@ -1331,7 +1320,9 @@ static int apply_one(op_ctx *c, cJSON *op) {
             if (parse_index(op, 1, &idx, c) != 0) return -1;
             if (!k) OP_FAIL(c, "no node \"%.64s\" to move", seg);
             size_t count = slop_node_child_count(n);
-            size_t to = (size_t)idx >= count ? count - 1 : (size_t)idx;
+            if ((size_t)idx >= count)
+                OP_FAIL(c, "move index %ld is past the last position (%zu children)", idx, count);
+            size_t to = (size_t)idx;
             undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
             if (log_push(c->log, u) != 0) OP_FAIL(c, "out of memory");
             size_t from = kids_remove(k);
@@ -1354,12 +1345,19 @@ static int apply_one(op_ctx *c, cJSON *op) {
         long idx = -1;
         if (parse_index(op, 0, &idx, c) != 0) return -1;
         size_t at = slop_node_child_count(n);
-        if (k) { /* add on an existing id replaces it (RFC 6902 add semantics) */
+        /* Ids are unique among siblings: an add of an existing id would hide
+         * a provider's bookkeeping error by replacing the node silently. */
+        if (k && is_add) OP_FAIL(c, "node \"%.64s\" already exists (an add needs a new id; replace replaces)", seg);
+        if (k) { /* replace: the new node takes the old one's place */
             if (idx < 0) at = kid_rank(k);
             note(c->ch, c->ch ? c->ch->removed : NULL, n, seg);
             if (detach_child(m, c->log, k) != 0) OP_FAIL(c, "out of memory");
         }
-        if (idx >= 0) at = (size_t)idx;
+        if (idx >= 0) {
+            size_t room = slop_node_child_count(n); /* positions 0..room: room appends */
+            if ((size_t)idx > room) OP_FAIL(c, "index %ld is past the end (%zu children)", idx, room);
+            at = (size_t)idx;
+        }
         cJSON *val = steal(op, jv);
         slop_node *fresh = build(m, val, n, "value", c->err, c->errlen);
         cJSON_Delete(val);
@@ -1369,13 +1367,6 @@ static int apply_one(op_ctx *c, cJSON *op) {
             OP_FAIL(c, "%s", msg);
         }
         index_del(&m->index, fresh);
-        if (!n->kids) {
-            undo w = {U_KIDS_WIRE, n, n->kids_wire, NULL, NULL, 0, NULL};
-            if (log_push(c->log, w) != 0) {
-                node_free(m, fresh);
-                OP_FAIL(c, "out of memory");
-            }
-        }
         if (relink(m, fresh, n, at) != 0) {
             node_free(m, fresh);
             OP_FAIL(c, "out of memory");

@@ -22,9 +22,6 @@
 enum { SLOP_FIELD_PROPERTIES, SLOP_FIELD_META, SLOP_FIELD_AFFORDANCES, SLOP_FIELD_CONTENT_REF,
        SLOP_FIELD_COUNT };
 
-/* How a node's "children" member looked on the wire when it has none. */
-enum { SLOP_KIDS_ABSENT, SLOP_KIDS_NULL, SLOP_KIDS_ARRAY };
-
 typedef struct slop_node slop_node;
 typedef struct slop_kids slop_kids;
 typedef struct slop_chunk slop_chunk;
@@ -41,7 +38,6 @@ struct slop_node {
     slop_chunk *chunk;          /* the chunk of the parent's children holding
                                  * this node (NULL for the root)              */
     uint32_t hash;              /* hash of (parent, id) for the index         */
-    uint8_t kids_wire;          /* SLOP_KIDS_* when kids == NULL              */
 };
 
 typedef struct slop_slot {

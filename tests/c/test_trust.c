@@ -1,0 +1,509 @@
+/*
+ * test_trust.c: the mirror never passes a stale or altered state off as the
+ * provider's: restarts and new apps on a reconnect, exact numbers, bytes
+ * JSON cannot carry, and the operations the spec leaves open (each decided
+ * once, in the header, and pinned here).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <math.h>
+#include <stdio.h>
+
+#include "consumer_harness.h"
+
+static const char *HELLO_OTHER =
+    "{\"type\":\"hello\",\"provider\":{\"id\":\"other\",\"name\":\"Other\",\"capabilities\":[\"state\",\"patches\"]}}";
+
+/* Closes the connection and opens a new one: hello, then the re-sent
+ * subscribe's snapshot at `version` (its wire id goes to l->wire). */
+static void reconnect(live *l, const char *hello, int version, const char *tree) {
+    slop_consumer_close(l->c, 2000);
+    slop_consumer_reset(l->c, 2000);
+    outs_free(&l->o);
+    feed(l->c, hello, &l->o);
+    update_wire_from_resubscribe(l, 0);
+    if (!tree) return;
+    char *snap = malloc(strlen(tree) + 200);
+    sprintf(snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"seq\":0,\"tree\":%s}", l->wire, version, tree);
+    feed(l->c, snap, &l->o);
+    free(snap);
+}
+
+static int status_has(live *l, const char *needle) {
+    const char *st = slop_consumer_status(l->c, NULL);
+    return st && strstr(st, needle) != NULL;
+}
+
+/* ---- 1. restarts ------------------------------------------------------- */
+
+TEST(a_provider_that_restarts_with_its_counter_at_1_rebases_the_mirror) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 20101, 1, "[{\"op\":\"remove\",\"path\":\"/todos/t2\"}]");
+    CHECK_KIDS(&l, "/todos", "[\"t1\"]");
+    reconnect(&l, HELLO_ALL, 1, TODOS);
+    cJSON *e = ev(&l.o, "snapshot", 0);
+    CHECK(e != NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(e, "rebase")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(e, "restarted")));
+    CHECK(cJSON_GetObjectItem(e, "previous_version") && cJSON_GetObjectItem(e, "previous_version")->valuedouble == 20101);
+    cJSON_Delete(e);
+    CHECK(count_ev(&l.o, "protocol_error") == 0);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    CHECK(status_has(&l, "\"state\":\"live\""));
+    /* and the new process's patches apply */
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":9}]");
+    CHECK_PROP(&l, "/todos", "count", "9");
+    CHECK(status_has(&l, "\"version\":2"));
+    stop(&l);
+}
+
+TEST(a_reconnect_to_the_same_process_is_a_rebase_not_a_restart) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 7, 1, "[{\"op\":\"remove\",\"path\":\"/todos/t2\"}]");
+    reconnect(&l, HELLO_ALL, 9, TODOS);
+    cJSON *e = ev(&l.o, "snapshot", 0);
+    CHECK(e && cJSON_IsTrue(cJSON_GetObjectItem(e, "rebase")) && !cJSON_GetObjectItem(e, "restarted"));
+    cJSON_Delete(e);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+}
+
+TEST(while_reconnecting_the_status_says_why_the_mirror_is_not_live) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    slop_consumer_close(l.c, 2000);
+    CHECK(status_has(&l, "\"state\":\"stale\",\"reason\":{\"code\":\"disconnected\""));
+    slop_consumer_reset(l.c, 2000);
+    CHECK(status_has(&l, "\"state\":\"resyncing\",\"reason\":{\"code\":\"reconnected\""));
+    stop(&l);
+}
+
+TEST(a_different_app_at_the_same_address_drops_the_old_mirror) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    reconnect(&l, HELLO_OTHER, 0, NULL);
+    cJSON *e = ev(&l.o, "provider_changed", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(cJSON_GetObjectItem(e, "previous"), "id"), "app");
+    CHECK_STR(str(cJSON_GetObjectItem(e, "provider"), "id"), "other");
+    cJSON_Delete(e);
+    /* nothing of the old app's tree passes for the new one's */
+    CHECK(slop_consumer_tree(l.c, l.sub, "/", -1, NULL) == NULL);
+    CHECK(status_has(&l, "\"state\":\"waiting\",\"reason\":{\"code\":\"provider_changed\""));
+    CHECK(status_has(&l, "\"nodes\":0"));
+    char snap[256];
+    snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":3,\"seq\":0,\"tree\":{\"id\":\"o\",\"type\":\"root\"}}",
+             l.wire);
+    outs_free(&l.o);
+    feed(l.c, snap, &l.o);
+    e = ev(&l.o, "snapshot", 0);
+    CHECK(e && cJSON_IsFalse(cJSON_GetObjectItem(e, "rebase")));
+    cJSON_Delete(e);
+    CHECK(status_has(&l, "\"state\":\"live\""));
+    stop(&l);
+}
+
+TEST(a_restart_while_a_resync_is_in_flight_still_rebases) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 500, 1, "[{\"op\":\"remove\",\"path\":\"/todos/t2\"}]");
+    patch(&l, 501, 3, "[{\"op\":\"remove\",\"path\":\"/todos/t1\"}]"); /* gap: resync sent */
+    CHECK(count_ev(&l.o, "resync") == 1);
+    reconnect(&l, HELLO_ALL, 1, TODOS); /* the process died before answering */
+    cJSON *e = ev(&l.o, "snapshot", 0);
+    CHECK(e && cJSON_IsTrue(cJSON_GetObjectItem(e, "restarted")));
+    cJSON_Delete(e);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    CHECK(status_has(&l, "\"state\":\"live\""));
+    stop(&l);
+}
+
+TEST(frames_after_close_are_never_applied) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    slop_consumer_close(l.c, 2000);
+    drain(l.c, &l.o);
+    outs_free(&l.o);
+    char snap[256];
+    snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":9,\"seq\":0,\"tree\":{\"id\":\"x\",\"type\":\"root\"}}",
+             l.wire);
+    feed(l.c, snap, &l.o);
+    CHECK(l.o.n == 0);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    CHECK(status_has(&l, "\"ignored_frames\":1"));
+    stop(&l);
+}
+
+/* ---- 2. numbers -------------------------------------------------------- */
+
+/* The value of property `key` of the root, as the core prints it. */
+static char *root_prop(live *l, const char *key) { return prop(l, "/", key); }
+
+TEST(numbers_come_out_exactly_as_the_provider_sent_them) {
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"0.39999999999999997", "0.39999999999999997"}, /* cJSON printed 0.4 */
+        {"0.30000000000000004", "0.30000000000000004"}, /* and 0.3 */
+        {"5e-324", "5e-324"},                           /* the smallest subnormal */
+        {"2.2250738585072e-308", "2.2250738585072e-308"}, /* a subnormal */
+        {"9007199254740993", "9007199254740992"},       /* 2^53+1 reads as 2^53 */
+        {"9007199254740991", "9007199254740991"},
+        {"1e21", "1e+21"},
+        {"-0", "-0"},
+        {"1.7976931348623157e308", "1.7976931348623157e+308"},
+        {"123456789012345680000", "1.2345678901234568e+20"},
+        {"0.1", "0.1"},
+        {"100", "100"},
+        {"-2.5e-8", "-2.5e-08"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char tree[256];
+        snprintf(tree, sizeof tree, "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"x\":%s}}", cases[i].in);
+        live l;
+        start(&l, HELLO_ALL, "/", tree);
+        char *got = root_prop(&l, "x");
+        CHECK_STR(got, cases[i].out);
+        /* whatever the text, it reads back as the same double */
+        if (got) CHECK(strtod(got, NULL) == strtod(cases[i].in, NULL) && signbit(strtod(got, NULL)) == signbit(strtod(cases[i].in, NULL)));
+        free(got);
+        /* the same through a patch */
+        char ops[200];
+        snprintf(ops, sizeof ops, "[{\"op\":\"add\",\"path\":\"/properties/y\",\"value\":[%s]}]", cases[i].in);
+        patch(&l, 2, 1, ops);
+        char *arr = root_prop(&l, "y");
+        char want[80];
+        snprintf(want, sizeof want, "[%s]", cases[i].out);
+        CHECK_STR(arr, want);
+        free(arr);
+        stop(&l);
+    }
+}
+
+TEST(exact_numbers_reach_trees_text_and_events) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"x\":0.30000000000000004}}");
+    CHECK_CONTAINS(slop_consumer_tree(l.c, l.sub, "/", -1, NULL), "\"x\":0.30000000000000004");
+    CHECK_CONTAINS(slop_consumer_tree_text(l.c, l.sub, NULL), "0.30000000000000004");
+    outs_free(&l.o);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/properties/x\",\"value\":0.1}]");
+    CHECK_PROP(&l, "/", "x", "0.1");
+    stop(&l);
+}
+
+TEST(numbers_beyond_a_double_are_refused_anywhere_in_a_frame) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    const char *bad[] = {
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"replace\","
+        "\"path\":\"/todos/properties/count\",\"value\":1e400}]}",
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"replace\","
+        "\"path\":\"/todos/properties/count\",\"value\":-1e400}]}",
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":1e400,\"seq\":1,\"ops\":[]}",
+        /* last: a refused snapshot leaves the subscription stale */
+        "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\","
+        "\"properties\":{\"big\":0.2e310}}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char f[400];
+        snprintf(f, sizeof f, bad[i], l.wire);
+        outs_free(&l.o);
+        feed(l.c, f, &l.o);
+        cJSON *e = ev(&l.o, "protocol_error", 0);
+        CHECK(e != NULL);
+        if (e) CHECK(strcmp(str(e, "code"), "bad_json") == 0 || strcmp(str(e, "code"), "bad_snapshot") == 0);
+        if (e) CHECK_CONTAINS(str(e, "message"), "number too large for a double");
+        cJSON_Delete(e);
+        CHECK(count_ev(&l.o, "patch") == 0 && count_ev(&l.o, "snapshot") == 0);
+        CHECK_PROP(&l, "/todos", "count", "2");
+    }
+    CHECK(status_has(&l, "\"state\":\"stale\",\"reason\":{\"code\":\"bad_snapshot\""));
+    stop(&l);
+    /* 1.7976931348623157e308 is the largest double; 1.8e308 is not one */
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":1.7976931348623157e308}]");
+    CHECK_PROP(&l, "/todos", "count", "1.7976931348623157e+308");
+    outs_free(&l.o);
+    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":1.8e308}]");
+    CHECK(count_ev(&l.o, "protocol_error") == 1);
+    /* a number that underflows is a representable 0, taken */
+    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":1e-400}]");
+    CHECK_PROP(&l, "/todos", "count", "0");
+    stop(&l);
+}
+
+TEST(versions_and_seqs_are_integers_from_0_to_2_pow_53) {
+    static const char *versions[] = {"-1", "1.5", "9007199254740994", "\"3\"", "null", "true"};
+    for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
+        live l;
+        start(&l, HELLO_ALL, "/", NULL);
+        char f[300];
+        snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%s,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}",
+                 l.wire, versions[i]);
+        feed(l.c, f, &l.o);
+        cJSON *e = ev(&l.o, "protocol_error", 0);
+        CHECK(e && strcmp(str(e, "code"), "bad_message") == 0);
+        cJSON_Delete(e);
+        CHECK(count_ev(&l.o, "snapshot") == 0);
+        CHECK(status_has(&l, "\"state\":\"failed\",\"reason\":{\"code\":\"bad_message\""));
+        stop(&l);
+    }
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, -1, "[]");
+    char f[300];
+    snprintf(f, sizeof f, "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":3,\"seq\":-1,\"ops\":[]}", l.wire);
+    outs_free(&l.o);
+    feed(l.c, f, &l.o);
+    CHECK(count_ev(&l.o, "resync") == 1);
+    stop(&l);
+    /* 2^53 itself is still a version */
+    start(&l, HELLO_ALL, "/", NULL);
+    snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":9007199254740992,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}",
+             l.wire);
+    feed(l.c, f, &l.o);
+    CHECK(status_has(&l, "\"version\":9007199254740992"));
+    stop(&l);
+}
+
+/* ---- 2. bytes ---------------------------------------------------------- */
+
+TEST(invalid_utf8_anywhere_refuses_the_frame) {
+    static const char *bytes[] = {
+        "\xC0\xAF",         /* overlong '/' */
+        "\xE0\x80\xAF",     /* overlong, 3 bytes */
+        "\xED\xA0\x80",     /* a surrogate encoded */
+        "\xFF", "\xFE", "\xF8\x88\x80\x80\x80",
+        "\xE2\x82",         /* truncated */
+        "\x80",             /* lone continuation byte */
+        "\xF4\x90\x80\x80", /* above U+10FFFF */
+    };
+    static const char *where[] = {
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"replace\","
+        "\"path\":\"/todos/properties/count\",\"value\":\"x%sy\"}]}",                                     /* a string */
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"add\","
+        "\"path\":\"/todos/properties/k%s\",\"value\":1}]}",                                              /* a path */
+        "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":0,\"tree\":{\"id\":\"x%s\",\"type\":\"root\"}}", /* an id */
+        "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\","
+        "\"properties\":{\"k%s\":1}}}",                                                                   /* a key */
+    };
+    for (size_t w = 0; w < sizeof where / sizeof *where; w++) {
+        for (size_t b = 0; b < sizeof bytes / sizeof *bytes; b++) {
+            live l;
+            start(&l, HELLO_ALL, "/", TODOS);
+            char f[400];
+            snprintf(f, sizeof f, where[w], l.wire, bytes[b]);
+            outs_free(&l.o);
+            feed(l.c, f, &l.o);
+            cJSON *e = ev(&l.o, "protocol_error", 0);
+            CHECK(e != NULL);
+            if (e) CHECK_CONTAINS(str(e, "message"), "invalid UTF-8");
+            cJSON_Delete(e);
+            CHECK(count_ev(&l.o, "patch") == 0 && count_ev(&l.o, "snapshot") == 0);
+            CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+            stop(&l);
+        }
+    }
+    /* valid multi-byte text is kept byte for byte */
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"s\":\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"}}");
+    CHECK_PROP(&l, "/", "s", "\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"");
+    stop(&l);
+}
+
+TEST(a_nul_escape_is_refused_since_it_would_cut_the_string) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    char f[300];
+    snprintf(f, sizeof f,
+             "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"replace\","
+             "\"path\":\"/todos/properties/count\",\"value\":\"a\\u0000b\"}]}",
+             l.wire);
+    outs_free(&l.o);
+    feed(l.c, f, &l.o);
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "bad_json") == 0);
+    cJSON_Delete(e);
+    CHECK_PROP(&l, "/todos", "count", "2");
+    stop(&l);
+}
+
+TEST(duplicate_member_names_refuse_the_frame_everywhere) {
+    static const char *frames[] = {
+        /* the envelope */
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"version\":3,\"seq\":1,\"ops\":[]}",
+        /* an op */
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"remove\","
+        "\"path\":\"/todos/t1\",\"path\":\"/todos/t2\"}]}",
+        /* a node in a patch value, and escapes do not hide the second "id" */
+        "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"add\","
+        "\"path\":\"/todos/t3\",\"value\":{\"id\":\"t3\",\"\\u0069d\":\"t4\",\"type\":\"item\"}}]}",
+        /* a node of a snapshot tree, and a properties object in it */
+        "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":0,\"tree\":{\"id\":\"a\",\"id\":\"b\",\"type\":\"root\"}}",
+        "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":0,\"tree\":{\"id\":\"a\",\"type\":\"root\","
+        "\"properties\":{\"k\":1,\"k\":2}}}",
+    };
+    for (size_t i = 0; i < sizeof frames / sizeof *frames; i++) {
+        live l;
+        start(&l, HELLO_ALL, "/", TODOS);
+        char f[400];
+        snprintf(f, sizeof f, frames[i], l.wire);
+        outs_free(&l.o);
+        feed(l.c, f, &l.o);
+        cJSON *e = ev(&l.o, "protocol_error", 0);
+        CHECK(e != NULL);
+        if (e) CHECK(strstr(str(e, "message"), "duplicate member name") || strstr(str(e, "message"), "appears twice"));
+        cJSON_Delete(e);
+        CHECK(count_ev(&l.o, "patch") == 0 && count_ev(&l.o, "snapshot") == 0);
+        CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+        stop(&l);
+    }
+    /* many members (the sorted check) */
+    char big[4096] = "{\"id\":\"r\",\"type\":\"root\",\"properties\":{";
+    for (int i = 0; i < 100; i++) sprintf(big + strlen(big), "%s\"k%d\":%d", i ? "," : "", i, i);
+    strcat(big, ",\"k57\":0}}");
+    live l;
+    start(&l, HELLO_ALL, "/", big);
+    CHECK(count_ev(&l.o, "snapshot") == 0);
+    stop(&l);
+}
+
+/* ---- 3. operations the spec leaves open ------------------------------- */
+
+/* Applies one patch to a fresh TODOS mirror; returns whether it applied. */
+static int applies(const char *ops, char *why, size_t whylen) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    patch(&l, 2, 1, ops);
+    int ok = count_ev(&l.o, "patch") == 1;
+    cJSON *e = ev(&l.o, "resync", 0);
+    snprintf(why, whylen, "%s", e && str(e, "message") ? str(e, "message") : "");
+    cJSON_Delete(e);
+    CHECK(ok || strstr(why, "the last good state is kept"));
+    if (!ok) CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    stop(&l);
+    return ok;
+}
+
+TEST(paths_with_empty_segments_are_refused) {
+    char why[400];
+    CHECK(!applies("[{\"op\":\"remove\",\"path\":\"//todos\"}]", why, sizeof why));
+    CHECK_CONTAINS(why, "empty segment");
+    CHECK(!applies("[{\"op\":\"remove\",\"path\":\"/todos//t1\"}]", why, sizeof why));
+    CHECK(!applies("[{\"op\":\"replace\",\"path\":\"/todos/t1/\",\"value\":{\"id\":\"t1\",\"type\":\"item\"}}]", why, sizeof why));
+    CHECK(applies("[{\"op\":\"remove\",\"path\":\"/todos/t1\"}]", why, sizeof why));
+}
+
+TEST(a_keyword_after_children_is_not_a_node_id) {
+    char why[400];
+    CHECK(!applies("[{\"op\":\"add\",\"path\":\"/todos/children/meta\",\"value\":{\"x\":1}}]", why, sizeof why));
+    CHECK_CONTAINS(why, "reserved keyword");
+    CHECK(!applies("[{\"op\":\"remove\",\"path\":\"/todos/children/properties\"}]", why, sizeof why));
+    CHECK(applies("[{\"op\":\"remove\",\"path\":\"/todos/children/t1\"}]", why, sizeof why));
+}
+
+TEST(indexes_past_the_end_are_refused) {
+    char why[400];
+    CHECK(!applies("[{\"op\":\"add\",\"path\":\"/todos/t3\",\"index\":3,\"value\":{\"id\":\"t3\",\"type\":\"item\"}}]", why, sizeof why));
+    CHECK_CONTAINS(why, "past the end");
+    CHECK(applies("[{\"op\":\"add\",\"path\":\"/todos/t3\",\"index\":2,\"value\":{\"id\":\"t3\",\"type\":\"item\"}}]", why, sizeof why));
+    CHECK(!applies("[{\"op\":\"move\",\"path\":\"/todos/t1\",\"index\":2}]", why, sizeof why));
+    CHECK(!applies("[{\"op\":\"move\",\"path\":\"/todos/t1\",\"index\":-1}]", why, sizeof why));
+    CHECK(applies("[{\"op\":\"move\",\"path\":\"/todos/t1\",\"index\":1}]", why, sizeof why));
+}
+
+TEST(null_in_a_field_position_means_absent_as_in_a_snapshot) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties\",\"value\":null}]");
+    char *t = tree_at(&l, "/todos/t1");
+    const char *want = "{\"id\":\"t1\",\"type\":\"item\",\"affordances\":"; /* no properties */
+    CHECK(t && strncmp(t, want, strlen(want)) == 0);
+    free(t);
+    stop(&l);
+    /* the same tree from a snapshot with properties: null */
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"properties\":null}");
+    t = tree_at(&l, "/");
+    CHECK_STR(t, "{\"id\":\"r\",\"type\":\"root\"}");
+    free(t);
+    stop(&l);
+}
+
+TEST(a_node_without_children_has_no_children_member_however_it_got_there) {
+    const char *forms[] = {
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"c\",\"type\":\"list\",\"children\":[]}]}",
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"c\",\"type\":\"list\",\"children\":null}]}",
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"c\",\"type\":\"list\"}]}",
+        "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"c\",\"type\":\"list\",\"children\":[{\"id\":\"x\",\"type\":\"i\"}]}]}",
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        live l;
+        start(&l, HELLO_ALL, "/", forms[i]);
+        if (i == 3) patch(&l, 2, 1, "[{\"op\":\"remove\",\"path\":\"/c/x\"}]");
+        char *t = tree_at(&l, "/");
+        CHECK_STR(t, "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"c\",\"type\":\"list\"}]}");
+        free(t);
+        stop(&l);
+    }
+}
+
+TEST(a_snapshot_with_a_seq_other_than_0_is_refused) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    char f[300];
+    snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":4,\"seq\":3,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}",
+             l.wire);
+    outs_free(&l.o);
+    feed(l.c, f, &l.o);
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "bad_seq") == 0);
+    cJSON_Delete(e);
+    CHECK(count_ev(&l.o, "snapshot") == 0);
+    CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
+    CHECK(status_has(&l, "\"state\":\"stale\",\"reason\":{\"code\":\"bad_seq\""));
+    stop(&l);
+}
+
+TEST(a_subscription_the_provider_never_answers_times_out_and_is_retried) {
+    live l;
+    start(&l, HELLO_ALL, "/", NULL);
+    slop_consumer_tick(l.c, 30000);
+    drain(l.c, &l.o);
+    CHECK(count_ev(&l.o, "timeout") == 1);
+    CHECK(status_has(&l, "\"state\":\"failed\",\"reason\":{\"code\":\"timeout\""));
+    CHECK(status_has(&l, "\"retry_at\":35000"));
+    outs_free(&l.o);
+    slop_consumer_tick(l.c, 35000);
+    drain(l.c, &l.o);
+    CHECK(count_ev(&l.o, "resync") == 1);
+    cJSON *s = sent(&l.o, "subscribe", 0);
+    CHECK(s != NULL);
+    cJSON_Delete(s);
+    stop(&l);
+}
+
+int main(void) {
+    RUN(a_provider_that_restarts_with_its_counter_at_1_rebases_the_mirror);
+    RUN(a_reconnect_to_the_same_process_is_a_rebase_not_a_restart);
+    RUN(while_reconnecting_the_status_says_why_the_mirror_is_not_live);
+    RUN(a_different_app_at_the_same_address_drops_the_old_mirror);
+    RUN(a_restart_while_a_resync_is_in_flight_still_rebases);
+    RUN(frames_after_close_are_never_applied);
+    RUN(numbers_come_out_exactly_as_the_provider_sent_them);
+    RUN(exact_numbers_reach_trees_text_and_events);
+    RUN(numbers_beyond_a_double_are_refused_anywhere_in_a_frame);
+    RUN(versions_and_seqs_are_integers_from_0_to_2_pow_53);
+    RUN(invalid_utf8_anywhere_refuses_the_frame);
+    RUN(a_nul_escape_is_refused_since_it_would_cut_the_string);
+    RUN(duplicate_member_names_refuse_the_frame_everywhere);
+    RUN(paths_with_empty_segments_are_refused);
+    RUN(a_keyword_after_children_is_not_a_node_id);
+    RUN(indexes_past_the_end_are_refused);
+    RUN(null_in_a_field_position_means_absent_as_in_a_snapshot);
+    RUN(a_node_without_children_has_no_children_member_however_it_got_there);
+    RUN(a_snapshot_with_a_seq_other_than_0_is_refused);
+    RUN(a_subscription_the_provider_never_answers_times_out_and_is_retried);
+    return check_report();
+}
