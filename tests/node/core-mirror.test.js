@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Live, TODOS } from './helpers.js';
+import { Live, TODOS, HELLO_ALL } from './helpers.js';
 
 const item = (id, extra = {}) => ({ id, type: 'item', ...extra });
 
@@ -75,7 +75,7 @@ test('add with index inserts, add without index appends', async () => {
   l.free();
 });
 
-test('move reorders [a,b,c,d] to [d,b,a,c] (index after removal), a large index moves to the end', async () => {
+test('move reorders [a,b,c,d] to [d,b,a,c] (index after removal); past the last position is refused', async () => {
   const l = await Live.start({ tree: { id: 'r', type: 'root', children: ['a', 'b', 'c', 'd'].map((id) => ({ id, type: 'i' })) } });
   l.patch(2, 1, [
     { op: 'move', path: '/d', index: 0 },
@@ -83,7 +83,11 @@ test('move reorders [a,b,c,d] to [d,b,a,c] (index after removal), a large index 
     { op: 'move', path: '/a', index: 2 },
   ]);
   assert.deepEqual(l.kids('/'), ['d', 'b', 'a', 'c']);
-  l.patch(3, 2, [{ op: 'move', path: '/d', index: 99 }]);
+  l.patch(3, 2, [{ op: 'move', path: '/d', index: 3 }]);
+  assert.deepEqual(l.kids('/'), ['b', 'a', 'c', 'd']);
+  l.clear();
+  l.patch(4, 3, [{ op: 'move', path: '/d', index: 99 }]);
+  assert.equal(l.events('resync')[0]?.reason, 'patch_failed');
   assert.deepEqual(l.kids('/'), ['b', 'a', 'c', 'd']);
   l.free();
 });
@@ -171,12 +175,18 @@ test('removing a root-level child works', async () => {
   l.free();
 });
 
-test('add on an existing id replaces instead of duplicating', async () => {
+test('add on an existing id is refused (rolled back, resync); replace replaces', async () => {
   const l = await Live.start();
   l.patch(2, 1, [{ op: 'add', path: '/todos/t1', value: item('t1', { properties: { v: 2 } }) }]);
+  assert.match(l.events('resync')[0]?.message ?? '', /node "t1" already exists/);
   assert.deepEqual(l.kids('/todos'), ['t1', 't2']);
-  assert.equal(l.prop('/todos/t1', 'v'), 2);
+  assert.equal(l.prop('/todos/t1', 'v'), undefined);
   l.free();
+  const r = await Live.start();
+  r.patch(2, 1, [{ op: 'replace', path: '/todos/t1', value: item('t1', { properties: { v: 2 } }) }]);
+  assert.deepEqual(r.kids('/todos'), ['t1', 't2']);
+  assert.equal(r.prop('/todos/t1', 'v'), 2);
+  r.free();
 });
 
 test('patch paths are relative to the subscription root', async () => {
@@ -284,34 +294,64 @@ test('a seq gap resyncs, late patches on the old id are ignored, the new snapsho
   l.free();
 });
 
-test('patches with a version at or below the snapshot are discarded', async () => {
+test('a patch older than its snapshot resyncs when it has a seq, and is reported without one', async () => {
   const l = await Live.start();
   l.snapshot(5, { id: 'root', type: 'root' }); // backpressure: a fresh snapshot on the same id
   l.clear();
   l.patch(4, 1, [{ op: 'add', path: '/x', value: item('x') }]);
-  l.patch(5, 1, [{ op: 'add', path: '/y', value: item('y') }]);
-  assert.equal(l.outs.length, 0);
+  assert.equal(l.events('resync')[0]?.reason, 'version_regressed');
   assert.deepEqual(l.kids('/'), []);
-  assert.equal(l.status().stale_patches, 2);
-  l.patch(6, 1, [{ op: 'add', path: '/z', value: item('z') }]);
-  assert.deepEqual(l.kids('/'), ['z']);
   l.free();
+  const o = await Live.start();
+  o.feed({ type: 'snapshot', id: o.wire, version: 5, tree: { id: 'root', type: 'root' } });
+  o.clear();
+  o.patch(5, -1, [{ op: 'add', path: '/y', value: item('y') }]);
+  assert.equal(o.events('protocol_error')[0]?.code, 'stale_patch');
+  assert.deepEqual(o.kids('/'), []);
+  assert.equal(o.status().stale_patches, 1);
+  o.patch(6, -1, [{ op: 'add', path: '/z', value: item('z') }]);
+  assert.deepEqual(o.kids('/'), ['z']);
+  o.free();
 });
 
-test('a version going back is a protocol_error and keeps the state', async () => {
+test('a version going back on one connection is refused and keeps the state', async () => {
   const l = await Live.start();
   l.patch(5, 1, [{ op: 'replace', path: '/todos/t1/properties/done', value: true }]);
   l.clear();
   l.patch(3, 2, [{ op: 'remove', path: '/todos/t1' }]);
-  const [e] = l.events('protocol_error');
-  assert.ok(e);
-  assert.equal(e.code, 'version_regressed');
+  assert.equal(l.events('protocol_error')[0]?.code, 'version_regressed');
   assert.deepEqual(l.kids('/todos'), ['t1', 't2']);
+  l.rewire(0);
   l.clear();
   l.snapshot(2, { id: 'root', type: 'root' });
-  assert.equal(l.events('protocol_error').length, 1);
+  assert.equal(l.events('protocol_error')[0]?.code, 'version_regressed');
   assert.deepEqual(l.kids('/todos'), ['t1', 't2']);
   assert.equal(l.prop('/todos/t1', 'done'), true);
+  const st = l.subStatus();
+  assert.equal(st.state, 'stale');
+  assert.equal(st.reason.code, 'version_regressed');
+  assert.equal(st.retry_at, 1000 + 5000);
+  l.free();
+});
+
+test('a provider restarted with its counter at 1 re-bases the mirror on the new connection', async () => {
+  const l = await Live.start();
+  l.patch(20101, 1, [{ op: 'remove', path: '/todos/t2' }]);
+  l.c.close(2000);
+  l.c.reset(2000);
+  l.clear();
+  l.feed(HELLO_ALL);
+  l.rewire(0);
+  l.snapshot(1, TODOS);
+  const [snap] = l.events('snapshot');
+  assert.equal(snap.restarted, true);
+  assert.equal(snap.previous_version, 20101);
+  assert.equal(l.events('protocol_error').length, 0);
+  assert.deepEqual(l.kids('/todos'), ['t1', 't2']);
+  assert.equal(l.subStatus().state, 'live');
+  assert.equal(l.subStatus().reason, null);
+  l.patch(2, 1, [{ op: 'replace', path: '/todos/properties/count', value: 9 }]);
+  assert.equal(l.prop('/todos', 'count'), 9);
   l.free();
 });
 
@@ -339,18 +379,36 @@ test('a repeated seq is ignored with an error', async () => {
   l.free();
 });
 
-test('resync gives up after repeated failures and keeps the last good state', async () => {
+test('a resync that loads a snapshot is a success; resync() retries by hand', async () => {
   const l = await Live.start();
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 5; i++) {
     l.patch(10 + 2 * i, 1, [{ op: 'remove', path: '/ghost' }]);
-    if (i === 3) break;
     l.rewire(i + 1); // frame 0 is the first subscribe
     l.snapshot(11 + 2 * i, TODOS);
   }
-  const [e] = l.events('protocol_error');
-  assert.equal(e?.code, 'resync_loop');
-  assert.equal(l.events('resync').length, 3);
-  assert.deepEqual(l.kids('/todos'), ['t1', 't2']);
+  assert.equal(l.events('resync').length, 5);
+  assert.equal(l.events('protocol_error').length, 0);
+  assert.equal(l.subStatus().state, 'live');
+  l.clear();
+  l.c.resync(l.sub, 3000);
+  l.drain();
+  assert.equal(l.events('resync')[0]?.reason, 'manual');
+  assert.equal(l.sent('unsubscribe').length, 1);
+  assert.equal(l.subStatus().state, 'resyncing');
+  assert.throws(() => l.c.resync('nope', 3000));
+  l.free();
+});
+
+test('numbers reach JavaScript as the very doubles the provider sent', async () => {
+  const texts = ['0.39999999999999997', '0.30000000000000004', '5e-324', '9007199254740993', '1e21', '-0', '1.7976931348623157e308', '123456789012345680000'];
+  const tree = `{"id":"r","type":"root","properties":{${texts.map((t, i) => `"n${i}":${t}`).join(',')}}}`;
+  const l = await Live.start({ tree: null });
+  l.c.receive(`{"type":"snapshot","id":"${l.wire}","version":1,"seq":0,"tree":${tree}}`, 1000);
+  l.drain();
+  const props = l.c.node(l.sub, '/').properties;
+  const sent = JSON.parse(tree).properties;
+  texts.forEach((t, i) => assert.ok(Object.is(props[`n${i}`], sent[`n${i}`]), `${t} came out as ${props[`n${i}`]}`));
+  assert.deepEqual(l.tree('/'), JSON.parse(tree));
   l.free();
 });
 

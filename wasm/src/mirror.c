@@ -1273,7 +1273,9 @@ static int apply_one(op_ctx *c, cJSON *op) {
         p++; /* skip '/' */
         const char *e = strchr(p, '/');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == 0 || (e && !e[1])) OP_FAIL(c, "path \"%.64s\" has an empty segment", path);
+        /* An empty node segment ("//a", "/a//b", "/a/") names no node; inside
+         * a field, "" is a key like any other (JSON Pointer). */
+        if (len == 0) OP_FAIL(c, "path \"%.64s\" has an empty segment", path);
         if (len >= sizeof seg) OP_FAIL(c, "path segment too long");
         memcpy(seg, p, len);
         seg[len] = 0;
@@ -1285,8 +1287,9 @@ static int apply_one(op_ctx *c, cJSON *op) {
             if (is_mv) OP_FAIL(c, "\"move\" applies to child nodes only");
             return field_op(c, opname, n, f, p + len, op);
         }
+        if (e && !e[1]) OP_FAIL(c, "path \"%.64s\" has an empty segment", path);
         if (strcmp(seg, "children") == 0) {
-            if (!e || !e[1]) { /* the whole list */
+            if (!e) { /* the whole list */
                 if (is_mv) OP_FAIL(c, "\"move\" applies to child nodes only");
                 if (is_rm) return replace_children(c, n, op, NULL);
                 return replace_children(c, n, op, jv);
