@@ -2,13 +2,32 @@
  * json_scan_fuzzer.c: the core's validating JSON scanner against cJSON.
  * Field values the scanner accepts stay raw and are parsed by cJSON later,
  * so "the scanner accepts" must imply "cJSON parses it" and the decoded
- * strings must agree. Traps otherwise.
+ * strings must agree. And what the scanner accepts must come out of the
+ * core's printer exactly: printed and read again, every number is the very
+ * same double and every string the same bytes. Traps otherwise.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+/* Same structure, same member names in order, numbers equal as doubles
+ * (sign of zero included), strings equal byte for byte. */
+static int same(const cJSON *a, const cJSON *b) {
+    if ((a->type & 0xFF) != (b->type & 0xFF)) return 0;
+    if ((a->string == NULL) != (b->string == NULL) || (a->string && strcmp(a->string, b->string) != 0)) return 0;
+    if (cJSON_IsNumber(a))
+        return isfinite(a->valuedouble) && a->valuedouble == b->valuedouble &&
+               signbit(a->valuedouble) == signbit(b->valuedouble);
+    if (cJSON_IsString(a)) return strcmp(a->valuestring, b->valuestring) == 0;
+    const cJSON *x = a->child, *y = b->child;
+    for (; x && y; x = x->next, y = y->next)
+        if (!same(x, y)) return 0;
+    return x == NULL && y == NULL;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *s = (const char *)data;
@@ -25,6 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ok) {
         cJSON *v = cJSON_ParseWithLength(s, size);
         if (!v) __builtin_trap();
+        char *printed = slop__json_print(v);
+        cJSON *again = printed ? cJSON_Parse(printed) : NULL;
+        if (!again || !same(v, again)) __builtin_trap();
+        free(printed);
+        cJSON_Delete(again);
         cJSON_Delete(v);
     }
     /* A single string value: both decoders must produce the same bytes. */

@@ -6,7 +6,10 @@
  * subscription id the consumer chose (ids are random per consumer, so seeds
  * cannot spell them). A consumer is subscribed at "/" and at "/a" before the
  * first frame, and every frame is followed by a tick, so snapshots, patches,
- * gaps, resyncs and timeouts all get exercised.
+ * gaps, resyncs, timeouts and scheduled retries all get exercised. A line
+ * "#RESET" closes the connection and opens a new one (a provider restart or
+ * another app may follow); "#RESYNC" is the user's Retry. Every event must be
+ * JSON the core's own strict scanner accepts.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "slop_core.h"
 
 static void drain(slop_consumer *c) {
@@ -21,6 +25,8 @@ static void drain(slop_consumer *c) {
     size_t n;
     while (slop_consumer_next(c, &out, &n) != SLOP_OUT_NONE) {
         if (!out || strlen(out) != n) __builtin_trap(); /* every output is NUL-terminated text */
+        slop__frame_info fi; /* and strict JSON: no inf, no lost bytes, no duplicate names */
+        if (slop__scan_frame(out, n, 200, &fi) != 0) __builtin_trap();
     }
 }
 
@@ -39,6 +45,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while (p < end && frame) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if ((len == 6 && memcmp(p, "#RESET", 6) == 0) || (len == 7 && memcmp(p, "#RESYNC", 7) == 0)) {
+            if (len == 6) {
+                slop_consumer_close(c, now);
+                drain(c);
+                slop_consumer_reset(c, now);
+            } else {
+                slop_consumer_resync(c, sub, now);
+            }
+            drain(c);
+            p += len + 1;
+            continue;
+        }
         size_t o = 0;
         for (size_t i = 0; i < len; i++) {
             if (i + 4 <= len && memcmp(p + i, "$SUB", 4) == 0) {
@@ -52,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         slop_consumer_receive(c, frame, o, now);
         drain(c);
-        now += 400;
+        now += 1700; /* requests time out (1 s) and given-up subscriptions retry (5 s) */
         slop_consumer_tick(c, now);
         drain(c);
         p += len + 1;
