@@ -55,7 +55,7 @@ for src in "${fuzzers[@]}"; do
     for seeds in "tests/fuzz/${name}_inputs" "tests/fuzz/${base}_inputs"; do
         [ -d "$seeds" ] && { args+=("$seeds"); break; }   # read-only seeds: new inputs go to $corpus
     done
-    for dict in "tests/fuzz/$name.dict" "tests/fuzz/$base.dict"; do
+    for dict in "tests/fuzz/$name.dict" "tests/fuzz/$base.dict" tests/fuzz/slop.dict; do
         [ -f "$dict" ] && { args=(-dict="$dict" "${args[@]}"); break; }
     done
     log=build/fuzz/$name.log
