@@ -233,6 +233,26 @@ TEST(numbers_beyond_a_double_are_refused_anywhere_in_a_frame) {
     stop(&l);
 }
 
+TEST(the_overflow_check_reads_the_decimal_exponent_right) {
+    static const struct {
+        const char *lexeme;
+        int finite;
+    } cases[] = {
+        {"0.00000001001e400000002", 0}, {"0.0000001e316", 0}, {"100e307", 0}, {"1797693134862315900e290", 0}, {"1797693134862315800e290", 1},
+        {"0.001e310", 1}, {"0.00001e310", 1}, {"1797693134862315700e290", 1}, {"0e99999999", 1},
+        {"-0.000e400", 1}, {"10e307", 1}, {"99e306", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char params[96];
+        snprintf(params, sizeof params, "{\"x\":%s}", cases[i].lexeme);
+        char *err = slop_validate_params("{}", 2, params, strlen(params));
+        if (cases[i].finite) CHECK(err == NULL);
+        else CHECK(err && strstr(err, "number too large for a double"));
+        if ((err == NULL) != cases[i].finite) printf("    %s\n", cases[i].lexeme);
+        slop_free(err);
+    }
+}
+
 TEST(versions_and_seqs_are_integers_from_0_to_2_pow_53) {
     static const char *versions[] = {"-1", "1.5", "9007199254740994", "\"3\"", "null", "true"};
     for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
@@ -494,6 +514,7 @@ int main(void) {
     RUN(numbers_come_out_exactly_as_the_provider_sent_them);
     RUN(exact_numbers_reach_trees_text_and_events);
     RUN(numbers_beyond_a_double_are_refused_anywhere_in_a_frame);
+    RUN(the_overflow_check_reads_the_decimal_exponent_right);
     RUN(versions_and_seqs_are_integers_from_0_to_2_pow_53);
     RUN(invalid_utf8_anywhere_refuses_the_frame);
     RUN(a_nul_escape_is_refused_since_it_would_cut_the_string);

@@ -316,16 +316,16 @@ int slop__scan_string(slop__scan *sc, size_t *n) {
  * print as null: refused. Only a number whose decimal exponent reaches 309 is
  * parsed to tell; the rest cannot overflow. */
 static int number_overflows(const char *s, size_t int_at, size_t int_n, size_t frac_at, size_t frac_n, long exp10) {
-    long lead = -1; /* decimal exponent of the first significant digit, plus one */
+    long lead = 0; /* decimal exponent of the first significant digit, plus one */
     char digits[48];
     size_t nd = 0;
     for (size_t k = 0; k < int_n + frac_n && nd < 40; k++) {
         char d = k < int_n ? s[int_at + k] : s[frac_at + k - int_n];
-        if (lead < 0 && d == '0') continue;
-        if (lead < 0) lead = (long)int_n - (long)k;
+        if (nd == 0 && d == '0') continue;
+        if (nd == 0) lead = (long)int_n - (long)k;
         digits[nd++] = d;
     }
-    if (lead < 0) return 0; /* zero */
+    if (nd == 0) return 0; /* zero */
     long e = lead + exp10;
     if (e < 309) return 0;
     if (e > 310) return 1;
