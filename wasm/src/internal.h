@@ -90,7 +90,8 @@ cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__jso
 typedef struct slop__scan_key {
     size_t at;              /* offset of the name's opening quote           */
     uint32_t len;           /* bytes up to and including the closing quote  */
-    uint32_t hash;          /* of the decoded name                          */
+    uint32_t hash;          /* of the decoded name; only for big objects    */
+    int escaped;            /* the text holds a backslash                   */
 } slop__scan_key;
 
 typedef struct slop__scan {
@@ -120,8 +121,9 @@ int slop__scan_next(slop__scan *sc, char close);
 int slop__scan_enter(slop__scan *sc);
 /* Duplicate member names, for callers that walk an object's members
  * themselves: note the stack height on '{' (keys_len), call
- * slop__scan_name() after each name (sc->pos just past it, name at `at`),
- * and slop__scan_keys_end() on '}': -1 when two names are equal. */
+ * slop__scan_name() right after scanning each name (sc->pos just past it,
+ * the name at `at`), and slop__scan_keys_end() on '}': -1 when two names
+ * are equal. */
 int slop__scan_name(slop__scan *sc, size_t at);
 int slop__scan_keys_end(slop__scan *sc, size_t mark);
 

@@ -124,6 +124,18 @@ static int hex4(const slop__scan *sc, size_t at, unsigned *out) {
     return 0;
 }
 
+/* Bytes a string's fast path runs over: printable ASCII but '"' and '\\'. */
+#define PLAIN16(a) a, a, a, a, a, a, a, a, a, a, a, a, a, a, a, a
+static const unsigned char plain_ascii[256] = {
+    PLAIN16(0), PLAIN16(0),                                   /* 0x00-0x1F: control */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,           /* 0x20-0x2F: '"' */
+    PLAIN16(1), PLAIN16(1),                                   /* 0x30-0x4F */
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,           /* 0x50-0x5F: '\\' */
+    PLAIN16(1), PLAIN16(1),                                   /* 0x60-0x7F */
+    PLAIN16(0), PLAIN16(0), PLAIN16(0), PLAIN16(0),           /* 0x80-0xBF: UTF-8, checked */
+    PLAIN16(0), PLAIN16(0), PLAIN16(0), PLAIN16(0)};          /* 0xC0-0xFF */
+#undef PLAIN16
+
 /* Walks a string at sc->pos (on its opening quote). With decode, writes the
  * UTF-8 value to sc->buf (NUL-terminated, *n its length). Refuses invalid
  * UTF-8 and \u0000 (C strings cannot hold it: cJSON would cut the string
@@ -145,7 +157,7 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
     for (;;) {
         if (!decode) { /* fast path: run over plain ASCII */
             const unsigned char *u = (const unsigned char *)sc->s;
-            while (i < sc->len && u[i] != '"' && u[i] != '\\' && u[i] >= 0x20 && u[i] < 0x80) i++;
+            while (i < sc->len && plain_ascii[u[i]]) i++;
         }
         if (i >= sc->len) return refuse(sc, "unterminated string");
         unsigned char c = (unsigned char)sc->s[i];
@@ -257,24 +269,13 @@ int slop__scan_name(slop__scan *sc, size_t at) {
         sc->keys = nk;
         sc->keys_cap = nc;
     }
-    size_t len = sc->pos - at;
-    uint32_t h;
-    if (!memchr(sc->s + at, '\\', len)) h = fnv1a(sc->s + at + 1, len - 2);
-    else {
-        char *d = NULL;
-        size_t n = 0;
-        if (decode_at(sc, at, &d, &n) != 0) return refuse(sc, "bad member name");
-        h = fnv1a(d, n);
-        free(d);
-    }
-    sc->keys[sc->keys_len++] = (slop__scan_key){at, (uint32_t)len, h};
+    sc->keys[sc->keys_len++] = (slop__scan_key){at, (uint32_t)(sc->pos - at), 0, sc->escaped};
     return 0;
 }
 
 static int same_name(const slop__scan *sc, const slop__scan_key *a, const slop__scan_key *b) {
     const char *pa = sc->s + a->at, *pb = sc->s + b->at;
-    int ea = memchr(pa, '\\', a->len) != NULL, eb = memchr(pb, '\\', b->len) != NULL;
-    if (!ea && !eb) return a->len == b->len && memcmp(pa, pb, a->len) == 0;
+    if (!a->escaped && !b->escaped) return a->len == b->len && memcmp(pa, pb, a->len) == 0;
     char *da = NULL, *db = NULL;
     size_t na = 0, nb = 0;
     int same = decode_at(sc, a->at, &da, &na) == 0 && decode_at(sc, b->at, &db, &nb) == 0 && na == nb &&
@@ -282,6 +283,20 @@ static int same_name(const slop__scan *sc, const slop__scan_key *a, const slop__
     free(da);
     free(db);
     return same;
+}
+
+/* Hash of the decoded name (escapes decoded first, so "a" and "\u0061" meet). */
+static int hash_name(const slop__scan *sc, slop__scan_key *k) {
+    if (!k->escaped) {
+        k->hash = fnv1a(sc->s + k->at + 1, k->len - 2);
+        return 0;
+    }
+    char *d = NULL;
+    size_t n = 0;
+    if (decode_at(sc, k->at, &d, &n) != 0) return -1;
+    k->hash = fnv1a(d, n);
+    free(d);
+    return 0;
 }
 
 static int by_hash(const void *x, const void *y) {
@@ -295,9 +310,10 @@ int slop__scan_keys_end(slop__scan *sc, size_t mark) {
     int dup = 0;
     if (n <= 16) { /* small objects, the usual case: pairwise */
         for (size_t i = 1; i < n && !dup; i++)
-            for (size_t j = 0; j < i && !dup; j++)
-                dup = k[i].hash == k[j].hash && same_name(sc, &k[i], &k[j]);
+            for (size_t j = 0; j < i && !dup; j++) dup = same_name(sc, &k[i], &k[j]);
     } else { /* sorted by hash, equal names are neighbours in a run */
+        for (size_t i = 0; i < n; i++)
+            if (hash_name(sc, &k[i]) != 0) return refuse(sc, "out of memory");
         qsort(k, n, sizeof *k, by_hash);
         for (size_t i = 1; i < n && !dup; i++)
             for (size_t j = i; j-- > 0 && k[j].hash == k[i].hash && !dup;)
