@@ -139,6 +139,16 @@ static inline void patch(live *l, int version, int seq, const char *ops) {
     free(f);
 }
 
+/* Feeds a snapshot on the current wire id: version and seq as JSON text (seq
+ * NULL: no seq member). */
+static inline void snapshot(live *l, const char *version, const char *seq, const char *tree) {
+    char *f = malloc(strlen(tree) + strlen(version) + (seq ? strlen(seq) : 0) + 200);
+    sprintf(f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%s%s%s,\"tree\":%s}", l->wire, version,
+            seq ? ",\"seq\":" : "", seq ? seq : "", tree);
+    feed(l->c, f, &l->o);
+    free(f);
+}
+
 /* The mirrored tree at path as canonical JSON text (caller frees). */
 static inline char *tree_at(live *l, const char *path) {
     const char *t = slop_consumer_tree(l->c, l->sub, path, -1, NULL);

@@ -501,17 +501,21 @@ TEST(a_repeated_seq_is_ignored_with_an_error) {
     stop(&l);
 }
 
+/* Feeds a snapshot of TODOS at version v on the wire of the nth subscribe sent. */
+static void resnapshot(live *l, int nth, int v) {
+    update_wire_from_resubscribe(l, nth);
+    char version[24];
+    snprintf(version, sizeof version, "%d", v);
+    snapshot(l, version, "0", TODOS);
+}
+
 TEST(a_resync_that_loads_a_snapshot_is_a_success) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
     for (int i = 0; i < 5; i++) {
         /* an older provider's unescaped key: each patch fails, each resync loads */
         patch(&l, 10 + 2 * i, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/a/b\",\"value\":1}]");
-        update_wire_from_resubscribe(&l, i + 1); /* frame 0 is the first subscribe */
-        char snap[1024];
-        snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"seq\":0,\"tree\":%s}",
-                 l.wire, 11 + 2 * i, TODOS);
-        feed(l.c, snap, &l.o);
+        resnapshot(&l, i + 1, 11 + 2 * i); /* frame 0 is the first subscribe */
     }
     CHECK(count_ev(&l.o, "resync") == 5);
     CHECK(count_ev(&l.o, "snapshot") == 6);
@@ -522,15 +526,6 @@ TEST(a_resync_that_loads_a_snapshot_is_a_success) {
     patch(&l, 30, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":7}]");
     CHECK_PROP(&l, "/todos", "count", "7");
     stop(&l);
-}
-
-/* Feeds a snapshot of TODOS at version v on the wire of the nth subscribe sent. */
-static void resnapshot(live *l, int nth, int v) {
-    update_wire_from_resubscribe(l, nth);
-    char snap[1024];
-    snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"seq\":0,\"tree\":%s}",
-             l->wire, v, TODOS);
-    feed(l->c, snap, &l->o);
 }
 
 TEST(a_resync_burst_pauses_then_retries_on_a_schedule_and_recovers) {

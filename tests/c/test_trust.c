@@ -21,11 +21,9 @@ static void reconnect(live *l, const char *hello, int version, const char *tree)
     outs_free(&l->o);
     feed(l->c, hello, &l->o);
     update_wire_from_resubscribe(l, 0);
-    if (!tree) return;
-    char *snap = malloc(strlen(tree) + 200);
-    sprintf(snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"seq\":0,\"tree\":%s}", l->wire, version, tree);
-    feed(l->c, snap, &l->o);
-    free(snap);
+    char v[24];
+    snprintf(v, sizeof v, "%d", version);
+    if (tree) snapshot(l, v, "0", tree);
 }
 
 static int status_has(live *l, const char *needle) {
@@ -92,11 +90,8 @@ TEST(a_different_app_at_the_same_address_drops_the_old_mirror) {
     CHECK(slop_consumer_tree(l.c, l.sub, "/", -1, NULL) == NULL);
     CHECK(status_has(&l, "\"state\":\"waiting\",\"reason\":{\"code\":\"provider_changed\""));
     CHECK(status_has(&l, "\"nodes\":0"));
-    char snap[256];
-    snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":3,\"seq\":0,\"tree\":{\"id\":\"o\",\"type\":\"root\"}}",
-             l.wire);
     outs_free(&l.o);
-    feed(l.c, snap, &l.o);
+    snapshot(&l, "3", "0", "{\"id\":\"o\",\"type\":\"root\"}");
     e = ev(&l.o, "snapshot", 0);
     CHECK(e && cJSON_IsFalse(cJSON_GetObjectItem(e, "rebase")));
     cJSON_Delete(e);
@@ -125,10 +120,7 @@ TEST(frames_after_close_are_never_applied) {
     slop_consumer_close(l.c, 2000);
     drain(l.c, &l.o);
     outs_free(&l.o);
-    char snap[256];
-    snprintf(snap, sizeof snap, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":9,\"seq\":0,\"tree\":{\"id\":\"x\",\"type\":\"root\"}}",
-             l.wire);
-    feed(l.c, snap, &l.o);
+    snapshot(&l, "9", "0", "{\"id\":\"x\",\"type\":\"root\"}");
     CHECK(l.o.n == 0);
     CHECK_KIDS(&l, "/todos", "[\"t1\",\"t2\"]");
     CHECK(status_has(&l, "\"ignored_frames\":1"));
@@ -258,10 +250,7 @@ TEST(versions_and_seqs_are_integers_from_0_to_2_pow_53) {
     for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
         live l;
         start(&l, HELLO_ALL, "/", NULL);
-        char f[300];
-        snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%s,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}",
-                 l.wire, versions[i]);
-        feed(l.c, f, &l.o);
+        snapshot(&l, versions[i], "0", "{\"id\":\"r\",\"type\":\"root\"}");
         cJSON *e = ev(&l.o, "protocol_error", 0);
         CHECK(e && strcmp(str(e, "code"), "bad_message") == 0);
         cJSON_Delete(e);
@@ -280,9 +269,7 @@ TEST(versions_and_seqs_are_integers_from_0_to_2_pow_53) {
     stop(&l);
     /* 2^53 itself is still a version */
     start(&l, HELLO_ALL, "/", NULL);
-    snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":9007199254740992,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}",
-             l.wire);
-    feed(l.c, f, &l.o);
+    snapshot(&l, "9007199254740992", "0", "{\"id\":\"r\",\"type\":\"root\"}");
     CHECK(status_has(&l, "\"version\":9007199254740992"));
     stop(&l);
 }
@@ -472,11 +459,8 @@ TEST(a_node_without_children_has_no_children_member_however_it_got_there) {
 TEST(a_snapshot_with_a_seq_other_than_0_is_refused) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
-    char f[300];
-    snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":4,\"seq\":3,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}",
-             l.wire);
     outs_free(&l.o);
-    feed(l.c, f, &l.o);
+    snapshot(&l, "4", "3", "{\"id\":\"r\",\"type\":\"root\"}");
     cJSON *e = ev(&l.o, "protocol_error", 0);
     CHECK(e && strcmp(str(e, "code"), "bad_seq") == 0);
     cJSON_Delete(e);
