@@ -668,8 +668,9 @@ function renderEmpty() {
       default:
         state = p.status === Status.CONNECTED ? 'waiting-snapshot' : 'connecting';
         content = stateCard(p.status === Status.CONNECTED ? `${title}: waiting for the first snapshot…` : `Connecting to ${title}…`,
-          [h('p', { class: 'spinner-line' }, h('span', { class: 'spinner' }), h('span', { text: p.message || 'Opening the connection…' })),
-            h('p', { class: 'muted', text: 'If this takes more than a few seconds, check that the provider is running and sends its hello.' }), where]);
+          [h('p', { class: 'spinner-line' }, h('span', { class: 'spinner' }), h('span', { text: syncText(p) || p.message || 'Opening the connection…' })),
+            h('p', { class: 'muted', text: 'If this takes more than a few seconds, check that the provider is running and sends its hello.' }), where],
+          ...(p.sync?.state === 'failed' ? [retry()] : []));
     }
   }
   document.body.dataset.state = state ?? (p && p.status !== Status.CONNECTED ? `stale-${p.status}` : 'tree');
@@ -702,9 +703,9 @@ function renderBanner() {
     kind = 'stale';
     const canRetry = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status) ||
       (p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state));
-    const what = p.status === Status.CONNECTED ? syncText(p).replace(/\.$/, '')
-      : `${statusLabel(p)}${p.message ? ` — ${p.message}` : ''}`;
-    content = [h('span', { text: `${what}: showing the last known state (v${tree.version}).` }),
+    const text = p.status === Status.CONNECTED ? `Showing the last known state (v${tree.version}). ${syncText(p)}`
+      : `${statusLabel(p)}${p.message ? ` — ${p.message}` : ''}: showing the last known state (v${tree.version}).`;
+    content = [h('span', { text }),
       canRetry ? h('button', { type: 'button', class: 'small', 'data-action': 'retry', onclick: () => bridge.request(Request.RETRY, { key: p.key }).catch(() => {}) }, 'Retry now') : null];
   }
   b.hidden = content === null;

@@ -110,8 +110,6 @@ export class Connection {
     this.retryAt = null;
     /** The first subscription's state as last read from the core (ProviderInfo.sync). */
     this.sync = syncOf(null, null);
-    /** Why it is not live, from the last resync event: used while the core's status has no `reason`. */
-    this.lastResync = null;
     this.tokenSet = false;
     this.provider = null;
     this.capabilities = [];
@@ -190,9 +188,6 @@ export class Connection {
 
   #noteSync(st) {
     const sync = syncOf(st, this.primarySub);
-    // Until the core reports a reason itself, the last resync says why.
-    if (!sync.reason && sync.state !== 'live' && sync.state !== 'none' && this.lastResync) sync.reason = { ...this.lastResync };
-    if (sync.state === 'live') this.lastResync = null;
     this.sync = sync;
     if (sync.state === 'live' && this.status === Status.CONNECTED && this.attempt > 0 && !this.stableTimer) {
       const gen = this.generation;
@@ -248,7 +243,6 @@ export class Connection {
     }
     this.provider = null;
     this.capabilities = [];
-    this.lastResync = null;
 
     if (this.isPostMessage) {
       this.#setStatus(Status.CONNECTING, 'Waiting for the page’s hello…');
@@ -315,9 +309,7 @@ export class Connection {
   tick(now) {
     if (!this.consumer || this.disposed) return;
     this.consumer.tick(now);
-    this.pump();
-    // The core may retry a stale subscription by itself (retry_at): keep the countdown right.
-    if (this.sync.state !== 'live' && this.consumer && this.#refreshSync()) emit(connectionEvents.change, this);
+    this.pump(); // a subscription the core retries by itself (retry_at) comes with a resync event
   }
 
   /** Stops everything and frees the core consumer. */
@@ -346,8 +338,7 @@ export class Connection {
    * stale or failed, the core resubscribes (resync) instead of the connection being torn down.
    */
   retry() {
-    if (this.status === Status.CONNECTED && this.wire?.isOpen && this.primarySub && !this.live &&
-        typeof this.consumer?.resync === 'function') {
+    if (this.status === Status.CONNECTED && this.wire?.isOpen && this.primarySub && !this.live) {
       this.consumer.resync(this.primarySub, Date.now());
       this.pump();
       if (this.#refreshSync()) emit(connectionEvents.change, this);
@@ -414,17 +405,12 @@ export class Connection {
         this.#setStatus(Status.CONNECTED);
         break;
       case 'protocol_error':
-        // The core gave up resyncing (its status() has no reason for it yet): say why.
-        if (ev.code === 'resync_loop') this.lastResync = { code: String(ev.code), message: String(ev.message ?? '') };
         if (ev.fatal) {
           this.stopped = true;
           this.#disconnect();
           this.consumer?.close(Date.now());
           this.#setStatus(Status.ERROR, String(ev.message ?? 'fatal protocol error'));
         }
-        break;
-      case 'resync':
-        if (ev.sub === this.primarySub) this.lastResync = { code: String(ev.reason ?? ''), message: String(ev.message ?? '') };
         break;
       default:
         break;

@@ -69,7 +69,7 @@ describe('live status, back-off, binary frames', () => {
     assert.equal(await panel.locator('#status').getAttribute('data-status'), 'connected');
     assert.equal(await panel.locator('#status').textContent(), 'Connected · resyncing');
     await panel.locator('#banner[data-kind="stale"]').waitFor({ timeout: 10_000 });
-    assert.match(await panel.locator('#banner').textContent(), /resyncing from a fresh snapshot: showing the last known state \(v1\)/);
+    assert.match(await panel.locator('#banner').textContent(), /^Showing the last known state \(v1\)\. .*resyncing from a fresh snapshot\.$/);
     assert.equal(await badge(browser.ctx, tabId), '~');
 
     answer();
@@ -83,6 +83,55 @@ describe('live status, back-off, binary frames', () => {
     await panel.locator('#banner').waitFor({ state: 'hidden', timeout: 10_000 });
     assert.deepEqual(await mirror(browser.ctx, tabId, srv.wsUrl), tree(3));
     await until(async () => (await badge(browser.ctx, tabId)) === '1', { what: 'badge "1"' });
+    await popup.close();
+    await panel.close();
+    await tab.close();
+  });
+
+  test('stale after a refused snapshot: the countdown and reason; Retry resubscribes over the same connection', { timeout: TEST_TIMEOUT }, async () => {
+    let mode = 'refuse';
+    let release;
+    const released = new Promise((r) => { release = r; });
+    const srv = await scripted({
+      script: [
+        frames.hello(),
+        ...reply('subscribe', (m) => frames.snapshot(m.id, 1, tree(0))),
+        (ctx) => frames.patch(ctx.last.id, 2, 1, [{ op: 'replace', path: '/nope/properties/x', value: 1 }]),
+      ],
+      // Resubscribes get a snapshot the core refuses (a tree that is not a node) until the test
+      // has pressed Retry; that one waits for the test, then gets a good snapshot.
+      afterScript: (m) => {
+        if (m?.type !== 'subscribe') return undefined;
+        if (mode === 'refuse') return frames.snapshot(m.id, 3, 42);
+        return async () => { await released; return frames.snapshot(m.id, 5, tree(5)); };
+      },
+    }, '/stale.html');
+    const tab = await browser.ctx.newPage();
+    await tab.goto(srv.url('/stale.html'));
+    const { tabId, provider } = await waitForProvider(browser.ctx, srv.url('/stale.html'),
+      (p) => p.status === 'connected' && p.sync?.state === 'stale' && p.sync.retryAt, { what: 'the stale provider' });
+    assert.equal(provider.live, false);
+    assert.ok(provider.sync.reason?.message, `a reason: ${JSON.stringify(provider.sync)}`);
+
+    const popup = await openExtensionPage(browser.ctx, browser.extId, `extension/popup/popup.html?tabId=${tabId}`);
+    const card = popup.locator(`.provider[data-key="${srv.wsUrl}"]`);
+    await card.locator('.sync[data-sync="stale"]').waitFor({ timeout: 5000 });
+    assert.match(await card.locator('.pill').textContent(), /^Connected · stale \(retry in \d+ s\)$/);
+    assert.match(await card.locator('.sync').textContent(), /; retrying in \d+ s, or press Retry\.$/);
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.locator('#banner[data-kind="stale"] button[data-action="retry"]').waitFor({ timeout: 10_000 });
+    assert.equal(await badge(browser.ctx, tabId), '~');
+
+    mode = 'hold';
+    await card.locator('button[data-action="retry"]').click();
+    // The core resubscribed because the user asked (its reason says so), on the same connection.
+    await waitForProvider(browser.ctx, srv.url('/stale.html'),
+      (p) => p.status === 'connected' && p.sync?.state === 'resyncing' && p.sync.reason?.code === 'manual', { what: 'a manual resync' });
+    release();
+    await waitForProvider(browser.ctx, srv.url('/stale.html'), (p) => p.live, { what: 'live after Retry' });
+    assert.deepEqual(await mirror(browser.ctx, tabId, srv.wsUrl), tree(5));
+    assert.equal(srv.connections.length, 1, 'Retry did not reconnect');
+    await panel.locator('#status[data-live="true"]').waitFor({ timeout: 10_000 });
     await popup.close();
     await panel.close();
     await tab.close();
