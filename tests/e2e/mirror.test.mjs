@@ -5,7 +5,7 @@
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { StateEngine, mulberry32, deepEqual } from '../fixtures/provider/state.mjs';
+import { StateEngine, mulberry32, deepEqual, canonicalChildren } from '../fixtures/provider/state.mjs';
 import {
   launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, mirror, swEval, openPanel,
   stopServiceWorker, until, sleep, TEST_TIMEOUT,
@@ -73,7 +73,7 @@ describe('live mirror', () => {
     assert.ok(kinds.size >= 6, `mutation kinds: ${[...kinds.keys()]}`);
 
     // Wait for the last patch (its version), then compare whole trees.
-    const truth = srv.engine.truth('/', -1, SUB_OPTS);
+    const truth = canonicalChildren(srv.engine.truth('/', -1, SUB_OPTS));
     const version = srv.engine.version;
     await until(async () => (await swEval(browser.ctx, ([t, k]) => globalThis.slopInspector.info(t, k), [tabId, provider.key]))
       ?.subscriptions[0].version === version, { what: `the mirror to reach version ${version}`, timeout: 20_000 });
@@ -183,7 +183,7 @@ describe('live mirror', () => {
     const again = await waitForProvider(browser.ctx, srv.url('/pages/meta-ws.html'),
       (p) => p.status === 'connected' && p.subscriptions[0]?.state === 'live' && p.primarySub !== oldSub, { timeout: 20_000 });
     srv.engine.mutate((root) => { root.properties.after_restart = true; });
-    await until(async () => deepEqual(await mirror(browser.ctx, again.tabId, again.provider.key), srv.engine.truth('/', -1, SUB_OPTS)),
+    await until(async () => deepEqual(await mirror(browser.ctx, again.tabId, again.provider.key), canonicalChildren(srv.engine.truth('/', -1, SUB_OPTS))),
       { what: 'the mirror after the restart', timeout: 20_000 });
     await waitForProvider(browser.ctx, spaUrl, (p) => p.status === 'connected' && p.nodes > 0, { timeout: 20_000 });
 
