@@ -6,10 +6,14 @@
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { startScriptedProvider, frames, reply, answerSubscribes } from '../fixtures/provider/scripted.mjs';
 import {
-  launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, openExtensionPage, swEval, mirror, until, TEST_TIMEOUT,
+  launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, openExtensionPage, swEval, mirror, until, ROOT, TEST_TIMEOUT,
 } from './helpers.mjs';
+
+const SHOTS = path.join(ROOT, 'build/screenshots');
 
 const page = (title) => `<!doctype html><meta charset="utf-8"><meta name="slop" content="{{WS_URL}}"><title>${title}</title>`;
 const tree = (count, label = 'Scripted') => ({
@@ -121,6 +125,18 @@ describe('live status, back-off, binary frames', () => {
     const panel = await openPanel(browser.ctx, browser.extId, tabId);
     await panel.locator('#banner[data-kind="stale"] button[data-action="retry"]').waitFor({ timeout: 10_000 });
     assert.equal(await badge(browser.ctx, tabId), '~');
+    // What a person sees, at the sizes DevTools gives the panel, light and dark.
+    await fs.mkdir(SHOTS, { recursive: true });
+    await popup.screenshot({ path: path.join(SHOTS, 'popup-stale.png') });
+    for (const [w, h, name] of [[1280, 800, 'panel-stale.png'], [700, 500, 'panel-stale-700.png'], [480, 800, 'panel-stale-480.png']]) {
+      await panel.setViewportSize({ width: w, height: h });
+      await panel.screenshot({ path: path.join(SHOTS, name) });
+    }
+    await panel.emulateMedia({ colorScheme: 'dark' });
+    await panel.setViewportSize({ width: 700, height: 500 });
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-stale-dark-700.png') });
+    await panel.emulateMedia({ colorScheme: 'light' });
+    await panel.setViewportSize({ width: 1280, height: 800 });
 
     mode = 'hold';
     await card.locator('button[data-action="retry"]').click();
