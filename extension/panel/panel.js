@@ -26,7 +26,7 @@ import { diffStates } from './history.js';
 import { searchTree, SEARCH_FIELDS } from './search.js';
 import { assembleTree, exportDocument, download, fileName, copyText } from './export.js';
 import { initTheme } from './theme.js';
-import { TreeView } from './views/tree-view.js';
+import { TreeView, collectionSig, exhausted } from './views/tree-view.js';
 import { DetailView } from './views/detail-view.js';
 import { LogView } from './views/log-view.js';
 import { AgentView } from './views/agent-view.js';
@@ -364,9 +364,10 @@ async function loadMore(path) {
   const view = tree.nodes.get(path);
   if (!view) return;
   const extras = extrasOf(tree);
-  const extra = extras.get(path) ?? { nodes: [], total: view.meta?.total_children, version: null, loading: false, error: null, stamp: 0 };
+  const extra = extras.get(path) ?? { nodes: [], total: view.meta?.total_children, version: null, loading: false, error: null, exhausted: null, stamp: 0 };
   extras.set(path, extra);
-  if (extra.loading) return;
+  if (extra.loading || exhausted(view, extra)) return;
+  extra.exhausted = null;
   const win = Array.isArray(view.meta?.window) ? view.meta.window : null;
   const offset = (win ? win[0] : 0) + view.child_ids.length + extra.nodes.length;
   const count = win && win[1] > 0 ? Math.min(win[1], 200) : QUERY_PAGE;
@@ -389,7 +390,8 @@ async function loadMore(path) {
     }
     extra.version = ev.version;
     if (Number.isFinite(ev.tree?.meta?.total_children)) extra.total = ev.tree.meta.total_children;
-    if (added === 0) extra.total = (win ? win[0] : 0) + view.child_ids.length + extra.nodes.length; // nothing more to get
+    // Nothing new: say so rather than offer the same empty page again, until the collection changes.
+    if (added === 0) extra.exhausted = { sig: collectionSig(view) };
   } catch (e) {
     extra.error = e.message;
   } finally {

@@ -1,7 +1,8 @@
 // Subscription controls, "load more" on a windowed collection (query with window), several
 // providers on one tab with their status and capabilities, the agent view, export, import and
 // copying a node's path, each checked against the provider's truth (engine.truth()) or against an
-// independent core instance in Node fed with that truth.
+// independent core instance in Node fed with that truth. A collection that announces more children
+// than a query returns: the panel says so instead of offering Load more again.
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createMailEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { deepEqual } from '../fixtures/provider/state.mjs';
+import { startScriptedProvider, frames, reply } from '../fixtures/provider/scripted.mjs';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
 import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, mirror, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
@@ -211,6 +213,81 @@ describe('panel controls', () => {
     assert.match(await panel.locator('#banner').textContent(), /bad\.json: The core refused the tree: .*type/);
     await panel.setInputFiles('#import-file', { name: 'notjson.json', mimeType: 'application/json', buffer: Buffer.from('{nope') });
     await until(async () => /notjson\.json: Not JSON/.test(await panel.locator('#banner').textContent()), { what: 'not JSON' });
+    await panel.close();
+  });
+});
+
+describe('panel controls: a collection that promises more than the provider returns', () => {
+  let browser;
+  let srv;
+  let tabId;
+  const queries = [];
+  const eleven = () => Array.from({ length: 11 }, (_, i) => ({ id: `i${i}`, type: 'item', properties: { label: `Item ${i}` } }));
+  const tree = () => ({
+    id: 'root', type: 'root', properties: { label: 'Promises' },
+    children: [{ id: 'list', type: 'collection', properties: { label: 'Twelve, they say' }, meta: { total_children: 12 }, children: eleven() }],
+  });
+
+  before(async () => {
+    srv = await startScriptedProvider({
+      script: [frames.hello({ id: 'promises', name: 'Promising provider' }), ...reply('subscribe', (m) => frames.snapshot(m.id, 1, tree()), { $as: 'sub' })],
+      // Every query for the rest of the list gets the collection with no children at all.
+      afterScript: (m) => {
+        if (m?.type !== 'query') return undefined;
+        queries.push(m);
+        return frames.querySnapshot(m.id, 1, { id: 'list', type: 'collection', meta: { total_children: 12 }, children: [] });
+      },
+    });
+    browser = await launch();
+    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
+    const page = await browser.ctx.newPage();
+    await page.goto(srv.url('/pages/meta-ws.html'));
+    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    await fs.mkdir(SHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  test('an empty query answer: the row says so and stops offering Load more until the collection changes', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.locator('#tree .row[data-path="/list"]').waitFor({ timeout: 10_000 });
+    if (await panel.getAttribute('#tree .row[data-path="/list"]', 'aria-expanded') !== 'true') await panel.click('#tree .row[data-path="/list"] .twisty');
+    const moreRow = panel.locator('#tree .row.more');
+    const button = moreRow.locator('button[data-action="load-more"]');
+    assert.match(await button.textContent({ timeout: 5000 }), /Load more \(1 not shown\)/);
+    await button.click();
+    const note = moreRow.locator('[data-role="no-more"]');
+    await note.waitFor({ timeout: 10_000 });
+    assert.equal(await note.textContent(), 'the provider returned no more children (it announced 12)');
+    assert.equal(await button.count(), 0, 'Load more is not offered again');
+    assert.equal(await panel.locator('#tree .row.qhead').count(), 0, 'no empty "query result · 0 more" block');
+    assert.equal(queries.length, 1);
+    // Enter on the row asks nothing either.
+    await panel.focus('#tree');
+    await panel.keyboard.press('End');
+    await panel.locator('#tree .row.more.selected').waitFor({ timeout: 5000 });
+    await panel.keyboard.press('Enter');
+    await panel.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+    assert.equal(queries.length, 1, 'no second query for the same collection');
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-no-more.png') });
+    await panel.setViewportSize({ width: 700, height: 500 });
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-no-more-700.png') });
+    await panel.setViewportSize({ width: 1280, height: 800 });
+
+    // The collection changes (one more child, two more announced): Load more is back.
+    const conn = srv.connections.at(-1);
+    conn.send(frames.patch(conn.vars.sub.id, 2, 1, [
+      { op: 'add', path: '/list/i11', value: { id: 'i11', type: 'item', properties: { label: 'Item 11' } } },
+      { op: 'replace', path: '/list/meta/total_children', value: 14 },
+    ]));
+    await until(async () => /Load more \(2 not shown\)/.test(await button.textContent({ timeout: 1000 })), { what: 'Load more offered again' });
+    assert.equal(await note.count(), 0);
+    await button.click();
+    await note.waitFor({ timeout: 10_000 });
+    assert.equal(await note.textContent(), 'the provider returned no more children (it announced 14)');
+    assert.equal(queries.length, 2);
     await panel.close();
   });
 });

@@ -2,7 +2,8 @@
 // through read_content and shown as text; a form generated from a schema with every type, checked
 // by the core (inline errors, nothing sent while invalid), a raw JSON editor; an error result with
 // its code; dangerous affordances confirmed first; an async action's task progress; results in
-// the log. Screenshots: the detail with a form, and a result.
+// the log; a result stays when the invoke replaced the affordance it used (close → reopen).
+// Screenshots: the detail with a form, and a result.
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -251,6 +252,89 @@ describe('panel detail and invoke', () => {
     assert.equal(await task.locator('.progress i').evaluate((i) => i.style.width), '100%');
     const truth = srv.engine.truth('/tasks', -1);
     assert.equal(truth.children[0].properties.status, 'done');
+    await panel.close();
+  });
+});
+
+describe('panel detail: results outlive the affordance they came from', () => {
+  let browser;
+  let srv;
+  let tabId;
+
+  before(async () => {
+    // Invoking close replaces it with reopen (and back), as an issue tracker would.
+    srv = await startProvider({ engine: new StateEngine({
+      id: 'issues', name: 'Issue tracker',
+      tree: { id: 'tracker', type: 'root', properties: { label: 'Issues' }, children: [
+        { id: 'issue', type: 'issue', properties: { title: 'Crash on save', state: 'open' }, affordances: [{ action: 'close', label: 'Close' }] },
+        { id: 'other', type: 'issue', properties: { title: 'Typo in README', state: 'open' } },
+      ] },
+      handlers: {
+        close: (ctx) => {
+          ctx.node.properties.state = 'closed';
+          ctx.node.affordances = [{ action: 'reopen', label: 'Reopen' }];
+          return { state: 'closed', was: 'open' };
+        },
+        reopen: (ctx) => {
+          ctx.node.properties.state = 'open';
+          ctx.node.affordances = [{ action: 'close', label: 'Close' }];
+          return { state: 'open', was: 'closed' };
+        },
+      },
+    }) });
+    browser = await launch();
+    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
+    const page = await browser.ctx.newPage();
+    await page.goto(srv.url('/pages/meta-ws.html'));
+    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+  });
+  after(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  test('close becomes reopen: "close → ok" stays in the node’s detail, across selections, until dismissed', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/issue"]', { timeout: 10_000 });
+    await panel.locator('.affordance[data-action-name="close"] button[data-action="invoke"]').click();
+    // The provider's patch (close → reopen) arrives before the result: the card is gone by then.
+    await panel.locator('.affordance[data-action-name="reopen"]').waitFor({ timeout: 10_000 });
+    assert.equal(await panel.locator('.affordance[data-action-name="close"]').count(), 0);
+    assert.equal(srv.engine.truth('/issue', 0).properties.state, 'closed');
+    const results = panel.locator('#detail section[data-section="results"]');
+    const closed = results.locator('.earlier-result[data-action-name="close"]');
+    await closed.locator('.pill[data-outcome="ok"]').waitFor({ timeout: 10_000 });
+    assert.match(await closed.locator('.outcome').textContent(), /close → ok/);
+    assert.match(await closed.locator('.result-data').textContent(), /state.*"closed"/);
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-result-kept.png') });
+    await panel.setViewportSize({ width: 700, height: 500 });
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-result-kept-700.png') });
+    await panel.setViewportSize({ width: 1280, height: 800 });
+
+    // Another node, then back: the outcome is still there.
+    await panel.click('#tree .row[data-path="/other"]');
+    assert.equal(await results.count(), 0, 'the other node has no results');
+    await panel.click('#tree .row[data-path="/issue"]');
+    await closed.locator('.pill[data-outcome="ok"]').waitFor({ timeout: 5000 });
+
+    // Reopen: close is offered again, so its last outcome shows under its card; reopen's is listed.
+    await panel.locator('.affordance[data-action-name="reopen"] button[data-action="invoke"]').click();
+    await panel.locator('.affordance[data-action-name="close"]').waitFor({ timeout: 10_000 });
+    const reopened = results.locator('.earlier-result[data-action-name="reopen"]');
+    await reopened.locator('.pill[data-outcome="ok"]').waitFor({ timeout: 10_000 });
+    assert.match(await reopened.locator('.result-data').textContent(), /state.*"open"/);
+    assert.match(await panel.locator('.affordance[data-action-name="close"] .aff-result').textContent(), /ok/);
+    assert.equal(await results.locator('.earlier-result').count(), 1);
+
+    // Dismissed: gone, here and after coming back.
+    await reopened.locator('button[data-action="dismiss-result"]').click();
+    assert.equal(await results.count(), 0);
+    await panel.locator('.affordance[data-action-name="close"] .aff-result button[data-action="dismiss-result"]').click();
+    assert.equal(await panel.locator('.affordance[data-action-name="close"] .aff-result .outcome').count(), 0);
+    await panel.click('#tree .row[data-path="/other"]');
+    await panel.click('#tree .row[data-path="/issue"]');
+    await panel.locator('.affordance[data-action-name="close"]').waitFor({ timeout: 5000 });
+    assert.equal(await panel.locator('#detail .outcome').count(), 0, 'nothing dismissed comes back');
     await panel.close();
   });
 });

@@ -5,6 +5,11 @@
 // Params are checked by the core (validateParams request) as you type and again before sending;
 // dangerous affordances ask for confirmation; the outcome (ok + data, error + code and message,
 // accepted + live task progress from the core's task events) is shown under the form.
+//
+// Outcomes are kept by node (the last MAX_OUTCOMES per node path), not by affordance card: an
+// invoke often replaces the affordance it used (close → reopen), and its result must not vanish
+// with the card. The newest outcome of an affordance still offered shows under its form; the
+// outcomes of affordances no longer offered are listed above the affordances, until dismissed.
 
 import { h, setChildren } from '../../shared/dom.js';
 import { jsonView } from './json-view.js';
@@ -12,6 +17,9 @@ import { ParamsForm } from './params-form.js';
 import { salienceOf } from './tree-view.js';
 
 const time = (t) => new Date(t).toLocaleTimeString([], { hour12: false });
+
+/** Invoke outcomes kept per node. */
+export const MAX_OUTCOMES = 5;
 
 /** The text of a read_content result: a string, {content: string}, or else its JSON. */
 export function contentText(data) {
@@ -50,14 +58,16 @@ export class DetailView {
   constructor(root, actions) {
     this.root = root;
     this.actions = actions;
-    this.results = new Map();  // "key path action" → last outcome
+    this.outcomes = new Map(); // "key path" → outcomes, oldest first (at most MAX_OUTCOMES)
     this.tasks = new Map();    // task id → last task event
     this.content = new Map();  // "key path" → {state, text, mime, error, at}
-    this.cards = new Map();    // "key path action" → {el, refresh}
+    this.cards = new Map();    // "key path action" → {refresh}
     this.affSig = null;
+    this.seq = 0;
     this.main = h('div', { class: 'detail-main' });
+    this.earlier = h('div', { class: 'detail-earlier', 'data-role': 'earlier-results' });
     this.affs = h('div', { class: 'detail-affordances' });
-    root.replaceChildren(this.main, this.affs);
+    root.replaceChildren(this.main, this.earlier, this.affs);
     this.view = null;
     this.ctx = null;
   }
@@ -75,6 +85,7 @@ export class DetailView {
       setChildren(this.main, h('div', { class: 'empty small' },
         h('p', { text: 'Select a node to see its properties, meta and affordances.' }),
         h('p', { class: 'muted', text: 'Keys: ↑ ↓ move · ← → collapse / expand · Enter open · Home / End' })));
+      this.earlier.replaceChildren();
       this.affs.replaceChildren();
       return;
     }
@@ -99,12 +110,96 @@ export class DetailView {
       this.#childrenLine(view));
 
     const list = view.affordances ?? [];
+    this.#renderEarlier();
     const sig = `${key}|${ctx.mode}|${ctx.canInvoke}|${JSON.stringify(list)}`;
     if (sig === this.affSig) return; // keep the forms (and focus) while the node updates
     this.affSig = sig;
     this.cards.clear();
     setChildren(this.affs, list.length ? h('h3', { text: `Affordances (${list.length})` }) : null,
       list.map((a) => this.#affordance(view.path, a, ctx)));
+  }
+
+  // ------------------------------------------------------------------------------ outcomes
+
+  #nodeKey(path) {
+    return `${this.ctx?.providerKey} ${path}`;
+  }
+
+  /** A new outcome record for an invoke of `action` on the node at `path` (kept per node). */
+  #record(providerKey, path, aff) {
+    const nodeKey = `${providerKey} ${path}`;
+    const o = { seq: ++this.seq, action: aff.action, label: aff.label ?? aff.action, pending: true, at: Date.now() };
+    const list = [...(this.outcomes.get(nodeKey) ?? []), o];
+    while (list.length > MAX_OUTCOMES) {
+      const i = list.findIndex((x) => !x.pending);
+      list.splice(i < 0 ? 0 : i, 1);
+    }
+    this.outcomes.set(nodeKey, list);
+    return { nodeKey, o };
+  }
+
+  /** Shows an outcome's change wherever it is on screen (its card, or the earlier list). */
+  #changed(nodeKey, action) {
+    if (!this.view || this.#nodeKey(this.view.path) !== nodeKey) return;
+    this.cards.get(`${nodeKey} ${action}`)?.refresh();
+    this.#renderEarlier();
+  }
+
+  dismiss(nodeKey, seq) {
+    const list = (this.outcomes.get(nodeKey) ?? []).filter((o) => o.seq !== seq);
+    if (list.length) this.outcomes.set(nodeKey, list);
+    else this.outcomes.delete(nodeKey);
+    if (this.view && this.#nodeKey(this.view.path) === nodeKey) {
+      for (const c of this.cards.values()) c.refresh();
+      this.#renderEarlier();
+    }
+  }
+
+  /** The newest outcome of `action` on the node, or null. */
+  #latest(nodeKey, action) {
+    const list = this.outcomes.get(nodeKey) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].action === action) return list[i];
+    return null;
+  }
+
+  /** Outcomes of affordances the node no longer offers, newest first. */
+  #renderEarlier() {
+    const view = this.view;
+    if (!view) return setChildren(this.earlier);
+    const nodeKey = this.#nodeKey(view.path);
+    const offered = new Set((view.affordances ?? []).map((a) => a.action));
+    const list = (this.outcomes.get(nodeKey) ?? []).filter((o) => !offered.has(o.action)).reverse();
+    if (!list.length) return setChildren(this.earlier);
+    setChildren(this.earlier, h('section', { class: 'd-section', 'data-section': 'results' },
+      h('h3', { text: `Results (${list.length})` }),
+      h('p', { class: 'muted small', text: 'Of affordances this node no longer offers (an invoke often replaces the one it used).' }),
+      list.map((o) => h('div', { class: 'earlier-result', 'data-action-name': o.action },
+        this.#outcomeEls(o, { nodeKey, withAction: true })))));
+  }
+
+  /** The elements of one outcome: "close → ok 12:00:01 ×", then its error, data or task. */
+  #outcomeEls(o, { nodeKey, withAction = false }) {
+    const dismiss = h('button', { type: 'button', class: 'link small dismiss', 'data-action': 'dismiss-result', title: 'Dismiss this result', 'aria-label': 'Dismiss this result',
+      onclick: () => this.dismiss(nodeKey, o.seq) }, '×');
+    const head = (...kids) => h('div', { class: 'outcome' },
+      withAction ? h('code', { class: 'outcome-action', text: o.action }) : null,
+      withAction ? h('span', { class: 'muted', text: ' → ' }) : null,
+      ...kids, dismiss);
+    if (o.error) return [head(h('span', { class: 'pill outcome-error', 'data-outcome': 'not-sent', text: 'not sent' }), h('span', { class: 'error-text', text: ` ${o.error}` }))];
+    if (o.pending) return [head(h('span', { class: 'muted', text: 'invoking…' }))];
+    const ev = o.event ?? {};
+    const outcome = ev.event === 'result' ? ev.status : ev.event;
+    const task = ev.task_id ? this.tasks.get(ev.task_id) : null;
+    return [
+      head(h('span', { class: `pill outcome-${outcome}`, 'data-outcome': outcome, text: outcome ?? '?' }),
+        h('span', { class: 'muted', text: ` ${time(o.at)}` }),
+        ev.task_id ? h('span', { class: 'muted', text: ` · task ${ev.task_id}` }) : null),
+      ev.error ? h('div', { class: 'error-text', 'data-error-code': String(ev.error.code ?? '') },
+        h('code', { text: String(ev.error.code ?? '') }), ` ${ev.error.message ?? ''}`) : null,
+      !ev.error && ev.message ? h('div', { class: 'error-text', text: String(ev.message) }) : null,
+      ev.data !== undefined ? h('div', { class: 'result-data' }, jsonView(ev.data, { openDepth: 2 })) : null,
+      ev.task_id ? this.#taskView(ev.task_id, task) : null,
+    ];
   }
 
   #childrenLine(view) {
@@ -199,35 +294,26 @@ export class DetailView {
       });
     }
 
-    const showOutcome = (o) => {
-      this.results.set(id, o);
-      if (o.error) return setChildren(result, h('div', { class: 'outcome' }, h('span', { class: 'pill outcome-error', text: 'not sent' }), h('span', { class: 'error-text', text: ` ${o.error}` })));
-      if (o.pending) return setChildren(result, h('span', { class: 'muted', text: 'invoking…' }));
-      const ev = o.event ?? {};
-      const outcome = ev.event === 'result' ? ev.status : ev.event;
-      const task = ev.task_id ? this.tasks.get(ev.task_id) : null;
-      setChildren(result,
-        h('div', { class: 'outcome' }, h('span', { class: `pill outcome-${outcome}`, 'data-outcome': outcome, text: outcome ?? '?' }),
-          h('span', { class: 'muted', text: ` ${time(o.at)}` }),
-          ev.task_id ? h('span', { class: 'muted', text: ` · task ${ev.task_id}` }) : null),
-        ev.error ? h('div', { class: 'error-text', 'data-error-code': String(ev.error.code ?? '') },
-          h('code', { text: String(ev.error.code ?? '') }), ` ${ev.error.message ?? ''}`) : null,
-        !ev.error && ev.message ? h('div', { class: 'error-text', text: String(ev.message) }) : null,
-        ev.data !== undefined ? h('div', { class: 'result-data' }, jsonView(ev.data, { openDepth: 2 })) : null,
-        ev.task_id ? this.#taskView(ev.task_id, task) : null);
+    const nodeKey = `${ctx.providerKey} ${path}`;
+    const showLatest = () => {
+      const o = this.#latest(nodeKey, aff.action);
+      setChildren(result, o ? this.#outcomeEls(o, { nodeKey }) : null);
     };
 
     const send = async () => {
       const r = form ? form.value() : { ok: true, value: undefined };
-      showOutcome({ pending: true, at: Date.now() });
+      // The record outlives this card: the reply may come after the node dropped the affordance.
+      const rec = this.#record(ctx.providerKey, path, aff);
+      this.#changed(rec.nodeKey, aff.action);
       try {
         const reply = await this.actions.invoke(path, aff.action, r.value);
-        showOutcome({ event: reply.event, at: Date.now() });
+        Object.assign(rec.o, { pending: false, event: reply.event, at: Date.now() });
       } catch (e) {
         // The core refused it locally (E_PARAMS, E_CAPABILITY...) or the worker is away.
-        showOutcome({ error: `${e.code ? `${e.code}: ` : ''}${e.message}`, at: Date.now() });
+        Object.assign(rec.o, { pending: false, error: `${e.code ? `${e.code}: ` : ''}${e.message}`, at: Date.now() });
         if (e.code === 'E_PARAMS') form?.showError(e.message);
       }
+      this.#changed(rec.nodeKey, aff.action);
     };
 
     const invoke = async () => {
@@ -267,9 +353,8 @@ export class DetailView {
       h('div', { class: 'aff-buttons' }, invokeBtn, ctx.canInvoke ? null : h('span', { class: 'muted small', text: ctx.whyNot })),
       confirmRow, result,
       hasParams ? h('details', { class: 'schema' }, h('summary', { text: 'params schema' }), jsonView(aff.params, { openDepth: 3 })) : null);
-    const last = this.results.get(id);
-    if (last) showOutcome(last);
-    this.cards.set(id, { refresh: () => { const o = this.results.get(id); if (o) showOutcome(o); } });
+    showLatest();
+    this.cards.set(id, { refresh: showLatest });
     return card;
   }
 
@@ -283,12 +368,12 @@ export class DetailView {
       h('div', { class: 'progress' }, h('i', { style: `width:${Math.round((progress ?? 0) * 100)}%` })));
   }
 
-  /** A core "task" event: refresh the cards waiting on that task. */
+  /** A core "task" event: refresh the outcomes waiting on that task. */
   onTask(ev) {
     if (!ev?.task_id) return;
     this.tasks.set(ev.task_id, ev);
-    for (const [id, o] of this.results) {
-      if (o.event?.task_id === ev.task_id) this.cards.get(id)?.refresh();
+    for (const [nodeKey, list] of this.outcomes) {
+      for (const o of list) if (o.event?.task_id === ev.task_id) this.#changed(nodeKey, o.action);
     }
   }
 }

@@ -8,7 +8,8 @@
 // Windowed collections (meta.total_children above the children shown) end with a "load more"
 // row; what it fetches (a query with a window, see panel.js) is shown under the collection as a
 // read-only "query result" block: those nodes are not part of the subscription's mirror and do
-// not update live.
+// not update live. When a query brings nothing new, the row says so instead of offering the same
+// empty page again, until the collection changes.
 
 import { h } from '../../shared/dom.js';
 import { childPath, parentPath } from '../../shared/node-path.js';
@@ -23,16 +24,17 @@ function add(el, ...kids) {
 export const ROW_HEIGHT = 22;
 const DEPTH_INDENT = 14;
 
-/** A one-line summary of a node: its label-like property, else the first short scalar. */
+/**
+ * A node's row label: properties.label, else properties.title, else meta.summary, else nothing.
+ * Not "the first property": that reads as a label when it is not one ("repos: 3" for an
+ * overview), and a count property would sit beside the child count ("count: 5  5").
+ */
 export function nodeSummary(view) {
   const p = view.properties ?? {};
-  for (const k of ['label', 'title', 'name', 'subject', 'text']) {
-    if (typeof p[k] === 'string' && p[k]) return p[k];
+  for (const v of [p.label, p.title, view.meta?.summary]) {
+    if (typeof v === 'string' && v) return v;
   }
-  for (const [k, v] of Object.entries(p)) {
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return `${k}: ${v}`;
-  }
-  return view.meta?.summary ?? '';
+  return '';
 }
 
 /** "3", "50 of 300" (total_children), "" */
@@ -41,6 +43,21 @@ function countText(view) {
   const total = view.meta?.total_children;
   if (Number.isFinite(total) && total !== kids) return `${kids} of ${total}`;
   return kids ? String(kids) : '';
+}
+
+/**
+ * What a collection looks like for "load more": when it changes (children, window, announced
+ * total), a query that found nothing more may find something again.
+ */
+export function collectionSig(view) {
+  const ids = view?.child_ids ?? [];
+  const win = Array.isArray(view?.meta?.window) ? view.meta.window.join(',') : '';
+  return `${view?.meta?.total_children}|${win}|${ids.length}|${ids[0] ?? ''}|${ids.at(-1) ?? ''}`;
+}
+
+/** The last query under this collection returned nothing new, and the collection has not changed since. */
+export function exhausted(view, extra) {
+  return !!extra?.exhausted && extra.exhausted.sig === collectionSig(view);
 }
 
 /** More children exist than the mirror (plus loaded query pages) shows. */
@@ -163,12 +180,13 @@ export class TreeView {
         if (!view || !this.expanded.has(path)) continue;
         const extra = this.extras.get(path);
         const more = moreToLoad(view, extra);
+        const done = exhausted(view, extra);
         const tail = [];
-        if (extra) {
+        if (extra?.nodes.length) { // nothing fetched yet (loading, failed, or none came): no empty block
           tail.push([path, depth + 1, 'qhead', extra]);
           for (const q of extra.nodes) tail.push([q.path, depth + 1, 'qnode', q]);
         }
-        if (more > 0 || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra }]);
+        if (more > 0 || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra, done, announced: view.meta?.total_children }]);
         for (let i = tail.length - 1; i >= 0; i--) stack.push(tail[i]);
         for (let i = view.child_ids.length - 1; i >= 0; i--) stack.push([childPath(path, view.child_ids[i]), depth + 1]);
       }
@@ -181,7 +199,7 @@ export class TreeView {
 
   extrasStamp() {
     let s = '';
-    for (const [p, e] of this.extras) s += `${p}:${e.nodes.length}:${e.loading ? 1 : 0}:${e.error ? 1 : 0}:${e.stamp ?? 0};`;
+    for (const [p, e] of this.extras) s += `${p}:${e.nodes.length}:${e.loading ? 1 : 0}:${e.error ? 1 : 0}:${e.exhausted?.sig ?? ''}:${e.stamp ?? 0};`;
     return s;
   }
 
@@ -272,7 +290,9 @@ export class TreeView {
   #placeholderRow(r) {
     const id = r.path.slice(r.path.lastIndexOf('/') + 1);
     const el = this.#base(r, 'node placeholder', { role: 'treeitem', 'data-path': r.path });
-    add(el, h('span', { class: 'twisty' }), h('span', { class: 'sal none' }, h('i')), h('span', { class: 'nid', text: id }), h('span', { class: 'muted', text: 'loading…' }));
+    const gone = this.source.gone?.has(r.path);
+    add(el, h('span', { class: 'twisty' }), h('span', { class: 'sal none' }, h('i')), h('span', { class: 'nid', text: id }),
+      h('span', { class: 'muted', text: gone ? 'removed by the provider' : 'loading…' }));
     return el;
   }
 
@@ -304,8 +324,16 @@ export class TreeView {
   }
 
   #moreRow(r) {
-    const { more, extra } = r.ref;
+    const { more, extra, done, announced } = r.ref;
     const el = this.#base(r, 'more');
+    if (done && !extra?.loading && !extra?.error) {
+      // Offering the same empty page again would promise what the provider does not return.
+      add(el, h('span', { class: 'twisty' }),
+        h('span', { class: 'more-note', 'data-role': 'no-more',
+          text: `the provider returned no more children (it announced ${announced})`,
+          title: `meta.total_children is ${announced}, but a query for the next children returned none. Load more comes back when the collection changes.` }));
+      return el;
+    }
     const label = extra?.loading ? 'loading…'
       : extra?.error ? `query failed: ${extra.error}`
       : `Load more (${more} not shown)`;
