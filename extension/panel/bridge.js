@@ -51,7 +51,7 @@ export class Bridge {
    */
   getNodes(key, sub, paths) {
     return this.port.request(Request.GET_NODES, { key, sub, paths }).then((r) => {
-      this.#enqueue({ type: 'bridge/nodes', key, sub, nodes: r.nodes, missing: r.missing });
+      this.#enqueue({ type: 'bridge/nodes', key, sub, nodes: r.nodes, missing: r.missing, count: r.count });
       return r;
     });
   }

@@ -10,17 +10,32 @@
 // have been there since the last reset. A node that changed before the panel first loaded it
 // therefore shows its loaded view at earlier versions too; the panel loads the whole mirror right
 // after every reset, so that window is short.
+//
+// Versions are the provider's and need not increase: a provider that restarted counts from 1
+// again, and a different app may answer at the same address. Entries are therefore identified by
+// `step`, a running number of this history, never by version; a reset that crossed such a
+// boundary carries it (`boundary`), and the views show it as a separator.
 
 export const MAX_ENTRIES = 500;
 export const MAX_VIEWS = 50_000;
 
 /**
+ * @typedef {object} Boundary   what a reset crossed
+ * @property {'restart'|'provider'} kind   the provider restarted (versions start again), or a
+ *                                         different provider answers at the same address
+ * @property {number|null} previousVersion the version before the reset
+ * @property {{id: string, name: string}|null} [previous]   kind "provider": the one before
+ * @property {{id: string, name: string}|null} [provider]   kind "provider": the one now
+ */
+/**
  * @typedef {object} Entry
+ * @property {number} step      running number of the entry in this history (unique, increasing)
  * @property {number} version   the provider version this reset or patch brought
  * @property {number} t         epoch ms when the panel applied it
  * @property {'reset'|'delta'} kind
  * @property {Map<string, {before: object|undefined, after: object|undefined}>} [changes]  delta
  * @property {Map<string, object>} [prev]   reset: every view before it
+ * @property {Boundary|null} [boundary]      reset: a restart or a provider change it crossed
  * @property {number} size      views held by this entry
  */
 
@@ -29,14 +44,16 @@ export class History {
   entries = [];
   retained = 0;
   dropped = 0;
+  steps = 0;
 
-  recordReset(version, prevMap) {
-    this.#push({ version, t: Date.now(), kind: 'reset', prev: prevMap, size: prevMap.size });
+  /** @param {Boundary|null} [boundary] */
+  recordReset(version, prevMap, boundary = null) {
+    this.#push({ step: ++this.steps, version, t: Date.now(), kind: 'reset', prev: prevMap, size: prevMap.size, boundary });
   }
 
   /** @param {Map<string, {before, after}>} changes */
   recordDelta(version, changes) {
-    this.#push({ version, t: Date.now(), kind: 'delta', changes, size: changes.size });
+    this.#push({ step: ++this.steps, version, t: Date.now(), kind: 'delta', changes, size: changes.size });
   }
 
   #push(entry) {
@@ -51,6 +68,21 @@ export class History {
 
   get length() {
     return this.entries.length;
+  }
+
+  /** The index of the entry with this step, or -1 (dropped, or never recorded). */
+  indexOfStep(step) {
+    const first = this.entries[0]?.step;
+    if (first === undefined) return -1;
+    const i = step - first; // steps are consecutive within the kept entries
+    return this.entries[i]?.step === step ? i : this.entries.findIndex((e) => e.step === step);
+  }
+
+  /** Boundaries crossed strictly after entry a up to and including entry b (indices, a <= b). */
+  boundariesBetween(a, b) {
+    const out = [];
+    for (let i = a + 1; i <= b; i++) if (this.entries[i]?.boundary) out.push(this.entries[i]);
+    return out;
   }
 
   /**
@@ -127,6 +159,15 @@ export function viewDiff(before, after) {
     d.children = { added, removed, reordered: added.length === 0 && removed.length === 0 };
   }
   return d;
+}
+
+/** "provider restarted: version 1 after 20101", "provider changed: Old (old) → New (new)" */
+export function boundaryText(entry) {
+  const b = entry?.boundary;
+  if (!b) return '';
+  const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : '?');
+  if (b.kind === 'provider') return `provider changed: ${who(b.previous)} → ${who(b.provider)}, version ${entry.version}${b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : ''}`;
+  return `provider restarted: version ${entry.version}${b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : ''}`;
 }
 
 function diffIsEmpty(d) {

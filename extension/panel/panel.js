@@ -145,7 +145,7 @@ const treeView = new TreeView($('tree'), {
   onNeedNodes: (paths) => {
     const tree = currentTree();
     if (!tree || scrub) return;
-    const want = paths.filter((p) => !tree.requested.has(p));
+    const want = paths.filter((p) => !tree.requested.has(p) && !tree.gone.has(p));
     if (!want.length) return;
     for (const p of want) tree.requested.add(p);
     bridge.getNodes(tree.key, tree.sub, want).catch(() => { for (const p of want) tree.requested.delete(p); });
@@ -332,7 +332,12 @@ function kickFill(tree) {
         const paths = store.missingPaths(tree, FILL_PAGE);
         if (!paths.length) break;
         for (const p of paths) tree.requested.add(p);
-        await bridge.getNodes(tree.key, tree.sub, paths);
+        try {
+          await bridge.getNodes(tree.key, tree.sub, paths);
+        } catch (e) {
+          for (const p of paths) tree.requested.delete(p); // never answered: not pending any more
+          throw e;
+        }
         await new Promise((r) => setTimeout(r, 0)); // let the queued views apply
       }
     } catch {
@@ -340,9 +345,10 @@ function kickFill(tree) {
     } finally {
       tree.filling = false;
       if (store.tree(tree.key, tree.sub) === tree) {
-        const done = store.missingPaths(tree, 1).length === 0 && tree.requested.size === 0;
+        // Paths removed meanwhile came back "missing" and are no longer pending (store.js).
+        const done = store.isLoaded(tree);
         if (done && !tree.complete) {
-          tree.complete = true;
+          store.markComplete(tree);
           if (!marks.mirrorComplete) marks.mirrorComplete = performance.timeOrigin + performance.now();
           if (search.text) runSearch();
         }
@@ -476,7 +482,7 @@ function setScrub(index) {
     const nodes = tree.history.materialize(index, tree.nodes);
     scrub = {
       key: tree.key, sub: tree.sub, entry, index, version: entry.version,
-      source: { key: tree.key, sub: tree.sub, path: tree.path, nodes, structure: `h${index}:${entry.t}:${entry.version}`, resetId: tree.resetId, live: false },
+      source: { key: tree.key, sub: tree.sub, path: tree.path, nodes, structure: `h${entry.step}`, resetId: tree.resetId, live: false },
     };
   }
   renderAll();
@@ -505,13 +511,14 @@ function showDiff(a, b) {
   const from = tree.history.entries[x];
   const to = tree.history.entries[y];
   const diff = diffStates(tree.history.materialize(x, tree.nodes), tree.history.materialize(y, tree.nodes));
+  const boundaries = tree.history.boundariesBetween(x, y);
   renderDiff($('diff'), diff, {
-    from, to,
+    from, to, boundaries,
     onPick: (path) => {
       if (displaySource()?.nodes.has(path)) treeView.reveal(path);
     },
   });
-  slopPanel.lastDiff = { from: from.version, to: to.version, added: diff.added.map((v) => v.path), removed: diff.removed.map((v) => v.path), changed: diff.changed.map((c) => c.path) };
+  slopPanel.lastDiff = { from: from.version, to: to.version, fromStep: from.step, toStep: to.step, boundaries: boundaries.length, added: diff.added.map((v) => v.path), removed: diff.removed.map((v) => v.path), changed: diff.changed.map((c) => c.path) };
   setSideTab('diff');
 }
 
@@ -600,8 +607,9 @@ function renderBar() {
   }
   const tree = currentTree();
   const info = p?.subscriptions.find((s) => s.sub === tree?.sub);
-  const loading = tree && !tree.complete && info && info.nodes > tree.nodes.size;
-  $('version').textContent = tree ? `v${tree.version} · ${tree.nodes.size.toLocaleString()}${loading ? ` of ${info.nodes.toLocaleString()}` : ''} nodes` : '';
+  const total = tree?.total ?? info?.nodes ?? null;
+  const loading = tree && !tree.complete && total > tree.nodes.size;
+  $('version').textContent = tree ? `v${tree.version} · ${tree.nodes.size.toLocaleString()}${loading ? ` of ${total.toLocaleString()}` : ''} node${tree.nodes.size === 1 && !loading ? '' : 's'}` : '';
   $('export').disabled = !tree;
   $('toggle-history').disabled = !tree;
   $('toggle-sub').disabled = !p;
@@ -693,8 +701,10 @@ function renderBanner() {
     content = [h('span', { text: `Import refused. ${importError}` }), h('button', { type: 'button', class: 'small', onclick: () => { importError = null; renderBanner(); } }, 'Dismiss')];
   } else if (scrub) {
     kind = 'scrub';
+    // The same version number may exist on both sides of a provider restart: say which side.
+    const crossed = tree ? tree.history.boundariesBetween(scrub.index, tree.history.length - 1).length : 0;
     content = [h('span', { class: 'banner-text' }, h('strong', { text: `Viewing version ${scrub.version}` }),
-      ` (${scrub.index + 1} of ${tree?.history.length ?? '?'} recorded) — read-only; invoking is off.`),
+      ` (${scrub.index + 1} of ${tree?.history.length ?? '?'} recorded${crossed ? `, before ${crossed === 1 ? 'a provider restart or change' : `${crossed} provider restarts or changes`}` : ''}) — read-only; invoking is off.`),
     h('button', { type: 'button', class: 'small primary', 'data-action': 'back-to-live', onclick: () => setScrub(null) }, 'Back to live')];
   } else if (imp) {
     kind = 'import';
@@ -786,11 +796,12 @@ function renderLoadState() {
   const el = $('load-state');
   if (!tree) { el.textContent = ''; return; }
   if (scrub) { el.textContent = `v${scrub.version} · ${scrub.source.nodes.size.toLocaleString()} nodes`; return; }
-  const total = info?.nodes ?? (isImport() ? store.imports.get(selectedKey)?.count : null);
+  // The worker's count as of its last answer (removed nodes leave it); the provider list's is older.
+  const total = tree.total ?? info?.nodes ?? (isImport() ? store.imports.get(selectedKey)?.count : null);
   el.textContent = tree.complete || (total && tree.nodes.size >= total)
-    ? `${tree.nodes.size.toLocaleString()} nodes`
+    ? `${tree.nodes.size.toLocaleString()} node${tree.nodes.size === 1 ? '' : 's'}`
     : `loading ${tree.nodes.size.toLocaleString()}${total ? ` of ${total.toLocaleString()}` : ''}…`;
-  el.title = 'Node views held by the panel (search, history and export cover these)';
+  el.title = `${el.textContent}: node views held by the panel (search, history and export cover these)`;
 }
 
 function refreshAgent() {
@@ -863,7 +874,8 @@ store.subscribe((change) => {
       if (change.resets.has(selectedKey) || (sel && !sel.query && (touched?.has(sel.path) || (tree && tree.nodes.get(sel.path) !== lastDetail)))) renderDetail();
       if (change.resets.has(selectedKey)) renderEmpty();
     }
-    if (tree && (change.structure.has(selectedKey) || change.resets.has(selectedKey)) && !tree.complete) kickFill(tree);
+    // filled: a getNodes answer (maybe only "missing" paths) may have been the last one pending.
+    if (tree && (change.structure.has(selectedKey) || change.resets.has(selectedKey) || change.filled.has(selectedKey)) && !tree.complete) kickFill(tree);
     if (search.text && !scrub) {
       clearTimeout(search.timer);
       search.timer = setTimeout(() => runSearch(), 300);

@@ -21,12 +21,17 @@ export const MAX_LOG = 1000;
  * @property {string} path            root of the subscription
  * @property {number} version
  * @property {boolean} complete       every view of the mirror is loaded
+ * @property {number|null} total      the subscription's node count as the service worker last
+ *                                    told it (tree/reset, getNodes replies); null if unknown
  * @property {Map<string, object>} nodes   path → NodeView
  * @property {Map<string, number>} stamps  path → change counter (the views' row cache)
  * @property {number} resetId         changes on every tree/reset
  * @property {number} structure       changes whenever a node appears, disappears or its child_ids change
  * @property {History} history
  * @property {Set<string>} requested  paths asked for with getNodes and not answered yet
+ * @property {Set<string>} gone       paths getNodes answered as missing (removed meanwhile): not
+ *                                    asked for again until the structure changes
+ * @property {number} missingAnswered how many requested views came back missing (diagnostics)
  * @property {boolean} readOnly       an import
  */
 
@@ -34,7 +39,7 @@ function newChange() {
   return {
     providers: false, bridge: false, imports: false,
     trees: new Set(), resets: new Set(), structure: new Set(), touched: new Map(),
-    events: new Set(), logs: new Set(), newEvents: [],
+    filled: new Set(), events: new Set(), logs: new Set(), newEvents: [],
   };
 }
 
@@ -63,6 +68,8 @@ export class Store {
     this.logPaused = new Map();
     /** @type {Map<string, object>} "import:N" → inspectTree reply without its nodes */
     this.imports = new Map();
+    /** key → the core's provider_changed event, until the next tree/reset of each of its trees */
+    this.providerChanges = new Map();
     this.listeners = new Set();
     this.stamp = 0;
     this.resets = 0;
@@ -97,15 +104,17 @@ export class Store {
     change.touched.get(key).add(path);
   }
 
-  #newTree(key, sub, path, version, complete, nodes, readOnly = false) {
+  #newTree(key, sub, path, version, complete, nodes, readOnly = false, total = null) {
     return {
-      key, sub, path, version, complete,
+      key, sub, path, version, complete, total,
       nodes: new Map(nodes.map((n) => [n.path, n])),
       stamps: new Map(nodes.map((n) => [n.path, ++this.stamp])),
       resetId: ++this.resets,
       structure: ++this.stamp,
       history: new History(),
       requested: new Set(),
+      gone: new Set(),
+      missingAnswered: 0,
       readOnly,
     };
   }
@@ -117,7 +126,7 @@ export class Store {
         change.bridge = true;
         break;
       case 'bridge/nodes':
-        this.#addNodes(msg.key, msg.sub, msg.nodes, msg.missing, change);
+        this.#addNodes(msg.key, msg.sub, msg.nodes, msg.missing, msg.count, change);
         break;
       case Push.PROVIDERS: {
         this.tabId = msg.tabId;
@@ -134,11 +143,13 @@ export class Store {
         if (!this.trees.has(msg.key)) this.trees.set(msg.key, new Map());
         const subs = this.trees.get(msg.key);
         const old = subs.get(msg.sub);
-        const tree = this.#newTree(msg.key, msg.sub, msg.path, msg.version, msg.complete, msg.nodes);
+        const tree = this.#newTree(msg.key, msg.sub, msg.path, msg.version, msg.complete, msg.nodes, false,
+          Number.isFinite(msg.count) ? msg.count : null);
         if (old && old.path === msg.path) {
-          // A re-base of the same subscription: one more version in its history.
+          // A re-base of the same subscription: one more version in its history, marked when a
+          // different provider now answers or the provider restarted (its versions start again).
           tree.history = old.history;
-          tree.history.recordReset(msg.version, old.nodes);
+          tree.history.recordReset(msg.version, old.nodes, this.#boundary(msg, old));
         } else {
           tree.history.recordReset(msg.version, new Map());
         }
@@ -166,6 +177,8 @@ export class Store {
             tree.requested.delete(path);
             structural = true;
           }
+          // Asked for but not answered yet: the answer will say "missing"; nothing to wait for.
+          if (tree.requested.size) for (const r of tree.requested) if (isAtOrUnder(r, p)) tree.requested.delete(r);
         }
         for (const n of msg.nodes) {
           const before = tree.nodes.get(n.path);
@@ -180,12 +193,20 @@ export class Store {
         tree.history.recordDelta(msg.version, changes);
         if (structural) {
           tree.structure = ++this.stamp;
+          tree.gone.clear(); // the listing changed: what was gone may be listed (and there) again
           change.structure.add(msg.key);
         }
+        // The worker left out views of nodes added under known parents: fetch them.
+        if (msg.partial) tree.complete = false;
+        else if (tree.complete) tree.total = tree.nodes.size; // holding every view, the count is exact
         change.trees.add(msg.key);
         break;
       }
       case Push.EVENT: {
+        if (msg.event?.event === 'provider_changed') {
+          // The core dropped the old mirror: the next tree/reset of each tree starts the new app's history.
+          this.providerChanges.set(msg.key, { event: msg.event, trees: new Set(this.trees.get(msg.key)?.keys() ?? []) });
+        }
         // New arrays on every change: views compare by identity.
         const entry = { t: Date.now(), event: msg.event };
         const list = [...(this.events.get(msg.key) ?? []), entry];
@@ -236,7 +257,22 @@ export class Store {
     return out;
   }
 
-  #addNodes(key, sub, nodes, missing, change) {
+  /** The history boundary a tree/reset of `old` brings: a different provider, or a restart. */
+  #boundary(msg, old) {
+    const pending = this.providerChanges.get(msg.key);
+    if (pending?.trees.has(msg.sub)) {
+      pending.trees.delete(msg.sub);
+      if (!pending.trees.size) this.providerChanges.delete(msg.key);
+      const { previous, provider } = pending.event;
+      return { kind: 'provider', previous: previous ?? null, provider: provider ?? null, previousVersion: old.version };
+    }
+    if (msg.restarted) {
+      return { kind: 'restart', previousVersion: Number.isFinite(msg.previousVersion) ? msg.previousVersion : old.version };
+    }
+    return null;
+  }
+
+  #addNodes(key, sub, nodes, missing, count, change) {
     const tree = this.tree(key, sub);
     if (!tree) return;
     let structural = false;
@@ -246,26 +282,45 @@ export class Store {
       tree.nodes.set(n.path, n);
       tree.stamps.set(n.path, ++this.stamp);
     }
-    // Paths that are gone stay in `requested`: they are not asked for again.
-    void missing;
+    // Removed after the panel saw them listed: the answer is final. They are no longer pending,
+    // and not asked for again unless a later change lists them.
+    for (const p of missing ?? []) {
+      if (typeof p !== 'string') continue;
+      tree.requested.delete(p);
+      tree.gone.add(p);
+      tree.missingAnswered++;
+    }
+    if (Number.isFinite(count)) tree.total = count;
     if (structural) {
       tree.structure = ++this.stamp;
       change.structure.add(key);
     }
     change.trees.add(key);
+    change.filled.add(key);
+  }
+
+  /** Every view of the tree is loaded: nothing pending, no listed child without a view. */
+  isLoaded(tree) {
+    return tree.requested.size === 0 && this.missingPaths(tree, 1).length === 0;
+  }
+
+  /** The background load found nothing left to load: the panel holds the whole mirror. */
+  markComplete(tree) {
+    tree.complete = true;
+    tree.total = tree.nodes.size;
   }
 
   /** The paths to load next, breadth-first: children of loaded nodes that are not loaded yet. */
   missingPaths(tree, limit) {
     const out = [];
     const queue = [tree.path];
-    if (!tree.nodes.has(tree.path)) return tree.requested.has(tree.path) ? [] : [tree.path];
+    if (!tree.nodes.has(tree.path)) return tree.requested.has(tree.path) || tree.gone.has(tree.path) ? [] : [tree.path];
     for (let i = 0; i < queue.length && out.length < limit; i++) {
       const v = tree.nodes.get(queue[i]);
       for (const id of v.child_ids) {
         const p = childPath(v.path, id);
         if (tree.nodes.has(p)) queue.push(p);
-        else if (!tree.requested.has(p)) {
+        else if (!tree.requested.has(p) && !tree.gone.has(p)) {
           out.push(p);
           if (out.length >= limit) break;
         }
@@ -280,7 +335,8 @@ export class Store {
   addImport(reply) {
     const { nodes, ...info } = reply;
     this.imports.set(reply.key, info);
-    const tree = this.#newTree(reply.key, reply.sub, reply.path, reply.version, reply.complete, nodes, true);
+    const tree = this.#newTree(reply.key, reply.sub, reply.path, reply.version, reply.complete, nodes, true,
+      Number.isFinite(reply.count) ? reply.count : null);
     tree.history.recordReset(reply.version, new Map());
     this.trees.set(reply.key, new Map([[reply.sub, tree]]));
     const change = newChange();

@@ -42,7 +42,9 @@ function dropUnder(known, path) {
  * The delta for one core `patch` event, for a port that has been sent the paths in `known`
  * (updated in place). Removed paths the port knows (or has descendants of) are listed; changed
  * nodes it knows get fresh views; added nodes get a view when their parent is known.
- * @returns {{nodes: object[], removed: string[]}}
+ * partial: some added nodes under a known parent were left out (more than maxAdded): the port
+ * no longer holds every view of the mirror and should fetch the rest.
+ * @returns {{nodes: object[], removed: string[], partial: boolean}}
  */
 export function patchDelta(consumer, sub, patch, known, maxAdded = 500) {
   const removed = [];
@@ -70,11 +72,15 @@ export function patchDelta(consumer, sub, patch, known, maxAdded = 500) {
   };
   for (const p of patch.changed ?? []) if (known.has(p)) send(p);
   let added = 0;
+  let partial = false;
   for (const p of patch.added ?? []) {
     const parent = parentPath(p);
     if (parent !== null && !known.has(parent)) continue;
-    if (added++ >= maxAdded) break; // the parent's child_ids show the rest; fetched on demand
+    if (added++ >= maxAdded) { // the parent's child_ids show the rest; fetched on demand
+      partial = true;
+      break;
+    }
     send(p);
   }
-  return { nodes, removed };
+  return { nodes, removed, partial };
 }

@@ -105,20 +105,34 @@ function watchersOf(conn) {
   return [...uiPorts].filter((u) => u.tabId === conn.tabId && u.watches.has(conn.key));
 }
 
-function sendReset(ui, conn, watch, sub) {
+/**
+ * The subscription's views from its root, up to the watch's budget. `snapshot`: the core's
+ * snapshot event that caused it, whose restart marks (a new connection re-based the mirror to a
+ * version below the previous one) go with it so the panel's history can show the boundary.
+ */
+function sendReset(ui, conn, watch, sub, snapshot = null) {
   const st = conn.consumer?.status();
   const info = st?.subscriptions?.find((s) => s.sub === sub);
   if (!info || info.state === 'waiting') return;
   const { nodes, complete } = breadthFirstViews(conn.consumer, sub, info.path, watch.budget);
   watch.known.set(sub, new Set(nodes.map((n) => n.path)));
-  post(ui, { type: Push.TREE_RESET, key: conn.key, sub, path: info.path, version: info.version ?? 0, nodes, complete });
+  const restart = snapshot?.restarted === true
+    ? { restarted: true, previousVersion: Number.isFinite(snapshot.previous_version) ? snapshot.previous_version : null } : {};
+  post(ui, {
+    type: Push.TREE_RESET, key: conn.key, sub, path: info.path, version: info.version ?? 0,
+    count: info.nodes ?? null, nodes, complete, ...restart,
+  });
 }
 
 connectionEvents.coreEvent.add((conn, ev) => {
   const watchers = watchersOf(conn);
   if (watchers.length === 0) return;
   if (ev.event === 'snapshot') {
-    for (const ui of watchers) sendReset(ui, conn, ui.watches.get(conn.key), ev.sub);
+    for (const ui of watchers) {
+      sendReset(ui, conn, ui.watches.get(conn.key), ev.sub, ev);
+      // A restart is worth a line in the panel's event list; ordinary snapshots are not.
+      if (ev.restarted === true) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
+    }
   } else if (ev.event === 'patch') {
     for (const ui of watchers) {
       const watch = ui.watches.get(conn.key);
@@ -129,8 +143,8 @@ connectionEvents.coreEvent.add((conn, ev) => {
         sendReset(ui, conn, watch, ev.sub);
         continue;
       }
-      const { nodes, removed } = patchDelta(conn.consumer, ev.sub, ev, known);
-      post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, nodes, removed });
+      const { nodes, removed, partial } = patchDelta(conn.consumer, ev.sub, ev, known);
+      post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, nodes, removed, ...(partial ? { partial } : {}) });
     }
   } else {
     for (const ui of watchers) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
@@ -196,13 +210,16 @@ const handlers = {
     const conn = needSource(ui, m.key);
     const sub = needSub(conn, m.sub);
     if (!Array.isArray(m.paths)) throw new RequestError('bad_request', 'paths must be an array');
+    // `missing`: paths the mirror no longer has (removed since the panel saw them listed);
+    // `count`: the subscription's node count now, so the panel's "loading N of M" stays true
+    // while patches add and remove nodes under it.
     const r = viewsOf(conn.consumer, sub, m.paths.slice(0, LIMITS.GET_NODES_MAX));
     const watch = ui.watches.get(conn.key);
     if (watch) {
       if (!watch.known.has(sub)) watch.known.set(sub, new Set());
       for (const n of r.nodes) watch.known.get(sub).add(n.path);
     }
-    return r;
+    return { ...r, count: subscriptionInfo(conn.consumer, sub)?.nodes ?? null };
   },
   async [Request.INVOKE](ui, m) {
     const conn = needConnection(ui, m.key);

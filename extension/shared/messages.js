@@ -80,7 +80,11 @@ export const Request = Object.freeze({
   WATCH: 'watch',
   /** {key} → {} */
   UNWATCH: 'unwatch',
-  /** Node views on demand. {key, sub, paths} → {nodes: NodeView[], missing: string[]} */
+  /**
+   * Node views on demand. {key, sub, paths} → {nodes: NodeView[], missing: string[], count}
+   * missing: paths the mirror does not have (removed since the UI saw them listed); count: the
+   * subscription's node count now.
+   */
   GET_NODES: 'getNodes',
   /** Invoke an affordance. {key, path, action, params?} → the core's `result` event */
   INVOKE: 'invoke',
@@ -242,6 +246,10 @@ export const LIMITS = Object.freeze({
  * @property {number} version
  * @property {NodeView[]} nodes   breadth-first from `path`
  * @property {boolean} complete   false when the budget cut it short (fetch the rest with getNodes)
+ * @property {number|null} count  the subscription's node count
+ * @property {boolean} [restarted]        the core's snapshot event said the provider restarted: a
+ *                                        new connection re-based the mirror below the old version
+ * @property {number|null} [previousVersion]   with restarted: the version before
  */
 
 /**
@@ -252,6 +260,7 @@ export const LIMITS = Object.freeze({
  * @property {number} version
  * @property {string[]} removed   apply first; drops the path and everything under it
  * @property {NodeView[]} nodes   fresh views (changed, or added under a known parent)
+ * @property {boolean} [partial]  some added nodes under a known parent have no view here (fetch them)
  */
 
 /**
@@ -266,7 +275,8 @@ export const LIMITS = Object.freeze({
 
 /**
  * @typedef {object} CoreEvent  see wasm/include/slop_core.h, slop_consumer_next():
- *   hello, result, task, error, timeout, closed, resync, query, provider_event, protocol_error.
+ *   hello, result, task, error, timeout, closed, resync, query, provider_event, protocol_error,
+ *   provider_changed, and snapshot when it has restarted: true.
  * @property {string} event
  */
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { StateEngine, deepEqual, normalizeTree } from '../fixtures/provider/state.mjs';
-import { startScriptedProvider, scenarios } from '../fixtures/provider/scripted.mjs';
+import { startScriptedProvider, scenarios, frames, reply } from '../fixtures/provider/scripted.mjs';
 import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
@@ -166,9 +166,10 @@ describe('panel history', () => {
     await panel.locator('#banner').waitFor({ state: 'hidden', timeout: 5000 });
     await panel.locator('#tree .row[data-path="/d"]').waitFor({ timeout: 5000 });
 
-    // Diff the first and the last version.
-    await panel.selectOption('#history-strip select[data-role="diff-from"]', '0');
-    await panel.selectOption('#history-strip select[data-role="diff-to"]', String(truths.length - 1));
+    // Diff the first and the last version (the lists are keyed by the history's step).
+    const steps = await panel.evaluate(() => window.slopPanel.currentTree().history.entries.map((e) => e.step));
+    await panel.selectOption('#history-strip select[data-role="diff-from"]', String(steps[0]));
+    await panel.selectOption('#history-strip select[data-role="diff-to"]', String(steps.at(-1)));
     await panel.click('#history-strip button[data-action="diff"]');
     const diff = await until(() => panel.evaluate(() => window.slopPanel.lastDiff), { what: 'the diff' });
     assert.deepEqual(diff.added, ['/d']);
@@ -181,6 +182,124 @@ describe('panel history', () => {
     assert.match(await panel.locator('#diff .diff-node.changed[data-path="/"] [data-field="children"]').textContent(), /\+ d.*− b/);
     assert.match(await panel.locator('#diff .diff-head').textContent(), /1 added · 1 removed · 3 changed/);
     await panel.screenshot({ path: path.join(SHOTS, 'panel-history-diff.png') });
+    await panel.close();
+  });
+});
+
+describe('panel history across a provider restart and a provider change', () => {
+  let browser;
+  let srv;
+  let tabId;
+  let key;
+  const gates = [];
+  const gate = (i) => {
+    gates[i] ??= {};
+    gates[i].promise ??= new Promise((r) => { gates[i].open = r; });
+    return gates[i].promise;
+  };
+  const counter = (n) => ({ id: 'root', type: 'root', properties: { label: 'Counter', n } });
+
+  before(async () => {
+    // Connection 0: versions 20100, 20101. Connection 1 (the same app, restarted): its counter
+    // starts at 1 again. Connection 2: a different app at the same address.
+    const hello = frames.hello({ id: 'counter', name: 'Counter' });
+    srv = await startScriptedProvider({
+      script: (ctx) => {
+        if (ctx.index === 0) {
+          return [hello, ...reply('subscribe', (m) => frames.snapshot(m.id, 20100, counter(0)), { $as: 'sub' }),
+            async (c) => { await gate(0); return frames.patch(c.vars.sub.id, 20101, 1, [{ op: 'replace', path: '/properties/n', value: 1 }]); },
+            async () => { await gate(1); return { $close: 1001 }; }];
+        }
+        if (ctx.index === 1) {
+          return [hello, ...reply('subscribe', (m) => frames.snapshot(m.id, 1, counter(100)), { $as: 'sub' }),
+            (c) => frames.patch(c.vars.sub.id, 2, 1, [{ op: 'replace', path: '/properties/n', value: 101 }]),
+            async () => { await gate(2); return { $close: 1001 }; }];
+        }
+        return [frames.hello({ id: 'other-app', name: 'Other app' }),
+          ...reply('subscribe', (m) => frames.snapshot(m.id, 7, { id: 'other', type: 'root', properties: { label: 'Something else' } }), { $as: 'sub' })];
+      },
+      afterScript: () => undefined,
+    });
+    browser = await launch();
+    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
+    const page = await browser.ctx.newPage();
+    await page.goto(srv.url('/pages/meta-ws.html'));
+    let provider;
+    ({ tabId, provider } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.subscriptions[0]?.version === 20100));
+    key = provider.key;
+    await fs.mkdir(SHOTS, { recursive: true });
+  });
+  after(async () => {
+    for (const g of gates) g?.open?.();
+    await browser?.close();
+    await srv?.close();
+  });
+
+  test('a restart (version 1 after 20101) and a provider change are marked in the history and the events', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    const history = () => panel.evaluate(() => window.slopPanel.currentTree()?.history.entries.map((e) => ({ step: e.step, version: e.version, boundary: e.boundary ?? null })));
+    await until(async () => (await history())?.length === 1, { what: 'version 20100 in the panel' });
+    gate(0);
+    gates[0].open();
+    await until(async () => (await history())?.length === 2, { what: 'version 20101 in the panel' });
+
+    // The provider restarts: the next connection's versions start at 1.
+    gate(1);
+    gates[1].open();
+    await panel.evaluate((k) => window.slopPanel.request('retry', { key: k }).catch(() => {}), key).catch(() => {});
+    await until(async () => (await history())?.length === 4, { what: 'versions 1 and 2 after the restart', timeout: 20_000 });
+    const h = await history();
+    assert.deepEqual(h.map((e) => e.version), [20100, 20101, 1, 2], 'versions go back; nothing is dropped or merged');
+    assert.deepEqual(h.map((e) => e.step), [h[0].step, h[0].step + 1, h[0].step + 2, h[0].step + 3], 'entries are keyed by a running step');
+    assert.deepEqual(h[2].boundary, { kind: 'restart', previousVersion: 20101 });
+    assert.equal(h.filter((e) => e.boundary).length, 1);
+
+    // The history strip: a boundary note, a separator between the versions, labels that say it.
+    await panel.click('#toggle-history');
+    const strip = panel.locator('#history-strip');
+    assert.equal(await strip.locator('[data-role="history-boundary"]').textContent(), '⟂ provider restarted: version 1 after 20101');
+    const options = await strip.locator('select[data-role="diff-to"] option').evaluateAll((os) => os.map((o) => ({ text: o.textContent, disabled: o.disabled, value: o.value })));
+    assert.deepEqual(options.map((o) => o.text), ['v2 · 1 change (live)', 'v1 · snapshot', '── provider restarted: version 1 after 20101 ──', 'v20101 · 1 change', 'v20100 · snapshot']);
+    assert.equal(options[2].disabled, true, 'the separator cannot be chosen');
+    assert.deepEqual(options.filter((o) => !o.disabled).map((o) => Number(o.value)), h.map((e) => e.step).reverse());
+    await strip.locator('input[type="range"]').fill('2');
+    await until(async () => /v1 · snapshot .*· provider restarted: version 1 after 20101/.test(await strip.locator('.h-label').textContent()), { what: 'the boundary in the slider label' });
+    await strip.locator('input[type="range"]').fill('1');
+    await until(async () => /Viewing version 20101 \(2 of 4 recorded, before a provider restart or change\)/.test(await panel.locator('#banner').textContent()), { what: 'the banner saying which side of the restart' });
+    assert.match(await panel.locator('#tree .row[data-path="/"]').textContent(), /Counter/);
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-history-restart.png') });
+    await panel.setViewportSize({ width: 700, height: 500 });
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-history-restart-700.png') });
+    await panel.setViewportSize({ width: 1280, height: 800 });
+    await panel.click('#banner button[data-action="back-to-live"]');
+
+    // A diff across the restart says so.
+    await panel.selectOption('#history-strip select[data-role="diff-from"]', String(h[1].step));
+    await panel.selectOption('#history-strip select[data-role="diff-to"]', String(h[3].step));
+    await panel.click('#history-strip button[data-action="diff"]');
+    await panel.locator('#diff [data-role="diff-boundary"]').waitFor({ timeout: 5000 });
+    assert.match(await panel.locator('#diff [data-role="diff-boundary"]').textContent(), /This diff crosses a boundary \(provider restarted: version 1 after 20101\)/);
+    assert.deepEqual(await panel.evaluate(() => { const d = window.slopPanel.lastDiff; return [d.from, d.to, d.boundaries]; }), [20101, 2, 1]);
+
+    // The events list has a readable line for it.
+    await panel.click('#toggle-log');
+    await panel.click('#log button[data-tab="events"]');
+    const restartRow = panel.locator('#log .ev-row.ev-snapshot');
+    await restartRow.waitFor({ timeout: 5000 });
+    assert.match(await restartRow.textContent(), /provider restarted: version 1 after 20101/);
+
+    // A different app now answers at the same address.
+    gate(2);
+    gates[2].open();
+    await panel.evaluate((k) => window.slopPanel.request('retry', { key: k }).catch(() => {}), key).catch(() => {});
+    const changed = panel.locator('#log .ev-row.ev-provider_changed');
+    await changed.waitFor({ timeout: 20_000 });
+    assert.match(await changed.textContent(), /a different provider answers at this address: Other app \(other-app\), was Counter \(counter\)/);
+    await until(async () => (await history())?.at(-1).version === 7, { what: 'the other app’s snapshot in the history', timeout: 20_000 });
+    const last = (await history()).at(-1);
+    assert.equal(last.boundary.kind, 'provider');
+    assert.match(await strip.locator('[data-role="history-boundary"]').textContent(), /2 boundaries; last: provider changed: Counter \(counter\) → Other app \(other-app\), version 7 after 2/);
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-history-provider-changed.png') });
     await panel.close();
   });
 });

@@ -1,9 +1,13 @@
 // history-view.js: the history strip (a slider over the versions the panel recorded, read-only
 // scrubbing, back to live) and the diff between two chosen versions (nodes added, removed, changed;
 // for changed nodes the property, meta, affordance, content_ref, type and children differences).
+//
+// Versions are named by the provider and may start again (a restart) or belong to another app (a
+// provider change at the same address): the version lists are keyed by the history's running
+// `step`, and such a boundary is shown as a separator line and in the labels.
 
 import { h, setChildren } from '../../shared/dom.js';
-import { MAX_ENTRIES, MAX_VIEWS } from '../history.js';
+import { MAX_ENTRIES, MAX_VIEWS, boundaryText } from '../history.js';
 import { time } from './log-view.js';
 
 const SHOW_MAX = 300;
@@ -17,6 +21,14 @@ const short = (v) => {
 function entryLabel(e, i, n, withTime = false) {
   const what = e.kind === 'reset' ? 'snapshot' : `${e.size} change${e.size === 1 ? '' : 's'}`;
   return `v${e.version} · ${what}${withTime ? ` · ${time(e.t)}` : ''}${i === n - 1 ? ' (live)' : ''}`;
+}
+
+/** The boundaries recorded in a history, for the strip: "2 restarts" etc. */
+function boundarySummary(history) {
+  const all = (history?.entries ?? []).filter((e) => e.boundary);
+  if (!all.length) return '';
+  const last = all.at(-1);
+  return all.length === 1 ? `⟂ ${boundaryText(last)}` : `⟂ ${all.length} boundaries; last: ${boundaryText(last)}`;
 }
 
 export class HistoryView {
@@ -40,14 +52,16 @@ export class HistoryView {
     this.chosen = false;
     this.fromSel = h('select', { 'aria-label': 'Diff from version', 'data-role': 'diff-from', onchange: () => { this.chosen = true; } });
     this.toSel = h('select', { 'aria-label': 'Diff to version', 'data-role': 'diff-to', onchange: () => { this.chosen = true; } });
-    this.diffBtn = h('button', { type: 'button', class: 'small primary', 'data-action': 'diff', onclick: () => this.hooks.onDiff(Number(this.fromSel.value), Number(this.toSel.value)) }, 'Diff');
+    this.diffBtn = h('button', { type: 'button', class: 'small primary', 'data-action': 'diff', onclick: () => this.hooks.onDiff(this.#indexOf(this.fromSel), this.#indexOf(this.toSel)) }, 'Diff');
     this.bound = h('span', { class: 'muted small', title: `The panel keeps the last ${MAX_ENTRIES} versions and at most ${MAX_VIEWS.toLocaleString()} replaced node views; older versions are dropped.` });
+    // Where the versions start again (restart) or another app took over: the slider alone hides it.
+    this.boundaryEl = h('span', { class: 'h-boundary small', 'data-role': 'history-boundary', hidden: true });
     strip.replaceChildren(
       h('span', { class: 'strip-title', text: 'History' }),
       this.prevBtn, this.slider, this.nextBtn, this.label, this.liveBtn,
       h('span', { class: 'sep' }),
       h('span', { class: 'small', text: 'Diff' }), this.fromSel, h('span', { class: 'small', text: '→' }), this.toSel, this.diffBtn,
-      this.bound);
+      this.bound, this.boundaryEl);
   }
 
   /** @param {import('../history.js').History|null} history @param {number|null} index  scrubbed entry, null = live */
@@ -62,27 +76,49 @@ export class HistoryView {
     this.nextBtn.disabled = index === null;
     this.liveBtn.disabled = index === null;
     const e = n ? history.entries[index ?? n - 1] : null;
-    this.label.textContent = e ? `${(index ?? n - 1) + 1}/${n} · ${entryLabel(e, index ?? n - 1, n, true)}` : 'no versions yet';
+    // Scrubbed onto a boundary: the label says it (live, the note beside the selects does).
+    const atBoundary = index !== null && !!e?.boundary;
+    this.label.textContent = e ? `${(index ?? n - 1) + 1}/${n} · ${entryLabel(e, index ?? n - 1, n, true)}${atBoundary ? ` · ${boundaryText(e)}` : ''}` : 'no versions yet';
+    this.label.classList.toggle('at-boundary', atBoundary);
+    const summary = boundarySummary(history);
+    this.boundaryEl.hidden = !summary;
+    this.boundaryEl.textContent = summary;
     this.bound.textContent = n ? `keeps the last ${MAX_ENTRIES} versions${history.dropped ? ` (${history.dropped} dropped)` : ''}` : '';
     this.strip.classList.toggle('scrubbed', index !== null);
     this.#fillSelects(history);
   }
 
+  /** The options of both selects, newest first, valued by step; a boundary gets a separator. */
   #fillSelects(history) {
-    const n = history?.length ?? 0;
-    if (this.filledFor === history && this.filledN === n) return;
+    const entries = history?.entries ?? [];
+    const n = entries.length;
+    const lastStep = entries.at(-1)?.step ?? 0;
+    // Keyed by the newest step, not the count: at the cap, every new version drops the oldest.
+    if (this.filledFor === history && this.filledStep === lastStep && this.filledN === n) return;
     const from = this.fromSel.value;
     const to = this.toSel.value;
-    const opts = (history?.entries ?? []).map((e, i) => h('option', { value: String(i), text: entryLabel(e, i, n) })).reverse();
+    const opts = [];
+    for (let i = n - 1; i >= 0; i--) {
+      const e = entries[i];
+      opts.push(h('option', { value: String(e.step), text: entryLabel(e, i, n) }));
+      if (e.boundary) opts.push(h('option', { disabled: true, class: 'h-sep', 'data-boundary': e.boundary.kind, text: `── ${boundaryText(e)} ──` }));
+    }
     setChildren(this.fromSel, opts.map((o) => o.cloneNode(true)));
     setChildren(this.toSel, opts);
     // Defaults: the previous version → live; a choice of the user's stays while it exists.
     if (this.filledFor !== history) this.chosen = false;
-    const keep = this.chosen && from !== '' && to !== '' && Number(from) < n && Number(to) < n;
-    this.fromSel.value = keep ? from : String(Math.max(0, n - 2));
-    this.toSel.value = keep ? to : String(Math.max(0, n - 1));
+    const has = (v) => v !== '' && history.indexOfStep(Number(v)) >= 0;
+    const keep = this.chosen && has(from) && has(to);
+    this.fromSel.value = keep ? from : String(entries[Math.max(0, n - 2)]?.step ?? '');
+    this.toSel.value = keep ? to : String(entries[Math.max(0, n - 1)]?.step ?? '');
     this.filledFor = history;
+    this.filledStep = lastStep;
     this.filledN = n;
+  }
+
+  /** The entry index a select points at (-1 if none). */
+  #indexOf(sel) {
+    return sel.value === '' || !this.history ? -1 : this.history.indexOfStep(Number(sel.value));
   }
 
   step(d) {
@@ -97,16 +133,16 @@ export class HistoryView {
     this.hooks.onScrub(i === null || i >= n - 1 ? null : i);
   }
 
-  /** Sets the two version selects (tests, and "diff this version" shortcuts). */
+  /** Sets the two version selects by entry index (tests, and "diff this version" shortcuts). */
   choose(a, b) {
     this.chosen = true;
-    this.fromSel.value = String(a);
-    this.toSel.value = String(b);
+    this.fromSel.value = String(this.history?.entries[a]?.step ?? '');
+    this.toSel.value = String(this.history?.entries[b]?.step ?? '');
   }
 }
 
 /** The diff of two states, for the side pane. */
-export function renderDiff(root, diff, { from, to, onPick }) {
+export function renderDiff(root, diff, { from, to, onPick, boundaries = [] }) {
   const { added, removed, changed } = diff;
   const pathLink = (path, cls) => h('button', { type: 'button', class: `link mono ${cls}`, 'data-path': path, onclick: () => onPick(path), text: path });
   const list = (items, make) => [items.slice(0, SHOW_MAX).map(make), items.length > SHOW_MAX ? h('p', { class: 'muted', text: `… ${items.length - SHOW_MAX} more` }) : null];
@@ -119,6 +155,8 @@ export function renderDiff(root, diff, { from, to, onPick }) {
     h('div', { class: 'diff-head' },
       h('h3', { text: `Diff v${from.version} → v${to.version}` }),
       h('span', { class: 'muted small', text: `${added.length} added · ${removed.length} removed · ${changed.length} changed` })),
+    boundaries.length ? h('p', { class: 'diff-boundary', 'data-role': 'diff-boundary',
+      text: `This diff crosses ${boundaries.length === 1 ? 'a boundary' : `${boundaries.length} boundaries`} (${boundaries.map((e) => boundaryText(e)).join('; ')}): the versions on either side are not one sequence.` }) : null,
     added.length + removed.length + changed.length === 0 ? h('p', { class: 'muted', text: 'No differences between these two versions.' }) : null,
     added.length ? h('section', { class: 'diff-section', 'data-kind': 'added' }, h('h4', { text: `Added (${added.length})` }),
       list(added, (v) => h('div', { class: 'diff-node added', 'data-path': v.path }, h('span', { class: 'sign', text: '+' }), pathLink(v.path, ''), h('span', { class: 'ntype', text: v.type })))) : null,

@@ -1,7 +1,7 @@
 // log-view.js: the drawer at the bottom. "Frames": every frame in and out (time, direction, type,
 // size), virtualized, filterable by type and direction, pausable, clearable; a frame's JSON opens
 // on the right (copyable); a batch expands into its inner messages. "Events": the core's events
-// (results, tasks, errors, resyncs, timeouts, protocol errors).
+// (results, tasks, errors, resyncs, timeouts, protocol errors, provider restarts and changes).
 //
 // Frames are parsed here only to show them (pretty JSON, the members of a batch); nothing is
 // applied or validated.
@@ -27,6 +27,13 @@ export function eventText(ev) {
     case 'hello': return `${ev.provider?.name ?? ''} (${ev.provider?.id ?? ''})`;
     case 'provider_event': return `${ev.name}`;
     case 'query': return `query ${ev.id} answered (v${ev.version})`;
+    case 'snapshot': return ev.restarted
+      ? `provider restarted: version ${ev.version}${Number.isFinite(ev.previous_version) ? ` after ${ev.previous_version}` : ''}; the history marks the boundary`
+      : `v${ev.version}, ${ev.nodes ?? '?'} nodes`;
+    case 'provider_changed': {
+      const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : 'an unknown provider');
+      return `a different provider answers at this address: ${who(ev.provider)}, was ${who(ev.previous)}; the old mirror was dropped`;
+    }
     default: return '';
   }
 }
