@@ -202,7 +202,7 @@ export function dropTab(tabId) {
   tabChanged(tabId);
 }
 
-/** 1 s timer: request timeouts in every core. */
+/** 1 s timer: request timeouts and scheduled retries of given-up subscriptions in every core. */
 export function tickAll(now) {
   for (const conn of allConnections()) conn.tick(now);
 }
