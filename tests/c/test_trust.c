@@ -376,6 +376,17 @@ TEST(duplicate_member_names_refuse_the_frame_everywhere) {
     stop(&l);
 }
 
+TEST(an_empty_node_object_as_the_first_object_is_refused_cleanly) {
+    /* the name stack is still unallocated here (found by the receive fuzzer, UBSan) */
+    live l;
+    start(&l, HELLO_ALL, "/", NULL);
+    snapshot(&l, "1", "0", "{}");
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "bad_snapshot") == 0);
+    cJSON_Delete(e);
+    stop(&l);
+}
+
 /* ---- 3. operations the spec leaves open ------------------------------- */
 
 /* Applies one patch to a fresh TODOS mirror; returns whether it applied. */
@@ -503,6 +514,7 @@ int main(void) {
     RUN(invalid_utf8_anywhere_refuses_the_frame);
     RUN(a_nul_escape_is_refused_since_it_would_cut_the_string);
     RUN(duplicate_member_names_refuse_the_frame_everywhere);
+    RUN(an_empty_node_object_as_the_first_object_is_refused_cleanly);
     RUN(paths_with_empty_segments_are_refused);
     RUN(a_keyword_after_children_is_not_a_node_id);
     RUN(indexes_past_the_end_are_refused);

@@ -305,8 +305,12 @@ static int by_hash(const void *x, const void *y) {
 }
 
 int slop__scan_keys_end(slop__scan *sc, size_t mark) {
-    slop__scan_key *k = sc->keys + mark;
     size_t n = sc->keys_len - mark;
+    if (n < 2) { /* an empty object may come before any name: keys can be NULL */
+        sc->keys_len = mark;
+        return 0;
+    }
+    slop__scan_key *k = sc->keys + mark;
     int dup = 0;
     if (n <= 16) { /* small objects, the usual case: pairwise */
         for (size_t i = 1; i < n && !dup; i++)
