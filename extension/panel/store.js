@@ -1,10 +1,14 @@
 // store.js: what the panel knows, built only from the service worker's pushes and replies: the
 // tab's providers, per provider and subscription the node views by path (tree/reset replaces,
 // tree/delta removes then upserts, getNodes adds), the versions each tree went through
-// (history.js), core events, the frame log, and imported documents. It never parses frames or
-// applies patches: node views come ready-made from the core.
+// (history.js), core events, the frame log, imported documents, and the query pages loaded
+// under windowed collections. It never parses frames or applies patches: node views come
+// ready-made from the core.
+//
+// Everything here changes through the methods below, never by writing into the objects they
+// hand out: the listeners are told what changed, and the views compare by identity.
 
-import { Push } from '../shared/messages.js';
+import { Push, Status } from '../shared/messages.js';
 import { childPath, isAtOrUnder } from '../shared/node-path.js';
 import { History } from './history.js';
 
@@ -33,13 +37,25 @@ export const MAX_LOG = 1000;
  *                                    asked for again until the structure changes
  * @property {number} missingAnswered how many requested views came back missing (diagnostics)
  * @property {boolean} readOnly       an import
+ * @property {boolean} live           the current state (a version rebuilt from the history is not)
+ */
+
+/**
+ * @typedef {object} QueryPage   what "load more" fetched under one collection (load-more.js)
+ * @property {object[]} nodes        views of the children fetched, in order (not in the mirror)
+ * @property {number|undefined} total the collection's announced total_children
+ * @property {number|null} version   the version the provider answered at
+ * @property {boolean} loading
+ * @property {string|null} error
+ * @property {{sig: string}|null} exhausted  the last query brought nothing new (collection signature)
+ * @property {number} stamp          changes on every change of this page
  */
 
 function newChange() {
   return {
     providers: false, bridge: false, imports: false,
     trees: new Set(), resets: new Set(), structure: new Set(), touched: new Map(),
-    filled: new Set(), events: new Set(), logs: new Set(), newEvents: [],
+    filled: new Set(), events: new Set(), logs: new Set(), queries: new Set(), newEvents: [],
   };
 }
 
@@ -70,6 +86,8 @@ export class Store {
     this.imports = new Map();
     /** key → the core's provider_changed event, until the next tree/reset of each of its trees */
     this.providerChanges = new Map();
+    /** @type {Map<string, Map<string, QueryPage>>} "key sub" → collection path → query page */
+    this.queries = new Map();
     this.listeners = new Set();
     this.stamp = 0;
     this.resets = 0;
@@ -84,6 +102,11 @@ export class Store {
     for (const fn of this.listeners) fn(change);
   }
 
+  /** The panel has no tab to inspect: no providers will come, none are waited for. */
+  noTab() {
+    this.seenProviders = true;
+  }
+
   provider(key) {
     return this.providers.find((p) => p.key === key) ?? null;
   }
@@ -96,7 +119,20 @@ export class Store {
   applyBatch(batch) {
     const change = newChange();
     for (const msg of batch) this.#apply(msg, change);
+    if (change.providers) this.#dropStaleTrees();
     this.#emit(change);
+  }
+
+  /**
+   * Trees of subscriptions a connected provider no longer has (a restart of the worker, a
+   * resubscription) are dropped; while it is disconnected the last one stays as "last known state".
+   */
+  #dropStaleTrees() {
+    for (const p of this.providers) {
+      const subs = this.trees.get(p.key);
+      if (!subs || p.status !== Status.CONNECTED || !p.primarySub || !subs.has(p.primarySub)) continue;
+      for (const sub of [...subs.keys()]) if (!p.subscriptions.some((s) => s.sub === sub)) subs.delete(sub);
+    }
   }
 
   #touch(change, key, path) {
@@ -116,6 +152,7 @@ export class Store {
       gone: new Set(),
       missingAnswered: 0,
       readOnly,
+      live: true,
     };
   }
 
@@ -299,6 +336,26 @@ export class Store {
     change.filled.add(key);
   }
 
+  /**
+   * Notes paths as asked for with getNodes. Returns those that were not pending already nor
+   * answered as removed: the ones to ask for.
+   */
+  markRequested(tree, paths) {
+    const want = paths.filter((p) => !tree.requested.has(p) && !tree.gone.has(p));
+    for (const p of want) tree.requested.add(p);
+    return want;
+  }
+
+  /** A getNodes request that will never be answered (the worker restarted): not pending any more. */
+  requestFailed(tree, paths) {
+    for (const p of paths) tree.requested.delete(p);
+  }
+
+  /** Forgets a subscription's tree (the panel unsubscribed it). The caller renders. */
+  dropTree(key, sub) {
+    this.trees.get(key)?.delete(sub);
+  }
+
   /** Every view of the tree is loaded: nothing pending, no listed child without a view. */
   isLoaded(tree) {
     return tree.requested.size === 0 && this.missingPaths(tree, 1).length === 0;
@@ -327,6 +384,64 @@ export class Store {
       }
     }
     return out;
+  }
+
+  // ------------------------------------------------------------------------ query pages
+
+  /** The query pages loaded under the collections of a tree: collection path → QueryPage. */
+  queryPages(key, sub) {
+    const k = `${key} ${sub}`;
+    let pages = this.queries.get(k);
+    if (!pages) this.queries.set(k, (pages = new Map()));
+    return pages;
+  }
+
+  #queryChanged(key, page) {
+    page.stamp++;
+    const change = newChange();
+    change.queries.add(key);
+    this.#emit(change);
+  }
+
+  /**
+   * A query for more children of the collection at `path` is on its way. Returns the page it
+   * will fill (pass it to queryAnswered / queryFailed).
+   * @param {number|undefined} total  the collection's announced total_children
+   */
+  queryStarted(key, sub, path, total) {
+    const pages = this.queryPages(key, sub);
+    let page = pages.get(path);
+    if (!page) pages.set(path, (page = { nodes: [], total, version: null, loading: false, error: null, exhausted: null, stamp: 0 }));
+    Object.assign(page, { loading: true, error: null, exhausted: null });
+    this.#queryChanged(key, page);
+    return page;
+  }
+
+  /**
+   * The answer: `nodes` are the views of children not shown before (maybe none; then
+   * `exhausted` says for which state of the collection). A page cleared meanwhile stays cleared.
+   */
+  queryAnswered(key, page, { nodes, version, total, exhausted = null }) {
+    page.nodes.push(...nodes);
+    page.version = version;
+    if (Number.isFinite(total)) page.total = total;
+    page.exhausted = exhausted;
+    page.loading = false;
+    this.#queryChanged(key, page);
+  }
+
+  queryFailed(key, page, message) {
+    page.error = message;
+    page.loading = false;
+    this.#queryChanged(key, page);
+  }
+
+  clearQuery(key, sub, path) {
+    const pages = this.queries.get(`${key} ${sub}`);
+    if (!pages?.delete(path)) return;
+    const change = newChange();
+    change.queries.add(key);
+    this.#emit(change);
   }
 
   // ---------------------------------------------------------------------------- imports

@@ -89,7 +89,7 @@ test('nodes removed while the panel loads the rest: requested paths resolve as r
   for (let page = 0; page < 20; page++) {
     const paths = store.missingPaths(tree, 1000);
     if (!paths.length) break;
-    for (const p of paths) tree.requested.add(p); // as panel.js kickFill does
+    store.markRequested(tree, paths); // as mirror-fill.js does
     // The race: the provider removes nodes after the panel asked for them and before the worker
     // answers. The worker has never sent their views, so its delta cannot name them.
     const victims = paths.filter((_, i) => i % 7 === 3).map((p) => p.slice(p.lastIndexOf('/') + 1));
@@ -119,7 +119,7 @@ test('a path answered missing is not asked for again until the structure changes
   port.reset();
   const tree = store.tree(KEY, live.sub);
   const ghost = '/big/item-5000';
-  tree.requested.add(ghost);
+  store.markRequested(tree, [ghost]);
   port.answer([ghost]);
   assert.equal(tree.requested.has(ghost), false);
   assert.equal(tree.gone.has(ghost), true);
