@@ -3,6 +3,8 @@
 // views (the core's node() output: a node without children, plus child_ids and path), nesting
 // them by child_ids. Imports go back through the core (inspectTree), never checked here.
 
+import { childPath } from '../shared/node-path.js';
+
 export const EXPORT_FORMAT = 'slop-inspector-export';
 
 /** The nested node tree of `views` under rootPath; {tree, missing} (missing: child views not loaded). */
@@ -13,7 +15,7 @@ export function assembleTree(views, rootPath) {
     const { path: _p, child_ids: ids, ...node } = v;
     const kids = [];
     for (const id of ids ?? []) {
-      const cp = path === '/' ? `/${id}` : `${path}/${id}`;
+      const cp = childPath(path, id);
       if (views.has(cp)) kids.push(build(cp));
       else missing++;
     }

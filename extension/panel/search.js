@@ -1,5 +1,5 @@
 // search.js: finding nodes among the views the panel holds (the whole mirror once the background
-// load is done, see panel.js), by id, type, label or property value. Plain text, case-insensitive;
+// load is done, see mirror-fill.js), by id, type, label or property value. Plain text, case-insensitive;
 // results in tree order (depth-first).
 
 import { childPath } from '../shared/node-path.js';

@@ -1,6 +1,6 @@
 // node-path.js: absolute node paths, as the core reports them in node views ("/", "/inbox/m1").
 // Node ids contain no "/" or "~" (spec: node id), so a child's path is its parent's path, "/"
-// and its id. Used by the service worker (node-views.js) and the panel (store.js).
+// and its id. Used by the service worker (node-views.js) and the panel (store, load more, export, views).
 
 /** The absolute path of child `id` of the node at `parent`. */
 export function childPath(parent, id) {

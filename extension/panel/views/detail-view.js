@@ -12,6 +12,7 @@
 // outcomes of affordances no longer offered are listed above the affordances, until dismissed.
 
 import { h, setChildren } from '../../shared/dom.js';
+import { childrenText } from '../load-more.js';
 import { jsonView } from './json-view.js';
 import { ParamsForm } from './params-form.js';
 import { salienceOf } from './tree-view.js';
@@ -203,11 +204,8 @@ export class DetailView {
   }
 
   #childrenLine(view) {
-    const kids = view.child_ids?.length ?? 0;
-    const total = view.meta?.total_children;
-    if (!kids && !Number.isFinite(total)) return null;
-    const win = Array.isArray(view.meta?.window) ? ` · window [${view.meta.window.join(', ')}]` : '';
-    return section('Children', h('p', { class: 'muted', text: Number.isFinite(total) && total !== kids ? `${kids} shown of ${total}${win}` : `${kids}${win}` }));
+    const text = childrenText(view);
+    return text === null ? null : section('Children', h('p', { class: 'muted', text }));
   }
 
   #contentSection(view, key, ctx) {

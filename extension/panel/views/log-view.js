@@ -38,16 +38,22 @@ export function eventText(ev) {
   }
 }
 
-/** The parsed frame, or undefined when it is not JSON (or was cut). */
+/**
+ * The parsed frame, or undefined when it is not JSON (or was cut). Kept beside the frame, not in
+ * it: the frames are the store's.
+ */
+const parsedFrames = new WeakMap();
 function parsed(f) {
-  if (!('parsed' in f)) {
+  if (!parsedFrames.has(f)) {
+    let m;
     try {
-      f.parsed = f.truncated ? undefined : JSON.parse(f.text);
+      m = f.truncated ? undefined : JSON.parse(f.text);
     } catch {
-      f.parsed = undefined;
+      m = undefined;
     }
+    parsedFrames.set(f, m);
   }
-  return f.parsed;
+  return parsedFrames.get(f);
 }
 
 export class LogView {

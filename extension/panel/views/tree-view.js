@@ -5,14 +5,15 @@
 // patch flash once. Keyboard: Up/Down, Left/Right (collapse / parent, expand / first child),
 // Home/End, PageUp/PageDown, Enter (open the node's detail, or load more).
 //
-// Windowed collections (meta.total_children above the children shown) end with a "load more"
-// row; what it fetches (a query with a window, see panel.js) is shown under the collection as a
+// Windowed collections (more children than shown, load-more.js) end with a "load more"
+// row; what it fetches (a query with a window) is shown under the collection as a
 // read-only "query result" block: those nodes are not part of the subscription's mirror and do
 // not update live. When a query brings nothing new, the row says so instead of offering the same
 // empty page again, until the collection changes.
 
 import { h } from '../../shared/dom.js';
 import { childPath, parentPath } from '../../shared/node-path.js';
+import { announcedTotal, countText, exhausted, moreToLoad } from '../load-more.js';
 import { VirtualList } from './virtual-list.js';
 
 /** Appends children, skipping null/false (Element.append would print "null"). */
@@ -35,38 +36,6 @@ export function nodeSummary(view) {
     if (typeof v === 'string' && v) return v;
   }
   return '';
-}
-
-/** "3", "50 of 300" (total_children), "" */
-function countText(view) {
-  const kids = view.child_ids?.length ?? 0;
-  const total = view.meta?.total_children;
-  if (Number.isFinite(total) && total !== kids) return `${kids} of ${total}`;
-  return kids ? String(kids) : '';
-}
-
-/**
- * What a collection looks like for "load more": when it changes (children, window, announced
- * total), a query that found nothing more may find something again.
- */
-export function collectionSig(view) {
-  const ids = view?.child_ids ?? [];
-  const win = Array.isArray(view?.meta?.window) ? view.meta.window.join(',') : '';
-  return `${view?.meta?.total_children}|${win}|${ids.length}|${ids[0] ?? ''}|${ids.at(-1) ?? ''}`;
-}
-
-/** The last query under this collection returned nothing new, and the collection has not changed since. */
-export function exhausted(view, extra) {
-  return !!extra?.exhausted && extra.exhausted.sig === collectionSig(view);
-}
-
-/** More children exist than the mirror (plus loaded query pages) shows. */
-export function moreToLoad(view, extra) {
-  const total = view?.meta?.total_children;
-  if (!Number.isFinite(total)) return 0;
-  const shown = (view.child_ids?.length ?? 0) + (extra?.nodes.length ?? 0);
-  const start = Array.isArray(view.meta?.window) ? view.meta.window[0] : 0;
-  return Math.max(0, total - start - shown);
 }
 
 export function salienceOf(view) {
@@ -186,7 +155,7 @@ export class TreeView {
           tail.push([path, depth + 1, 'qhead', extra]);
           for (const q of extra.nodes) tail.push([q.path, depth + 1, 'qnode', q]);
         }
-        if (more > 0 || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra, done, announced: view.meta?.total_children }]);
+        if (more > 0 || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra, done, announced: announcedTotal(view) }]);
         for (let i = tail.length - 1; i >= 0; i--) stack.push(tail[i]);
         for (let i = view.child_ids.length - 1; i >= 0; i--) stack.push([childPath(path, view.child_ids[i]), depth + 1]);
       }

@@ -1,0 +1,113 @@
+// load-more.js: windowed collections. A collection whose meta.total_children is above the children
+// it lists has more to load; "load more" asks the provider for the next window with a query and
+// keeps the answer as a read-only page under the collection (store.js: query pages), never part
+// of the mirror: the core only invokes on mirrored nodes.
+//
+// Every piece of arithmetic on meta.window and meta.total_children is in this file, so that it can
+// give way in one place to what the core says in node views.
+
+import { Request } from '../shared/messages.js';
+import { childPath } from '../shared/node-path.js';
+
+/** Children asked for per query when the collection does not say its window size. */
+export const QUERY_PAGE = 50;
+/** At most this many per query, whatever window the collection announces. */
+const QUERY_MAX = 200;
+
+const windowOf = (view) => (Array.isArray(view?.meta?.window) ? view.meta.window : null);
+
+/** The number of children the collection says it has (meta.total_children), or undefined. */
+export const announcedTotal = (view) => view?.meta?.total_children;
+
+/** A row's child count: "3", "50 of 300" (total_children), "". */
+export function countText(view) {
+  const kids = view.child_ids?.length ?? 0;
+  const total = view.meta?.total_children;
+  if (Number.isFinite(total) && total !== kids) return `${kids} of ${total}`;
+  return kids ? String(kids) : '';
+}
+
+/** The node detail's children line: "50 shown of 300 · window [0, 50]", "3", or null (none). */
+export function childrenText(view) {
+  const kids = view.child_ids?.length ?? 0;
+  const total = view.meta?.total_children;
+  if (!kids && !Number.isFinite(total)) return null;
+  const win = windowOf(view) ? ` · window [${view.meta.window.join(', ')}]` : '';
+  return Number.isFinite(total) && total !== kids ? `${kids} shown of ${total}${win}` : `${kids}${win}`;
+}
+
+/**
+ * What a collection looks like for "load more": when it changes (children, window, announced
+ * total), a query that found nothing more may find something again.
+ */
+export function collectionSig(view) {
+  const ids = view?.child_ids ?? [];
+  const win = windowOf(view)?.join(',') ?? '';
+  return `${view?.meta?.total_children}|${win}|${ids.length}|${ids[0] ?? ''}|${ids.at(-1) ?? ''}`;
+}
+
+/** The last query under this collection returned nothing new, and the collection has not changed since. */
+export function exhausted(view, page) {
+  return !!page?.exhausted && page.exhausted.sig === collectionSig(view);
+}
+
+/** How many more children exist than the mirror (plus the loaded query pages) shows. */
+export function moreToLoad(view, page) {
+  const total = view?.meta?.total_children;
+  if (!Number.isFinite(total)) return 0;
+  const shown = (view.child_ids?.length ?? 0) + (page?.nodes.length ?? 0);
+  const start = windowOf(view)?.[0] ?? 0;
+  return Math.max(0, total - start - shown);
+}
+
+/** The query window for the next page: [offset, count]. */
+export function nextWindow(view, page) {
+  const win = windowOf(view);
+  const offset = (win ? win[0] : 0) + view.child_ids.length + (page?.nodes.length ?? 0);
+  const count = win && win[1] > 0 ? Math.min(win[1], QUERY_MAX) : QUERY_PAGE;
+  return [offset, count];
+}
+
+/**
+ * The views of the children a query answer brings that the collection does not show yet (in the
+ * mirror or an earlier page), as node views: the child's fields, its path, its children's ids.
+ */
+export function newChildViews(path, view, page, answerTree) {
+  const known = new Set([...view.child_ids, ...(page?.nodes ?? []).map((n) => n.id)]);
+  const kids = Array.isArray(answerTree?.children) ? answerTree.children : [];
+  const out = [];
+  for (const { children, ...node } of kids) {
+    if (known.has(node.id)) continue;
+    known.add(node.id);
+    out.push({ ...node, path: childPath(path, node.id), child_ids: (children ?? []).map((c) => c.id) });
+  }
+  return out;
+}
+
+/**
+ * Loads the next page of the collection at `path` of `tree` (a live tree of the store) into the
+ * store's query pages; the store tells its listeners.
+ * @param {{store: import('./store.js').Store, bridge: {request: Function}}} deps
+ */
+export async function loadMore({ store, bridge }, tree, path) {
+  const view = tree.nodes.get(path);
+  if (!view) return;
+  const before = store.queryPages(tree.key, tree.sub).get(path);
+  if (before?.loading || exhausted(view, before)) return;
+  const page = store.queryStarted(tree.key, tree.sub, path, announcedTotal(view));
+  try {
+    const r = await bridge.request(Request.QUERY, { key: tree.key, options: { path, depth: 1, window: nextWindow(view, page) } });
+    const ev = r.event ?? {};
+    if (ev.event !== 'query') throw new Error(ev.message ?? `${ev.event}${ev.code ? ` ${ev.code}` : ''}`);
+    const nodes = newChildViews(path, view, page, ev.tree);
+    store.queryAnswered(tree.key, page, {
+      nodes,
+      version: ev.version,
+      total: announcedTotal(ev.tree),
+      // Nothing new: say so rather than offer the same empty page again, until the collection changes.
+      exhausted: nodes.length === 0 ? { sig: collectionSig(view) } : null,
+    });
+  } catch (e) {
+    store.queryFailed(tree.key, page, e.message);
+  }
+}

@@ -1,0 +1,91 @@
+// import-export.js: the Export and Import… buttons. Export saves the shown state as a snapshot
+// file (export.js): the core's tree of the subscription, or the version shown from the history.
+// Import sends a file to the service worker, whose core checks it (inspectTree) and answers with a
+// read-only tree the store keeps under its own key; a refused file is said in the banner.
+
+import { Request } from '../../shared/messages.js';
+import { assembleTree, exportDocument, download, fileName } from '../export.js';
+
+/** Views of an imported tree sent with the first answer (the rest loads like a mirror's). */
+const IMPORT_BUDGET = 2000;
+
+export class ImportExport {
+  /** Why the last import was refused, or null. */
+  error = null;
+  /** The last exported file's text (for tests). */
+  lastExport = null;
+
+  /**
+   * @param {{exportBtn: HTMLButtonElement, importBtn: HTMLButtonElement, file: HTMLInputElement}} els
+   * @param {{store, bridge, selection, toast: {show: (text: string) => void},
+   *          onImported: (key: string) => void, onClosed: () => void, onError: () => void}} o
+   */
+  constructor(els, o) {
+    this.els = els;
+    this.o = o;
+    els.exportBtn.addEventListener('click', () => this.export().catch((e) => o.toast.show(`Export failed: ${e.message}`)));
+    els.importBtn.addEventListener('click', () => this.pick());
+    els.file.addEventListener('change', async () => {
+      const file = els.file.files?.[0];
+      els.file.value = '';
+      if (file) await this.importText(await file.text(), file.name);
+    });
+  }
+
+  /** Opens the file picker. */
+  pick() {
+    this.els.file.click();
+  }
+
+  async export() {
+    const { selection, bridge, toast } = this.o;
+    const tree = selection.tree();
+    const p = selection.provider();
+    if (!tree) return;
+    const imp = selection.importInfo();
+    const scrub = selection.scrub;
+    let doc;
+    if (scrub) {
+      const { tree: t, missing } = assembleTree(scrub.source.nodes, tree.path);
+      doc = { tree: t, version: scrub.version, scrubbed: true, incomplete: missing ? `${missing} child views were not loaded` : undefined };
+    } else {
+      const r = await bridge.request(Request.GET_TREE, { key: selection.key, sub: tree.sub });
+      doc = { tree: r.tree, version: r.version, capabilities: r.capabilities };
+    }
+    const provider = imp ? (imp.fileProvider ?? { id: 'import', name: imp.name }) : p?.provider ?? null;
+    const text = exportDocument({
+      ...doc,
+      provider,
+      source: imp ? `import:${imp.name}` : p ? (p.transport.url ?? 'postmessage') : null,
+      subscription: { path: tree.path, ...(selection.custom()?.options ?? {}) },
+      capabilities: doc.capabilities ?? p?.capabilities ?? [],
+    });
+    this.lastExport = text;
+    download(text, fileName('slop', provider?.id ?? 'tree', `v${doc.version}`));
+    toast.show(`Exported v${doc.version}`);
+  }
+
+  async importText(text, name) {
+    const { store, bridge } = this.o;
+    this.error = null;
+    try {
+      const r = await bridge.request(Request.INSPECT_TREE, { text, name, budget: IMPORT_BUDGET });
+      store.addImport(r);
+      this.o.onImported(r.key);
+    } catch (e) {
+      this.error = `${name}: ${e.message}`;
+      this.o.onError();
+    }
+  }
+
+  dismissError() {
+    this.error = null;
+    this.o.onError();
+  }
+
+  close(key) {
+    this.o.bridge.request(Request.CLOSE_IMPORT, { key }).catch(() => {});
+    this.o.store.removeImport(key);
+    this.o.onClosed();
+  }
+}

@@ -1,0 +1,49 @@
+// log-drawer.js: the Log drawer at the bottom (views/log-view.js): opened and closed from the bar,
+// showing the frames and core events the store keeps for the shown provider; Pause and Clear act
+// on the store.
+
+import { LogView } from '../views/log-view.js';
+
+export class LogDrawer {
+  open = false;
+
+  /**
+   * @param {{log: HTMLElement, button: HTMLButtonElement}} els
+   * @param {{store, selection, copy: (text: string, what: string) => void}} o
+   */
+  constructor(els, { store, selection, copy }) {
+    this.els = els;
+    this.store = store;
+    this.selection = selection;
+    this.view = new LogView(els.log, {
+      onPause: (paused) => {
+        if (selection.key) store.setLogPaused(selection.key, paused);
+      },
+      onClear: (tab) => {
+        if (!selection.key) return;
+        if (tab === 'events') store.clearEvents(selection.key);
+        else store.clearLog(selection.key);
+      },
+      copy,
+    });
+    els.button.addEventListener('click', () => {
+      this.open = !this.open;
+      els.button.setAttribute('aria-pressed', String(this.open));
+      els.log.hidden = !this.open;
+      this.render();
+    });
+  }
+
+  /** The pause state of the shown provider's log (another provider may be paused, or not). */
+  syncPaused() {
+    const key = this.selection.key;
+    this.view.setPaused(this.store.logPaused.has(key), this.store.logPaused.get(key) ?? 0);
+  }
+
+  render() {
+    if (!this.open) return;
+    const key = this.selection.key;
+    this.syncPaused();
+    this.view.show(this.store.logs.get(key) ?? [], this.store.events.get(key) ?? []);
+  }
+}

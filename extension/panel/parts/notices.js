@@ -1,0 +1,156 @@
+// notices.js: what the panel says instead of the tree, or above it. The empty-state cards (no tab,
+// no provider on the page, connecting, waiting for approval, refused, unreachable, protocol error:
+// each says what to do next) and the banner (import refused, viewing an earlier version, an
+// imported file, the last known state of a provider that is not live).
+
+import { Request, Status } from '../../shared/messages.js';
+import { openOptionsPage } from '../../shared/browser.js';
+import { h, setChildren } from '../../shared/dom.js';
+import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
+
+/** Statuses whose connection "Retry now" restarts. */
+const RETRYABLE = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR];
+
+function stateCard(title, text, ...actions) {
+  return [h('div', { class: 'state-card' },
+    h('h2', { text: title }),
+    ...(Array.isArray(text) ? text : [text]).map((t) => (typeof t === 'string' ? h('p', { text: t }) : t)),
+    actions.length ? h('div', { class: 'state-actions' }, actions) : null)];
+}
+
+export class Notices {
+  /**
+   * @param {{empty: HTMLElement, main: HTMLElement, banner: HTMLElement}} els
+   * @param {{store, selection, bridge, tabId: number|null, toast: {show: (text: string) => void},
+   *          importError: () => string|null, dismissImportError: () => void, backToLive: () => void,
+   *          closeImport: (key: string) => void, openImport: () => void}} o
+   */
+  constructor(els, o) {
+    this.els = els;
+    this.o = o;
+  }
+
+  #request(type, p, onError = () => {}) {
+    this.o.bridge.request(type, { key: p.key }).catch(onError);
+  }
+
+  #retryButton(p, cls = 'primary') {
+    return h('button', { type: 'button', class: cls, 'data-action': 'retry', onclick: () => this.#request(Request.RETRY, p) }, 'Retry now');
+  }
+
+  #approveButton(p) {
+    return h('button', { type: 'button', class: 'primary', 'data-action': 'approve', onclick: () => this.#request(Request.APPROVE, p, (e) => this.o.toast.show(e.message)) }, 'Approve and connect');
+  }
+
+  /** The state card instead of the tree, if there is no tree to show. */
+  renderEmpty() {
+    const { store, selection, tabId } = this.o;
+    const p = selection.provider();
+    const tree = selection.tree();
+    let content = null;
+    let state = null;
+    if (tabId === null) {
+      state = 'no-tab';
+      content = stateCard('No tab to inspect', 'Open this panel from DevTools (the SLOP tab), or as panel.html?tabId=N.');
+    } else if (!store.seenProviders) {
+      state = 'connecting-extension';
+      content = stateCard('Connecting to the extension…', 'Waiting for the SLOP Inspector service worker. If this stays, reload the extension.');
+    } else if (!p && !selection.isImport()) {
+      state = 'empty';
+      content = this.#noProvider(store.problems);
+    } else if (p && !tree) {
+      ({ state, content } = this.#providerCard(p));
+    }
+    document.body.dataset.state = state ?? (p && p.status !== Status.CONNECTED ? `stale-${p.status}` : 'tree');
+    this.els.empty.hidden = content === null;
+    this.els.main.hidden = content !== null;
+    if (content) setChildren(this.els.empty, content);
+  }
+
+  #noProvider(problems) {
+    return stateCard('No SLOP provider on this page', [
+      h('p', {}, 'A page announces one with ', h('code', { text: '<meta name="slop" content="ws://host:port/slop">' }),
+        ' or ', h('code', { text: '<meta name="slop" content="postmessage">' }), ', or serves ', h('code', { text: '/.well-known/slop' }), '.'),
+      h('p', { class: 'muted', text: 'Reload the page after adding one; this panel updates by itself. You can also import a snapshot file.' }),
+      problems.length ? h('div', { class: 'problems' }, h('p', { class: 'error-text', text: 'The core refused what this page announced:' }),
+        h('ul', {}, problems.map((x) => h('li', { class: 'mono small', text: `${x.content} — ${x.error}` })))) : null],
+    h('button', { type: 'button', 'data-action': 'import', onclick: () => this.o.openImport() }, 'Import a snapshot…'));
+  }
+
+  /** A provider without a tree yet: what it waits for, and what to do ({state, content}). */
+  #providerCard(p) {
+    const title = providerTitle(p);
+    const where = h('p', { class: 'muted mono small', text: transportText(p) });
+    const card = (...args) => ({ state: p.status, content: stateCard(...args) });
+    switch (p.status) {
+      case Status.PENDING_APPROVAL:
+        return card(`${title} is on another origin`, [
+          h('p', { text: 'This page names a provider that is not same-origin with it. Connect only if you trust it: the provider will see what you invoke.' }),
+          h('p', { class: 'mono small', text: p.approvalKey }), where],
+        this.#approveButton(p),
+        h('button', { type: 'button', 'data-action': 'deny', onclick: () => this.#request(Request.DENY, p, (e) => this.o.toast.show(e.message)) }, 'Deny'));
+      case Status.DENIED:
+        return card(`${title}: denied`, ['You denied this provider for this browser session.', where], this.#approveButton(p));
+      case Status.AUTH_FAILED:
+        return card(`${title}: the provider refused the connection`, [p.message || 'Authentication failed.',
+          h('p', { text: p.tokenSet ? 'Check the token stored for this provider’s origin in Options, then retry.' : 'Set the provider’s bearer token in Options, then retry.' }), where],
+        h('button', { type: 'button', class: 'primary', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Open options'), this.#retryButton(p, ''));
+      case Status.UNREACHABLE:
+      case Status.RECONNECTING:
+        return card(`${title}: ${statusLabel(p)}`, [p.message || 'The connection dropped.', 'Is the provider running? The extension retries by itself.', where], this.#retryButton(p));
+      case Status.ERROR:
+        return card(`${title}: error`, [p.message || 'The provider broke the protocol.', 'The extension stopped talking to it. Fix the provider, then retry.', where], this.#retryButton(p));
+      default: {
+        const connected = p.status === Status.CONNECTED;
+        return {
+          state: connected ? 'waiting-snapshot' : 'connecting',
+          content: stateCard(connected ? `${title}: waiting for the first snapshot…` : `Connecting to ${title}…`,
+            [h('p', { class: 'spinner-line' }, h('span', { class: 'spinner' }), h('span', { text: syncText(p) || p.message || 'Opening the connection…' })),
+              h('p', { class: 'muted', text: 'If this takes more than a few seconds, check that the provider is running and sends its hello.' }), where],
+            ...(p.sync?.state === 'failed' ? [this.#retryButton(p)] : [])),
+        };
+      }
+    }
+  }
+
+  /** The banner above the tree, or none. */
+  renderBanner() {
+    const { selection, importError } = this.o;
+    const b = this.els.banner;
+    const p = selection.provider();
+    const tree = selection.tree();
+    const imp = selection.importInfo();
+    const scrub = selection.scrub;
+    let content = null;
+    let kind = '';
+    if (importError()) {
+      kind = 'error';
+      content = [h('span', { text: `Import refused. ${importError()}` }), h('button', { type: 'button', class: 'small', onclick: () => this.o.dismissImportError() }, 'Dismiss')];
+    } else if (scrub) {
+      kind = 'scrub';
+      content = this.#scrubBanner(scrub, tree);
+    } else if (imp) {
+      kind = 'import';
+      content = [h('span', { text: `Imported file “${imp.name}”${imp.exportedAt ? `, exported ${imp.exportedAt}` : ''}: v${imp.version}, ${imp.count} nodes, read-only.` }),
+        h('button', { type: 'button', class: 'small', 'data-action': 'close-import', onclick: () => this.o.closeImport(imp.key) }, 'Close')];
+    } else if (tree && p && !p.live) {
+      // Disconnected, or connected while the mirror waits, resyncs or is stale: never shown as live.
+      kind = 'stale';
+      const canRetry = RETRYABLE.includes(p.status) || (p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state));
+      const text = p.status === Status.CONNECTED ? `Showing the last known state (v${tree.version}). ${syncText(p)}`
+        : `${statusLabel(p)}${p.message ? ` — ${p.message}` : ''}: showing the last known state (v${tree.version}).`;
+      content = [h('span', { text }), canRetry ? this.#retryButton(p, 'small') : null];
+    }
+    b.hidden = content === null;
+    b.dataset.kind = kind;
+    if (content) setChildren(b, content);
+  }
+
+  #scrubBanner(scrub, tree) {
+    // The same version number may exist on both sides of a provider restart: say which side.
+    const crossed = tree ? tree.history.boundariesBetween(scrub.index, tree.history.length - 1).length : 0;
+    return [h('span', { class: 'banner-text' }, h('strong', { text: `Viewing version ${scrub.version}` }),
+      ` (${scrub.index + 1} of ${tree?.history.length ?? '?'} recorded${crossed ? `, before ${crossed === 1 ? 'a provider restart or change' : `${crossed} provider restarts or changes`}` : ''}) — read-only; invoking is off.`),
+    h('button', { type: 'button', class: 'small primary', 'data-action': 'back-to-live', onclick: () => this.o.backToLive() }, 'Back to live')];
+  }
+}

@@ -1,0 +1,99 @@
+// search-bar.js: the search box over the tree (Ctrl+F): matches of the shown state (search.js),
+// their count, Enter / Shift+Enter and the arrows to step through them, each revealed and selected.
+// Typing searches after a short pause; the tree changing under an active search re-runs it.
+
+import { h, setChildren } from '../../shared/dom.js';
+import { searchTree, SEARCH_FIELDS } from '../search.js';
+
+const TYPING_MS = 150;
+
+export class SearchBar {
+  text = '';
+  field = 'all';
+  /** Matching paths in tree order, the same as a Set, and the current one's index (-1: none). */
+  matches = [];
+  #set = new Set();
+  index = -1;
+  #timer = 0;
+
+  /**
+   * @param {{input: HTMLInputElement, field: HTMLSelectElement, count: HTMLElement,
+   *          prev: HTMLButtonElement, next: HTMLButtonElement, tree: HTMLElement, main: HTMLElement}} els
+   * @param {{selection, treeView}} o
+   */
+  constructor(els, { selection, treeView }) {
+    this.els = els;
+    this.selection = selection;
+    this.treeView = treeView;
+    setChildren(els.field, Object.entries(SEARCH_FIELDS).map(([k, label]) => h('option', { value: k, text: k === 'all' ? 'all' : label })));
+    els.input.addEventListener('input', () => {
+      this.text = els.input.value;
+      this.later(TYPING_MS, { jump: true });
+    });
+    els.input.addEventListener('keydown', (e) => this.#onKey(e));
+    els.field.addEventListener('change', () => { this.field = els.field.value; this.run({ jump: true }); });
+    els.prev.addEventListener('click', () => this.step(-1));
+    els.next.addEventListener('click', () => this.step(1));
+    document.addEventListener('keydown', (e) => {
+      if ((e.ctrlKey || e.metaKey) && e.key === 'f' && !els.main.hidden) {
+        e.preventDefault();
+        els.input.focus();
+        els.input.select();
+      }
+    });
+  }
+
+  #onKey(e) {
+    const { input } = this.els;
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      clearTimeout(this.#timer);
+      if (this.text !== input.value || !this.matches.length) {
+        this.text = input.value;
+        this.run({ jump: true });
+      } else this.step(e.shiftKey ? -1 : 1);
+    } else if (e.key === 'Escape') {
+      input.value = '';
+      this.text = '';
+      this.run();
+      this.els.tree.focus();
+    }
+  }
+
+  /** Runs the search after `ms` (the last call wins). */
+  later(ms, opts) {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.run(opts), ms);
+  }
+
+  /** Searches the shown state again, keeping the current match when it still matches. jump: go to the first. */
+  run({ jump = false } = {}) {
+    const prev = this.matches[this.index];
+    this.matches = this.text ? searchTree(this.selection.source(), this.text, this.field) : [];
+    this.#set = new Set(this.matches);
+    let i = prev ? this.matches.indexOf(prev) : -1;
+    if (i < 0 && this.matches.length) i = jump ? 0 : -1;
+    this.index = i;
+    this.treeView.setMatches(this.#set, this.matches[this.index] ?? null);
+    if (jump && this.index >= 0) this.treeView.reveal(this.matches[this.index]);
+    this.renderCount();
+  }
+
+  step(d) {
+    const n = this.matches.length;
+    if (!n) return;
+    this.index = this.index < 0 ? (d > 0 ? 0 : n - 1) : (this.index + d + n) % n;
+    this.treeView.setMatches(this.#set, this.matches[this.index]);
+    this.treeView.reveal(this.matches[this.index]);
+    this.renderCount();
+  }
+
+  renderCount() {
+    const n = this.matches.length;
+    const tree = this.selection.tree();
+    const partial = tree && !tree.complete && !this.selection.scrub ? ' (loading the rest…)' : '';
+    this.els.count.textContent = !this.text ? '' : n ? `${this.index >= 0 ? this.index + 1 : '–'} of ${n}${partial}` : `no match${partial}`;
+    this.els.prev.disabled = n === 0;
+    this.els.next.disabled = n === 0;
+  }
+}

@@ -1,0 +1,123 @@
+// side-pane.js: the pane beside the tree, with its tabs. "Node": the selected node's detail
+// (views/detail-view.js), with whether it may be invoked and why not; "Agent view": the core's tree
+// text and tools for the shown subscription (views/agent-view.js); "Diff": filled by the history
+// strip.
+
+import { Request, Status } from '../../shared/messages.js';
+import { h, setChildren } from '../../shared/dom.js';
+import { parentPath } from '../../shared/node-path.js';
+import { AgentView } from '../views/agent-view.js';
+import { DetailView } from '../views/detail-view.js';
+
+/** The agent view is fetched again this long after the tree last changed. */
+const AGENT_SETTLE_MS = 400;
+
+export class SidePane {
+  tab = 'node';
+  /** The core's last agent view shown (for tests). */
+  lastAgentView = null;
+  /** The node view the detail shows, to tell whether a change touched it. */
+  #shown = null;
+  #agentTimer = 0;
+
+  /**
+   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, diff: HTMLElement}} els
+   * @param {{store, bridge, selection, treeView, copy: (text: string, what: string) => void}} o
+   */
+  constructor(els, { store, bridge, selection, treeView, copy }) {
+    Object.assign(this, { els, store, bridge, selection, treeView });
+    this.detail = new DetailView(els.detail, {
+      invoke: (path, action, params) => bridge.request(Request.INVOKE, { key: selection.key, path, action, params }),
+      validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schema, params }).then((r) => r.error),
+      copy,
+    });
+    this.agent = new AgentView(els.agent, { copy, refresh: () => this.refreshAgent() });
+    els.tabs.addEventListener('click', (e) => {
+      const b = e.target.closest('button[data-tab]');
+      if (b) this.setTab(b.dataset.tab);
+    });
+  }
+
+  setTab(tab) {
+    const { els } = this;
+    this.tab = tab;
+    for (const b of els.tabs.querySelectorAll('button')) b.classList.toggle('active', b.dataset.tab === tab);
+    els.detail.hidden = tab !== 'node';
+    els.agent.hidden = tab !== 'agent';
+    els.diff.hidden = tab !== 'diff';
+    if (tab === 'agent') this.refreshAgent();
+    if (tab === 'diff' && !els.diff.firstChild) {
+      setChildren(els.diff, h('div', { class: 'empty small' }, h('p', { text: 'Open History, pick two versions and press Diff.' })));
+    }
+  }
+
+  /** Enter on a row: the node's detail, focused on its first control. */
+  openNode() {
+    this.setTab('node');
+    this.renderDetail();
+    this.els.detail.querySelector('button[data-action="invoke"]:not([disabled]), input, select')?.focus();
+  }
+
+  /** Does the detail show an older view of the selected node than `tree` holds? */
+  detailOutdated(tree, touched) {
+    const sel = this.treeView.selection();
+    return !!sel && !sel.query && (!!touched?.has(sel.path) || (!!tree && tree.nodes.get(sel.path) !== this.#shown));
+  }
+
+  renderDetail() {
+    const { selection, store } = this;
+    const p = selection.provider();
+    const src = selection.source();
+    const tree = selection.tree();
+    const scrub = selection.scrub;
+    const sel = this.treeView.selection();
+    const view = sel ? (sel.query ?? src?.nodes.get(sel.path) ?? null) : null;
+    const imp = selection.isImport();
+    const mode = scrub ? 'history' : imp ? 'import' : sel?.query ? 'query' : 'live';
+    const connected = p?.status === Status.CONNECTED;
+    const affCap = !!p?.capabilities.includes('affordances');
+    const whyNot = mode === 'history' ? 'Viewing an earlier version: go back to live to invoke.'
+      : mode === 'import' ? 'An imported file has no provider behind it.'
+      : mode === 'query' ? 'Not in the subscription’s mirror: the core only invokes on mirrored nodes.'
+      : !connected ? 'The provider is not connected.'
+      : !affCap ? 'The provider did not declare the "affordances" capability.' : '';
+    this.#shown = view;
+    this.detail.show(view, {
+      providerKey: selection.key,
+      mode,
+      canInvoke: mode === 'live' && connected && affCap,
+      whyNot,
+      stale: mode === 'live' && !connected,
+      contentRefs: imp ? false : !!p?.capabilities.includes('content_refs'),
+      version: scrub ? scrub.version
+        : sel?.query ? (tree && store.queryPages(tree.key, tree.sub).get(parentPath(sel.path))?.version)
+        : tree?.version,
+    });
+  }
+
+  /** A core "task" event: invoke results waiting on that task follow it. */
+  onTask(ev) {
+    this.detail.onTask(ev);
+  }
+
+  /** Fetches the agent view of the shown subscription, if that tab is open. */
+  refreshAgent() {
+    const { selection } = this;
+    if (this.tab !== 'agent' || !selection.key) return;
+    const key = selection.key;
+    this.bridge.request(Request.AGENT_VIEW, { key, sub: selection.tree()?.sub })
+      .then((r) => {
+        if (key !== selection.key) return;
+        this.agent.show(r);
+        this.lastAgentView = r;
+      })
+      .catch((e) => this.agent.show(null, e.message));
+  }
+
+  /** The tree changed: fetch the agent view once it has settled. */
+  agentLater() {
+    if (this.tab !== 'agent') return;
+    clearTimeout(this.#agentTimer);
+    this.#agentTimer = setTimeout(() => this.refreshAgent(), AGENT_SETTLE_MS);
+  }
+}

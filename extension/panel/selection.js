@@ -1,0 +1,173 @@
+// selection.js: what the panel shows. A provider of the tab (or an imported file), which of its
+// subscriptions (one made here, else the extension's own), and the live state or a version from
+// the history ("scrub"). It also keeps the service worker streaming that provider to the panel
+// (watch). No DOM: the callers render after a change.
+
+import { Status } from '../shared/messages.js';
+
+/**
+ * @typedef {object} Scrub   a version from the history shown instead of the live state
+ * @property {string} key
+ * @property {string} sub
+ * @property {object} entry    the history entry (its index moves as entries are dropped)
+ * @property {number} index
+ * @property {number} version
+ * @property {{key, sub, path, nodes: Map, structure: string, resetId: number, live: false}} source
+ */
+
+export class Selection {
+  /** The provider (or import) key shown, or null. */
+  key = null;
+  /** @type {Scrub|null} */
+  scrub = null;
+  #watched = null;
+  /** provider key → {sub, options}: a subscription made in this panel */
+  #custom = new Map();
+
+  /**
+   * @param {import('./store.js').Store} store
+   * @param {{watch: (key: string, o: object) => Promise, unwatch: (key: string) => Promise}} bridge
+   */
+  constructor(store, bridge) {
+    this.store = store;
+    this.bridge = bridge;
+  }
+
+  provider() {
+    return this.key ? this.store.provider(this.key) : null;
+  }
+
+  isImport(key = this.key) {
+    return !!key && this.store.imports.has(key);
+  }
+
+  /** The shown import's inspectTree reply (without nodes), or null. */
+  importInfo() {
+    return this.isImport() ? this.store.imports.get(this.key) : null;
+  }
+
+  // ------------------------------------------------------------------------- subscription
+
+  /** The subscription made here for a provider: {sub, options}, or null. */
+  custom(key = this.key) {
+    return this.#custom.get(key) ?? null;
+  }
+
+  /** Every subscription made here: [key, {sub, options}]. */
+  customs() {
+    return [...this.#custom];
+  }
+
+  setCustom(key, sub, options) {
+    this.#custom.set(key, { sub, options });
+  }
+
+  dropCustom(key) {
+    this.#custom.delete(key);
+  }
+
+  /** The subscription the tree shows: the one made here, else the provider's first. */
+  sub() {
+    if (this.isImport()) return this.store.imports.get(this.key).sub;
+    const p = this.provider();
+    const custom = this.custom();
+    if (custom && p?.subscriptions.some((s) => s.sub === custom.sub)) return custom.sub;
+    return p?.primarySub ?? null;
+  }
+
+  /** The live tree shown (or the last one seen while the provider reconnects). */
+  tree() {
+    if (!this.key) return null;
+    const subs = this.store.trees.get(this.key);
+    if (!subs) return null;
+    const sub = this.sub();
+    const t = sub ? subs.get(sub) : null;
+    if (t) return t;
+    const custom = this.custom();
+    if (custom && subs.get(custom.sub)) return subs.get(custom.sub);
+    const p = this.provider();
+    if (p && !p.primarySub) return [...subs.values()].at(-1) ?? null; // disconnected: last known
+    return null;
+  }
+
+  /** What the tree view shows: the live tree, or a version from the history. */
+  source() {
+    const tree = this.tree();
+    if (!tree) return null;
+    if (this.scrub && this.scrub.key === tree.key && this.scrub.sub === tree.sub) return this.scrub.source;
+    return tree;
+  }
+
+  // ----------------------------------------------------------------------------- provider
+
+  /** The key to show: the current one while it exists, else a connected provider, else the first. */
+  choice() {
+    if (this.key && (this.store.provider(this.key) || this.isImport(this.key))) return this.key;
+    const list = this.store.providers;
+    return (list.find((p) => p.status === Status.CONNECTED) ?? list[0] ?? null)?.key ?? null;
+  }
+
+  /** Shows another provider (or import, or nothing). Returns false when it was shown already. */
+  select(key) {
+    if (key === this.key) return false;
+    this.key = key;
+    this.scrub = null;
+    this.syncWatch();
+    return true;
+  }
+
+  /** Forgets the shown key without touching the watch (the import it named was closed). */
+  forget() {
+    this.key = null;
+    this.scrub = null;
+  }
+
+  /**
+   * Asks the worker to stream the shown provider (and to stop streaming the one before).
+   * force: a new port (first time, or after a service worker restart) knows no watch yet.
+   */
+  syncWatch(force = false) {
+    const key = this.isImport(this.key) ? null : this.key;
+    if (!force && this.#watched === key) return;
+    if (this.#watched && this.#watched !== key) this.bridge.unwatch(this.#watched).catch(() => {});
+    this.#watched = key;
+    if (key) this.bridge.watch(key, { log: true }).catch(() => {});
+  }
+
+  // ------------------------------------------------------------------------------ history
+
+  /** Shows entry `index` of the shown tree's history, read-only; null goes back to live. */
+  scrubTo(index) {
+    const tree = this.tree();
+    if (index === null || !tree) {
+      this.scrub = null;
+      return;
+    }
+    const entry = tree.history.entries[index];
+    const nodes = tree.history.materialize(index, tree.nodes);
+    this.scrub = {
+      key: tree.key, sub: tree.sub, entry, index, version: entry.version,
+      source: { key: tree.key, sub: tree.sub, path: tree.path, nodes, structure: `h${entry.step}`, resetId: tree.resetId, live: false },
+    };
+  }
+
+  /**
+   * Keeps the scrubbed entry's index right as new versions arrive and old ones are dropped.
+   * Returns true when the scrubbed entry was dropped and the oldest kept one is shown instead.
+   */
+  trackScrub() {
+    if (!this.scrub) return false;
+    const tree = this.tree();
+    if (!tree || tree.key !== this.scrub.key || tree.sub !== this.scrub.sub) {
+      this.scrub = null;
+      return false;
+    }
+    const i = tree.history.entries.indexOf(this.scrub.entry);
+    if (i >= 0) {
+      this.scrub.index = i;
+      return false;
+    }
+    this.scrubTo(0);
+    return true;
+  }
+}
