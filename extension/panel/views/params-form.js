@@ -144,8 +144,12 @@ export class ParamsForm {
       h('span', { class: 'pf-name', text: name }),
       required ? h('span', { class: 'pf-req', title: 'required', text: '*' }) : null,
       h('span', { class: 'pf-type', text: typeLabel(schema) }));
-    const wrap = (control, extraClass = '') => {
-      const el = h('div', { class: `pf-field pf-${kind}${extraClass}`, 'data-ppath': ppath }, label, control, desc, errorEl);
+    const wrap = (control, extraClass = '') => h('div', { class: `pf-field pf-${kind}${extraClass}`, 'data-ppath': ppath }, label, control, desc, errorEl);
+    /** An input, select or textarea of this field: named, placed (for errors) and listened to. */
+    const control = (el, event = 'input') => {
+      el.setAttribute('aria-label', name ?? ppath);
+      el.dataset.ppath = ppath;
+      el.addEventListener(event, changed);
       return el;
     };
     let field;
@@ -154,13 +158,10 @@ export class ParamsForm {
     switch (kind) {
       case 'string': {
         const multiline = /^(body|text|content|description|message|notes?)$/i.test(name ?? '');
-        const input = multiline
+        const input = control(multiline
           ? h('textarea', { rows: 3, spellcheck: 'false' })
-          : h('input', { type: 'text', spellcheck: 'false' });
-        input.setAttribute('aria-label', name ?? ppath);
-        input.dataset.ppath = ppath;
+          : h('input', { type: 'text', spellcheck: 'false' }));
         if (typeof start === 'string') input.value = start;
-        input.addEventListener('input', changed);
         field = {
           el: wrap(input),
           read: () => (input.value === '' && !inArray ? UNSET : input.value),
@@ -170,11 +171,8 @@ export class ParamsForm {
       }
       case 'number':
       case 'integer': {
-        const input = h('input', { type: 'text', inputmode: kind === 'integer' ? 'numeric' : 'decimal', spellcheck: 'false', placeholder: kind === 'integer' ? '0' : '0.0' });
-        input.setAttribute('aria-label', name ?? ppath);
-        input.dataset.ppath = ppath;
+        const input = control(h('input', { type: 'text', inputmode: kind === 'integer' ? 'numeric' : 'decimal', spellcheck: 'false', placeholder: kind === 'integer' ? '0' : '0.0' }));
         if (typeof start === 'number') input.value = String(start);
-        input.addEventListener('input', changed);
         field = {
           el: wrap(input),
           read: () => {
@@ -188,11 +186,8 @@ export class ParamsForm {
         break;
       }
       case 'boolean': {
-        const sel = h('select', {}, h('option', { value: '', text: '— not set —' }), h('option', { value: 'true', text: 'true' }), h('option', { value: 'false', text: 'false' }));
-        sel.setAttribute('aria-label', name ?? ppath);
-        sel.dataset.ppath = ppath;
+        const sel = control(h('select', {}, h('option', { value: '', text: '— not set —' }), h('option', { value: 'true', text: 'true' }), h('option', { value: 'false', text: 'false' })), 'change');
         if (typeof start === 'boolean') sel.value = String(start);
-        sel.addEventListener('change', changed);
         field = {
           el: wrap(sel),
           read: () => (sel.value === '' ? (inArray ? null : UNSET) : sel.value === 'true'),
@@ -202,13 +197,10 @@ export class ParamsForm {
       }
       case 'enum': {
         const members = schema.enum;
-        const sel = h('select', {}, h('option', { value: '', text: '— not set —' }),
-          members.map((m, i) => h('option', { value: String(i), text: typeof m === 'string' ? m : JSON.stringify(m) })));
-        sel.setAttribute('aria-label', name ?? ppath);
-        sel.dataset.ppath = ppath;
+        const sel = control(h('select', {}, h('option', { value: '', text: '— not set —' }),
+          members.map((m, i) => h('option', { value: String(i), text: typeof m === 'string' ? m : JSON.stringify(m) }))), 'change');
         const indexOf = (v) => members.findIndex((m) => JSON.stringify(m) === JSON.stringify(v));
         if (start !== undefined && indexOf(start) >= 0) sel.value = String(indexOf(start));
-        sel.addEventListener('change', changed);
         field = {
           el: wrap(sel),
           read: () => (sel.value === '' ? (inArray ? null : UNSET) : members[Number(sel.value)]),
@@ -284,11 +276,8 @@ export class ParamsForm {
         break;
       }
       default: {
-        const input = h('textarea', { rows: 2, spellcheck: 'false', placeholder: 'JSON value (text that is not JSON is sent as a string)' });
-        input.setAttribute('aria-label', name ?? ppath);
-        input.dataset.ppath = ppath;
+        const input = control(h('textarea', { rows: 2, spellcheck: 'false', placeholder: 'JSON value (text that is not JSON is sent as a string)' }));
         if (start !== undefined) input.value = JSON.stringify(start);
-        input.addEventListener('input', changed);
         field = {
           el: wrap(input),
           read: () => {
