@@ -286,11 +286,12 @@ const handlers = {
     return {};
   },
   [Request.VALIDATE_PARAMS](ui, m) {
-    return { error: core().validateParams(m.schema ?? {}, m.params) };
+    return { errors: core().validateParams(m.schema ?? {}, m.params) };
   },
   async [Request.APPROVE](ui, m) {
     const conn = needConnection(ui, m.key);
-    await approve(conn.approvalKey); // storage.onChanged then starts every connection with this key
+    // storage.onChanged then starts every connection with this key
+    await approve(conn.approvalKey, { page: conn.approvalPage, target: conn.approvalTarget });
     return {};
   },
   async [Request.DENY](ui, m) {

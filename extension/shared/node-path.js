@@ -1,6 +1,8 @@
 // node-path.js: absolute node paths, as the core reports them in node views ("/", "/inbox/m1").
 // Node ids contain no "/" or "~" (spec: node id), so a child's path is its parent's path, "/"
-// and its id. Used by the service worker (node-views.js) and the panel (store, load more, export, views).
+// and its id. Used by the service worker (node-views.js) and the panel (store, load more, export,
+// views); the only place in JS that composes a path. tests/node/node-path.test.js checks it against
+// the core's views.
 
 /** The absolute path of child `id` of the node at `parent`. */
 export function childPath(parent, id) {

@@ -84,8 +84,8 @@ test('not invokable: the buttons are off and say why; each mode says what it sho
   assert.equal(root.querySelector('.detail-head .pill').textContent, 'last known state');
 });
 
-test('invoke: the core checks the params first; its message stops the invoke and shows at the field', async () => {
-  const { dv, root, calls } = setup({ validate: (p) => (p.tags?.[0] === '' ? 'params.tags[0] must not be empty' : null) });
+test('invoke: the core checks the params first; its failures stop the invoke and show at their fields', async () => {
+  const { dv, root, calls } = setup({ validate: (p) => (p.tags?.[0] === '' ? [{ code: 'min', path: ['tags', 0], message: 'params.tags[0] must not be empty' }] : null) });
   dv.show(MESSAGE, LIVE);
   card(root, 'tag').querySelector('[data-action="add-item"]').click();
   invokeBtn(root, 'tag').click();

@@ -1,6 +1,6 @@
 // The invoke form generated from an affordance's params schema (extension/panel/views/params-form.js),
 // in a DOM (jsdom): the fields a schema gives, the value they read back, the raw JSON editor, and
-// where the core's messages land.
+// where the core's failures (paths as data) land.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -93,29 +93,35 @@ test('defaults fill the fields', () => {
   assert.deepEqual(f.value().value, { n: 2, on: true, c: 'y' });
 });
 
-test('the core’s message goes under the field it names (the longest path), else on top', () => {
+/** A failure as the core reports it: its path as data, and its message. */
+const failure = (path, message) => ({ code: 'type', path, message });
+
+test('each failure goes under the field at its path (the longest prefix), else on top', () => {
   const f = form();
   addItem(f, 'params.tags');
   addItem(f, 'params.tags');
-  f.showError('params.tags[1] must be a string');
+  f.showError([failure(['tags', 1], 'params.tags[1] must be a string')]);
   assert.equal(errorOf(f, 'params.tags[1]'), 'params.tags[1] must be a string');
   assert.equal(errorOf(f, 'params.tags'), '');
   assert.deepEqual(invalid(f), ['params.tags[1]']);
   assert.equal(topError(f), '');
 
-  f.showError('params.when.day must be a string');
-  assert.deepEqual(invalid(f), ['params.when.day'], 'the previous message is gone');
-  f.showError('params["a b"] must be a string');
+  f.showError([failure(['when', 'day'], 'params.when.day must be a string')]);
+  assert.deepEqual(invalid(f), ['params.when.day'], 'the previous failure is gone');
+  f.showError([failure(['a b'], 'params["a b"] must be a string')]);
   assert.deepEqual(invalid(f), ['params["a b"]']);
-  f.showError('params.count must be an integer');
+  // Deeper than any field: the nearest field above it.
+  f.showError([failure(['when', 'day', 'x'], 'params.when.day.x is odd')]);
+  assert.deepEqual(invalid(f), ['params.when.day']);
+  // Several at once: each in its place, the ones without a field together on top.
+  f.showError([failure(['count'], 'params.count must be an integer'), failure(['title'], 'params.title is required'),
+    failure(['countless'], 'params.countless is not allowed'), failure([], 'params must be an object')]);
+  assert.deepEqual(invalid(f).sort(), ['params.count', 'params.title']);
   assert.equal(errorOf(f, 'params.count'), 'params.count must be an integer');
-  // "params.countless" is not under "params.count".
-  f.showError('params.countless is not allowed');
-  assert.deepEqual(invalid(f), []);
-  assert.equal(topError(f), 'params.countless is not allowed');
-  f.showError('params must have "title"');
-  assert.deepEqual(invalid(f), ['params'], 'about the whole object: on the form itself');
-  assert.equal(topError(f), '');
+  assert.equal(topError(f), 'params.countless is not allowed\nparams must be an object');
+  f.showError([failure(['title'], 'one'), failure(['title'], 'two')]);
+  assert.equal(errorOf(f, 'params.title'), 'one\ntwo');
+  // A message of the panel's own (text) goes on top.
   f.showError('the provider is gone');
   assert.deepEqual(invalid(f), []);
   assert.equal(topError(f), 'the provider is gone');
@@ -133,7 +139,7 @@ test('removing an array item renumbers the others, and messages follow the new p
   assert.equal(control(f, 'params.tags[1]').value, 'z');
   assert.equal(control(f, 'params.tags[2]'), null);
   assert.deepEqual([...field(f, 'params.tags').querySelectorAll('.pf-index')].map((el) => el.textContent), ['[0]', '[1]']);
-  f.showError('params.tags[1] must be short');
+  f.showError([failure(['tags', 1], 'params.tags[1] must be short')]);
   assert.equal(field(f, 'params.tags[1]').querySelector('input').value, 'z');
   assert.deepEqual(invalid(f), ['params.tags[1]']);
 });
@@ -156,8 +162,8 @@ test('raw JSON: the value carries over both ways; text that is not JSON stays in
   f.setRaw(false);
   assert.equal(f.el.dataset.mode, 'raw', 'not switched back');
   assert.match(topError(f), /^Not JSON/);
-  // In the raw editor every message is on top: there are no fields to point at.
-  f.showError('params.title must be a string');
+  // In the raw editor every failure is on top: there are no fields to point at.
+  f.showError([failure(['title'], 'params.title must be a string')]);
   assert.equal(topError(f), 'params.title must be a string');
   assert.deepEqual(invalid(f), []);
 });

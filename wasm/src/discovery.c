@@ -1,6 +1,6 @@
 /*
- * discovery.c: web discovery for a browser consumer (spec transport &
- * discovery, notes items 10-12 and 3.8): the /.well-known/slop descriptor,
+ * discovery.c: web discovery for a browser consumer (SLOP spec, Transport &
+ * Discovery): the /.well-known/slop descriptor,
  * the <meta name="slop"> tag, and the origin check that decides whether a
  * declared target may be connected without asking the user.
  *
@@ -333,6 +333,7 @@ char *slop_classify_target(const char *page_url, const char *target_url) {
     int ok = o && cJSON_AddStringToObject(o, "classification", same ? "same-origin" : "cross-origin");
     if (ok) ok = origin ? cJSON_AddStringToObject(o, "page_origin", origin) != NULL
                         : cJSON_AddNullToObject(o, "page_origin") != NULL;
+    if (ok) ok = cJSON_AddStringToObject(o, "target", shown) != NULL;
     if (ok && origin) {
         size_t kn = strlen(origin) + strlen(shown) + 5;
         key = malloc(kn);

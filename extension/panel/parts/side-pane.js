@@ -28,7 +28,7 @@ export class SidePane {
     Object.assign(this, { els, store, bridge, selection, treeView });
     this.detail = new DetailView(els.detail, {
       invoke: (path, action, params) => bridge.request(Request.INVOKE, { key: selection.key, path, action, params }),
-      validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schema, params }).then((r) => r.error),
+      validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schema, params }).then((r) => r.errors),
       copy,
     });
     this.agent = new AgentView(els.agent, { copy, refresh: () => this.refreshAgent() });
