@@ -129,13 +129,6 @@ struct slop_consumer {
 /* Small helpers                                                            */
 /* ---------------------------------------------------------------------- */
 
-static char *dupstr(const char *s) {
-    size_t l = strlen(s) + 1;
-    char *d = malloc(l);
-    if (d) memcpy(d, s, l);
-    return d;
-}
-
 static void fail(slop_consumer *c, slop_code code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -158,8 +151,7 @@ static const char *give(slop_consumer *c, char *s, size_t *out_len) {
 }
 
 static const char *give_json(slop_consumer *c, cJSON *j, size_t *out_len) {
-    char *s = j ? slop__json_print(j) : NULL;
-    cJSON_Delete(j);
+    char *s = slop__json_print_free(j);
     if (!s) {
         fail(c, SLOP_E_NOMEM, "out of memory");
         return give(c, NULL, out_len);
@@ -176,15 +168,9 @@ static void push_out(slop_consumer *c, slop_output_kind kind, char *text) {
             c->out_len -= c->out_head;
             c->out_head = 0;
         }
-        if (c->out_len == c->out_cap) {
-            size_t nc = c->out_cap ? c->out_cap * 2 : 32;
-            out_item *no = realloc(c->out, nc * sizeof *no);
-            if (!no) {
-                free(text);
-                return;
-            }
-            c->out = no;
-            c->out_cap = nc;
+        if (SLOP__RESERVE(c->out, c->out_len, c->out_cap, 32) != 0) {
+            free(text);
+            return;
         }
     }
     c->out[c->out_len++] = (out_item){kind, text, strlen(text)};
@@ -223,7 +209,7 @@ static void send_frame(slop_consumer *c, const cJSON *frame) {
 static char *new_id(slop_consumer *c, char kind) {
     char buf[40];
     snprintf(buf, sizeof buf, "%s-%c%llu", c->prefix, kind, ++c->next_id);
-    return dupstr(buf);
+    return slop__strdup(buf);
 }
 
 static int is_int(const cJSON *j) {
@@ -233,18 +219,6 @@ static int is_int(const cJSON *j) {
 /* A version or seq: a non-negative integer within 2^53. */
 static int is_counter(const cJSON *j) {
     return is_int(j) && j->valuedouble >= 0 && j->valuedouble <= MAX_COUNTER;
-}
-
-/* Joins a subscription root path and a mirror-relative node path. */
-static char *join_path(const char *root, const char *rel) {
-    if (strcmp(root, "/") == 0) return dupstr(rel);
-    if (strcmp(rel, "/") == 0) return dupstr(root);
-    size_t a = strlen(root), b = strlen(rel);
-    char *s = malloc(a + b + 1);
-    if (!s) return NULL;
-    memcpy(s, root, a);
-    memcpy(s + a, rel, b + 1);
-    return s;
 }
 
 /* The mirror-relative part of an absolute path under root, or NULL. */
@@ -260,7 +234,7 @@ static const char *rel_path(const char *root, const char *abs) {
 static cJSON *abs_paths(const sub *s, const cJSON *rel) {
     cJSON *arr = cJSON_CreateArray();
     for (const cJSON *it = rel ? rel->child : NULL; it; it = it->next) {
-        char *p = join_path(s->path, it->valuestring);
+        char *p = slop__path_join(s->path, it->valuestring);
         if (p) cJSON_AddItemToArray(arr, cJSON_CreateString(p));
         free(p);
     }
@@ -310,21 +284,15 @@ static void pending_drop(slop_consumer *c, pending *p) {
 
 static int pending_add(slop_consumer *c, const char *id, req_kind kind, double now,
                        const char *sub_handle, const char *path, const char *action) {
-    if (c->npend == c->cappend) {
-        size_t nc = c->cappend ? c->cappend * 2 : 16;
-        pending *np = realloc(c->pend, nc * sizeof *np);
-        if (!np) return -1;
-        c->pend = np;
-        c->cappend = nc;
-    }
+    if (SLOP__RESERVE(c->pend, c->npend, c->cappend, 16) != 0) return -1;
     pending *p = &c->pend[c->npend++];
     memset(p, 0, sizeof *p);
-    p->id = dupstr(id);
+    p->id = slop__strdup(id);
     p->kind = kind;
     p->sent_ms = now;
-    p->sub_handle = sub_handle ? dupstr(sub_handle) : NULL;
-    p->path = path ? dupstr(path) : NULL;
-    p->action = action ? dupstr(action) : NULL;
+    p->sub_handle = sub_handle ? slop__strdup(sub_handle) : NULL;
+    p->path = path ? slop__strdup(path) : NULL;
+    p->action = action ? slop__strdup(action) : NULL;
     return 0;
 }
 
@@ -451,14 +419,14 @@ static void check_tasks(slop_consumer *c, sub *s) {
             continue;
         }
         cJSON *props = slop_node_field(n, SLOP_FIELD_PROPERTIES);
-        char *now = props ? slop__json_print(props) : dupstr("{}");
+        char *now = props ? slop__json_print(props) : slop__strdup("{}");
         if (!t->seen || !t->last || strcmp(now, t->last) != 0) {
             t->seen = 1;
             free(t->last);
             t->last = now;
             now = NULL;
             char *rp = slop_node_path(n);
-            char *ap = rp ? join_path(s->path, rp) : NULL;
+            char *ap = rp ? slop__path_join(s->path, rp) : NULL;
             free(rp);
             free(t->path);
             t->path = ap;
@@ -831,16 +799,8 @@ static void on_result(slop_consumer *c, cJSON *msg) {
     cJSON *tid = cJSON_GetObjectItemCaseSensitive(data, "taskId");
     if (st && strcmp(st, "accepted") == 0 && (c->caps & CAP_ASYNC) && cJSON_IsString(tid)) {
         cJSON_AddStringToObject(e, "task_id", tid->valuestring);
-        if (c->ntasks == c->captasks) {
-            size_t nc = c->captasks ? c->captasks * 2 : 8;
-            task *nt = realloc(c->tasks, nc * sizeof *nt);
-            if (nt) {
-                c->tasks = nt;
-                c->captasks = nc;
-            }
-        }
-        if (c->ntasks < c->captasks)
-            c->tasks[c->ntasks++] = (task){dupstr(p->id), dupstr(tid->valuestring), NULL, NULL, 0};
+        if (SLOP__RESERVE(c->tasks, c->ntasks, c->captasks, 8) == 0)
+            c->tasks[c->ntasks++] = (task){slop__strdup(p->id), slop__strdup(tid->valuestring), NULL, NULL, 0};
     }
     pending_drop(c, p);
     emit(c, e);
@@ -1220,7 +1180,7 @@ static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int 
     }
     /* Normalise "/a/b/" to "/a/b" so absolute paths join cleanly. */
     size_t pl = strlen(path);
-    char *np = dupstr(path);
+    char *np = slop__strdup(path);
     while (pl > 1 && np[pl - 1] == '/') np[--pl] = 0;
     cJSON *ordered = cJSON_CreateObject();
     cJSON_AddStringToObject(ordered, "path", np);
@@ -1263,28 +1223,22 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
     char *path = NULL;
     cJSON *opts = parse_options(c, options, options ? len : 0, 0, &path);
     if (!opts) return give(c, NULL, out_len);
-    if (c->nsubs == c->capsubs) {
-        size_t nc = c->capsubs ? c->capsubs * 2 : 4;
-        sub **ns = realloc(c->subs, nc * sizeof *ns);
-        if (!ns) {
-            cJSON_Delete(opts);
-            free(path);
-            fail(c, SLOP_E_NOMEM, "out of memory");
-            return give(c, NULL, out_len);
-        }
-        c->subs = ns;
-        c->capsubs = nc;
+    if (SLOP__RESERVE(c->subs, c->nsubs, c->capsubs, 4) != 0) {
+        cJSON_Delete(opts);
+        free(path);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
     }
     sub *s = calloc(1, sizeof *s);
     s->wire = new_id(c, 's');
-    s->handle = dupstr(s->wire);
+    s->handle = slop__strdup(s->wire);
     s->options = opts;
     s->path = path;
     slop_mirror_init(&s->m, &c->budget);
     c->subs[c->nsubs++] = s;
     pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
     dispatch(c, subscribe_frame(s));
-    return give(c, dupstr(s->handle), out_len);
+    return give(c, slop__strdup(s->handle), out_len);
 }
 
 int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_ms) {
@@ -1499,7 +1453,7 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
     if (!n) return give(c, NULL, out_len);
     cJSON *j = slop_node_to_json(n, 0);
     char *rp = slop_node_path(n);
-    char *ap = rp ? join_path(s->path, rp) : NULL;
+    char *ap = rp ? slop__path_join(s->path, rp) : NULL;
     cJSON_AddStringToObject(j, "path", ap ? ap : "");
     free(rp);
     free(ap);

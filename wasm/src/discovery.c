@@ -24,12 +24,6 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static char *print_and_free(cJSON *o) {
-    char *out = o ? slop__json_print(o) : NULL;
-    cJSON_Delete(o);
-    return out;
-}
-
 /* {"ok":false,"error":msg}; malloc'd JSON text, NULL on OOM. */
 static char *result_error(const char *msg) {
     cJSON *o = cJSON_CreateObject();
@@ -37,7 +31,7 @@ static char *result_error(const char *msg) {
         cJSON_Delete(o);
         return NULL;
     }
-    return print_and_free(o);
+    return slop__json_print_free(o);
 }
 
 /* {"ok":true,<key>:value}; takes value; malloc'd JSON text, NULL on OOM. */
@@ -53,7 +47,7 @@ static char *result_ok(const char *key, cJSON *value) {
         cJSON_Delete(value);
         return NULL;
     }
-    return print_and_free(o);
+    return slop__json_print_free(o);
 }
 
 /* prefix + phrase, e.g. "transport.url" + " has no host". */
@@ -63,25 +57,8 @@ static char *result_error2(const char *prefix, const char *phrase) {
     return result_error(msg);
 }
 
-static int ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
-
-static int starts_with_ci(const char *s, const char *prefix) {
-    for (; *prefix; s++, prefix++)
-        if (!*s || ascii_lower((unsigned char)*s) != *prefix) return 0;
-    return 1;
-}
-
 static int equals_ci(const char *s, const char *lower) {
-    return starts_with_ci(s, lower) && s[strlen(lower)] == '\0';
-}
-
-/* Bytes of s to show so that at most max are shown and no UTF-8 sequence
- * is cut in half. */
-static size_t utf8_cut(const char *s, size_t max) {
-    size_t n = strlen(s);
-    if (n <= max) return n;
-    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) max--;
-    return max;
+    return slop__starts_with_ci(s, lower) && s[strlen(lower)] == '\0';
 }
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
@@ -108,14 +85,14 @@ static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const 
                                "needs \"ws\" or \"postmessage\"", ty);
         else
             snprintf(buf, cap, "transport type \"%.*s\" is not supported (use \"ws\" or \"postmessage\")",
-                     (int)utf8_cut(ty, SHOWN_NAME_MAX), ty);
+                     (int)slop__utf8_cut(ty, strlen(ty), SHOWN_NAME_MAX), ty);
         *err = buf;
         return NULL;
     }
 
     const cJSON *url = cJSON_GetObjectItemCaseSensitive(t, "url");
-    if (!cJSON_IsString(url) || !(starts_with_ci(url->valuestring, "ws://") ||
-                                  starts_with_ci(url->valuestring, "wss://"))) {
+    if (!cJSON_IsString(url) || !(slop__starts_with_ci(url->valuestring, "ws://") ||
+                                  slop__starts_with_ci(url->valuestring, "wss://"))) {
         *err = "transport.url must be a ws:// or wss:// URL";
         return NULL;
     }
@@ -275,11 +252,11 @@ char *slop_parse_meta(const char *content, const char *page_url) {
             out = t ? result_ok("transport", t) : NULL;
             goto done;
         }
-        if (starts_with_ci(text, "http://") || starts_with_ci(text, "https://")) {
+        if (slop__starts_with_ci(text, "http://") || slop__starts_with_ci(text, "https://")) {
             out = result_error("meta content must be a WebSocket URL (ws:// or wss://), not http(s)");
             goto done;
         }
-        if (!starts_with_ci(text, "ws://") && !starts_with_ci(text, "wss://")) {
+        if (!slop__starts_with_ci(text, "ws://") && !slop__starts_with_ci(text, "wss://")) {
             out = result_error("meta content must be \"postmessage\" or a ws:// or wss:// URL");
             goto done;
         }
@@ -351,5 +328,5 @@ char *slop_classify_target(const char *page_url, const char *target_url) {
         cJSON_Delete(o);
         return NULL;
     }
-    return print_and_free(o);
+    return slop__json_print_free(o);
 }

@@ -105,18 +105,11 @@ void slop__scan_ws(slop__scan *sc) {
     }
 }
 
-static int hexval(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 static int hex4(const slop__scan *sc, size_t at, unsigned *out) {
     if (at + 4 > sc->len) return -1;
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(sc->s[at + (size_t)i]);
+        int h = slop__hex_value(sc->s[at + (size_t)i]);
         if (h < 0) return -1;
         v = v << 4 | (unsigned)h;
     }
@@ -255,20 +248,8 @@ static int decode_at(const slop__scan *sc, size_t at, char **out, size_t *n) {
     return 0;
 }
 
-static uint32_t fnv1a(const char *p, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
-}
-
 int slop__scan_name(slop__scan *sc, size_t at) {
-    if (sc->keys_len == sc->keys_cap) {
-        size_t nc = sc->keys_cap ? sc->keys_cap * 2 : 32;
-        slop__scan_key *nk = realloc(sc->keys, nc * sizeof *nk);
-        if (!nk) return refuse(sc, "out of memory");
-        sc->keys = nk;
-        sc->keys_cap = nc;
-    }
+    if (SLOP__RESERVE(sc->keys, sc->keys_len, sc->keys_cap, 32) != 0) return refuse(sc, "out of memory");
     sc->keys[sc->keys_len++] = (slop__scan_key){at, (uint32_t)(sc->pos - at), 0, sc->escaped};
     return 0;
 }
@@ -288,13 +269,13 @@ static int same_name(const slop__scan *sc, const slop__scan_key *a, const slop__
 /* Hash of the decoded name (escapes decoded first, so "a" and "\u0061" meet). */
 static int hash_name(const slop__scan *sc, slop__scan_key *k) {
     if (!k->escaped) {
-        k->hash = fnv1a(sc->s + k->at + 1, k->len - 2);
+        k->hash = slop__fnv1a(sc->s + k->at + 1, k->len - 2);
         return 0;
     }
     char *d = NULL;
     size_t n = 0;
     if (decode_at(sc, k->at, &d, &n) != 0) return -1;
-    k->hash = fnv1a(d, n);
+    k->hash = slop__fnv1a(d, n);
     free(d);
     return 0;
 }

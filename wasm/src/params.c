@@ -22,38 +22,12 @@
 #define ENUM_MEMBER_SHOW  40   /* bytes of one listed enum member             */
 #define KEY_SHOW_MAX      64   /* bytes of one property name in a path        */
 
-/* ---- a growable string -------------------------------------------------- */
+/* ---- a growable string and UTF-8-safe cuts: util.c's --------------------- */
 
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} strbuf;
-
-static void sb_putn(strbuf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) { b->oom = 1; return; }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
-
-/* Length of the longest prefix of s (n bytes) that is at most max bytes and
- * does not end inside a UTF-8 sequence. */
-static size_t utf8_cut(const char *s, size_t n, size_t max) {
-    if (n <= max) return n;
-    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) max--;
-    return max;
-}
+typedef slop__buf strbuf;
+#define sb_putn slop__buf_putn
+#define sb_puts slop__buf_puts
+#define utf8_cut slop__utf8_cut
 
 /* ---- schema helpers ----------------------------------------------------- */
 

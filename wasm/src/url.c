@@ -4,6 +4,8 @@
  */
 #include "url.h"
 
+#include "internal.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +13,6 @@
 
 static int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
-
-static int hex_value(char c) {
-    if (is_digit(c)) return c - '0';
-    c = to_lower(c);
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
 
 /* Canonical dotted quad only: 4 decimal parts, 0-255, no leading zeros
  * (a browser reads "010" as octal, so we refuse it rather than disagree). */
@@ -55,7 +49,7 @@ static int parse_ipv6(const char *s, size_t n, uint16_t out[8]) {
         if (count == 8) return 0;
         size_t start = i;
         unsigned v = 0;
-        while (i < n && hex_value(s[i]) >= 0 && i - start < 4) v = v * 16 + (unsigned)hex_value(s[i++]);
+        while (i < n && slop__hex_value(s[i]) >= 0 && i - start < 4) v = v * 16 + (unsigned)slop__hex_value(s[i++]);
         if (i < n && s[i] == '.') {
             /* An embedded IPv4 tail takes the last two groups. */
             uint8_t q[4];
@@ -65,7 +59,7 @@ static int parse_ipv6(const char *s, size_t n, uint16_t out[8]) {
             i = n;
             break;
         }
-        if (i == start || (i < n && hex_value(s[i]) >= 0)) return 0; /* empty or 5+ digits */
+        if (i == start || (i < n && slop__hex_value(s[i]) >= 0)) return 0; /* empty or 5+ digits */
         g[count++] = (uint16_t)v;
         if (i == n) break;
         if (s[i] != ':') return 0;
@@ -126,7 +120,7 @@ static int ends_in_number(const char *h, size_t n) {
     const char *l = h + start;
     size_t ln = n - start;
     if (ln >= 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
-        for (size_t i = 2; i < ln; i++) if (hex_value(l[i]) < 0) return 0;
+        for (size_t i = 2; i < ln; i++) if (slop__hex_value(l[i]) < 0) return 0;
         return 1;
     }
     for (size_t i = 0; i < ln; i++) if (!is_digit(l[i])) return 0;
@@ -157,7 +151,7 @@ const char *slop__url_parse(const char *s, slop__url *u) {
     while (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.') i++;
     if (s[i] != ':') return "has no scheme";
     if (i >= SLOP__URL_SCHEME_MAX) return "has an invalid scheme";
-    for (size_t k = 0; k < i; k++) u->scheme[k] = to_lower(s[k]);
+    for (size_t k = 0; k < i; k++) u->scheme[k] = slop__ascii_lower(s[k]);
     u->scheme[i] = '\0';
     int is_ws = !strcmp(u->scheme, "ws") || !strcmp(u->scheme, "wss");
     if (s[i + 1] != '/' || s[i + 2] != '/') return "has no host";
@@ -201,7 +195,7 @@ const char *slop__url_parse(const char *s, slop__url *u) {
             if ((unsigned char)c >= 0x80) return "has a non-ASCII host (use punycode)";
             if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_' && c != '~')
                 return "has an invalid character in its host";
-            u->host[k] = to_lower(c);
+            u->host[k] = slop__ascii_lower(c);
         }
         u->host[hlen] = '\0';
         uint8_t q[4];
@@ -236,7 +230,7 @@ int slop__url_is_loopback_host(const char *host) {
     }
     if (n == 0 || n >= SLOP__URL_HOST_MAX) return 0;
     char h[SLOP__URL_HOST_MAX];
-    for (size_t i = 0; i < n; i++) h[i] = to_lower(host[i]);
+    for (size_t i = 0; i < n; i++) h[i] = slop__ascii_lower(host[i]);
     h[n] = '\0';
 
     static const char suffix[] = ".localhost";
