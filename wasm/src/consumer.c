@@ -55,7 +55,7 @@ typedef struct sub {
     char *wire;             /* id of the current subscribe on the wire      */
     cJSON *options;         /* subscribe frame members besides type and id  */
     char *path;             /* absolute path of the subscription root        */
-    slop_mirror m;
+    slop__mirror m;
     sub_state state;
     int wire_live;          /* a snapshot arrived for the current wire id   */
     int has_mirror;
@@ -116,7 +116,7 @@ struct slop_consumer {
     size_t out_head, out_len, out_cap;
     int queued;             /* outputs queued by the current call            */
 
-    slop_budget budget;
+    slop__budget budget;
     char *scratch;          /* the string last returned to the caller       */
     char err[320];
     slop_code code;
@@ -259,7 +259,7 @@ static sub *find_sub(slop_consumer *c, const char *handle) {
 }
 
 static void sub_free(sub *s) {
-    slop_mirror_clear(&s->m);
+    slop__mirror_clear(&s->m);
     free(s->handle);
     free(s->wire);
     free(s->path);
@@ -401,8 +401,8 @@ static void check_tasks(slop_consumer *c, sub *s) {
         task *t = &c->tasks[i];
         char rel[300];
         snprintf(rel, sizeof rel, "/tasks/%s", t->task_id);
-        slop_node *n = slop_mirror_find(&s->m, rel);
-        if (!n && strcmp(s->path, "/tasks") == 0) n = slop_mirror_find(&s->m, rel + 6);
+        slop__node *n = slop__mirror_find(&s->m, rel);
+        if (!n && strcmp(s->path, "/tasks") == 0) n = slop__mirror_find(&s->m, rel + 6);
         if (!n) {
             if (t->seen) { /* the provider removed the finished task node */
                 cJSON *e = event("task");
@@ -418,14 +418,14 @@ static void check_tasks(slop_consumer *c, sub *s) {
             i++;
             continue;
         }
-        cJSON *props = slop_node_field(n, SLOP_FIELD_PROPERTIES);
+        cJSON *props = slop__node_field(n, SLOP__FIELD_PROPERTIES);
         char *now = props ? slop__json_print(props) : slop__strdup("{}");
         if (!t->seen || !t->last || strcmp(now, t->last) != 0) {
             t->seen = 1;
             free(t->last);
             t->last = now;
             now = NULL;
-            char *rp = slop_node_path(n);
+            char *rp = slop__node_path(n);
             char *ap = rp ? slop__path_join(s->path, rp) : NULL;
             free(rp);
             free(t->path);
@@ -522,7 +522,7 @@ static void on_hello(slop_consumer *c, cJSON *msg) {
                  id->valuestring, prev_id->valuestring);
         for (size_t i = 0; i < c->nsubs; i++) {
             sub *s = c->subs[i];
-            slop_mirror_clear(&s->m);
+            slop__mirror_clear(&s->m);
             s->has_mirror = 0;
             s->wire_live = 0;
             cJSON_Delete(s->tools);
@@ -599,22 +599,22 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     }
     char err[300], m[400];
     if (q) { /* a query answer: validate it, hand it over, keep nothing */
-        slop_budget b = {0, c->lim.max_nodes};
-        slop_mirror tmp;
-        slop_mirror_init(&tmp, &b);
-        int bad = raw ? slop_mirror_load_text(&tmp, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
-                      : slop_mirror_load(&tmp, tree, err, sizeof err);
+        slop__budget b = {0, c->lim.max_nodes};
+        slop__mirror tmp;
+        slop__mirror_init(&tmp, &b);
+        int bad = raw ? slop__mirror_load_text(&tmp, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
+                      : slop__mirror_load(&tmp, tree, err, sizeof err);
         if (bad != 0) {
             refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
         } else {
             cJSON *e = event("query");
             cJSON_AddStringToObject(e, "id", q->id);
             cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-            cJSON_AddItemToObject(e, "tree", slop_node_to_json(tmp.root, -1));
+            cJSON_AddItemToObject(e, "tree", slop__node_to_json(tmp.root, -1));
             pending_drop(c, q);
             emit(c, e);
         }
-        slop_mirror_clear(&tmp);
+        slop__mirror_clear(&tmp);
         return;
     }
     if (seq && !(is_int(seq) && seq->valuedouble == 0)) {
@@ -637,8 +637,8 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     int rebase = s->has_mirror;
     int restarted = rebase && new_history && ver->valuedouble < s->last_version;
     double previous = s->last_version;
-    int bad = raw ? slop_mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
-                  : slop_mirror_load(&s->m, tree, err, sizeof err);
+    int bad = raw ? slop__mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
+                  : slop__mirror_load(&s->m, tree, err, sizeof err);
     if (bad != 0) {
         refuse_snapshot(c, s, NULL, strstr(err, "limit of") ? "too_many_nodes" : "bad_snapshot", err, now);
         return;
@@ -735,12 +735,12 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
         protocol_error(c, "undeclared_capability", 0,
                        "the provider sends patches without declaring \"patches\"; applying them");
     }
-    slop_changes ch;
-    slop_changes_init(&ch);
+    slop__changes ch;
+    slop__changes_init(&ch);
     char err[300];
     int nops = cJSON_GetArraySize(ops);
-    if (slop_mirror_apply(&s->m, ops, &ch, err, sizeof err) != 0) {
-        slop_changes_free(&ch);
+    if (slop__mirror_apply(&s->m, ops, &ch, err, sizeof err) != 0) {
+        slop__changes_free(&ch);
         snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
         resync(c, s, strstr(err, "limit of") ? "too_many_nodes" : "patch_failed", m, now);
         return;
@@ -757,7 +757,7 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
     cJSON_AddItemToObject(e, "added", abs_paths(s, ch.added));
     cJSON_AddItemToObject(e, "removed", abs_paths(s, ch.removed));
     if (ch.truncated) cJSON_AddBoolToObject(e, "truncated", 1);
-    slop_changes_free(&ch);
+    slop__changes_free(&ch);
     emit(c, e);
     check_tasks(c, s);
 }
@@ -1234,7 +1234,7 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
     s->handle = slop__strdup(s->wire);
     s->options = opts;
     s->path = path;
-    slop_mirror_init(&s->m, &c->budget);
+    slop__mirror_init(&s->m, &c->budget);
     c->subs[c->nsubs++] = s;
     pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
     dispatch(c, subscribe_frame(s));
@@ -1303,12 +1303,12 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
 }
 
 /* The mirrored node at an absolute path, searching every subscription. */
-static slop_node *find_mirrored(slop_consumer *c, const char *path) {
+static slop__node *find_mirrored(slop_consumer *c, const char *path) {
     for (size_t i = 0; i < c->nsubs; i++) {
         sub *s = c->subs[i];
         if (!s->has_mirror) continue;
         const char *rel = rel_path(s->path, path);
-        slop_node *n = rel ? slop_mirror_find(&s->m, rel) : NULL;
+        slop__node *n = rel ? slop__mirror_find(&s->m, rel) : NULL;
         if (n) return n;
     }
     return NULL;
@@ -1339,16 +1339,16 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
         fail(c, SLOP_E_PARAMS, "params must be a JSON object");
         return give(c, NULL, out_len);
     }
-    slop_node *n = find_mirrored(c, path);
+    slop__node *n = find_mirrored(c, path);
     if (n) {
         cJSON *aff = NULL;
-        cJSON *list = slop_node_field(n, SLOP_FIELD_AFFORDANCES);
+        cJSON *list = slop__node_field(n, SLOP__FIELD_AFFORDANCES);
         for (cJSON *a = list ? list->child : NULL; a; a = a->next) {
             cJSON *an = cJSON_GetObjectItemCaseSensitive(a, "action");
             if (cJSON_IsString(an) && strcmp(an->valuestring, action) == 0) aff = a;
         }
         /* A stub (id/type/meta only) carries no affordances: let the provider decide. */
-        int stub = !slop_node_has_field(n, SLOP_FIELD_PROPERTIES) && !list && !n->kids;
+        int stub = !slop__node_has_field(n, SLOP__FIELD_PROPERTIES) && !list && !n->kids;
         if (!aff && !stub) {
             cJSON_Delete(pj);
             fail(c, SLOP_E_NOT_FOUND, "%.120s has no affordance \"%.60s\"", path, action);
@@ -1419,7 +1419,7 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
     return give_json(c, j, out_len);
 }
 
-static slop_node *lookup(slop_consumer *c, const char *sub_id, const char *path, sub **s_out) {
+static slop__node *lookup(slop_consumer *c, const char *sub_id, const char *path, sub **s_out) {
     sub *s = find_sub(c, sub_id);
     if (!s) {
         fail(c, SLOP_E_NOT_FOUND, "no subscription \"%.60s\"", sub_id ? sub_id : "(null)");
@@ -1430,7 +1430,7 @@ static slop_node *lookup(slop_consumer *c, const char *sub_id, const char *path,
         return NULL;
     }
     const char *rel = path ? rel_path(s->path, path) : "/";
-    slop_node *n = rel ? slop_mirror_find(&s->m, rel) : NULL;
+    slop__node *n = rel ? slop__mirror_find(&s->m, rel) : NULL;
     if (!n) fail(c, SLOP_E_NOT_FOUND, "no node at %.120s", path ? path : "/");
     if (s_out) *s_out = s;
     return n;
@@ -1440,26 +1440,26 @@ const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char 
                                size_t *out_len) {
     if (!c) return NULL;
     ok(c);
-    slop_node *n = lookup(c, sub_id, path, NULL);
+    slop__node *n = lookup(c, sub_id, path, NULL);
     if (!n) return give(c, NULL, out_len);
-    return give_json(c, slop_node_to_json(n, depth), out_len);
+    return give_json(c, slop__node_to_json(n, depth), out_len);
 }
 
 const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char *path, size_t *out_len) {
     if (!c) return NULL;
     ok(c);
     sub *s = NULL;
-    slop_node *n = lookup(c, sub_id, path, &s);
+    slop__node *n = lookup(c, sub_id, path, &s);
     if (!n) return give(c, NULL, out_len);
-    cJSON *j = slop_node_to_json(n, 0);
-    char *rp = slop_node_path(n);
+    cJSON *j = slop__node_to_json(n, 0);
+    char *rp = slop__node_path(n);
     char *ap = rp ? slop__path_join(s->path, rp) : NULL;
     cJSON_AddStringToObject(j, "path", ap ? ap : "");
     free(rp);
     free(ap);
     cJSON *ids = cJSON_AddArrayToObject(j, "child_ids");
-    slop_kid_iter it;
-    for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
+    slop__kid_iter it;
+    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it))
         cJSON_AddItemToArray(ids, cJSON_CreateString(k->id));
     return give_json(c, j, out_len);
 }
@@ -1467,9 +1467,9 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
 const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len) {
     if (!c) return NULL;
     ok(c);
-    slop_node *n = lookup(c, sub_id, NULL, NULL);
+    slop__node *n = lookup(c, sub_id, NULL, NULL);
     if (!n) return give(c, NULL, out_len);
-    cJSON *tree = slop_node_to_json(n, -1);
+    cJSON *tree = slop__node_to_json(n, -1);
     char *text = slop__tree_text(tree);
     cJSON_Delete(tree);
     if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
@@ -1477,7 +1477,7 @@ const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t
 }
 
 static cJSON *tools_of(slop_consumer *c, sub *s, const char *prefix, unsigned max_len) {
-    cJSON *tree = slop_node_to_json(s->m.root, -1);
+    cJSON *tree = slop__node_to_json(s->m.root, -1);
     cJSON *tools = slop__tools(tree, s->path, prefix, max_len);
     cJSON_Delete(tree);
     if (!tools) fail(c, SLOP_E_NOMEM, "out of memory");
@@ -1539,7 +1539,7 @@ char *slop_render_state_tail(slop_consumer *const *consumers, size_t n, const ch
         sec[k].name = name->valuestring;
         for (size_t j = 0; j < c->nsubs; j++) {
             if (!c->subs[j]->has_mirror) continue;
-            cJSON *tree = slop_node_to_json(c->subs[j]->m.root, -1);
+            cJSON *tree = slop__node_to_json(c->subs[j]->m.root, -1);
             texts[k] = slop__tree_text(tree);
             cJSON_Delete(tree);
             break;

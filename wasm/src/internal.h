@@ -1,7 +1,9 @@
 /*
  * internal.h: declarations shared between the core's own source files.
- * Not part of the public API (that is include/slop_core.h). These work on
- * cJSON values; the public functions wrap them.
+ * Internal, not part of the public API (that is include/slop_core.h, whose
+ * names are slop_*): every name here is slop__* or SLOP__*, and may change
+ * with any commit. These work on cJSON values; the public functions wrap
+ * them. The mirror's declarations are in mirror.h, the URL parser's in url.h.
  */
 #ifndef SLOP_INTERNAL_H
 #define SLOP_INTERNAL_H

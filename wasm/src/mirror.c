@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const field_names[SLOP_FIELD_COUNT] = {"properties", "meta", "affordances",
+static const char *const field_names[SLOP__FIELD_COUNT] = {"properties", "meta", "affordances",
                                                           "content_ref"};
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) {
@@ -26,7 +26,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...) {
 /* Id index: open addressing, linear probing, backward-shift deletion.     */
 /* ---------------------------------------------------------------------- */
 
-static uint32_t hash_key(const slop_node *parent, const char *id) {
+static uint32_t hash_key(const slop__node *parent, const char *id) {
     uint64_t h = 1469598103934665603ull;
     for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
         h ^= *p;
@@ -42,9 +42,9 @@ static uint32_t hash_key(const slop_node *parent, const char *id) {
 /* Slots keep each node's hash beside its pointer, so probing and the
  * backward shift compare hashes without touching the nodes (a cache miss
  * each on a big mirror); a node is read only when its hash matches. */
-static int index_grow(slop_index *ix) {
+static int index_grow(slop__index *ix) {
     size_t ncap = ix->cap ? ix->cap * 2 : 64;
-    slop_slot *ns = calloc(ncap, sizeof *ns);
+    slop__slot *ns = calloc(ncap, sizeof *ns);
     if (!ns) return -1;
     for (size_t i = 0; i < ix->cap; i++) {
         if (!ix->slot[i].node) continue;
@@ -58,7 +58,7 @@ static int index_grow(slop_index *ix) {
     return 0;
 }
 
-static int index_put(slop_index *ix, slop_node *n) {
+static int index_put(slop__index *ix, slop__node *n) {
     if ((ix->len + 1) * 10 > ix->cap * 7 && index_grow(ix) != 0) return -1;
     size_t j = n->hash & (ix->cap - 1);
     while (ix->slot[j].node) j = (j + 1) & (ix->cap - 1);
@@ -68,19 +68,19 @@ static int index_put(slop_index *ix, slop_node *n) {
     return 0;
 }
 
-static slop_node *index_get(const slop_index *ix, const slop_node *parent, const char *id) {
+static slop__node *index_get(const slop__index *ix, const slop__node *parent, const char *id) {
     if (!ix->cap) return NULL;
     uint32_t h = hash_key(parent, id);
     size_t mask = ix->cap - 1;
     for (size_t j = h & mask; ix->slot[j].node; j = (j + 1) & mask) {
         if (ix->slot[j].hash != h) continue;
-        slop_node *n = ix->slot[j].node;
+        slop__node *n = ix->slot[j].node;
         if (n->parent == parent && strcmp(n->id, id) == 0) return n;
     }
     return NULL;
 }
 
-static void index_del(slop_index *ix, const slop_node *n) {
+static void index_del(slop__index *ix, const slop__node *n) {
     if (!ix->cap) return;
     size_t mask = ix->cap - 1, j = n->hash & mask;
     while (ix->slot[j].node && ix->slot[j].node != n) j = (j + 1) & mask;
@@ -107,32 +107,32 @@ static void index_del(slop_index *ix, const slop_node *n) {
 /* Bulk builds fill chunks to this, leaving room for inserts before a split. */
 #define CHUNK_FILL 48
 
-struct slop_chunk {
+struct slop__chunk {
     uint32_t n;                 /* children in use                            */
     uint32_t index;             /* position of this chunk in kids->chunk      */
-    slop_node *node[CHUNK_CAP];
+    slop__node *node[CHUNK_CAP];
 };
 
-struct slop_kids {
-    slop_chunk **chunk;         /* in order                                   */
+struct slop__kids {
+    slop__chunk **chunk;         /* in order                                   */
     uint32_t nchunks, cap;
     uint32_t count;             /* all children                               */
     uint32_t *fen;              /* Fenwick tree over chunk sizes, 1-based     */
 };
 
-static void fen_add(slop_kids *k, uint32_t chunk, int32_t d) {
+static void fen_add(slop__kids *k, uint32_t chunk, int32_t d) {
     for (uint32_t i = chunk + 1; i <= k->nchunks; i += i & (0u - i)) k->fen[i] += (uint32_t)d;
 }
 
 /* Children in chunks [0, chunk). */
-static uint32_t fen_prefix(const slop_kids *k, uint32_t chunk) {
+static uint32_t fen_prefix(const slop__kids *k, uint32_t chunk) {
     uint32_t s = 0;
     for (uint32_t i = chunk; i > 0; i -= i & (0u - i)) s += k->fen[i];
     return s;
 }
 
 /* The chunk holding position *pos (< count); *pos becomes the offset in it. */
-static uint32_t fen_find(const slop_kids *k, uint32_t *pos) {
+static uint32_t fen_find(const slop__kids *k, uint32_t *pos) {
     uint32_t at = 0, step = 1;
     while (step * 2 <= k->nchunks) step *= 2;
     for (; step; step /= 2) {
@@ -145,7 +145,7 @@ static uint32_t fen_find(const slop_kids *k, uint32_t *pos) {
 }
 
 /* After chunks were added or removed: renumber them and rebuild the tree. */
-static void kids_reindex(slop_kids *k) {
+static void kids_reindex(slop__kids *k) {
     for (uint32_t i = 0; i < k->nchunks; i++) {
         k->chunk[i]->index = i;
         k->fen[i + 1] = k->chunk[i]->n;
@@ -157,10 +157,10 @@ static void kids_reindex(slop_kids *k) {
 }
 
 /* Makes room for one more chunk at position at. Returns the chunk or NULL. */
-static slop_chunk *kids_new_chunk(slop_kids *k, uint32_t at) {
+static slop__chunk *kids_new_chunk(slop__kids *k, uint32_t at) {
     if (k->nchunks == k->cap) {
         uint32_t nc = k->cap ? k->cap * 2 : 4;
-        slop_chunk **cv = realloc(k->chunk, nc * sizeof *cv);
+        slop__chunk **cv = realloc(k->chunk, nc * sizeof *cv);
         if (!cv) return NULL;
         k->chunk = cv;
         uint32_t *fv = realloc(k->fen, (nc + 1) * sizeof *fv);
@@ -168,7 +168,7 @@ static slop_chunk *kids_new_chunk(slop_kids *k, uint32_t at) {
         k->fen = fv;
         k->cap = nc;
     }
-    slop_chunk *c = malloc(sizeof *c);
+    slop__chunk *c = malloc(sizeof *c);
     if (!c) return NULL;
     c->n = 0;
     memmove(k->chunk + at + 1, k->chunk + at, (k->nchunks - at) * sizeof *k->chunk);
@@ -177,7 +177,7 @@ static slop_chunk *kids_new_chunk(slop_kids *k, uint32_t at) {
     return c;
 }
 
-static void kids_destroy(slop_kids *k) {
+static void kids_destroy(slop__kids *k) {
     if (!k) return;
     for (uint32_t i = 0; i < k->nchunks; i++) free(k->chunk[i]);
     free(k->chunk);
@@ -185,24 +185,25 @@ static void kids_destroy(slop_kids *k) {
     free(k);
 }
 
-size_t slop_node_child_count(const slop_node *n) { return n->kids ? n->kids->count : 0; }
+static size_t node_child_count(const slop__node *n) { return n->kids ? n->kids->count : 0; }
 
-slop_node *slop_node_child_at(const slop_node *parent, size_t i) {
-    const slop_kids *k = parent->kids;
+/* Node at position i among parent's children, or NULL. */
+static slop__node *node_child_at(const slop__node *parent, size_t i) {
+    const slop__kids *k = parent->kids;
     if (!k || i >= k->count) return NULL;
     uint32_t pos = (uint32_t)i, c = fen_find(k, &pos);
     return k->chunk[c]->node[pos];
 }
 
-slop_node *slop_kids_first(const slop_node *parent, slop_kid_iter *it) {
+slop__node *slop__kids_first(const slop__node *parent, slop__kid_iter *it) {
     it->kids = parent->kids;
     it->chunk = 0;
     it->at = 0;
     return it->kids ? it->kids->chunk[0]->node[0] : NULL;
 }
 
-slop_node *slop_kids_next(slop_kid_iter *it) {
-    const slop_kids *k = it->kids;
+slop__node *slop__kids_next(slop__kid_iter *it) {
+    const slop__kids *k = it->kids;
     if (!k) return NULL;
     if (++it->at >= k->chunk[it->chunk]->n) {
         it->at = 0;
@@ -212,8 +213,8 @@ slop_node *slop_kids_next(slop_kid_iter *it) {
 }
 
 /* Position of n among its siblings. */
-static size_t kid_rank(const slop_node *n) {
-    const slop_chunk *c = n->chunk;
+static size_t kid_rank(const slop__node *n) {
+    const slop__chunk *c = n->chunk;
     uint32_t pos = 0;
     while (c->node[pos] != n) pos++;
     return fen_prefix(n->parent->kids, c->index) + pos;
@@ -221,8 +222,8 @@ static size_t kid_rank(const slop_node *n) {
 
 /* Inserts n at position `at` (clamped) among parent's children. -1 when out
  * of memory (nothing changed). */
-static int kids_insert(slop_node *parent, slop_node *n, size_t at) {
-    slop_kids *k = parent->kids;
+static int kids_insert(slop__node *parent, slop__node *n, size_t at) {
+    slop__kids *k = parent->kids;
     if (!k) {
         k = calloc(1, sizeof *k);
         if (!k || !kids_new_chunk(k, 0)) {
@@ -241,9 +242,9 @@ static int kids_insert(slop_node *parent, slop_node *n, size_t at) {
         off = (uint32_t)at;
         ci = fen_find(k, &off);
     }
-    slop_chunk *c = k->chunk[ci];
+    slop__chunk *c = k->chunk[ci];
     if (c->n == CHUNK_CAP) { /* split: the upper half moves to a new chunk after it */
-        slop_chunk *d = kids_new_chunk(k, ci + 1);
+        slop__chunk *d = kids_new_chunk(k, ci + 1);
         if (!d) return -1;
         uint32_t half = CHUNK_CAP / 2;
         memcpy(d->node, c->node + half, (CHUNK_CAP - half) * sizeof *d->node);
@@ -267,10 +268,10 @@ static int kids_insert(slop_node *parent, slop_node *n, size_t at) {
 }
 
 /* Unlinks n from its parent's children; returns its former position. */
-static size_t kids_remove(slop_node *n) {
-    slop_node *parent = n->parent;
-    slop_kids *k = parent->kids;
-    slop_chunk *c = n->chunk;
+static size_t kids_remove(slop__node *n) {
+    slop__node *parent = n->parent;
+    slop__kids *k = parent->kids;
+    slop__chunk *c = n->chunk;
     uint32_t pos = 0;
     while (c->node[pos] != n) pos++;
     size_t at = fen_prefix(k, c->index) + pos;
@@ -295,12 +296,12 @@ static size_t kids_remove(slop_node *n) {
 
 /* Gives parent the children v[0..n) in order (n > 0), in O(n). -1 when out
  * of memory (nothing changed). */
-static int kids_build(slop_node *parent, slop_node **v, size_t n) {
-    slop_kids *k = calloc(1, sizeof *k);
+static int kids_build(slop__node *parent, slop__node **v, size_t n) {
+    slop__kids *k = calloc(1, sizeof *k);
     if (!k) return -1;
     size_t chunks = (n + CHUNK_FILL - 1) / CHUNK_FILL;
     for (size_t i = 0; i < chunks; i++) {
-        slop_chunk *c = kids_new_chunk(k, (uint32_t)i);
+        slop__chunk *c = kids_new_chunk(k, (uint32_t)i);
         if (!c) {
             kids_destroy(k);
             return -1;
@@ -330,31 +331,31 @@ static int is_reserved(const char *s) {
 }
 
 static int field_of(const char *s) {
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++)
         if (strcmp(s, field_names[f]) == 0) return f;
     return -1;
 }
 
 /* Frees n and its subtree, removing them from the index. */
-static void node_free(slop_mirror *m, slop_node *n) {
+static void node_free(slop__mirror *m, slop__node *n) {
     if (!n) return;
     if (n->kids) {
-        slop_kids *k = n->kids;
+        slop__kids *k = n->kids;
         for (uint32_t i = 0; i < k->nchunks; i++)
             for (uint32_t j = 0; j < k->chunk[i]->n; j++) node_free(m, k->chunk[i]->node[j]);
         kids_destroy(k);
     }
     index_del(&m->index, n);
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) cJSON_Delete(n->field[f]);
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) cJSON_Delete(n->field[f]);
     m->nodes--;
     m->budget->used--;
     free(n);
 }
 
-static size_t subtree_count(const slop_node *n) {
+static size_t subtree_count(const slop__node *n) {
     size_t c = 1;
-    slop_kid_iter it;
-    for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it)) c += subtree_count(k);
+    slop__kid_iter it;
+    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it)) c += subtree_count(k);
     return c;
 }
 
@@ -385,7 +386,7 @@ static cJSON *steal(cJSON *obj, cJSON *item) {
 }
 
 typedef struct build_ctx {
-    slop_mirror *m;
+    slop__mirror *m;
     size_t budget_left;
     char *err;
     size_t errlen;
@@ -397,17 +398,17 @@ typedef struct build_ctx {
  * everything built so far is freed by the caller through the returned
  * partial tree (see build()).
  */
-static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const char *where,
+static slop__node *build_node(build_ctx *b, cJSON *j, slop__node *parent, const char *where,
                              unsigned depth) {
-    if (depth > SLOP_MAX_TREE_DEPTH) {
-        set_err(b->err, b->errlen, "%s: tree is deeper than %d levels", where, SLOP_MAX_TREE_DEPTH);
+    if (depth > SLOP__MAX_TREE_DEPTH) {
+        set_err(b->err, b->errlen, "%s: tree is deeper than %d levels", where, SLOP__MAX_TREE_DEPTH);
         return NULL;
     }
     if (!cJSON_IsObject(j)) {
         set_err(b->err, b->errlen, "%s: a node must be an object", where);
         return NULL;
     }
-    cJSON *jid = NULL, *jtype = NULL, *jkids = NULL, *jf[SLOP_FIELD_COUNT] = {0};
+    cJSON *jid = NULL, *jtype = NULL, *jkids = NULL, *jf[SLOP__FIELD_COUNT] = {0};
     for (cJSON *it = j->child; it; it = it->next) {
         const char *k = it->string;
         if (!k) continue;
@@ -426,8 +427,8 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
         set_err(b->err, b->errlen, "%s/%s: node has no string \"type\"", where, jid->valuestring);
         return NULL;
     }
-    static const int want_object[SLOP_FIELD_COUNT] = {1, 1, 0, 1};
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
+    static const int want_object[SLOP__FIELD_COUNT] = {1, 1, 0, 1};
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
         if (!jf[f] || cJSON_IsNull(jf[f])) continue;
         if (want_object[f] ? !cJSON_IsObject(jf[f]) : !cJSON_IsArray(jf[f])) {
             set_err(b->err, b->errlen, "%s/%s: \"%s\" must be %s", where, jid->valuestring,
@@ -444,7 +445,7 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
         return NULL;
     }
     size_t idl = strlen(jid->valuestring), tyl = strlen(jtype->valuestring);
-    slop_node *n = calloc(1, sizeof *n + idl + tyl + 2);
+    slop__node *n = calloc(1, sizeof *n + idl + tyl + 2);
     if (!n) {
         set_err(b->err, b->errlen, "out of memory");
         return NULL;
@@ -475,12 +476,12 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
             return NULL;
         }
     }
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++)
         if (jf[f] && !cJSON_IsNull(jf[f])) n->field[f] = steal(j, jf[f]);
 
     size_t count = (size_t)cJSON_GetArraySize(jkids && cJSON_IsArray(jkids) ? jkids : NULL);
     if (count) {
-        slop_node **v = malloc(count * sizeof *v);
+        slop__node **v = malloc(count * sizeof *v);
         if (!v) {
             set_err(b->err, b->errlen, "out of memory");
             node_free(b->m, n);
@@ -491,7 +492,7 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
         snprintf(here, sizeof here, "%s/%s", parent ? where : "", n->id);
         int failed = 0;
         for (cJSON *c = jkids->child; c; c = c->next) {
-            slop_node *k = build_node(b, c, n, here, depth + 1);
+            slop__node *k = build_node(b, c, n, here, depth + 1);
             if (!k) {
                 failed = 1;
                 break;
@@ -514,12 +515,12 @@ static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const ch
     return n;
 }
 
-static slop_node *build(slop_mirror *m, cJSON *tree, slop_node *parent, const char *where,
+static slop__node *build(slop__mirror *m, cJSON *tree, slop__node *parent, const char *where,
                         char *err, size_t errlen) {
     build_ctx b = {m, 0, err, errlen};
     b.budget_left = m->budget->max > m->budget->used ? m->budget->max - m->budget->used : 0;
     unsigned depth = 0; /* the tree can grow deeper patch by patch: bound it */
-    for (const slop_node *a = parent; a; a = a->parent) depth++;
+    for (const slop__node *a = parent; a; a = a->parent) depth++;
     return build_node(&b, tree, parent, where, depth);
 }
 
@@ -549,7 +550,7 @@ static int decode_span(slop__scan *sc, span s, size_t *n) {
     return rc;
 }
 
-static void free_kids(slop_mirror *m, slop_node **kids, size_t n) {
+static void free_kids(slop__mirror *m, slop__node **kids, size_t n) {
     for (size_t i = 0; i < n; i++) node_free(m, kids[i]);
     free(kids);
 }
@@ -565,16 +566,16 @@ static void free_kids(slop_mirror *m, slop_node **kids, size_t n) {
  * are built first (the node's size is known only once its members are), so
  * they are linked to it, hashed and checked for duplicate ids at the end.
  */
-static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth) {
+static slop__node *build_text_node(text_ctx *t, const char *where, unsigned depth) {
     build_ctx *b = t->b;
     slop__scan *sc = t->sc;
-    slop_node **kids = NULL, *n = NULL;
+    slop__node **kids = NULL, *n = NULL;
     size_t nk = 0, capk = 0;
-    span id = {0}, type = {0}, raw[SLOP_FIELD_COUNT] = {{0}};
+    span id = {0}, type = {0}, raw[SLOP__FIELD_COUNT] = {{0}};
     char here[160];
     snprintf(here, sizeof here, "%s/?", where);
 
-    if (depth > SLOP_MAX_TREE_DEPTH) TFAIL("%s: tree is deeper than %d levels", where, SLOP_MAX_TREE_DEPTH);
+    if (depth > SLOP__MAX_TREE_DEPTH) TFAIL("%s: tree is deeper than %d levels", where, SLOP__MAX_TREE_DEPTH);
     slop__scan_ws(sc);
     if (sc->pos >= sc->len || sc->s[sc->pos] != '{') TFAIL("%s: a node must be an object", where);
     if (slop__scan_enter(sc) != 0) TFAIL("tree nests too deeply");
@@ -616,12 +617,12 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
                 for (;;) {
                     if (nk == capk) {
                         size_t nc = capk ? capk * 2 : 8;
-                        slop_node **nv = realloc(kids, nc * sizeof *nv);
+                        slop__node **nv = realloc(kids, nc * sizeof *nv);
                         if (!nv) TFAIL("out of memory");
                         kids = nv;
                         capk = nc;
                     }
-                    slop_node *k = build_text_node(t, here, depth + 1);
+                    slop__node *k = build_text_node(t, here, depth + 1);
                     if (!k) goto fail_quiet;
                     kids[nk++] = k;
                     int more = slop__scan_next(sc, ']');
@@ -641,7 +642,7 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
             } else if (which == 2) {
                 if (first != 'n') TFAIL("%s: \"children\" must be an array", here);
             } else if (which >= 3 && first != 'n') {
-                int f = which - 3, want_array = f == SLOP_FIELD_AFFORDANCES;
+                int f = which - 3, want_array = f == SLOP__FIELD_AFFORDANCES;
                 if (first != (want_array ? '[' : '{'))
                     TFAIL("%s: \"%s\" must be %s", where, field_names[f], want_array ? "an array" : "an object");
                 raw[f] = v;
@@ -669,7 +670,7 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
     if (decode_span(sc, type, &tyl) != 0) TFAIL("%s: bad type string", where);
     if (b->budget_left == 0) TFAIL("tree exceeds the limit of %zu mirrored nodes", b->m->budget->max);
     size_t rawn = 0;
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) rawn += raw[f].n;
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) rawn += raw[f].n;
     n = calloc(1, sizeof *n + idl + tyl + 2 + rawn);
     if (!n) TFAIL("out of memory");
     char *p = (char *)(n + 1);
@@ -679,7 +680,7 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
     memcpy(p, sc->buf, tyl + 1);
     n->type = p;
     p += tyl + 1;
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
         if (!raw[f].p) continue;
         memcpy(p, raw[f].p, raw[f].n);
         n->raw[f] = p;
@@ -690,7 +691,7 @@ static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth
     b->m->nodes++;
     b->m->budget->used++;
     for (size_t i = 0; i < nk; i++) {
-        slop_node *k = kids[i];
+        slop__node *k = kids[i];
         k->parent = n;
         k->hash = hash_key(n, k->id);
         if (index_get(&b->m->index, n, k->id)) {
@@ -719,15 +720,15 @@ fail_quiet:
 }
 
 /* Replaces m's tree with the one built in fresh (same budget). */
-static void adopt(slop_mirror *m, slop_mirror *fresh) {
-    slop_mirror_clear(m);
+static void adopt(slop__mirror *m, slop__mirror *fresh) {
+    slop__mirror_clear(m);
     *m = *fresh;
 }
 
-int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
+int slop__mirror_load_text(slop__mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
                           size_t errlen) {
-    slop_mirror fresh;
-    slop_mirror_init(&fresh, m->budget);
+    slop__mirror fresh;
+    slop__mirror_init(&fresh, m->budget);
     size_t old = m->nodes;
     m->budget->used -= old;
     build_ctx b = {&fresh, 0, err, errlen};
@@ -748,19 +749,19 @@ int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned
     slop__scan_free(&sc);
     m->budget->used += old;
     if (!fresh.root) {
-        slop_mirror_clear(&fresh);
+        slop__mirror_clear(&fresh);
         return -1;
     }
     adopt(m, &fresh);
     return 0;
 }
 
-void slop_mirror_init(slop_mirror *m, slop_budget *budget) {
+void slop__mirror_init(slop__mirror *m, slop__budget *budget) {
     memset(m, 0, sizeof *m);
     m->budget = budget;
 }
 
-void slop_mirror_clear(slop_mirror *m) {
+void slop__mirror_clear(slop__mirror *m) {
     node_free(m, m->root);
     m->root = NULL;
     free(m->index.slot);
@@ -768,25 +769,25 @@ void slop_mirror_clear(slop_mirror *m) {
     m->index.cap = m->index.len = 0;
 }
 
-int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen) {
+int slop__mirror_load(slop__mirror *m, cJSON *tree, char *err, size_t errlen) {
     /* Build into a scratch mirror so a bad snapshot leaves the old state. */
-    slop_mirror fresh;
-    slop_mirror_init(&fresh, m->budget);
+    slop__mirror fresh;
+    slop__mirror_init(&fresh, m->budget);
     /* The new tree replaces the old one: its nodes do not count twice. */
     size_t old = m->nodes;
     m->budget->used -= old;
     fresh.root = build(&fresh, tree, NULL, "tree", err, errlen);
     m->budget->used += old;
     if (!fresh.root) {
-        slop_mirror_clear(&fresh);
+        slop__mirror_clear(&fresh);
         return -1;
     }
     adopt(m, &fresh);
     return 0;
 }
 
-slop_node *slop_mirror_find(const slop_mirror *m, const char *path) {
-    slop_node *n = m->root;
+slop__node *slop__mirror_find(const slop__mirror *m, const char *path) {
+    slop__node *n = m->root;
     if (!n || !path) return NULL;
     const char *p = path;
     char seg[512];
@@ -807,9 +808,9 @@ slop_node *slop_mirror_find(const slop_mirror *m, const char *path) {
     return n;
 }
 
-char *slop_node_path(const slop_node *n) {
+char *slop__node_path(const slop__node *n) {
     size_t len = 0;
-    for (const slop_node *c = n; c->parent; c = c->parent) len += strlen(c->id) + 1;
+    for (const slop__node *c = n; c->parent; c = c->parent) len += strlen(c->id) + 1;
     if (!len) {
         char *root = malloc(2);
         if (root) memcpy(root, "/", 2);
@@ -819,7 +820,7 @@ char *slop_node_path(const slop_node *n) {
     if (!s) return NULL;
     s[len] = 0;
     size_t at = len;
-    for (const slop_node *c = n; c->parent; c = c->parent) {
+    for (const slop__node *c = n; c->parent; c = c->parent) {
         size_t l = strlen(c->id);
         at -= l;
         memcpy(s + at, c->id, l);
@@ -828,26 +829,26 @@ char *slop_node_path(const slop_node *n) {
     return s;
 }
 
-cJSON *slop_node_to_json(const slop_node *n, int depth) {
+cJSON *slop__node_to_json(const slop__node *n, int depth) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON_AddStringToObject(o, "id", n->id);
     cJSON_AddStringToObject(o, "type", n->type);
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
         if (n->field[f]) cJSON_AddItemToObject(o, field_names[f], cJSON_Duplicate(n->field[f], 1));
         else if (n->raw[f]) /* parsed for the copy only: reading keeps the node compact */
             cJSON_AddItemToObject(o, field_names[f], cJSON_ParseWithLength(n->raw[f], n->raw_len[f]));
     }
     if (n->kids && depth != 0) {
         cJSON *arr = cJSON_AddArrayToObject(o, "children");
-        slop_kid_iter it;
-        for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
-            cJSON_AddItemToArray(arr, slop_node_to_json(k, depth < 0 ? -1 : depth - 1));
+        slop__kid_iter it;
+        for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it))
+            cJSON_AddItemToArray(arr, slop__node_to_json(k, depth < 0 ? -1 : depth - 1));
     } /* no children: no "children" member, however the provider wrote it */
     return o;
 }
 
-cJSON *slop_node_field(slop_node *n, int f) {
+cJSON *slop__node_field(slop__node *n, int f) {
     if (!n->field[f] && n->raw[f]) {
         /* The scanner accepted this text and cJSON accepts a superset. */
         n->field[f] = cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
@@ -856,13 +857,13 @@ cJSON *slop_node_field(slop_node *n, int f) {
     return n->field[f];
 }
 
-int slop_node_has_field(const slop_node *n, int f) { return n->field[f] != NULL || n->raw[f] != NULL; }
+int slop__node_has_field(const slop__node *n, int f) { return n->field[f] != NULL || n->raw[f] != NULL; }
 
 /* ---------------------------------------------------------------------- */
 /* Changes                                                                  */
 /* ---------------------------------------------------------------------- */
 
-void slop_changes_init(slop_changes *ch) {
+void slop__changes_init(slop__changes *ch) {
     ch->changed = cJSON_CreateArray();
     ch->added = cJSON_CreateArray();
     ch->removed = cJSON_CreateArray();
@@ -870,16 +871,16 @@ void slop_changes_init(slop_changes *ch) {
     ch->count = 0;
 }
 
-void slop_changes_free(slop_changes *ch) {
+void slop__changes_free(slop__changes *ch) {
     cJSON_Delete(ch->changed);
     cJSON_Delete(ch->added);
     cJSON_Delete(ch->removed);
     memset(ch, 0, sizeof *ch);
 }
 
-static void note(slop_changes *ch, cJSON *list, const slop_node *n, const char *child_id) {
+static void note(slop__changes *ch, cJSON *list, const slop__node *n, const char *child_id) {
     if (!ch || ch->truncated) return;
-    char *p = slop_node_path(n);
+    char *p = slop__node_path(n);
     if (!p) return;
     if (child_id) {
         size_t l = strlen(p), cl = strlen(child_id);
@@ -899,7 +900,7 @@ static void note(slop_changes *ch, cJSON *list, const slop_node *n, const char *
      * (cJSON keeps an array's last element in child->prev). */
     cJSON *last = list->child ? list->child->prev : NULL;
     if (!(last && strcmp(last->valuestring, p) == 0)) {
-        if (ch->count >= SLOP_CHANGES_MAX) ch->truncated = 1;
+        if (ch->count >= SLOP__CHANGES_MAX) ch->truncated = 1;
         else {
             cJSON_AddItemToArray(list, cJSON_CreateString(p));
             ch->count++;
@@ -916,12 +917,12 @@ typedef enum { U_FIELD, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
 
 typedef struct undo {
     undo_kind kind;
-    slop_node *node;
+    slop__node *node;
     int field;               /* U_FIELD                                       */
     cJSON *old;              /* U_FIELD: pre-image of the field, owned        */
-    slop_node *old_parent;   /* U_REMOVE                                      */
+    slop__node *old_parent;   /* U_REMOVE                                      */
     size_t old_index;        /* U_REMOVE, U_MOVE                              */
-    slop_node *old_root;     /* U_ROOT                                        */
+    slop__node *old_root;     /* U_ROOT                                        */
 } undo;
 
 typedef struct undo_log {
@@ -943,7 +944,7 @@ static int log_push(undo_log *l, undo u) {
 
 /* Links n under parent at position at and enters it in the index. -1 when
  * out of memory (n is then neither linked nor indexed). */
-static int relink(slop_mirror *m, slop_node *n, slop_node *parent, size_t at) {
+static int relink(slop__mirror *m, slop__node *n, slop__node *parent, size_t at) {
     if (kids_insert(parent, n, at) != 0) return -1;
     n->hash = hash_key(parent, n->id);
     if (index_put(&m->index, n) != 0) {
@@ -953,7 +954,7 @@ static int relink(slop_mirror *m, slop_node *n, slop_node *parent, size_t at) {
     return 0;
 }
 
-static void rollback(slop_mirror *m, undo_log *l) {
+static void rollback(slop__mirror *m, undo_log *l) {
     while (l->len) {
         undo *u = &l->v[--l->len];
         switch (u->kind) {
@@ -991,12 +992,12 @@ static void rollback(slop_mirror *m, undo_log *l) {
 }
 
 /* The patch succeeded: release what the undo log kept alive. */
-static void commit(slop_mirror *m, undo_log *l) {
+static void commit(slop__mirror *m, undo_log *l) {
     for (size_t i = 0; i < l->len; i++) {
         undo *u = &l->v[i];
         if (u->kind == U_FIELD) cJSON_Delete(u->old);
         else if (u->kind == U_REMOVE || (u->kind == U_ROOT && u->old_root)) {
-            slop_node *dead = u->kind == U_REMOVE ? u->node : u->old_root;
+            slop__node *dead = u->kind == U_REMOVE ? u->node : u->old_root;
             /* Counted out when detached; node_free counts again, so add back. */
             size_t c = subtree_count(dead);
             m->nodes += c;
@@ -1008,7 +1009,7 @@ static void commit(slop_mirror *m, undo_log *l) {
 }
 
 /* Detaches child n (kept alive for rollback). */
-static int detach_child(slop_mirror *m, undo_log *l, slop_node *n) {
+static int detach_child(slop__mirror *m, undo_log *l, slop__node *n) {
     undo u = {U_REMOVE, n, 0, NULL, n->parent, 0, NULL};
     if (log_push(l, u) != 0) return -1;
     index_del(&m->index, n);
@@ -1054,9 +1055,9 @@ static void array_insert(cJSON *arr, int idx, cJSON *item) {
 }
 
 typedef struct op_ctx {
-    slop_mirror *m;
+    slop__mirror *m;
     undo_log *log;
-    slop_changes *ch;
+    slop__changes *ch;
     char *err;
     size_t errlen;
     int opno;
@@ -1084,9 +1085,9 @@ static int parse_index(const cJSON *op, int required, long *out, op_ctx *c) {
 }
 
 /* An op inside a field value (properties, meta, ...), RFC 6902 style. */
-static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const char *rest,
+static int field_op(op_ctx *c, const char *opname, slop__node *n, int f, const char *rest,
                     cJSON *op) {
-    if (slop_node_has_field(n, f) && !slop_node_field(n, f)) OP_FAIL(c, "out of memory");
+    if (slop__node_has_field(n, f) && !slop__node_field(n, f)) OP_FAIL(c, "out of memory");
     /* Pre-image for rollback: fields are small, so a copy is cheap. */
     undo u = {U_FIELD, n, f, NULL, NULL, 0, NULL};
     if (n->field[f]) {
@@ -1107,7 +1108,7 @@ static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const ch
             cJSON_Delete(n->field[f]);
             n->field[f] = NULL;
         } else {
-            int want_array = f == SLOP_FIELD_AFFORDANCES;
+            int want_array = f == SLOP__FIELD_AFFORDANCES;
             if (cJSON_IsNull(jv)) {
                 cJSON_Delete(n->field[f]);
                 n->field[f] = NULL;
@@ -1123,7 +1124,7 @@ static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const ch
     }
     if (!n->field[f]) {
         if (!is_add) OP_FAIL(c, "%s has no %s", n->id, field_names[f]);
-        n->field[f] = f == SLOP_FIELD_AFFORDANCES ? cJSON_CreateArray() : cJSON_CreateObject();
+        n->field[f] = f == SLOP__FIELD_AFFORDANCES ? cJSON_CreateArray() : cJSON_CreateObject();
         if (!n->field[f]) OP_FAIL(c, "out of memory");
     }
     cJSON *cur = n->field[f];
@@ -1189,17 +1190,17 @@ static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const ch
 }
 
 /* Replaces the whole children list of n with the node array jv. */
-static int replace_children(op_ctx *c, slop_node *n, cJSON *op, cJSON *jv) {
+static int replace_children(op_ctx *c, slop__node *n, cJSON *op, cJSON *jv) {
     if (jv && !cJSON_IsArray(jv) && !cJSON_IsNull(jv)) OP_FAIL(c, "children must be an array");
     while (n->kids) {
-        slop_node *k = slop_node_child_at(n, 0);
+        slop__node *k = node_child_at(n, 0);
         note(c->ch, c->ch ? c->ch->removed : NULL, n, k->id);
         if (detach_child(c->m, c->log, k) != 0) OP_FAIL(c, "out of memory");
     }
     cJSON *arr = jv ? steal(op, jv) : NULL;
     size_t at = 0;
     for (cJSON *it = arr ? arr->child : NULL; it; it = it->next, at++) {
-        slop_node *k = build(c->m, it, n, "children", c->err, c->errlen);
+        slop__node *k = build(c->m, it, n, "children", c->err, c->errlen);
         if (!k) {
             cJSON_Delete(arr);
             char msg[256];
@@ -1225,7 +1226,7 @@ static int replace_children(op_ctx *c, slop_node *n, cJSON *op, cJSON *jv) {
 }
 
 static int apply_one(op_ctx *c, cJSON *op) {
-    slop_mirror *m = c->m;
+    slop__mirror *m = c->m;
     if (!cJSON_IsObject(op)) OP_FAIL(c, "an op must be an object");
     cJSON *jop = cJSON_GetObjectItemCaseSensitive(op, "op");
     cJSON *jpath = cJSON_GetObjectItemCaseSensitive(op, "path");
@@ -1241,7 +1242,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
     if ((is_add || is_rep) && !jv) OP_FAIL(c, "\"%s\" needs a \"value\"", opname);
 
     /* Walk node segments until a reserved keyword or the last segment. */
-    slop_node *n = m->root;
+    slop__node *n = m->root;
     const char *p = path;
     char seg[512];
     int after_children = 0; /* the segment follows "children": a node id */
@@ -1249,7 +1250,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
         if (!*p || (p == path && p[0] == '/' && !p[1])) { /* "" or "/" */
             /* The path names node n itself. */
             if (n == m->root && (is_rep)) {
-                slop_node *fresh = build(m, jv, NULL, "value", c->err, c->errlen);
+                slop__node *fresh = build(m, jv, NULL, "value", c->err, c->errlen);
                 if (!fresh) {
                     char msg[256];
                     snprintf(msg, sizeof msg, "%s", c->err);
@@ -1298,10 +1299,10 @@ static int apply_one(op_ctx *c, cJSON *op) {
             after_children = 1;
             continue; /* "/a/children/x" addresses child x of a */
         }
-        slop_node *k = index_get(&m->index, n, seg);
+        slop__node *k = index_get(&m->index, n, seg);
         if (e && e[1]) { /* more segments follow: descend */
             if (!k) {
-                char *np = slop_node_path(n);
+                char *np = slop__node_path(n);
                 char msg[200];
                 snprintf(msg, sizeof msg, "no node \"%.64s\" under %.100s", seg, np ? np : "?");
                 free(np);
@@ -1322,7 +1323,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
             long idx;
             if (parse_index(op, 1, &idx, c) != 0) return -1;
             if (!k) OP_FAIL(c, "no node \"%.64s\" to move", seg);
-            size_t count = slop_node_child_count(n);
+            size_t count = node_child_count(n);
             if ((size_t)idx >= count)
                 OP_FAIL(c, "move index %ld is past the last position (%zu children)", idx, count);
             size_t to = (size_t)idx;
@@ -1347,7 +1348,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
         if (is_rep && !k) OP_FAIL(c, "no node \"%.64s\" to replace", seg);
         long idx = -1;
         if (parse_index(op, 0, &idx, c) != 0) return -1;
-        size_t at = slop_node_child_count(n);
+        size_t at = node_child_count(n);
         /* Ids are unique among siblings: an add of an existing id would hide
          * a provider's bookkeeping error by replacing the node silently. */
         if (k && is_add) OP_FAIL(c, "node \"%.64s\" already exists (an add needs a new id; replace replaces)", seg);
@@ -1357,12 +1358,12 @@ static int apply_one(op_ctx *c, cJSON *op) {
             if (detach_child(m, c->log, k) != 0) OP_FAIL(c, "out of memory");
         }
         if (idx >= 0) {
-            size_t room = slop_node_child_count(n); /* positions 0..room: room appends */
+            size_t room = node_child_count(n); /* positions 0..room: room appends */
             if ((size_t)idx > room) OP_FAIL(c, "index %ld is past the end (%zu children)", idx, room);
             at = (size_t)idx;
         }
         cJSON *val = steal(op, jv);
-        slop_node *fresh = build(m, val, n, "value", c->err, c->errlen);
+        slop__node *fresh = build(m, val, n, "value", c->err, c->errlen);
         cJSON_Delete(val);
         if (!fresh) {
             char msg[256];
@@ -1386,7 +1387,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
     }
 }
 
-int slop_mirror_apply(slop_mirror *m, cJSON *ops, slop_changes *ch, char *err, size_t errlen) {
+int slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err, size_t errlen) {
     if (!cJSON_IsArray(ops)) {
         set_err(err, errlen, "\"ops\" must be an array");
         return -1;
