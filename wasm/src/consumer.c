@@ -637,10 +637,10 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     int rebase = s->has_mirror;
     int restarted = rebase && new_history && ver->valuedouble < s->last_version;
     double previous = s->last_version;
-    int bad = raw ? slop__mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
-                  : slop__mirror_load(&s->m, tree, err, sizeof err);
-    if (bad != 0) {
-        refuse_snapshot(c, s, NULL, strstr(err, "limit of") ? "too_many_nodes" : "bad_snapshot", err, now);
+    slop__mirror_status bad = raw ? slop__mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
+                                  : slop__mirror_load(&s->m, tree, err, sizeof err);
+    if (bad != SLOP__MIRROR_OK) {
+        refuse_snapshot(c, s, NULL, bad == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "bad_snapshot", err, now);
         return;
     }
     pending *p = find_pending(c, s->wire);
@@ -739,10 +739,11 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
     slop__changes_init(&ch);
     char err[300];
     int nops = cJSON_GetArraySize(ops);
-    if (slop__mirror_apply(&s->m, ops, &ch, err, sizeof err) != 0) {
+    slop__mirror_status st = slop__mirror_apply(&s->m, ops, &ch, err, sizeof err);
+    if (st != SLOP__MIRROR_OK) {
         slop__changes_free(&ch);
         snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
-        resync(c, s, strstr(err, "limit of") ? "too_many_nodes" : "patch_failed", m, now);
+        resync(c, s, st == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "patch_failed", m, now);
         return;
     }
     s->last_version = ver->valuedouble;

@@ -119,6 +119,8 @@ void slop__scan_ws(slop__scan *sc);
 int slop__scan_value(slop__scan *sc);
 /* Decodes the string at pos into sc->buf (*n its length). 0 or -1. */
 int slop__scan_string(slop__scan *sc, size_t *n);
+/* The same for the string at offset `at`, already scanned; pos stays. */
+int slop__scan_string_at(slop__scan *sc, size_t at, size_t *n);
 /* After a member or element: 1 on ',' (more follow), 0 on `close` (both
  * consumed), -1 on anything else. */
 int slop__scan_next(slop__scan *sc, char close);

@@ -313,6 +313,14 @@ int slop__scan_string(slop__scan *sc, size_t *n) {
     return scan_string(sc, 1, n);
 }
 
+int slop__scan_string_at(slop__scan *sc, size_t at, size_t *n) {
+    size_t keep = sc->pos;
+    sc->pos = at;
+    int rc = slop__scan_string(sc, n);
+    sc->pos = keep;
+    return rc;
+}
+
 /* A number that overflows a double (1e400) would become inf in cJSON and
  * print as null: refused. Only a number whose decimal exponent reaches 309 is
  * parsed to tell; the rest cannot overflow. */

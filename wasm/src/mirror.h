@@ -80,6 +80,15 @@ typedef struct slop__changes {
  * when patches grow the tree one level at a time. */
 #define SLOP__MAX_TREE_DEPTH 256
 
+/* Why a load or a patch was refused. Callers decide on this code, never on
+ * the message, which carries provider text. */
+typedef enum slop__mirror_status {
+    SLOP__MIRROR_OK = 0,
+    SLOP__MIRROR_INVALID,       /* the tree or an op breaks a rule            */
+    SLOP__MIRROR_TOO_MANY_NODES,/* the node budget would be exceeded          */
+    SLOP__MIRROR_NOMEM          /* out of memory                              */
+} slop__mirror_status;
+
 void slop__mirror_init(slop__mirror *m, slop__budget *budget);
 /* Frees every node; m stays usable (empty). */
 void slop__mirror_clear(slop__mirror *m);
@@ -87,17 +96,18 @@ void slop__mirror_clear(slop__mirror *m);
 /*
  * Replaces the whole mirror with the node tree `tree` (consumed: subtrees of
  * it are stolen, the caller still cJSON_Delete()s what is left). On error the
- * mirror is unchanged, a message is written to err and -1 returned.
+ * mirror is unchanged, a message is written to err (errlen bytes, may be 0)
+ * and the status says why.
  */
-int slop__mirror_load(slop__mirror *m, cJSON *tree, char *err, size_t errlen);
+slop__mirror_status slop__mirror_load(slop__mirror *m, cJSON *tree, char *err, size_t errlen);
 
 /*
  * The same from JSON text (a snapshot's "tree" value), without building cJSON
  * values: the text is validated and field values are kept as raw text until
  * something reads or patches them. max_depth bounds the nesting.
  */
-int slop__mirror_load_text(slop__mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
-                          size_t errlen);
+slop__mirror_status slop__mirror_load_text(slop__mirror *m, const char *text, size_t len, unsigned max_depth,
+                                           char *err, size_t errlen);
 
 /* A node's field as cJSON, parsing its raw text on first use (NULL when
  * absent, or out of memory). The node keeps the parsed value. */
@@ -106,10 +116,11 @@ int slop__node_has_field(const slop__node *n, int field);
 
 /*
  * Applies a patch's ops array (consumed the same way). All-or-nothing: on
- * error the mirror is unchanged and -1 is returned with a message naming the
- * op. `ch` (may be NULL) receives the touched node paths.
+ * error the mirror is unchanged, the status says why and the message names
+ * the op ("op 3: ..."). `ch` (may be NULL) receives the touched node paths.
  */
-int slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err, size_t errlen);
+slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err,
+                                       size_t errlen);
 
 void slop__changes_init(slop__changes *ch);
 void slop__changes_free(slop__changes *ch);
