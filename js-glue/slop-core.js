@@ -84,11 +84,13 @@ export async function loadSlopCore(options = {}) {
     SlopConsumer,
     /**
      * @param {any} schema affordance params schema @param {any} params (undefined: NULL to the core)
-     * @returns {string|null} null when params fit the schema, else the message.
+     * @returns {Array<{code: string, path: Array<string|number>, message: string}>|null} null when
+     *   params fit the schema, else every failure, its path as data (slop_validate_params).
      */
     validateParams(schema, params) {
-      return mem.withStrings([JSON.stringify(schema), params === undefined ? null : JSON.stringify(params)], ([s, p]) =>
+      const text = mem.withStrings([JSON.stringify(schema), params === undefined ? null : JSON.stringify(params)], ([s, p]) =>
         freeResult(M._slop_validate_params(s.ptr, s.len, p.ptr, p.len)));
+      return text === null ? null : JSON.parse(text).errors;
     },
     /** @returns {{ok: boolean, descriptor?: any, error?: string}} */
     parseDescriptor(text) {

@@ -333,8 +333,13 @@ slop_code slop_consumer_last_code(const slop_consumer *c);
 /*
  * Checks params (JSON) against an affordance params schema (JSON) with the
  * SLOP subset: type, properties, required, items, enum. Returns NULL when
- * valid, else a message such as "params.tags[1] must be a string".
- * Malformed JSON in either argument is reported as a message too.
+ * valid, else every failure (at most 100) as data:
+ *   {"errors":[{"code":"type","path":["tags",1],
+ *               "message":"params.tags[1] must be a string"}, ...]}
+ * code: "type", "enum", "required", "too_deep", "bad_json" (either argument
+ * is not strict JSON; path []), "out_of_memory". path: member names and
+ * array indexes from the params root. The first message is what
+ * slop_consumer_invoke reports for the same params.
  */
 char *slop_validate_params(const char *schema, size_t schema_len,
                            const char *params, size_t params_len);
