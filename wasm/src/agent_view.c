@@ -224,6 +224,78 @@ static void put_content_ref(slop__buf *b, const cJSON *cr) {
     }
 }
 
+/* ": Label" (label ?? title; null counts as absent, as with JS "??"), then
+ * " (k=v, ...)" for the other properties. */
+static void put_properties(slop__buf *b, const cJSON *props, const char *id) {
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(props, "label");
+    if (!label || cJSON_IsNull(label)) label = cJSON_GetObjectItemCaseSensitive(props, "title");
+    if (label && !cJSON_IsNull(label)) {
+        if (cJSON_IsString(label) && label->valuestring) {
+            if (label->valuestring[0] && (!id || strcmp(label->valuestring, id) != 0)) {
+                slop__buf_puts(b, ": ");
+                sb_put_line_safe(b, label->valuestring);
+            }
+        } else {
+            slop__buf_puts(b, ": ");
+            sb_put_json(b, label);
+        }
+    }
+    const cJSON *p;
+    int first = 1;
+    cJSON_ArrayForEach(p, props) {
+        const char *k = p->string ? p->string : "";
+        if (!strcmp(k, "label") || !strcmp(k, "title")) continue;
+        slop__buf_puts(b, first ? " (" : ", ");
+        first = 0;
+        sb_put_line_safe(b, k);
+        slop__buf_putc(b, '=');
+        sb_put_json(b, p);
+    }
+    if (!first) slop__buf_putc(b, ')');
+}
+
+/* Summary, salience, urgency, focus and pinned; *total gets
+ * meta.total_children (-1: none) and *windowed whether meta.window is set. */
+static void put_meta(slop__buf *b, const cJSON *meta, long long *total, int *windowed) {
+    const char *summary = str_member(meta, "summary");
+    if (summary) {
+        slop__buf_puts(b, "  \xe2\x80\x94 ");
+        sb_put_quoted(b, summary);
+    }
+    const cJSON *sal = cJSON_GetObjectItemCaseSensitive(meta, "salience");
+    if (cJSON_IsNumber(sal) && isfinite(sal->valuedouble)) {
+        slop__buf_puts(b, "  salience=");
+        put_salience(b, sal->valuedouble);
+    }
+    const char *urgency = str_member(meta, "urgency");
+    if (urgency && strcmp(urgency, "none") != 0) {
+        slop__buf_puts(b, "  urgency=");
+        sb_put_line_safe(b, urgency);
+    }
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "focus"))) slop__buf_puts(b, "  focus");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "pinned"))) slop__buf_puts(b, "  pinned");
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(meta, "total_children");
+    if (cJSON_IsNumber(tc) && isfinite(tc->valuedouble) && tc->valuedouble >= 0 && tc->valuedouble < 9e15)
+        *total = (long long)tc->valuedouble;
+    const cJSON *win = cJSON_GetObjectItemCaseSensitive(meta, "window");
+    *windowed = win && !cJSON_IsNull(win);
+}
+
+/* The line one level deeper that says what is not inline: "(N children not
+ * loaded)" or "(showing N of M)". */
+static void put_unloaded(slop__buf *b, unsigned depth, long long total, int windowed, long long inline_n) {
+    char tmp[96];
+    if (total > 0 && inline_n == 0)
+        snprintf(tmp, sizeof tmp, "(%lld %s not loaded)", total, total == 1 ? "child" : "children");
+    else if (windowed && total > inline_n)
+        snprintf(tmp, sizeof tmp, "(showing %lld of %lld)", inline_n, total);
+    else
+        return;
+    slop__buf_putc(b, '\n');
+    sb_indent(b, depth + 1);
+    slop__buf_puts(b, tmp);
+}
+
 static void tree_node(slop__buf *b, const cJSON *node, unsigned depth) {
     if (b->oom) return;
     sb_indent(b, depth);
@@ -233,70 +305,14 @@ static void tree_node(slop__buf *b, const cJSON *node, unsigned depth) {
     const char *type = str_member(node, "type");
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(node, "properties");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(node, "meta");
-    if (!cJSON_IsObject(props)) props = NULL;
-    if (!cJSON_IsObject(meta)) meta = NULL;
-
     slop__buf_putc(b, '[');
     sb_put_line_safe(b, type ? type : "?");
     slop__buf_puts(b, "] ");
     sb_put_line_safe(b, id ? id : "?");
-
-    /* label ?? title (null counts as absent, as with JS "??") */
-    if (props) {
-        const cJSON *label = cJSON_GetObjectItemCaseSensitive(props, "label");
-        if (!label || cJSON_IsNull(label)) label = cJSON_GetObjectItemCaseSensitive(props, "title");
-        if (label && !cJSON_IsNull(label)) {
-            if (cJSON_IsString(label) && label->valuestring) {
-                if (label->valuestring[0] && (!id || strcmp(label->valuestring, id) != 0)) {
-                    slop__buf_puts(b, ": ");
-                    sb_put_line_safe(b, label->valuestring);
-                }
-            } else {
-                slop__buf_puts(b, ": ");
-                sb_put_json(b, label);
-            }
-        }
-        const cJSON *p;
-        int first = 1;
-        cJSON_ArrayForEach(p, props) {
-            const char *k = p->string ? p->string : "";
-            if (!strcmp(k, "label") || !strcmp(k, "title")) continue;
-            slop__buf_puts(b, first ? " (" : ", ");
-            first = 0;
-            sb_put_line_safe(b, k);
-            slop__buf_putc(b, '=');
-            sb_put_json(b, p);
-        }
-        if (!first) slop__buf_putc(b, ')');
-    }
-
+    if (cJSON_IsObject(props)) put_properties(b, props, id);
     long long total = -1;
     int windowed = 0;
-    if (meta) {
-        const char *summary = str_member(meta, "summary");
-        if (summary) {
-            slop__buf_puts(b, "  \xe2\x80\x94 ");
-            sb_put_quoted(b, summary);
-        }
-        const cJSON *sal = cJSON_GetObjectItemCaseSensitive(meta, "salience");
-        if (cJSON_IsNumber(sal) && isfinite(sal->valuedouble)) {
-            slop__buf_puts(b, "  salience=");
-            put_salience(b, sal->valuedouble);
-        }
-        const char *urgency = str_member(meta, "urgency");
-        if (urgency && strcmp(urgency, "none") != 0) {
-            slop__buf_puts(b, "  urgency=");
-            sb_put_line_safe(b, urgency);
-        }
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "focus"))) slop__buf_puts(b, "  focus");
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "pinned"))) slop__buf_puts(b, "  pinned");
-        const cJSON *tc = cJSON_GetObjectItemCaseSensitive(meta, "total_children");
-        if (cJSON_IsNumber(tc) && isfinite(tc->valuedouble) && tc->valuedouble >= 0 &&
-            tc->valuedouble < 9e15)
-            total = (long long)tc->valuedouble;
-        const cJSON *win = cJSON_GetObjectItemCaseSensitive(meta, "window");
-        windowed = win && !cJSON_IsNull(win);
-    }
+    if (cJSON_IsObject(meta)) put_meta(b, meta, &total, &windowed);
     put_content_ref(b, cJSON_GetObjectItemCaseSensitive(node, "content_ref"));
     put_affordances(b, cJSON_GetObjectItemCaseSensitive(node, "affordances"));
 
@@ -304,19 +320,7 @@ static void tree_node(slop__buf *b, const cJSON *node, unsigned depth) {
     long long inline_n = 0;
     const cJSON *c;
     if (cJSON_IsArray(children)) cJSON_ArrayForEach(c, children) if (cJSON_IsObject(c)) inline_n++;
-
-    char tmp[96];
-    if (total > 0 && inline_n == 0) {
-        slop__buf_putc(b, '\n');
-        sb_indent(b, depth + 1);
-        snprintf(tmp, sizeof tmp, "(%lld %s not loaded)", total, total == 1 ? "child" : "children");
-        slop__buf_puts(b, tmp);
-    } else if (windowed && total > inline_n) {
-        slop__buf_putc(b, '\n');
-        sb_indent(b, depth + 1);
-        snprintf(tmp, sizeof tmp, "(showing %lld of %lld)", inline_n, total);
-        slop__buf_puts(b, tmp);
-    }
+    put_unloaded(b, depth, total, windowed, inline_n);
     if (inline_n > 0) {
         cJSON_ArrayForEach(c, children) {
             if (!cJSON_IsObject(c)) continue;

@@ -129,6 +129,60 @@ static const unsigned char plain_ascii[256] = {
     PLAIN16(0), PLAIN16(0), PLAIN16(0), PLAIN16(0)};          /* 0xC0-0xFF */
 #undef PLAIN16
 
+/* Writes code point cp as UTF-8 at buf + *o. */
+static void put_utf8(char *buf, size_t *o, unsigned cp) {
+    if (cp < 0x80) {
+        buf[(*o)++] = (char)cp;
+    } else if (cp < 0x800) {
+        buf[(*o)++] = (char)(0xC0 | cp >> 6);
+        buf[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        buf[(*o)++] = (char)(0xE0 | cp >> 12);
+        buf[(*o)++] = (char)(0x80 | (cp >> 6 & 0x3F));
+        buf[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+        buf[(*o)++] = (char)(0xF0 | cp >> 18);
+        buf[(*o)++] = (char)(0x80 | (cp >> 12 & 0x3F));
+        buf[(*o)++] = (char)(0x80 | (cp >> 6 & 0x3F));
+        buf[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    }
+}
+
+/* The \uXXXX escape at s[*i] (a surrogate pair takes two): refuses lone
+ * surrogates and \u0000 as cJSON would mangle them; *i moves past it. */
+static int scan_u_escape(slop__scan *sc, size_t *i, unsigned *out) {
+    unsigned cp, lo;
+    if (hex4(sc, *i + 2, &cp) != 0) return refuse(sc, "bad \\u escape");
+    *i += 6;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return refuse(sc, "lone surrogate in a \\u escape");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        size_t k = *i;
+        if (k + 1 >= sc->len || sc->s[k] != '\\' || sc->s[k + 1] != 'u' || hex4(sc, k + 2, &lo) != 0 || lo < 0xDC00 ||
+            lo > 0xDFFF)
+            return refuse(sc, "lone surrogate in a \\u escape");
+        *i += 6;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    }
+    if (cp == 0) return refuse(sc, "\\u0000 in a string");
+    *out = cp;
+    return 0;
+}
+
+/* The character a one-letter escape (\n, \", ...) stands for, or 0. */
+static char plain_escape(char e) {
+    switch (e) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return 0;
+    }
+}
+
 /* Walks a string at sc->pos (on its opening quote). With decode, writes the
  * UTF-8 value to sc->buf (NUL-terminated, *n its length). Refuses invalid
  * UTF-8 and \u0000 (C strings cannot hold it: cJSON would cut the string
@@ -138,14 +192,11 @@ static const unsigned char plain_ascii[256] = {
 static int scan_string(slop__scan *sc, int decode, size_t *n) {
     size_t i = sc->pos + 1, o = 0;
     sc->escaped = 0;
-    if (decode) {
-        size_t need = 64;
-        if (sc->cap < need) {
-            char *nb = realloc(sc->buf, need);
-            if (!nb) return -1;
-            sc->buf = nb;
-            sc->cap = need;
-        }
+    if (decode && sc->cap < 64) {
+        char *nb = realloc(sc->buf, 64);
+        if (!nb) return -1;
+        sc->buf = nb;
+        sc->cap = 64;
     }
     for (;;) {
         if (!decode) { /* fast path: run over plain ASCII */
@@ -179,52 +230,17 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
         }
         sc->escaped = 1;
         if (i + 1 >= sc->len) return refuse(sc, "unterminated string");
-        char e = sc->s[i + 1];
-        char plain = 0;
-        switch (e) {
-        case '"': plain = '"'; break;
-        case '\\': plain = '\\'; break;
-        case '/': plain = '/'; break;
-        case 'b': plain = '\b'; break;
-        case 'f': plain = '\f'; break;
-        case 'n': plain = '\n'; break;
-        case 'r': plain = '\r'; break;
-        case 't': plain = '\t'; break;
-        case 'u': {
-            unsigned cp, lo;
-            if (hex4(sc, i + 2, &cp) != 0) return refuse(sc, "bad \\u escape");
-            i += 6;
-            if (cp >= 0xDC00 && cp <= 0xDFFF) return refuse(sc, "lone surrogate in a \\u escape");
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (i + 1 >= sc->len || sc->s[i] != '\\' || sc->s[i + 1] != 'u' || hex4(sc, i + 2, &lo) != 0 ||
-                    lo < 0xDC00 || lo > 0xDFFF)
-                    return refuse(sc, "lone surrogate in a \\u escape");
-                i += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            if (cp == 0) return refuse(sc, "\\u0000 in a string");
-            if (decode) {
-                if (cp < 0x80) sc->buf[o++] = (char)cp;
-                else if (cp < 0x800) {
-                    sc->buf[o++] = (char)(0xC0 | cp >> 6);
-                    sc->buf[o++] = (char)(0x80 | (cp & 0x3F));
-                } else if (cp < 0x10000) {
-                    sc->buf[o++] = (char)(0xE0 | cp >> 12);
-                    sc->buf[o++] = (char)(0x80 | (cp >> 6 & 0x3F));
-                    sc->buf[o++] = (char)(0x80 | (cp & 0x3F));
-                } else {
-                    sc->buf[o++] = (char)(0xF0 | cp >> 18);
-                    sc->buf[o++] = (char)(0x80 | (cp >> 12 & 0x3F));
-                    sc->buf[o++] = (char)(0x80 | (cp >> 6 & 0x3F));
-                    sc->buf[o++] = (char)(0x80 | (cp & 0x3F));
-                }
-            }
-            continue;
+        char plain = plain_escape(sc->s[i + 1]);
+        if (plain) {
+            if (decode) sc->buf[o++] = plain;
+            i += 2;
+        } else if (sc->s[i + 1] == 'u') {
+            unsigned cp;
+            if (scan_u_escape(sc, &i, &cp) != 0) return -1;
+            if (decode) put_utf8(sc->buf, &o, cp);
+        } else {
+            return refuse(sc, "bad escape in a string");
         }
-        default: return refuse(sc, "bad escape in a string");
-        }
-        if (decode) sc->buf[o++] = plain;
-        i += 2;
     }
     if (decode) {
         sc->buf[o] = 0;

@@ -133,6 +133,75 @@ static int default_port(const char *scheme) {
     return -1;
 }
 
+/* host [":" port] in the authority auth (alen bytes): the host into
+ * u->host, lowercased (IPv6 canonical); *port and *plen the port text (NULL
+ * when none). NULL, or the phrase for what is wrong. */
+static const char *parse_host(const char *auth, size_t alen, slop__url *u, const char **port, size_t *plen) {
+    *port = NULL;
+    *plen = 0;
+    if (alen > 0 && auth[0] == '[') {
+        const char *close = memchr(auth, ']', alen);
+        if (!close) return "has an invalid IPv6 address";
+        uint16_t g[8];
+        if (!parse_ipv6(auth + 1, (size_t)(close - auth - 1), g)) return "has an invalid IPv6 address";
+        format_ipv6(g, u->host, sizeof u->host);
+        size_t used = (size_t)(close + 1 - auth);
+        if (used < alen) {
+            if (auth[used] != ':') return "has an invalid IPv6 address";
+            *port = auth + used + 1;
+            *plen = alen - used - 1;
+        }
+        return NULL;
+    }
+    const char *colon = memchr(auth, ':', alen);
+    size_t hlen = colon ? (size_t)(colon - auth) : alen;
+    if (colon) {
+        *port = colon + 1;
+        *plen = alen - hlen - 1;
+    }
+    if (hlen == 0) return "has no host";
+    if (hlen > 253) return "has a host that is too long";
+    for (size_t k = 0; k < hlen; k++) {
+        char c = auth[k];
+        if ((unsigned char)c >= 0x80) return "has a non-ASCII host (use punycode)";
+        if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_' && c != '~')
+            return "has an invalid character in its host";
+        u->host[k] = slop__ascii_lower(c);
+    }
+    u->host[hlen] = '\0';
+    uint8_t q[4];
+    if (ends_in_number(u->host, hlen) && !parse_ipv4_canonical(u->host, hlen, q)) return "has an invalid IPv4 address";
+    return NULL;
+}
+
+/* The port text (plen bytes) into u->port: -1 when it is the scheme's
+ * default. NULL, or the phrase for what is wrong. */
+static const char *parse_port(const char *port, size_t plen, slop__url *u) {
+    unsigned long v = 0;
+    if (plen == 0 || plen > 5) return "has an invalid port";
+    for (size_t k = 0; k < plen; k++) {
+        if (!is_digit(port[k])) return "has an invalid port";
+        v = v * 10 + (unsigned long)(port[k] - '0');
+    }
+    if (v > 65535) return "has an invalid port";
+    u->port = (int)v == default_port(u->scheme) ? -1 : (int)v;
+    return NULL;
+}
+
+/* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" into u->scheme,
+ * lowercased; *end is the index of the ':'. */
+static const char *parse_scheme(const char *s, slop__url *u, size_t *end) {
+    size_t i = 0;
+    if (!is_alpha(s[0])) return "has no scheme";
+    while (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.') i++;
+    if (s[i] != ':') return "has no scheme";
+    if (i >= SLOP__URL_SCHEME_MAX) return "has an invalid scheme";
+    for (size_t k = 0; k < i; k++) u->scheme[k] = slop__ascii_lower(s[k]);
+    u->scheme[i] = '\0';
+    *end = i;
+    return NULL;
+}
+
 const char *slop__url_parse(const char *s, slop__url *u) {
     memset(u, 0, sizeof *u);
     u->port = -1;
@@ -144,15 +213,9 @@ const char *slop__url_parse(const char *s, slop__url *u) {
         if (c < 0x20 || c == 0x7f) return "contains a control character";
         if (c == '\\') return "contains a backslash"; /* browsers read it as '/' */
     }
-
-    /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" */
-    size_t i = 0;
-    if (!is_alpha(s[0])) return "has no scheme";
-    while (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.') i++;
-    if (s[i] != ':') return "has no scheme";
-    if (i >= SLOP__URL_SCHEME_MAX) return "has an invalid scheme";
-    for (size_t k = 0; k < i; k++) u->scheme[k] = slop__ascii_lower(s[k]);
-    u->scheme[i] = '\0';
+    size_t i;
+    const char *bad = parse_scheme(s, u, &i);
+    if (bad) return bad;
     int is_ws = !strcmp(u->scheme, "ws") || !strcmp(u->scheme, "wss");
     if (s[i + 1] != '/' || s[i + 2] != '/') return "has no host";
 
@@ -165,53 +228,10 @@ const char *slop__url_parse(const char *s, slop__url *u) {
         alen -= (size_t)(at + 1 - auth);
         auth = at + 1;
     }
-
-    /* host [":" port] */
-    const char *port = NULL;
-    size_t plen = 0;
-    if (alen > 0 && auth[0] == '[') {
-        const char *close = memchr(auth, ']', alen);
-        if (!close) return "has an invalid IPv6 address";
-        uint16_t g[8];
-        if (!parse_ipv6(auth + 1, (size_t)(close - auth - 1), g)) return "has an invalid IPv6 address";
-        format_ipv6(g, u->host, sizeof u->host);
-        size_t used = (size_t)(close + 1 - auth);
-        if (used < alen) {
-            if (auth[used] != ':') return "has an invalid IPv6 address";
-            port = auth + used + 1;
-            plen = alen - used - 1;
-        }
-    } else {
-        const char *colon = memchr(auth, ':', alen);
-        size_t hlen = colon ? (size_t)(colon - auth) : alen;
-        if (colon) {
-            port = colon + 1;
-            plen = alen - hlen - 1;
-        }
-        if (hlen == 0) return "has no host";
-        if (hlen > 253) return "has a host that is too long";
-        for (size_t k = 0; k < hlen; k++) {
-            char c = auth[k];
-            if ((unsigned char)c >= 0x80) return "has a non-ASCII host (use punycode)";
-            if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_' && c != '~')
-                return "has an invalid character in its host";
-            u->host[k] = slop__ascii_lower(c);
-        }
-        u->host[hlen] = '\0';
-        uint8_t q[4];
-        if (ends_in_number(u->host, hlen) && !parse_ipv4_canonical(u->host, hlen, q))
-            return "has an invalid IPv4 address";
-    }
-    if (port) {
-        unsigned long v = 0;
-        if (plen == 0 || plen > 5) return "has an invalid port";
-        for (size_t k = 0; k < plen; k++) {
-            if (!is_digit(port[k])) return "has an invalid port";
-            v = v * 10 + (unsigned long)(port[k] - '0');
-        }
-        if (v > 65535) return "has an invalid port";
-        u->port = (int)v == default_port(u->scheme) ? -1 : (int)v;
-    }
+    const char *port;
+    size_t plen;
+    if ((bad = parse_host(auth, alen, u, &port, &plen)) != NULL) return bad;
+    if (port && (bad = parse_port(port, plen, u)) != NULL) return bad;
 
     const char *rest = auth + alen;
     const char *hash = strchr(rest, '#');
