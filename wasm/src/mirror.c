@@ -177,7 +177,7 @@ static void kids_destroy(slop__kids *k) {
     free(k);
 }
 
-static size_t node_child_count(const slop__node *n) { return n->kids ? n->kids->count : 0; }
+size_t slop__node_child_count(const slop__node *n) { return n->kids ? n->kids->count : 0; }
 
 /* Node at position i among parent's children, or NULL. */
 static slop__node *node_child_at(const slop__node *parent, size_t i) {
@@ -1353,7 +1353,7 @@ static int child_move(op_ctx *c, slop__node *n, slop__node *k, const char *seg) 
     long idx;
     if (parse_index(c, 1, &idx) != 0) return -1;
     if (!k) return op_fail(c, "no node \"%.64s\" to move", seg);
-    size_t count = node_child_count(n);
+    size_t count = slop__node_child_count(n);
     if ((size_t)idx >= count)
         return op_fail(c, "move index %ld is past the last position (%zu children)", idx, count);
     undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
@@ -1380,7 +1380,7 @@ static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
     if (c->kind == OP_REPLACE && !k) return op_fail(c, "no node \"%.64s\" to replace", seg);
     long idx = -1;
     if (parse_index(c, 0, &idx) != 0) return -1;
-    size_t at = node_child_count(n);
+    size_t at = slop__node_child_count(n);
     /* Ids are unique among siblings: an add of an existing id would hide
      * a provider's bookkeeping error by replacing the node silently. */
     if (k && c->kind == OP_ADD)
@@ -1391,7 +1391,7 @@ static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
         if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
     }
     if (idx >= 0) {
-        size_t room = node_child_count(n); /* positions 0..room: room appends */
+        size_t room = slop__node_child_count(n); /* positions 0..room: room appends */
         if ((size_t)idx > room) return op_fail(c, "index %ld is past the end (%zu children)", idx, room);
         at = (size_t)idx;
     }

@@ -128,6 +128,9 @@ void slop__changes_free(slop__changes *ch);
 /* The node at a node path relative to the root ("" or "/" is the root). */
 slop__node *slop__mirror_find(const slop__mirror *m, const char *path);
 
+/* How many children n has. */
+size_t slop__node_child_count(const slop__node *n);
+
 /* Children in order: for (k = slop__kids_first(n, &it); k; k = slop__kids_next(&it)). The
  * children must not change during the walk. */
 typedef struct slop__kid_iter {
