@@ -1410,7 +1410,24 @@ TEST(a_windowed_collection_says_how_many_more_and_which_window_is_next) {
     slop_consumer_free(c);
 }
 
+TEST(consumer_messages_seen_on_the_channel_are_ignored_and_echoes_are_not_counted) {
+    const char *frames[] = {"{\"type\":\"subscribe\",\"id\":\"x\",\"path\":\"/\"}", "{\"type\":\"connect\"}",
+                            "{\"type\":\"invoke\",\"id\":\"i\",\"path\":\"/\",\"action\":\"a\"}",
+                            "{\"type\":\"query\",\"id\":\"q\"}", "{\"type\":\"unsubscribe\",\"id\":\"x\"}"};
+    for (int pm = 0; pm < 2; pm++) {
+        slop_consumer *c = slop_consumer_new(NULL, pm ? "postmessage" : "ws", 7);
+        outs o = {0};
+        drain(c, &o);
+        outs_free(&o);
+        for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++) feed(c, frames[i], &o);
+        CHECK(o.n == 0); /* no event, no error, nothing sent */
+        CHECK_CONTAINS(slop_consumer_status(c, NULL), pm ? "\"ignored_frames\":0" : "\"ignored_frames\":5");
+        slop_consumer_free(c);
+    }
+}
+
 int main(void) {
+    RUN(consumer_messages_seen_on_the_channel_are_ignored_and_echoes_are_not_counted);
     RUN(a_windowed_collection_says_how_many_more_and_which_window_is_next);
     RUN(a_document_consumer_loads_an_export_read_only);
     RUN(a_document_may_be_a_snapshot_message_or_a_bare_node);

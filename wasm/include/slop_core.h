@@ -82,6 +82,10 @@
  *     content_ref, children) means absent, in snapshots and patches alike:
  *     "replace /a/properties null" removes a's properties.
  *   - Frames received after close() are ignored, never applied.
+ *   - Consumer messages (connect, subscribe, unsubscribe, query, invoke)
+ *     received are ignored: on "postmessage" they are the consumers' own
+ *     posts seen again by the window, silently; on "ws" they count in
+ *     status "ignored_frames".
  *   - A resync that loads a snapshot is a success. More than 10 resyncs of
  *     one subscription within 10 s pause it ("resync_loop": stale, the last
  *     good state kept). A subscription the core gave up on (refused
@@ -392,7 +396,10 @@ char *slop_parse_meta(const char *content, const char *page_url);
 /*
  * Classifies a target against the page that named it:
  *   {"classification":"same-origin"|"cross-origin","page_origin":O|null,
- *    "approval_key":"<page origin> -> <target url>"}
+ *    "target":T,"approval_key":"<page origin> -> <target>"}
+ * target: the target as compared (a URL normalised by the WHATWG rules, or
+ * "postmessage"). approval_key is a key to store a decision under, never
+ * to take apart: page_origin and target are its parts.
  * Same host (port ignored) or both loopback is same-origin; a loopback target
  * named by a non-loopback page, another host, or anything unparsable is
  * cross-origin and needs the user's approval before connecting.

@@ -919,7 +919,10 @@ static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
         for (cJSON *it = msgs->child; it; it = it->next) handle(c, it, now, nest + 1);
     } else if (strcmp(t, "subscribe") == 0 || strcmp(t, "unsubscribe") == 0 || strcmp(t, "query") == 0 ||
                strcmp(t, "invoke") == 0 || strcmp(t, "connect") == 0) {
-        c->ignored_frames++; /* consumer traffic echoed on a shared channel */
+        /* Consumer traffic: on a window's postMessage channel every consumer
+         * (this one included) sees its own posts come back, which is normal;
+         * on a WebSocket it is a provider error worth counting. */
+        if (!c->postmessage) c->ignored_frames++;
     } else {
         protocol_error(c, "unknown_type", 0, "unknown message type \"%.60s\": ignored", t);
     }

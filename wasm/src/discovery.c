@@ -312,6 +312,7 @@ char *slop_classify_target(const char *page_url, const char *target_url) {
     int ok = o && cJSON_AddStringToObject(o, "classification", same ? "same-origin" : "cross-origin");
     if (ok) ok = origin ? cJSON_AddStringToObject(o, "page_origin", origin) != NULL
                         : cJSON_AddNullToObject(o, "page_origin") != NULL;
+    if (ok) ok = cJSON_AddStringToObject(o, "target", shown) != NULL;
     if (ok && origin) {
         size_t kn = strlen(origin) + strlen(shown) + 5;
         key = malloc(kn);
