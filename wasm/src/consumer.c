@@ -491,85 +491,97 @@ static void check_tasks(slop_consumer *c, sub *s) {
 /* Provider messages                                                        */
 /* ---------------------------------------------------------------------- */
 
-static void on_hello(slop_consumer *c, cJSON *msg) {
-    if (c->have_hello || c->refused) {
-        c->ignored_frames++; /* a repeated hello changes nothing */
-        return;
-    }
+/* hello.provider checked and normalised: {id, name (the id when absent),
+ * slop_version?, capabilities (every string, as sent)}; *bits gets the
+ * capabilities the core knows. NULL after a protocol_error. */
+static cJSON *hello_provider(slop_consumer *c, const cJSON *msg, unsigned *bits) {
     cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "provider");
     cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "id");
     cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
     cJSON *caps = cJSON_GetObjectItemCaseSensitive(p, "capabilities");
     cJSON *ver = cJSON_GetObjectItemCaseSensitive(p, "slop_version");
-    if (!cJSON_IsObject(p) || !cJSON_IsString(id) || !id->valuestring[0]) {
-        protocol_error(c, "bad_message", 0, "hello: \"provider.id\" must be a non-empty string");
-        return;
+    const char *bad = NULL;
+    if (!cJSON_IsObject(p) || !cJSON_IsString(id) || !id->valuestring[0]) bad = "\"provider.id\" must be a non-empty string";
+    else if (name && !cJSON_IsString(name)) bad = "\"provider.name\" must be a string";
+    else if (!cJSON_IsArray(caps)) bad = "\"provider.capabilities\" must be an array";
+    if (bad) {
+        protocol_error(c, "bad_message", 0, "hello: %s", bad);
+        return NULL;
     }
-    if (name && !cJSON_IsString(name)) {
-        protocol_error(c, "bad_message", 0, "hello: \"provider.name\" must be a string");
-        return;
-    }
-    if (!cJSON_IsArray(caps)) {
-        protocol_error(c, "bad_message", 0, "hello: \"provider.capabilities\" must be an array");
-        return;
-    }
-    unsigned bits = 0;
     cJSON *clean = cJSON_CreateArray();
+    *bits = 0;
     for (cJSON *it = caps->child; it; it = it->next) {
         if (!cJSON_IsString(it)) continue;
         for (int k = 0; k < CAP_COUNT; k++)
-            if (strcmp(it->valuestring, cap_names[k]) == 0) bits |= 1u << k;
+            if (strcmp(it->valuestring, cap_names[k]) == 0) *bits |= 1u << k;
         cJSON_AddItemToArray(clean, cJSON_CreateString(it->valuestring));
     }
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "id", id->valuestring);
+    cJSON_AddStringToObject(out, "name", cJSON_IsString(name) ? name->valuestring : id->valuestring);
+    if (cJSON_IsString(ver)) cJSON_AddStringToObject(out, "slop_version", ver->valuestring);
+    cJSON_AddItemToObject(out, "capabilities", clean);
+    return out;
+}
+
+/* Another app at the same address after a reconnect: its tree has nothing
+ * to do with the old one, which must not pass for its state. Takes prev
+ * (the provider before the reconnect, or NULL). */
+static void check_same_provider(slop_consumer *c, cJSON *prev) {
+    cJSON *prev_id = cJSON_GetObjectItemCaseSensitive(prev, "id");
+    const char *id = cJSON_GetObjectItemCaseSensitive(c->provider, "id")->valuestring;
+    if (!cJSON_IsString(prev_id) || strcmp(prev_id->valuestring, id) == 0) {
+        cJSON_Delete(prev);
+        return;
+    }
+    char m[300];
+    snprintf(m, sizeof m, "provider \"%.80s\" now answers where \"%.80s\" was: its state was dropped", id,
+             prev_id->valuestring);
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        slop__mirror_clear(&s->m);
+        s->has_mirror = 0;
+        s->wire_live = 0;
+        cJSON_Delete(s->tools);
+        s->tools = NULL;
+        set_state(s, SUB_WAITING, "provider_changed", m);
+    }
+    while (c->ntasks) task_drop(c, c->ntasks - 1);
+    cJSON *e = event("provider_changed");
+    cJSON_AddItemToObject(e, "previous", prev);
+    cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
+    cJSON_AddStringToObject(e, "message", m);
+    emit(c, e);
+}
+
+static void on_hello(slop_consumer *c, cJSON *msg) {
+    if (c->have_hello || c->refused) {
+        c->ignored_frames++; /* a repeated hello changes nothing */
+        return;
+    }
+    unsigned bits = 0;
+    cJSON *provider = hello_provider(c, msg, &bits);
+    if (!provider) return;
     if (!(bits & CAP_STATE)) {
-        cJSON_Delete(clean);
         c->refused = 1;
         protocol_error(c, "not_a_provider", 1,
                        "provider \"%.80s\" does not declare the \"state\" capability: it is not a "
                        "SLOP provider; disconnect",
-                       id->valuestring);
+                       cJSON_GetObjectItemCaseSensitive(provider, "id")->valuestring);
+        cJSON_Delete(provider);
         return;
     }
     c->have_hello = 1;
     c->caps = bits;
     cJSON_Delete(c->provider);
-    c->provider = cJSON_CreateObject();
-    cJSON_AddStringToObject(c->provider, "id", id->valuestring);
-    cJSON_AddStringToObject(c->provider, "name", cJSON_IsString(name) ? name->valuestring : id->valuestring);
-    if (cJSON_IsString(ver)) cJSON_AddStringToObject(c->provider, "slop_version", ver->valuestring);
-    cJSON_AddItemToObject(c->provider, "capabilities", clean);
+    c->provider = provider;
 
     cJSON *e = event("hello");
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     emit(c, e);
-
-    /* Another app at the same address after a reconnect: its tree has
-     * nothing to do with the old one, which must not pass for its state. */
     cJSON *prev = c->prev_provider;
     c->prev_provider = NULL;
-    cJSON *prev_id = cJSON_GetObjectItemCaseSensitive(prev, "id");
-    if (cJSON_IsString(prev_id) && strcmp(prev_id->valuestring, id->valuestring) != 0) {
-        char m[300];
-        snprintf(m, sizeof m, "provider \"%.80s\" now answers where \"%.80s\" was: its state was dropped",
-                 id->valuestring, prev_id->valuestring);
-        for (size_t i = 0; i < c->nsubs; i++) {
-            sub *s = c->subs[i];
-            slop__mirror_clear(&s->m);
-            s->has_mirror = 0;
-            s->wire_live = 0;
-            cJSON_Delete(s->tools);
-            s->tools = NULL;
-            set_state(s, SUB_WAITING, "provider_changed", m);
-        }
-        while (c->ntasks) task_drop(c, c->ntasks - 1);
-        e = event("provider_changed");
-        cJSON_AddItemToObject(e, "previous", prev);
-        prev = NULL;
-        cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
-        cJSON_AddStringToObject(e, "message", m);
-        emit(c, e);
-    }
-    cJSON_Delete(prev);
+    check_same_provider(c, prev);
 
     cJSON *held = c->held;
     c->held = cJSON_CreateArray();
@@ -600,17 +612,114 @@ static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, const char *co
     give_up(s, code, m, now);
 }
 
-static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
-    cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
-    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
-    cJSON *tree = cJSON_GetObjectItemCaseSensitive(msg, "tree");
-    if (!cJSON_IsString(id)) {
-        protocol_error(c, "bad_message", 0, "snapshot: \"id\" must be a string");
+/* The string member `key` naming the subscription or request a message is
+ * for; NULL, after a protocol_error, when it is not a string. */
+static const char *addressee(slop_consumer *c, const cJSON *msg, const char *key, const char *what) {
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, key);
+    if (cJSON_IsString(id)) return id->valuestring;
+    protocol_error(c, "bad_message", 0, "%s: \"%s\" must be a string", what, key);
+    return NULL;
+}
+
+/* A snapshot's tree into m: straight from the frame's text when the
+ * top-level frame carried it (raw), else from cJSON (inside a batch). */
+static slop__mirror_status load_tree(slop_consumer *c, slop__mirror *m, const char *raw, size_t raw_len,
+                                     cJSON *tree, char *err, size_t errlen) {
+    return raw ? slop__mirror_load_text(m, raw, raw_len, c->lim.max_json_depth, err, errlen)
+               : slop__mirror_load(m, tree, err, errlen);
+}
+
+static cJSON *snapshot_event(const sub *s, double version, int rebase) {
+    cJSON *e = event("snapshot");
+    cJSON_AddStringToObject(e, "sub", s->handle);
+    cJSON_AddStringToObject(e, "path", s->path);
+    cJSON_AddNumberToObject(e, "version", version);
+    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
+    cJSON_AddBoolToObject(e, "rebase", rebase);
+    return e;
+}
+
+/* A query's answer: checked as a snapshot, handed over, nothing kept. */
+static void answer_query(slop_consumer *c, pending *q, double version, const char *raw, size_t raw_len, cJSON *tree,
+                         double now) {
+    char err[300];
+    slop__budget b = {0, c->lim.max_nodes};
+    slop__mirror tmp;
+    slop__mirror_init(&tmp, &b);
+    if (load_tree(c, &tmp, raw, raw_len, tree, err, sizeof err) != SLOP__MIRROR_OK) {
+        refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
+    } else {
+        cJSON *e = event("query");
+        cJSON_AddStringToObject(e, "id", q->id);
+        if (q->path) cJSON_AddStringToObject(e, "path", q->path);
+        cJSON_AddNumberToObject(e, "version", version);
+        cJSON *t = slop__node_to_json(tmp.root, -1);
+        cJSON_AddItemToObject(e, "tree", t);
+        /* A page of a windowed collection: where the next one starts. */
+        if (q->win[1] > 0)
+            add_window(e, cJSON_GetObjectItemCaseSensitive(t, "meta"),
+                       (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "children")), q->win[0],
+                       q->win[1]);
+        pending_drop(c, q);
+        emit(c, e);
+    }
+    slop__mirror_clear(&tmp);
+}
+
+/* A subscription's snapshot: the seq and version rules, then the mirror
+ * re-based on it. */
+static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, const char *raw, size_t raw_len,
+                          cJSON *tree, double now) {
+    char err[300], m[400];
+    if (seq && !(is_int(seq) && seq->valuedouble == 0)) {
+        /* A snapshot re-bases seq to 0: with any other seq, which patches
+         * follow it is unknowable, so it is refused rather than guessed at. */
+        snprintf(m, sizeof m, "it carries seq %.17g; a snapshot's seq is 0", cJSON_IsNumber(seq) ? seq->valuedouble : -1);
+        refuse_snapshot(c, s, NULL, "bad_seq", m, now);
         return;
     }
-    sub *s = find_sub_wire(c, id->valuestring);
-    pending *q = s ? NULL : find_pending(c, id->valuestring);
+    /* Versions never go back within one connection. A snapshot answering a
+     * subscribe sent on a new connection starts a new history: the provider
+     * may have restarted with its counter back at 1. */
+    int new_history = s->epoch != c->epoch;
+    if (s->has_mirror && !new_history && v < s->last_version) {
+        snprintf(m, sizeof m, "version %.17g is older than %.17g on the same connection", v, s->last_version);
+        refuse_snapshot(c, s, NULL, "version_regressed", m, now);
+        return;
+    }
+    int rebase = s->has_mirror;
+    int restarted = rebase && new_history && v < s->last_version;
+    double previous = s->last_version;
+    slop__mirror_status bad = load_tree(c, &s->m, raw, raw_len, tree, err, sizeof err);
+    if (bad != SLOP__MIRROR_OK) {
+        refuse_snapshot(c, s, NULL, bad == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "bad_snapshot", err, now);
+        return;
+    }
+    pending *p = find_pending(c, s->wire);
+    if (p) pending_drop(c, p);
+    s->has_mirror = 1;
+    s->wire_live = 1;
+    s->epoch = c->epoch;
+    set_state(s, SUB_LIVE, "", "");
+    s->snap_version = s->last_version = v;
+    s->last_seq = 0;
+    s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
+    cJSON_Delete(s->tools);
+    s->tools = NULL;
+    cJSON *e = snapshot_event(s, v, rebase);
+    if (rebase) cJSON_AddNumberToObject(e, "previous_version", previous);
+    if (restarted) cJSON_AddBoolToObject(e, "restarted", 1);
+    emit(c, e);
+    check_tasks(c, s);
+}
+
+static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
+    const char *id = addressee(c, msg, "id", "snapshot");
+    if (!id) return;
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
+    cJSON *tree = cJSON_GetObjectItemCaseSensitive(msg, "tree");
+    sub *s = find_sub_wire(c, id);
+    pending *q = s ? NULL : find_pending(c, id);
     if (!s && !(q && q->kind == REQ_QUERY)) {
         c->ignored_frames++; /* an id we never issued, or no longer use */
         return;
@@ -629,92 +738,89 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
         refuse_snapshot(c, s, q, "bad_message", "\"tree\" must be a node object", now);
         return;
     }
-    char err[300], m[400];
-    if (q) { /* a query answer: validate it, hand it over, keep nothing */
-        slop__budget b = {0, c->lim.max_nodes};
-        slop__mirror tmp;
-        slop__mirror_init(&tmp, &b);
-        int bad = raw ? slop__mirror_load_text(&tmp, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
-                      : slop__mirror_load(&tmp, tree, err, sizeof err);
-        if (bad != 0) {
-            refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
-        } else {
-            cJSON *e = event("query");
-            cJSON_AddStringToObject(e, "id", q->id);
-            if (q->path) cJSON_AddStringToObject(e, "path", q->path);
-            cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-            cJSON *t = slop__node_to_json(tmp.root, -1);
-            cJSON_AddItemToObject(e, "tree", t);
-            /* A page of a windowed collection: where the next one starts. */
-            if (q->win[1] > 0)
-                add_window(e, cJSON_GetObjectItemCaseSensitive(t, "meta"),
-                           (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "children")), q->win[0],
-                           q->win[1]);
-            pending_drop(c, q);
-            emit(c, e);
+    if (q) answer_query(c, q, ver->valuedouble, raw, raw_len, tree, now);
+    else take_snapshot(c, s, ver->valuedouble, cJSON_GetObjectItemCaseSensitive(msg, "seq"), raw, raw_len, tree, now);
+}
+
+/* The seq and version rules for a patch to a live mirror: 1 when it is the
+ * one to apply next; 0 when it is ignored or a resync was asked for. */
+static int patch_in_order(slop_consumer *c, sub *s, double v, const cJSON *seq, double now) {
+    char m[400];
+    if (seq) { /* seq counts this subscription's patches: it decides */
+        long long got = (long long)seq->valuedouble, want = s->last_seq + 1;
+        if (got > want) {
+            snprintf(m, sizeof m, "expected seq %lld, got %lld", want, got);
+            resync(c, s, "gap", m, now);
+            return 0;
         }
-        slop__mirror_clear(&tmp);
+        if (got < want) {
+            protocol_error(c, "seq_repeat", 0, "patch for %s repeats seq %lld (expected %lld): ignored",
+                           s->handle, got, want);
+            return 0;
+        }
+        if (v < s->last_version) { /* the next patch in order, yet older */
+            snprintf(m, sizeof m, "patch seq %lld has version %.17g after %.17g", got, v, s->last_version);
+            protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
+            resync(c, s, "version_regressed", m, now);
+            return 0;
+        }
+    } else if (v <= s->snap_version) {
+        /* Without seq (older providers) a patch not newer than our snapshot
+         * is taken as already contained in it; said, not silent. */
+        c->stale_patches++;
+        protocol_error(c, "stale_patch", 0,
+                       "patch for %s has version %.17g, not newer than its snapshot's %.17g: taken as already "
+                       "applied, ignored",
+                       s->handle, v, s->snap_version);
+        return 0;
+    } else if (v < s->last_version) {
+        snprintf(m, sizeof m, "patch version %.17g after %.17g", v, s->last_version);
+        protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
+        resync(c, s, "version_regressed", m, now);
+        return 0;
+    }
+    return 1;
+}
+
+/* Applies the next patch, all or nothing: a refused one resyncs. */
+static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJSON *ops, double now) {
+    if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
+        c->warned_patches = 1;
+        protocol_error(c, "undeclared_capability", 0,
+                       "the provider sends patches without declaring \"patches\"; applying them");
+    }
+    slop__changes ch;
+    slop__changes_init(&ch);
+    char err[300], m[400];
+    int nops = cJSON_GetArraySize(ops);
+    slop__mirror_status st = slop__mirror_apply(&s->m, ops, &ch, err, sizeof err);
+    if (st != SLOP__MIRROR_OK) {
+        slop__changes_free(&ch);
+        snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
+        resync(c, s, st == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "patch_failed", m, now);
         return;
     }
-    if (seq && !(is_int(seq) && seq->valuedouble == 0)) {
-        /* A snapshot re-bases seq to 0: with any other seq, which patches
-         * follow it is unknowable, so it is refused rather than guessed at. */
-        snprintf(m, sizeof m, "it carries seq %.17g; a snapshot's seq is 0", cJSON_IsNumber(seq) ? seq->valuedouble : -1);
-        refuse_snapshot(c, s, NULL, "bad_seq", m, now);
-        return;
-    }
-    /* Versions never go back within one connection. A snapshot answering a
-     * subscribe sent on a new connection starts a new history: the provider
-     * may have restarted with its counter back at 1. */
-    int new_history = s->epoch != c->epoch;
-    if (s->has_mirror && !new_history && ver->valuedouble < s->last_version) {
-        snprintf(m, sizeof m, "version %.17g is older than %.17g on the same connection", ver->valuedouble,
-                 s->last_version);
-        refuse_snapshot(c, s, NULL, "version_regressed", m, now);
-        return;
-    }
-    int rebase = s->has_mirror;
-    int restarted = rebase && new_history && ver->valuedouble < s->last_version;
-    double previous = s->last_version;
-    slop__mirror_status bad = raw ? slop__mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
-                                  : slop__mirror_load(&s->m, tree, err, sizeof err);
-    if (bad != SLOP__MIRROR_OK) {
-        refuse_snapshot(c, s, NULL, bad == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "bad_snapshot", err, now);
-        return;
-    }
-    pending *p = find_pending(c, s->wire);
-    if (p) pending_drop(c, p);
-    s->has_mirror = 1;
-    s->wire_live = 1;
-    s->epoch = c->epoch;
-    set_state(s, SUB_LIVE, "", "");
-    s->snap_version = s->last_version = ver->valuedouble;
-    s->last_seq = 0;
-    s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
+    s->last_version = v;
+    s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
     cJSON_Delete(s->tools);
     s->tools = NULL;
-    cJSON *e = event("snapshot");
+    cJSON *e = event("patch");
     cJSON_AddStringToObject(e, "sub", s->handle);
-    cJSON_AddStringToObject(e, "path", s->path);
-    cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
-    cJSON_AddBoolToObject(e, "rebase", rebase);
-    if (rebase) cJSON_AddNumberToObject(e, "previous_version", previous);
-    if (restarted) cJSON_AddBoolToObject(e, "restarted", 1);
+    cJSON_AddNumberToObject(e, "version", v);
+    cJSON_AddNumberToObject(e, "ops", nops);
+    cJSON_AddItemToObject(e, "changed", abs_paths(s, ch.changed));
+    cJSON_AddItemToObject(e, "added", abs_paths(s, ch.added));
+    cJSON_AddItemToObject(e, "removed", abs_paths(s, ch.removed));
+    if (ch.truncated) cJSON_AddBoolToObject(e, "truncated", 1);
+    slop__changes_free(&ch);
     emit(c, e);
     check_tasks(c, s);
 }
 
 static void on_patch(slop_consumer *c, cJSON *msg, double now) {
-    cJSON *sid = cJSON_GetObjectItemCaseSensitive(msg, "subscription");
-    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
-    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
-    cJSON *ops = cJSON_GetObjectItemCaseSensitive(msg, "ops");
-    if (!cJSON_IsString(sid)) {
-        protocol_error(c, "bad_message", 0, "patch: \"subscription\" must be a string");
-        return;
-    }
-    sub *s = find_sub_wire(c, sid->valuestring);
+    const char *id = addressee(c, msg, "subscription", "patch");
+    if (!id) return;
+    sub *s = find_sub_wire(c, id);
     if (!s) {
         c->ignored_frames++;
         return;
@@ -728,78 +834,17 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
         c->ignored_frames++;
         return;
     }
-    char m[400];
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
+    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+    cJSON *ops = cJSON_GetObjectItemCaseSensitive(msg, "ops");
     if (!is_counter(ver) || !cJSON_IsArray(ops) || (seq && !is_counter(seq))) {
-        snprintf(m, sizeof m, "malformed patch: needs an integer \"version\" and \"seq\" from 0 to 2^53 and an \"ops\" array");
+        const char *m =
+            "malformed patch: needs an integer \"version\" and \"seq\" from 0 to 2^53 and an \"ops\" array";
         protocol_error(c, "bad_message", 0, "patch for %s: %s; dropped, resyncing", s->handle, m);
         resync(c, s, "bad_patch", m, now);
         return;
     }
-    double v = ver->valuedouble;
-    if (seq) { /* seq counts this subscription's patches: it decides */
-        long long got = (long long)seq->valuedouble, want = s->last_seq + 1;
-        if (got > want) {
-            snprintf(m, sizeof m, "expected seq %lld, got %lld", want, got);
-            resync(c, s, "gap", m, now);
-            return;
-        }
-        if (got < want) {
-            protocol_error(c, "seq_repeat", 0, "patch for %s repeats seq %lld (expected %lld): ignored",
-                           s->handle, got, want);
-            return;
-        }
-        if (v < s->last_version) { /* the next patch in order, yet older */
-            snprintf(m, sizeof m, "patch seq %lld has version %.17g after %.17g", got, v, s->last_version);
-            protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
-            resync(c, s, "version_regressed", m, now);
-            return;
-        }
-    } else if (v <= s->snap_version) {
-        /* Without seq (older providers) a patch not newer than our snapshot
-         * is taken as already contained in it; said, not silent. */
-        c->stale_patches++;
-        protocol_error(c, "stale_patch", 0,
-                       "patch for %s has version %.17g, not newer than its snapshot's %.17g: taken as already "
-                       "applied, ignored",
-                       s->handle, v, s->snap_version);
-        return;
-    } else if (v < s->last_version) {
-        snprintf(m, sizeof m, "patch version %.17g after %.17g", v, s->last_version);
-        protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
-        resync(c, s, "version_regressed", m, now);
-        return;
-    }
-    if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
-        c->warned_patches = 1;
-        protocol_error(c, "undeclared_capability", 0,
-                       "the provider sends patches without declaring \"patches\"; applying them");
-    }
-    slop__changes ch;
-    slop__changes_init(&ch);
-    char err[300];
-    int nops = cJSON_GetArraySize(ops);
-    slop__mirror_status st = slop__mirror_apply(&s->m, ops, &ch, err, sizeof err);
-    if (st != SLOP__MIRROR_OK) {
-        slop__changes_free(&ch);
-        snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
-        resync(c, s, st == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "patch_failed", m, now);
-        return;
-    }
-    s->last_version = ver->valuedouble;
-    s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
-    cJSON_Delete(s->tools);
-    s->tools = NULL;
-    cJSON *e = event("patch");
-    cJSON_AddStringToObject(e, "sub", s->handle);
-    cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-    cJSON_AddNumberToObject(e, "ops", nops);
-    cJSON_AddItemToObject(e, "changed", abs_paths(s, ch.changed));
-    cJSON_AddItemToObject(e, "added", abs_paths(s, ch.added));
-    cJSON_AddItemToObject(e, "removed", abs_paths(s, ch.removed));
-    if (ch.truncated) cJSON_AddBoolToObject(e, "truncated", 1);
-    slop__changes_free(&ch);
-    emit(c, e);
-    check_tasks(c, s);
+    if (patch_in_order(c, s, ver->valuedouble, seq, now)) apply_patch(c, s, ver->valuedouble, seq, ops, now);
 }
 
 static void on_result(slop_consumer *c, cJSON *msg) {
@@ -1150,6 +1195,36 @@ slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *
 /* Public: requests                                                         */
 /* ---------------------------------------------------------------------- */
 
+/* options.filter checked and copied into out; -1 after fail(). */
+static int parse_filter(slop_consumer *c, const cJSON *filter, cJSON *out) {
+    if (!cJSON_IsObject(filter)) {
+        fail(c, SLOP_E_ARG, "options.filter must be an object");
+        return -1;
+    }
+    cJSON *f = cJSON_AddObjectToObject(out, "filter");
+    for (const cJSON *fi = filter->child; fi; fi = fi->next) {
+        if (strcmp(fi->string, "types") == 0) {
+            int all_strings = cJSON_IsArray(fi);
+            for (const cJSON *t = all_strings ? fi->child : NULL; t; t = t->next) all_strings &= cJSON_IsString(t);
+            if (!all_strings) {
+                fail(c, SLOP_E_ARG, "options.filter.types must be an array of strings");
+                return -1;
+            }
+            cJSON_AddItemToObject(f, "types", cJSON_Duplicate(fi, 1));
+        } else if (strcmp(fi->string, "min_salience") == 0) {
+            if (!cJSON_IsNumber(fi) || fi->valuedouble < 0 || fi->valuedouble > 1) {
+                fail(c, SLOP_E_ARG, "options.filter.min_salience must be a number from 0 to 1");
+                return -1;
+            }
+            cJSON_AddNumberToObject(f, "min_salience", fi->valuedouble);
+        } else {
+            fail(c, SLOP_E_ARG, "options.filter has an unknown member \"%.40s\"", fi->string);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Parses and checks subscribe/query options into frame members. */
 static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int is_query, char **path_out) {
     slop__json_status st;
@@ -1183,32 +1258,7 @@ static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int 
             }
             cJSON_AddNumberToObject(out, "max_nodes", it->valuedouble);
         } else if (strcmp(k, "filter") == 0) {
-            if (!cJSON_IsObject(it)) {
-                fail(c, SLOP_E_ARG, "options.filter must be an object");
-                goto bad;
-            }
-            cJSON *f = cJSON_CreateObject();
-            cJSON_AddItemToObject(out, "filter", f);
-            for (cJSON *fi = it->child; fi; fi = fi->next) {
-                if (strcmp(fi->string, "types") == 0) {
-                    int okk = cJSON_IsArray(fi);
-                    for (cJSON *t = okk ? fi->child : NULL; t; t = t->next) okk &= cJSON_IsString(t);
-                    if (!okk) {
-                        fail(c, SLOP_E_ARG, "options.filter.types must be an array of strings");
-                        goto bad;
-                    }
-                    cJSON_AddItemToObject(f, "types", cJSON_Duplicate(fi, 1));
-                } else if (strcmp(fi->string, "min_salience") == 0) {
-                    if (!cJSON_IsNumber(fi) || fi->valuedouble < 0 || fi->valuedouble > 1) {
-                        fail(c, SLOP_E_ARG, "options.filter.min_salience must be a number from 0 to 1");
-                        goto bad;
-                    }
-                    cJSON_AddNumberToObject(f, "min_salience", fi->valuedouble);
-                } else {
-                    fail(c, SLOP_E_ARG, "options.filter has an unknown member \"%.40s\"", fi->string);
-                    goto bad;
-                }
-            }
+            if (parse_filter(c, it, out) != 0) goto bad;
         } else if (strcmp(k, "window") == 0 && is_query) {
             cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
             if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !is_int(a) || !is_int(b) ||
@@ -1264,13 +1314,19 @@ static int can_request(slop_consumer *c) {
     return 1;
 }
 
+/* The start of subscribe and query: a request possible now, its options
+ * checked. NULL after fail(). */
+static cJSON *request_options(slop_consumer *c, const char *options, size_t len, int is_query, char **path) {
+    ok(c);
+    if (!can_request(c)) return NULL;
+    return parse_options(c, options, options ? len : 0, is_query, path);
+}
+
 const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_t len, double now_ms,
                                     size_t *out_len) {
     if (!c) return NULL;
-    ok(c);
-    if (!can_request(c)) return give(c, NULL, out_len);
     char *path = NULL;
-    cJSON *opts = parse_options(c, options, options ? len : 0, 0, &path);
+    cJSON *opts = request_options(c, options, len, 0, &path);
     if (!opts) return give(c, NULL, out_len);
     if (SLOP__RESERVE(c->subs, c->nsubs, c->capsubs, 4) != 0) {
         cJSON_Delete(opts);
@@ -1303,8 +1359,7 @@ static cJSON *doc_string(const cJSON *obj, const char *key) {
     if (!cJSON_IsString(v)) return NULL;
     size_t n = strlen(v->valuestring);
     if (n <= DOC_TEXT_MAX) return cJSON_CreateString(v->valuestring);
-    size_t cut = DOC_TEXT_MAX;
-    while (cut > 0 && ((unsigned char)v->valuestring[cut] & 0xC0) == 0x80) cut--;
+    size_t cut = slop__utf8_cut(v->valuestring, n, DOC_TEXT_MAX);
     char buf[DOC_TEXT_MAX + 1];
     memcpy(buf, v->valuestring, cut);
     buf[cut] = 0;
@@ -1325,22 +1380,15 @@ static cJSON *doc_provider(const cJSON *named, const char *fallback_name) {
     return p;
 }
 
-const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, const char *name, double now_ms,
-                               size_t *out_len) {
-    if (!c) return NULL;
-    ok(c);
-    if (!c->document || c->nsubs > 0) {
-        fail(c, SLOP_E_STATE, c->document ? "this consumer already holds a document"
-                                          : "only a consumer made for transport \"document\" loads documents");
-        return give(c, NULL, out_len);
-    }
+/* The document parsed under the consumer's limits; NULL after fail(). */
+static cJSON *doc_parse(slop_consumer *c, const char *doc, size_t len) {
     if (!doc || len == 0) {
         fail(c, SLOP_E_ARG, "the document is empty");
-        return give(c, NULL, out_len);
+        return NULL;
     }
     if (len > c->lim.max_frame_bytes) {
         fail(c, SLOP_E_LIMIT, "the document has %zu bytes, more than the limit of %zu", len, c->lim.max_frame_bytes);
-        return give(c, NULL, out_len);
+        return NULL;
     }
     slop__json_status st;
     const char *why = NULL;
@@ -1348,27 +1396,19 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     if (!j) {
         if (st == SLOP__JSON_TOO_DEEP) fail(c, SLOP_E_ARG, "the document nests more than %u levels", c->lim.max_json_depth);
         else fail(c, SLOP_E_ARG, "the document is not valid JSON (%s)", why ? why : "out of memory");
-        return give(c, NULL, out_len);
     }
-    /* Accepted: this inspector's export {format, provider, version, tree,
-     * exportedAt}, a snapshot message {type:"snapshot", version, tree}, or a
-     * bare node. The shape only says where the tree is; the mirror judges it. */
-    cJSON *tree = cJSON_GetObjectItemCaseSensitive(j, "tree");
-    const cJSON *wrapper = cJSON_IsObject(j) && tree ? j : NULL;
-    if (!wrapper) tree = j;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(wrapper, "type");
-    const char *format = !wrapper ? "node" : cJSON_IsString(type) && !strcmp(type->valuestring, "snapshot") ? "snapshot" : "export";
-    cJSON *ver = cJSON_GetObjectItemCaseSensitive(wrapper, "version");
-    double version = is_counter(ver) ? ver->valuedouble : 0;
-    const cJSON *named = cJSON_GetObjectItemCaseSensitive(wrapper, "provider");
+    return j;
+}
 
+/* The document's one subscription, with its tree mirrored (taken from
+ * tree as a snapshot's is); NULL after fail(). */
+static sub *doc_sub(slop_consumer *c, cJSON *tree, double version) {
     sub *s = calloc(1, sizeof *s);
     sub **ns = s ? realloc(c->subs, sizeof *ns) : NULL;
     if (!ns) {
         free(s);
-        cJSON_Delete(j);
         fail(c, SLOP_E_NOMEM, "out of memory");
-        return give(c, NULL, out_len);
+        return NULL;
     }
     c->subs = ns;
     c->capsubs = 1;
@@ -1380,16 +1420,46 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     cJSON_AddNumberToObject(s->options, "depth", -1);
     slop__mirror_init(&s->m, &c->budget);
     char err[300];
-    if (!cJSON_IsObject(tree) || slop__mirror_load(&s->m, tree, err, sizeof err) != 0) {
+    if (!cJSON_IsObject(tree) || slop__mirror_load(&s->m, tree, err, sizeof err) != SLOP__MIRROR_OK) {
         fail(c, SLOP_E_ARG, "the tree was refused: %s", cJSON_IsObject(tree) ? err : "it is not a node object");
         sub_free(s);
-        cJSON_Delete(j);
-        return give(c, NULL, out_len);
+        return NULL;
     }
     c->subs[c->nsubs++] = s;
     s->has_mirror = s->wire_live = 1;
     s->snap_version = s->last_version = version;
     set_state(s, SUB_DOCUMENT, "document", "a read-only copy loaded from a file: nothing follows it");
+    return s;
+}
+
+const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, const char *name, double now_ms,
+                               size_t *out_len) {
+    (void)now_ms;
+    if (!c) return NULL;
+    ok(c);
+    if (!c->document || c->nsubs > 0) {
+        fail(c, SLOP_E_STATE, c->document ? "this consumer already holds a document"
+                                          : "only a consumer made for transport \"document\" loads documents");
+        return give(c, NULL, out_len);
+    }
+    cJSON *j = doc_parse(c, doc, len);
+    if (!j) return give(c, NULL, out_len);
+    /* Accepted: this inspector's export {format, provider, version, tree,
+     * exportedAt}, a snapshot message {type:"snapshot", version, tree}, or a
+     * bare node. The shape only says where the tree is; the mirror judges it. */
+    cJSON *tree = cJSON_GetObjectItemCaseSensitive(j, "tree");
+    const cJSON *wrapper = cJSON_IsObject(j) && tree ? j : NULL;
+    if (!wrapper) tree = j;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(wrapper, "type");
+    const char *format = !wrapper ? "node" : cJSON_IsString(type) && !strcmp(type->valuestring, "snapshot") ? "snapshot" : "export";
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(wrapper, "version");
+    double version = is_counter(ver) ? ver->valuedouble : 0;
+    const cJSON *named = cJSON_GetObjectItemCaseSensitive(wrapper, "provider");
+    sub *s = doc_sub(c, tree, version);
+    if (!s) {
+        cJSON_Delete(j);
+        return give(c, NULL, out_len);
+    }
 
     c->have_hello = 1;
     c->caps = (1u << CAP_COUNT) - 1;
@@ -1397,14 +1467,7 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     cJSON *e = event("hello");
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     emit(c, e);
-    e = event("snapshot");
-    cJSON_AddStringToObject(e, "sub", s->handle);
-    cJSON_AddStringToObject(e, "path", s->path);
-    cJSON_AddNumberToObject(e, "version", version);
-    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
-    cJSON_AddBoolToObject(e, "rebase", 0);
-    emit(c, e);
-    (void)now_ms;
+    emit(c, snapshot_event(s, version, 0));
 
     cJSON *info = cJSON_CreateObject();
     cJSON_AddStringToObject(info, "sub", s->handle);
@@ -1460,10 +1523,8 @@ int slop_consumer_resync(slop_consumer *c, const char *sub_id, double now_ms) {
 const char *slop_consumer_query(slop_consumer *c, const char *options, size_t len, double now_ms,
                                 size_t *out_len) {
     if (!c) return NULL;
-    ok(c);
-    if (!can_request(c)) return give(c, NULL, out_len);
     char *path = NULL;
-    cJSON *opts = parse_options(c, options, options ? len : 0, 1, &path);
+    cJSON *opts = request_options(c, options, len, 1, &path);
     if (!opts) return give(c, NULL, out_len);
     char *id = new_id(c, 'q');
     cJSON *f = cJSON_CreateObject();
