@@ -394,12 +394,22 @@ static int nomem(mirror_err *e) { return fail(e, SLOP__MIRROR_NOMEM, NULL, "out 
 enum { M_OTHER = -1, M_ID = SLOP__FIELD_COUNT, M_TYPE, M_CHILDREN };
 
 static int member_of(const char *s) {
-    if (strcmp(s, "id") == 0) return M_ID;
-    if (strcmp(s, "type") == 0) return M_TYPE;
-    if (strcmp(s, "children") == 0) return M_CHILDREN;
-    for (int f = 0; f < SLOP__FIELD_COUNT; f++)
-        if (strcmp(s, field_names[f]) == 0) return f;
-    return M_OTHER;
+    /* By first letter: every member name and every path segment of every
+     * op comes through here, most of them no keyword at all. */
+    int f;
+    switch (s[0]) {
+    case 'i': return strcmp(s, "id") == 0 ? M_ID : M_OTHER;
+    case 't': return strcmp(s, "type") == 0 ? M_TYPE : M_OTHER;
+    case 'c':
+        if (strcmp(s, "children") == 0) return M_CHILDREN;
+        f = SLOP__FIELD_CONTENT_REF;
+        break;
+    case 'p': f = SLOP__FIELD_PROPERTIES; break;
+    case 'm': f = SLOP__FIELD_META; break;
+    case 'a': f = SLOP__FIELD_AFFORDANCES; break;
+    default: return M_OTHER;
+    }
+    return strcmp(s, field_names[f]) == 0 ? f : M_OTHER;
 }
 
 /* The reserved keywords: a path segment or a node id that names a field or
