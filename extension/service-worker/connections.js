@@ -12,7 +12,7 @@ import { tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
 import { core } from './core.js';
 
 /**
- * The first subscription: the whole tree (depth -1, the spec's default), capped at 2000 nodes.
+ * The first subscription: the whole tree (depth -1, the spec's default), capped at 20,000 nodes.
  * An inspector wants everything; on a big app the provider compacts the lowest-salience
  * subtrees to stay within max_nodes (they arrive with total_children and can be queried), so
  * memory and patch traffic stay bounded.

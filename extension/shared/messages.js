@@ -225,7 +225,7 @@ export const LIMITS = Object.freeze({
  * @property {boolean} tokenSet           a token is stored for this target's origin (never the token)
  * @property {{id: string, name: string, slop_version: string}|null} provider   from hello only
  * @property {string[]} capabilities      from hello
- * @property {string|null} primarySub     the first subscription ("/", depth -1, max_nodes 2000)
+ * @property {string|null} primarySub     the first subscription ("/", depth -1, max_nodes 20,000)
  * @property {SubscriptionInfo[]} subscriptions
  * @property {number} nodes               mirrored nodes, all subscriptions
  */

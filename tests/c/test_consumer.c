@@ -153,7 +153,7 @@ TEST(applies_multiple_ops_in_sequence) {
     stop(&l);
 }
 
-/* ---- the rows other consumers get wrong (notes section 7) -------------- */
+/* ---- the cases other consumers get wrong ---------------------------- */
 
 TEST(add_with_index_inserts_and_add_without_index_appends) {
     live l;

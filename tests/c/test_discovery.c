@@ -2,7 +2,7 @@
  * test_discovery.c: the strict URL parser (url.c), the /.well-known/slop
  * descriptor, the <meta name="slop"> tag and origin classification
  * (discovery.c). The classification tests mirror the reference
- * apps/extension/__tests__/origin.test.ts (notes 3.8).
+ * apps/extension/__tests__/origin.test.ts.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * agent_view.c: the LLM-facing views of a mirrored SLOP tree.
  *
- *   slop__tree_text   canonical text, one line per node (notes 1.13 item 53)
+ *   slop__tree_text   canonical text, one line per node (the reference consumers' format)
  *   slop__tools       affordances as LLM function tools + resolve map (item 54)
  *   slop__state_tail  the <slop-state> block for several providers (item 55)
  *

@@ -1,6 +1,6 @@
 /*
- * discovery.c: web discovery for a browser consumer (spec transport &
- * discovery, notes items 10-12 and 3.8): the /.well-known/slop descriptor,
+ * discovery.c: web discovery for a browser consumer (SLOP spec, Transport &
+ * Discovery): the /.well-known/slop descriptor,
  * the <meta name="slop"> tag, and the origin check that decides whether a
  * declared target may be connected without asking the user.
  *

@@ -30,7 +30,7 @@ cJSON *slop__params_errors(const cJSON *schema, const cJSON *params);
 
 /* ---- agent_view.c ----------------------------------------------------- */
 
-/* Canonical tree text of a SLOP node tree (notes 1.13 item 53). Returns a
+/* Canonical tree text of a SLOP node tree (the reference consumers' format). Returns a
  * malloc'd NUL-terminated string (caller frees with free()), or NULL on OOM. */
 char *slop__tree_text(const cJSON *tree);
 
@@ -50,7 +50,7 @@ typedef struct slop__tail_section {
     const char *tree_text;  /* canonical text, or NULL: awaiting snapshot */
 } slop__tail_section;
 
-/* The <slop-state ...> block (notes 1.13 item 55) for n sections, with
+/* The <slop-state ...> block (as the reference consumers write it) for n sections, with
  * provider text neutralised so it cannot open or close the block. Returns a
  * malloc'd string, or NULL when n == 0. */
 char *slop__state_tail(const slop__tail_section *sections, size_t n, const char *generated_at);

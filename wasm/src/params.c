@@ -1,6 +1,6 @@
 /*
  * params.c: invoke params against an affordance params schema, with the
- * SLOP subset of JSON Schema (spec/affordances "params schema dialect"):
+ * SLOP subset of JSON Schema (SLOP spec, Affordances: the params schema):
  * type, properties, required, items, enum. Every other keyword is ignored,
  * as the reference validators do. Every failure is reported as data, with
  * its path as keys and indexes and a message naming it from the root
