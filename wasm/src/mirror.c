@@ -596,19 +596,24 @@ static int link_kids(build_ctx *b, const where *self, slop__node *n, node_parts 
     return 0;
 }
 
-/* After the members: the rules of the whole node, then the node with its
- * children linked. up is where the node sits, self the node itself. On
- * failure everything in p is freed. */
+/* After the members, the rules of the whole node: id and type present, the
+ * id no reserved keyword, room in the node budget. */
+static int node_rules(build_ctx *b, const where *up, const where *self, const node_parts *p) {
+    if (!p->id) return fail(b->err, SLOP__MIRROR_INVALID, up, "node has no string \"id\"");
+    if (check_id(b, p->id) != 0) return -1;
+    if (!p->type) return fail(b->err, SLOP__MIRROR_INVALID, self, "node has no string \"type\"");
+    if (b->budget_left == 0)
+        return fail(b->err, SLOP__MIRROR_TOO_MANY_NODES, NULL, "tree exceeds the limit of %zu mirrored nodes",
+                    b->m->budget->max);
+    return 0;
+}
+
+/* The node itself once its rules hold, with its children linked. up is
+ * where the node sits, self the node. On failure everything in p is freed. */
 static slop__node *node_finish(build_ctx *b, const where *up, const where *self, node_parts *p) {
     slop__node *n = NULL;
-    if (!p->id) fail(b->err, SLOP__MIRROR_INVALID, up, "node has no string \"id\"");
-    else if (check_id(b, p->id) != 0) {
-    } else if (!p->type) fail(b->err, SLOP__MIRROR_INVALID, self, "node has no string \"type\"");
-    else if (b->budget_left == 0)
-        fail(b->err, SLOP__MIRROR_TOO_MANY_NODES, NULL, "tree exceeds the limit of %zu mirrored nodes",
-             b->m->budget->max);
-    else if (!(n = node_alloc(b, p))) nomem(b->err);
-    else if (link_kids(b, self, n, p) == 0) {
+    if (node_rules(b, up, self, p) == 0 && !(n = node_alloc(b, p))) nomem(b->err);
+    if (n && link_kids(b, self, n, p) == 0) {
         free(p->kids);
         return n;
     }
