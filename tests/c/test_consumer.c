@@ -1347,7 +1347,13 @@ TEST(a_document_the_core_refuses_says_why_and_loads_nothing) {
         CHECK(o.n == 0);
         slop_consumer_free(c);
     }
-    /* Over the frame limit, and a live consumer, are refused too. */
+    /* Over the node limit, the frame limit, and a live consumer, are refused too. */
+    slop_limits few = {0};
+    few.max_nodes = 1;
+    slop_consumer *f = slop_consumer_new(&few, "document", 7);
+    CHECK(load_doc(f, "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\"}]}", NULL) == NULL);
+    CHECK(slop_consumer_last_code(f) == SLOP_E_LIMIT);
+    slop_consumer_free(f);
     slop_limits lim = {0};
     lim.max_frame_bytes = 16;
     slop_consumer *c = slop_consumer_new(&lim, "document", 7);

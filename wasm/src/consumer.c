@@ -1420,8 +1420,10 @@ static sub *doc_sub(slop_consumer *c, cJSON *tree, double version) {
     cJSON_AddNumberToObject(s->options, "depth", -1);
     slop__mirror_init(&s->m, &c->budget);
     char err[300];
-    if (!cJSON_IsObject(tree) || slop__mirror_load(&s->m, tree, err, sizeof err) != SLOP__MIRROR_OK) {
-        fail(c, SLOP_E_ARG, "the tree was refused: %s", cJSON_IsObject(tree) ? err : "it is not a node object");
+    slop__mirror_status st = cJSON_IsObject(tree) ? slop__mirror_load(&s->m, tree, err, sizeof err) : SLOP__MIRROR_INVALID;
+    if (st != SLOP__MIRROR_OK) {
+        fail(c, st == SLOP__MIRROR_TOO_MANY_NODES ? SLOP_E_LIMIT : st == SLOP__MIRROR_NOMEM ? SLOP_E_NOMEM : SLOP_E_ARG,
+             "the tree was refused: %s", cJSON_IsObject(tree) ? err : "it is not a node object");
         sub_free(s);
         return NULL;
     }
