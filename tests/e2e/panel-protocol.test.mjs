@@ -59,9 +59,9 @@ describe('panel protocol', () => {
     assert.ok(agent.result.tools.tools.some((t) => /send/.test(t.name)));
 
     const bad = await req('validateParams', { schema: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] }, params: {} });
-    assert.match(bad.result.error, /to/);
+    assert.deepEqual(bad.result.errors, [{ code: 'required', path: ['to'], message: 'params.to is required' }]);
     const good = await req('validateParams', { schema: { type: 'object', properties: { to: { type: 'string' } } }, params: { to: 'x' } });
-    assert.equal(good.result.error, null);
+    assert.equal(good.result.errors, null);
 
     // The core refuses bad params locally; unknown providers and request types are errors.
     const refused = await req('invoke', { key, path: '/compose', action: 'send', params: { to: 1 } });

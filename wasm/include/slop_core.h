@@ -296,7 +296,8 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
  *    "provider":{id,name,capabilities},"names_provider":bool,
  *    "exported_at":S|null}
  * (owned by c), or NULL with last_error: SLOP_E_ARG (not JSON, the tree
- * refused, with the reason), SLOP_E_LIMIT (longer than max_frame_bytes),
+ * refused, with the reason), SLOP_E_LIMIT (longer than max_frame_bytes, or
+ * more nodes than max_nodes),
  * SLOP_E_STATE (not a document consumer, or one already loaded).
  * The subscription's state is "document"; subscribe, query, invoke and
  * resync are refused (SLOP_E_STATE), receive/close/reset change nothing.
