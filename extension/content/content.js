@@ -13,7 +13,7 @@
 //   - forwards only verified messages, and only while the service worker has a postMessage
 //     connection open for this page. The service worker checks the port's sender again.
 //
-// The message type strings repeat the content section of extension/shared/messages.js
+// The message type strings and PROTOCOL_VERSION repeat extension/shared/messages.js
 // (tests/node/messages.test.js checks they match).
 
 (() => {
@@ -25,7 +25,7 @@
   if (!ext?.runtime?.id || window.top !== window) return; // top frame only (also all_frames: false)
   if (location.protocol !== 'http:' && location.protocol !== 'https:') return;
 
-  const PROTOCOL_VERSION = 2;
+  const PROTOCOL_VERSION = 3;
   const PORT_NAME = 'slop-content';
   const T = {
     HELLO: 'content/hello',

@@ -15,7 +15,7 @@
 //   - export: the core's tree JSON (getTree); import: the core validates the file (inspectTree);
 //   - agent view: the core's tree text and tools (agentView).
 
-import { Request, Status } from '../shared/messages.js';
+import { Request, Push, Status } from '../shared/messages.js';
 import { inspectedTabId, openOptionsPage } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
 import { childPath, parentPath } from '../shared/node-path.js';
@@ -48,7 +48,7 @@ document.body.dataset.themeSource = initTheme();
 const marks = { opened: performance.timeOrigin + performance.now() };
 const store = new Store();
 const bridge = new Bridge(tabId, (batch) => {
-  if (!marks.firstReset && batch.some((m) => m.type === 'tree/reset')) marks.firstReset = performance.timeOrigin + performance.now();
+  if (!marks.firstReset && batch.some((m) => m.type === Push.TREE_RESET)) marks.firstReset = performance.timeOrigin + performance.now();
   store.applyBatch(batch);
 });
 

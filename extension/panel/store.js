@@ -4,7 +4,7 @@
 // (history.js), core events, the frame log, and imported documents. It never parses frames or
 // applies patches: node views come ready-made from the core.
 
-import { Push } from '../shared/messages.js';
+import { Push, PanelNote } from '../shared/messages.js';
 import { childPath, isAtOrUnder } from '../shared/node-path.js';
 import { History } from './history.js';
 
@@ -121,11 +121,11 @@ export class Store {
 
   #apply(msg, change) {
     switch (msg.type) {
-      case 'bridge/state':
+      case PanelNote.BRIDGE_STATE:
         this.bridgeState = msg.state;
         change.bridge = true;
         break;
-      case 'bridge/nodes':
+      case PanelNote.BRIDGE_NODES:
         this.#addNodes(msg.key, msg.sub, msg.nodes, msg.missing, msg.count, change);
         break;
       case Push.PROVIDERS: {

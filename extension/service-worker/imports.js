@@ -4,10 +4,10 @@
 // refuses (a node without id or type, bad ids, nesting, size...) fails the import with the
 // core's message. Nothing is checked here; JSON.parse only finds the tree inside the wrapper.
 //
-// An import is reached like a connection (key "import:N"): getNodes, getTree and agentView work
-// on it; invoke does not (there is no provider behind it).
+// An import is reached like a connection (key "import:N"): GET_NODES, GET_TREE and AGENT_VIEW
+// work on it; INVOKE does not (there is no provider behind it).
 
-import { LIMITS } from '../shared/messages.js';
+import { LIMITS, ErrorCode } from '../shared/messages.js';
 import { core } from './core.js';
 
 /** Every capability, so the core keeps and renders every field the document has. */
@@ -16,7 +16,7 @@ const IMPORT_CAPABILITIES = ['state', 'patches', 'affordances', 'attention', 'wi
 export class ImportError extends Error {
   constructor(message) {
     super(message);
-    this.code = 'invalid_tree';
+    this.code = ErrorCode.INVALID_TREE;
   }
 }
 
