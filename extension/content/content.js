@@ -13,8 +13,9 @@
 //   - forwards only verified messages, and only while the service worker has a postMessage
 //     connection open for this page. The service worker checks the port's sender again.
 //
-// The message type strings and PROTOCOL_VERSION repeat extension/shared/messages.js
-// (tests/node/messages.test.js checks they match).
+// The message type strings, PROTOCOL_VERSION and UNCATALOGUED repeat extension/shared/messages.js
+// (tests/node/messages.test.js checks they match); like every context, this one posts only types
+// of the catalogue (content/...) and drops anything else with UNCATALOGUED on the console.
 
 (() => {
   'use strict';
@@ -38,6 +39,8 @@
     PM_SEND: 'sw/pm-send',
     PM_CLOSE: 'sw/pm-close',
   };
+  const SENDS = new Set(Object.values(T).filter((t) => t.startsWith('content/')));
+  const UNCATALOGUED = 'SLOP Inspector: message type not in the catalogue';
   // Messages a consumer sends: when we see one on the page it is our own post (or another
   // consumer's), never a provider's answer.
   const CONSUMER_TYPES = new Set(['connect', 'subscribe', 'unsubscribe', 'query', 'invoke']);
@@ -60,6 +63,10 @@
   // ------------------------------------------------------------------------------- port
 
   function post(msg) {
+    if (!SENDS.has(msg.type)) {
+      console.error(`${UNCATALOGUED}: ${JSON.stringify(String(msg.type)).slice(0, 80)} (content script)`);
+      return;
+    }
     if (!port) return;
     try {
       port.postMessage(msg);

@@ -6,7 +6,7 @@
 // optionally the frame log. Requests are answered with exactly one reply, a failure with one of
 // ErrorCode. See shared/messages.js.
 
-import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf } from '../shared/messages.js';
+import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
 import { isOwnExtensionPage } from '../shared/browser.js';
 import { approve, deny } from '../shared/settings-store.js';
 import { withCore, core } from './core.js';
@@ -64,6 +64,7 @@ function releasePort(ui) {
 }
 
 function post(ui, msg) {
+  if (!catalogued(msg, Push)) return;
   try {
     ui.port.postMessage(msg);
   } catch {

@@ -5,7 +5,9 @@
 //                     options page ──chrome.storage (settings-store.js)──┘
 //
 // Every message is a plain JSON object {type, ...fields}, and every type is declared here and
-// used through these constants: a context never spells a type as a string.
+// used through these constants: a context never spells a type as a string (tests/node/
+// messages.test.js scans the extension for that), and a context about to post a type that is
+// not in the catalogue drops it and reports UNCATALOGUED (the end-to-end tests fail on that).
 //
 // Naming: `<sender>/<kebab-case-name>`, the sender being where the message is written:
 //   content/...   the content script               (FromContent)
@@ -41,8 +43,8 @@
 //      one of ErrorCode (E_STATE became bad_state, the core's E_PARAMS bad_params...).
 //
 // content/content.js is a classic script and cannot import this module: it repeats the type
-// strings of the content section and PROTOCOL_VERSION verbatim (tests/node/messages.test.js
-// checks they match).
+// strings of the content section, PROTOCOL_VERSION and UNCATALOGUED verbatim (tests/node/
+// messages.test.js checks they match).
 
 export const PROTOCOL_VERSION = 3;
 
@@ -267,6 +269,36 @@ export const LIMITS = Object.freeze({
 // options ↔ service worker: no runtime messages. Both use shared/settings-store.js over
 // chrome.storage; the service worker reacts to storage.onChanged (new token: reconnect; approval
 // revoked: disconnect). A token therefore never travels in a message between contexts.
+
+// ---------------------------------------------------------------------------------------------
+// the guard every port's post goes through
+
+/**
+ * What a context prints (console.error) when it was about to post a message whose type is not in
+ * the catalogue. The message is dropped: the receiver would not understand it. The end-to-end
+ * tests fail when any context prints it (tests/e2e/helpers.mjs, tests/firefox/helpers.mjs).
+ */
+export const UNCATALOGUED = 'SLOP Inspector: message type not in the catalogue';
+
+const typeSets = new WeakMap();
+function typesOf(group) {
+  let set = typeSets.get(group);
+  if (!set) typeSets.set(group, set = new Set(Object.values(group)));
+  return set;
+}
+
+/**
+ * True when msg.type is one of the given catalogue groups' types (e.g. Request for a UI port).
+ * Otherwise reports UNCATALOGUED and returns false: the caller drops the message.
+ * @param {{type?: unknown}} msg
+ * @param {...Readonly<Record<string, string>>} groups
+ */
+export function catalogued(msg, ...groups) {
+  const type = msg?.type;
+  if (groups.some((g) => typesOf(g).has(type))) return true;
+  console.error(`${UNCATALOGUED}: ${JSON.stringify(String(type)).slice(0, 80)} (${globalThis.location?.pathname ?? '?'})`);
+  return false;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Types

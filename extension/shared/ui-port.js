@@ -3,7 +3,7 @@
 // reconnect starts it again, and the worker rebuilds its state from the content scripts).
 
 import { connect } from './browser.js';
-import { PROTOCOL_VERSION, Request, Push, ErrorCode } from './messages.js';
+import { PROTOCOL_VERSION, Request, Push, ErrorCode, catalogued } from './messages.js';
 
 const PING_MS = 20000;
 
@@ -44,6 +44,7 @@ export class UiPort {
 
   /** Sends a request (`type`: one of Request); resolves with its result, rejects with RequestFailed. */
   request(type, fields = {}, timeoutMs = 60000) {
+    if (!catalogued({ type }, Request)) return Promise.reject(new RequestFailed(ErrorCode.BAD_REQUEST, `${String(type).slice(0, 40)} is not a request of the catalogue`));
     if (!this.#port) return Promise.reject(new RequestFailed(ErrorCode.DISCONNECTED, 'Not connected to the extension’s service worker'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
@@ -63,6 +64,7 @@ export class UiPort {
   }
 
   #post(msg) {
+    if (!catalogued(msg, Request)) return;
     try {
       this.#port?.postMessage(msg);
     } catch {
