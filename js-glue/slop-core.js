@@ -84,11 +84,13 @@ export async function loadSlopCore(options = {}) {
     SlopConsumer,
     /**
      * @param {any} schema affordance params schema @param {any} params (undefined: NULL to the core)
-     * @returns {string|null} null when params fit the schema, else the message.
+     * @returns {Array<{code: string, path: Array<string|number>, message: string}>|null} null when
+     *   params fit the schema, else every failure, its path as data (slop_validate_params).
      */
     validateParams(schema, params) {
-      return mem.withStrings([JSON.stringify(schema), params === undefined ? null : JSON.stringify(params)], ([s, p]) =>
+      const text = mem.withStrings([JSON.stringify(schema), params === undefined ? null : JSON.stringify(params)], ([s, p]) =>
         freeResult(M._slop_validate_params(s.ptr, s.len, p.ptr, p.len)));
+      return text === null ? null : JSON.parse(text).errors;
     },
     /** @returns {{ok: boolean, descriptor?: any, error?: string}} */
     parseDescriptor(text) {
@@ -175,7 +177,7 @@ function makeConsumerClass(M, mem) {
     }
 
     /**
-     * @param {{transport: 'ws'|'postmessage', seed?: bigint|number, limits?: SlopLimits}} options
+     * @param {{transport: 'ws'|'postmessage'|'document', seed?: bigint|number, limits?: SlopLimits}} options
      */
     constructor({ transport, seed, limits } = {}) {
       if (seed === undefined) seed = crypto.getRandomValues(new BigUint64Array(1))[0];
@@ -265,6 +267,20 @@ function makeConsumerClass(M, mem) {
         this.#out(M._slop_consumer_invoke(c, pa.ptr, ac.ptr, pr.ptr, pr.len, nowMs, mem.lenPtr)));
       if (id === null) throw this.#fail();
       return id;
+    }
+
+    /**
+     * Loads a document (an export, a snapshot message or a bare node) into a consumer made with
+     * transport "document": read-only, checked as a provider's snapshot (slop_consumer_load).
+     * @param {string|Uint8Array} doc @param {string} [name] the file's name
+     * @returns {{sub: string, format: string, version: number, nodes: number, provider: object,
+     *   names_provider: boolean, exported_at: string|null}}
+     */
+    load(doc, name = null, nowMs = Date.now()) {
+      const c = this.#live();
+      const info = mem.withStrings([doc, name], ([d, n]) => this.#outJson(M._slop_consumer_load(c, d.ptr, d.len, n.ptr, nowMs, mem.lenPtr)));
+      if (info === null) throw this.#fail();
+      return info;
     }
 
     /** @returns {object} provider and connection state */

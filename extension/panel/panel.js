@@ -159,7 +159,7 @@ const treeView = new TreeView($('tree'), {
 
 const detailView = new DetailView($('detail'), {
   invoke: (path, action, p) => bridge.request(Request.INVOKE, { key: selectedKey, path, action, params: p }),
-  validate: (schema, p) => bridge.request(Request.VALIDATE_PARAMS, { schema, params: p }).then((r) => r.error),
+  validate: (schema, p) => bridge.request(Request.VALIDATE_PARAMS, { schema, params: p }).then((r) => r.errors),
   copy,
 });
 

@@ -289,7 +289,7 @@ const handlers = {
     return {};
   },
   [Request.VALIDATE_PARAMS](ui, m) {
-    return { error: core().validateParams(m.schema ?? {}, m.params) };
+    return { errors: core().validateParams(m.schema ?? {}, m.params) };
   },
   async [Request.APPROVE](ui, m) {
     const conn = needConnection(ui, m.key);

@@ -117,7 +117,10 @@ export const Request = Object.freeze({
   QUERY: 'ui/query',
   /** What an agent would be given. {key, sub?} → {treeText, tools} */
   AGENT_VIEW: 'ui/agent-view',
-  /** Check params against an affordance schema (the core decides). {schema, params} → {error: string|null} */
+  /**
+   * Check params against an affordance schema (the core decides). {schema, params} →
+   * {errors: [{code, path: (string|number)[], message}] | null}: every failing path, null when they fit.
+   */
   VALIDATE_PARAMS: 'ui/validate-params',
   /**
    * The core's mirror of a subscription as SLOP node JSON (whole subtree, depth -1).

@@ -1215,7 +1215,164 @@ TEST(child_order_survives_thousands_of_random_ops_on_a_wide_collection) {
     stop(&l);
 }
 
+/* ---- documents: a tree from a file, read-only ------------------------ */
+
+static const char *load_doc(slop_consumer *c, const char *doc, const char *name) {
+    return slop_consumer_load(c, doc, strlen(doc), name, 1000, NULL);
+}
+
+TEST(a_document_consumer_loads_an_export_read_only) {
+    slop_consumer *c = slop_consumer_new(NULL, "document", 7);
+    outs o = {0};
+    drain(c, &o);
+    CHECK(o.n == 0); /* no handshake, nothing to send */
+    const char *doc = "{\"format\":\"slop-inspector-export\",\"exportedAt\":\"2026-11-23T10:00:00Z\","
+                      "\"provider\":{\"id\":\"mail\",\"name\":\"Mail\"},\"version\":42,"
+                      "\"tree\":{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\","
+                      "\"properties\":{\"x\":0.30000000000000004},\"affordances\":[{\"action\":\"go\"}]}]}}";
+    const char *info = load_doc(c, doc, "mail.json");
+    CHECK(info != NULL);
+    cJSON *j = cJSON_Parse(info);
+    const char *sub = cJSON_GetObjectItem(j, "sub")->valuestring;
+    CHECK_STR(cJSON_GetObjectItem(j, "format")->valuestring, "export");
+    CHECK(cJSON_GetObjectItem(j, "version")->valuedouble == 42);
+    CHECK(cJSON_GetObjectItem(j, "nodes")->valuedouble == 2);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "names_provider")));
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "provider"), "name")->valuestring, "Mail");
+    CHECK_STR(cJSON_GetObjectItem(j, "exported_at")->valuestring, "2026-11-23T10:00:00Z");
+    char sub_id[40];
+    snprintf(sub_id, sizeof sub_id, "%s", sub);
+    cJSON_Delete(j);
+    drain(c, &o);
+    CHECK(count_ev(&o, "hello") == 1 && count_ev(&o, "snapshot") == 1);
+    for (int i = 0; i < o.n; i++) CHECK(o.kind[i] == SLOP_OUT_EVENT);
+    outs_free(&o);
+
+    /* Read like a mirror, numbers exact; the state says what it is. */
+    CHECK_CONTAINS(slop_consumer_node(c, sub_id, "/a", NULL), "\"x\":0.30000000000000004");
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"document\":true");
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"state\":\"document\"");
+    /* Nothing reaches a provider that does not exist, and nothing changes it. */
+    CHECK(slop_consumer_invoke(c, "/a", "go", NULL, 0, 1000, NULL) == NULL);
+    CHECK(slop_consumer_last_code(c) == SLOP_E_STATE);
+    CHECK(slop_consumer_subscribe(c, "{}", 2, 1000, NULL) == NULL);
+    CHECK(slop_consumer_resync(c, sub_id, 1000) == SLOP_E_STATE);
+    feed(c, "{\"type\":\"patch\",\"subscription\":\"x\",\"version\":43,\"ops\":[]}", &o);
+    slop_consumer_close(c, 1000);
+    slop_consumer_reset(c, 1000);
+    drain(c, &o);
+    CHECK(o.n == 0);
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"state\":\"document\"");
+    CHECK(load_doc(c, doc, NULL) == NULL); /* one document per consumer */
+    CHECK(slop_consumer_last_code(c) == SLOP_E_STATE);
+    slop_consumer_free(c);
+}
+
+TEST(a_document_may_be_a_snapshot_message_or_a_bare_node) {
+    slop_consumer *c = slop_consumer_new(NULL, "document", 7);
+    const char *info = load_doc(c, "{\"type\":\"snapshot\",\"id\":\"s\",\"version\":5,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\"}}", "snap.json");
+    CHECK_CONTAINS(info, "\"format\":\"snapshot\"");
+    CHECK_CONTAINS(info, "\"version\":5");
+    CHECK_CONTAINS(info, "\"names_provider\":false");
+    CHECK_CONTAINS(info, "\"name\":\"snap.json\"");
+    slop_consumer_free(c);
+    c = slop_consumer_new(NULL, "document", 7);
+    info = load_doc(c, "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\"}]}", NULL);
+    CHECK_CONTAINS(info, "\"format\":\"node\"");
+    CHECK_CONTAINS(info, "\"version\":0");
+    CHECK_CONTAINS(info, "\"nodes\":2");
+    slop_consumer_free(c);
+}
+
+TEST(a_document_the_core_refuses_says_why_and_loads_nothing) {
+    static const struct { const char *doc, *why; slop_code code; } bad[] = {
+        {"{nope", "the document is not valid JSON", SLOP_E_ARG},
+        {"{\"id\":\"x\",\"children\":[]}", "the tree was refused", SLOP_E_ARG},
+        {"{\"tree\":[1]}", "it is not a node object", SLOP_E_ARG},
+        {"{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a/b\",\"type\":\"item\"}]}", "the tree was refused", SLOP_E_ARG},
+        {"{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a\":1,\"a\":2}}", "duplicate member name", SLOP_E_ARG},
+        {"{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"n\":1e400}}", "number too large", SLOP_E_ARG},
+        {"", "empty", SLOP_E_ARG},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        slop_consumer *c = slop_consumer_new(NULL, "document", 7);
+        CHECK(slop_consumer_load(c, bad[i].doc, strlen(bad[i].doc), "f.json", 1000, NULL) == NULL);
+        CHECK(slop_consumer_last_code(c) == bad[i].code);
+        CHECK_CONTAINS(slop_consumer_last_error(c), bad[i].why);
+        CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"subscriptions\":[]");
+        outs o = {0};
+        drain(c, &o);
+        CHECK(o.n == 0);
+        slop_consumer_free(c);
+    }
+    /* Over the frame limit, and a live consumer, are refused too. */
+    slop_limits lim = {0};
+    lim.max_frame_bytes = 16;
+    slop_consumer *c = slop_consumer_new(&lim, "document", 7);
+    CHECK(load_doc(c, "{\"id\":\"r\",\"type\":\"root\"}", NULL) == NULL);
+    CHECK(slop_consumer_last_code(c) == SLOP_E_LIMIT);
+    slop_consumer_free(c);
+    c = slop_consumer_new(NULL, "ws", 7);
+    CHECK(load_doc(c, "{\"id\":\"r\",\"type\":\"root\"}", NULL) == NULL);
+    CHECK(slop_consumer_last_code(c) == SLOP_E_STATE);
+    slop_consumer_free(c);
+}
+
+/* ---- windowed collections: the next page comes from the core -------- */
+
+TEST(a_windowed_collection_says_how_many_more_and_which_window_is_next) {
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 7);
+    outs o = {0};
+    feed(c, "{\"type\":\"hello\",\"provider\":{\"id\":\"p\",\"name\":\"P\",\"slop_version\":\"0.1\","
+            "\"capabilities\":[\"state\",\"patches\",\"windowing\"]}}", &o);
+    const char *sub = slop_consumer_subscribe(c, "{}", 2, 1000, NULL);
+    char sub_id[40];
+    snprintf(sub_id, sizeof sub_id, "%s", sub);
+    drain(c, &o);
+    char frame[1024];
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":{\"id\":\"r\",\"type\":\"root\","
+             "\"children\":[{\"id\":\"items\",\"type\":\"collection\",\"meta\":{\"total_children\":120,\"window\":[10,25]},"
+             "\"children\":[{\"id\":\"a\",\"type\":\"item\"},{\"id\":\"b\",\"type\":\"item\"}]},"
+             "{\"id\":\"all\",\"type\":\"collection\",\"meta\":{\"total_children\":1},\"children\":[{\"id\":\"z\",\"type\":\"item\"}]},"
+             "{\"id\":\"plain\",\"type\":\"collection\"}]}}",
+             sub_id);
+    feed(c, frame, &o);
+    /* 120 in all, the two present start at 10: 108 more, next from 12, 25 at a time. */
+    CHECK_CONTAINS(slop_consumer_node(c, sub_id, "/items", NULL), "\"more\":108,\"next_window\":[12,25]");
+    CHECK_CONTAINS(slop_consumer_node(c, sub_id, "/all", NULL), "\"more\":0");
+    CHECK(strstr(slop_consumer_node(c, sub_id, "/all", NULL), "next_window") == NULL);
+    CHECK(strstr(slop_consumer_node(c, sub_id, "/plain", NULL), "more") == NULL);
+
+    /* The page after a query's page: from where the answer ended. */
+    const char *qopts = "{\"path\":\"/items\",\"depth\":1,\"window\":[12,25]}";
+    const char *q = slop_consumer_query(c, qopts, strlen(qopts), 1000, NULL);
+    CHECK(q != NULL);
+    char qid[40];
+    snprintf(qid, sizeof qid, "%s", q);
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"tree\":{\"id\":\"items\",\"type\":\"collection\","
+             "\"meta\":{\"total_children\":40},\"children\":[{\"id\":\"c\",\"type\":\"item\"},{\"id\":\"d\",\"type\":\"item\"}]}}",
+             qid);
+    outs_free(&o);
+    feed(c, frame, &o);
+    cJSON *e = ev(&o, "query", 0);
+    CHECK(e != NULL);
+    if (!e) return;
+    CHECK_STR(cJSON_GetObjectItem(e, "path")->valuestring, "/items");
+    CHECK(cJSON_GetObjectItem(e, "more")->valuedouble == 26); /* 40 - 12 - 2 */
+    cJSON *next = cJSON_GetObjectItem(e, "next_window");
+    CHECK(cJSON_GetArrayItem(next, 0)->valuedouble == 14 && cJSON_GetArrayItem(next, 1)->valuedouble == 25);
+    cJSON_Delete(e);
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
 int main(void) {
+    RUN(a_windowed_collection_says_how_many_more_and_which_window_is_next);
+    RUN(a_document_consumer_loads_an_export_read_only);
+    RUN(a_document_may_be_a_snapshot_message_or_a_bare_node);
+    RUN(a_document_the_core_refuses_says_why_and_loads_nothing);
     RUN(postmessage_consumer_opens_with_the_connect_handshake);
     RUN(requests_wait_for_hello_then_go_out_in_order);
     RUN(request_ids_are_unique_per_consumer_and_never_sub_1);

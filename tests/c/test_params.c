@@ -10,8 +10,22 @@
 #include "internal.h"
 #include "slop_core.h"
 
-static char *validate(const char *schema, const char *params) {
+/* The whole answer: NULL when valid, else {"errors":[{code,path,message}]}. */
+static char *validate_all(const char *schema, const char *params) {
     return slop_validate_params(schema, schema ? strlen(schema) : 0, params, params ? strlen(params) : 0);
+}
+
+/* The first failure's message (what invoke reports), malloc'd; NULL when valid. */
+static char *validate(const char *schema, const char *params) {
+    char *all = validate_all(schema, params);
+    if (!all) return NULL;
+    cJSON *j = cJSON_Parse(all);
+    free(all);
+    cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "errors"), 0);
+    cJSON *m = cJSON_GetObjectItemCaseSensitive(first, "message");
+    char *out = strdup(cJSON_IsString(m) ? m->valuestring : "(no message in the answer)");
+    cJSON_Delete(j);
+    return out;
 }
 
 /* The validator's answer, "(valid)" for NULL; freed by the macros below. */
@@ -238,7 +252,7 @@ TEST(missing_params_are_checked_as_an_empty_object) {
     EXPECT_ERROR(schema, NULL, "params.body is required");
     EXPECT_VALID("{\"type\":\"object\"}", NULL);
     char *e = slop_validate_params(schema, strlen(schema), "", 0);
-    CHECK_STR(e, "params.body is required");
+    CHECK_CONTAINS(e, "\"message\":\"params.body is required\"");
     free(e);
 
     cJSON *s = cJSON_Parse("{\"type\":\"object\",\"required\":[\"x\"]}");
@@ -327,7 +341,7 @@ TEST(malformed_json_is_reported_as_a_message) {
     EXPECT_VALID(" {\"type\":\"object\"}\n", "\t{} \r\n");
     /* An embedded NUL would silently cut a string; refuse it. */
     char *e = slop_validate_params("{}", 2, "\"a\0b\"", 5);
-    CHECK_STR(e, "params is not valid JSON (raw control character in a string)");
+    CHECK_CONTAINS(e, "\"message\":\"params is not valid JSON (raw control character in a string)\"");
     free(e);
     /* Raw control characters are invalid JSON even where cJSON allows them. */
     EXPECT_ERROR("{\"enum\":[\"a\tb\"]}", "\"a\tb\"", "schema is not valid JSON (raw control character in a string)");
@@ -335,8 +349,50 @@ TEST(malformed_json_is_reported_as_a_message) {
     EXPECT_VALID("{\"enum\":[\"a\\tb\"]}", "\"a\\tb\"");
     /* The length bounds the text: no NUL terminator needed. */
     e = slop_validate_params("{\"type\":\"string\"}XXXX", 17, "1YYYY", 1);
-    CHECK_STR(e, "params must be a string");
+    CHECK_CONTAINS(e, "\"message\":\"params must be a string\"");
     free(e);
+}
+
+/* ---- every failure, as data ------------------------------------------- */
+
+TEST(every_failing_path_is_reported_as_data) {
+    const char *schema =
+        "{\"type\":\"object\",\"required\":[\"title\",\"due\"],\"properties\":{"
+        "\"title\":{\"type\":\"string\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+        "\"prio\":{\"enum\":[\"low\",\"high\"]},\"a b\":{\"type\":\"integer\"}}}";
+    char *all = validate_all(schema, "{\"tags\":[\"x\",2,\"y\",false],\"prio\":\"mid\",\"a b\":1.5}");
+    CHECK_STR(all,
+              "{\"errors\":["
+              "{\"code\":\"required\",\"path\":[\"title\"],\"message\":\"params.title is required\"},"
+              "{\"code\":\"required\",\"path\":[\"due\"],\"message\":\"params.due is required\"},"
+              "{\"code\":\"type\",\"path\":[\"tags\",1],\"message\":\"params.tags[1] must be a string\"},"
+              "{\"code\":\"type\",\"path\":[\"tags\",3],\"message\":\"params.tags[3] must be a string\"},"
+              "{\"code\":\"enum\",\"path\":[\"prio\"],\"message\":\"params.prio must be one of \\\"low\\\", \\\"high\\\"\"},"
+              "{\"code\":\"type\",\"path\":[\"a b\"],\"message\":\"params[\\\"a b\\\"] must be an integer\"}]}");
+    free(all);
+}
+
+TEST(a_value_of_the_wrong_type_is_one_failure_not_one_per_member) {
+    char *all = validate_all("{\"type\":\"object\",\"required\":[\"a\"]}", "[1,2]");
+    CHECK_STR(all, "{\"errors\":[{\"code\":\"type\",\"path\":[],\"message\":\"params must be an object\"}]}");
+    free(all);
+}
+
+TEST(bad_json_is_one_failure_at_the_root) {
+    char *all = validate_all("{}", "{\"a\":");
+    CHECK_CONTAINS(all, "{\"errors\":[{\"code\":\"bad_json\",\"path\":[],\"message\":\"params is not valid JSON");
+    free(all);
+}
+
+TEST(the_list_stops_at_one_hundred_failures) {
+    char params[4096] = "[";
+    for (int i = 0; i < 300; i++) strcat(params, i ? ",1" : "1");
+    strcat(params, "]");
+    char *all = validate_all("{\"items\":{\"type\":\"string\"}}", params);
+    cJSON *j = cJSON_Parse(all);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "errors")) == 100);
+    cJSON_Delete(j);
+    free(all);
 }
 
 int main(void) {
@@ -368,5 +424,9 @@ int main(void) {
     RUN(the_internal_check_works_on_parsed_trees);
     RUN(deep_nesting_is_refused_with_a_clear_message);
     RUN(malformed_json_is_reported_as_a_message);
+    RUN(every_failing_path_is_reported_as_data);
+    RUN(a_value_of_the_wrong_type_is_one_failure_not_one_per_member);
+    RUN(bad_json_is_one_failure_at_the_root);
+    RUN(the_list_stops_at_one_hundred_failures);
     return check_report();
 }

@@ -210,9 +210,9 @@ describe('panel controls', () => {
     // A file the core refuses: the panel says why.
     await panel.setInputFiles('#import-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ id: 'x', children: [] })) });
     await panel.locator('#banner[data-kind="error"]').waitFor({ timeout: 10_000 });
-    assert.match(await panel.locator('#banner').textContent(), /bad\.json: The core refused the tree: .*type/);
+    assert.match(await panel.locator('#banner').textContent(), /bad\.json: the tree was refused: .*type/);
     await panel.setInputFiles('#import-file', { name: 'notjson.json', mimeType: 'application/json', buffer: Buffer.from('{nope') });
-    await until(async () => /notjson\.json: Not JSON/.test(await panel.locator('#banner').textContent()), { what: 'not JSON' });
+    await until(async () => /notjson\.json: the document is not valid JSON/.test(await panel.locator('#banner').textContent()), { what: 'not JSON' });
     await panel.close();
   });
 });

@@ -64,9 +64,9 @@ describe('panel protocol', () => {
     assert.ok(agent.result.tools.tools.some((t) => /send/.test(t.name)));
 
     const bad = await req(Request.VALIDATE_PARAMS, { schema: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] }, params: {} });
-    assert.match(bad.result.error, /to/);
+    assert.ok(bad.result.errors.some((e) => /to/.test(e.message)), JSON.stringify(bad.result));
     const good = await req(Request.VALIDATE_PARAMS, { schema: { type: 'object', properties: { to: { type: 'string' } } }, params: { to: 'x' } });
-    assert.equal(good.result.error, null);
+    assert.equal(good.result.errors, null);
 
     // The core refuses bad params locally (its E_PARAMS is bad_params); unknown providers and
     // subscriptions are not_found, a malformed request bad_request.

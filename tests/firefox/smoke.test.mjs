@@ -126,9 +126,9 @@ test('Firefox ESR: discovery, wasm core, WebSocket auth, postMessage relay, pane
       // The core answers the panel's requests (params are checked by the wasm core).
       const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
       const bad = await panel.evaluate(([t, sc]) => window.slopPanel.request(t, { schema: sc, params: { title: 42 } }), [Request.VALIDATE_PARAMS, schema]);
-      assert.match(String(bad.error), /title/);
+      assert.deepEqual(bad.errors.map((e) => e.path), [['title']], JSON.stringify(bad));
       const fine = await panel.evaluate(([t, sc]) => window.slopPanel.request(t, { schema: sc, params: { title: 'x' } }), [Request.VALIDATE_PARAMS, schema]);
-      assert.equal(fine.error, null);
+      assert.equal(fine.errors, null);
       await panel.waitForSelector('#tree .row[data-path="/inbox"]', { timeout: 5000 });
       assert.equal(await panel.$eval('#status', (e) => e.dataset.status), 'connected');
 

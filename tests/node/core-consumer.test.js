@@ -525,3 +525,20 @@ test('renderStateTail lists connected providers only', async () => {
 test('version() names the core and the SLOP version', () => {
   assert.match(core.version(), /^\d+\.\d+\.\d+ \(SLOP \d+\.\d+\)$/);
 });
+
+test('a document loads into a read-only consumer through the glue; a bad one throws the core\'s reason', () => {
+  const c = new core.SlopConsumer({ transport: 'document' });
+  const info = c.load(JSON.stringify({ provider: { id: 'mail', name: 'Mail' }, version: 7, tree: { id: 'r', type: 'root', children: [{ id: 'a', type: 'item', properties: { n: 0.1 } }] } }), 'mail.json');
+  assert.equal(info.format, 'export');
+  assert.equal(info.version, 7);
+  assert.equal(info.nodes, 2);
+  assert.deepEqual([info.provider.id, info.provider.name, info.names_provider], ['mail', 'Mail', true]);
+  assert.deepEqual(c.drain().map((o) => o.event.event), ['hello', 'snapshot']);
+  assert.equal(c.node(info.sub, '/a').properties.n, 0.1);
+  assert.equal(c.status().subscriptions[0].state, 'document');
+  assertSlopError(() => c.invoke('/a', 'x', undefined, 0), 'E_STATE', /read-only/);
+  c.free();
+  const bad = new core.SlopConsumer({ transport: 'document' });
+  assert.throws(() => bad.load('{"id":"x"}', 'x.json'), /the tree was refused/);
+  bad.free();
+});

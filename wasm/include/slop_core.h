@@ -151,7 +151,8 @@ typedef struct slop_consumer slop_consumer;
  * Creates a consumer for one provider connection.
  *   limits:    NULL, or limits whose 0 fields take the defaults above.
  *   transport: "ws" or "postmessage". With "postmessage" the first output is
- *              the {"type":"connect"} handshake frame.
+ *              the {"type":"connect"} handshake frame. "document": no
+ *              provider, a tree from a file (see slop_consumer_load).
  *   seed:      random bits from the caller (the core has no entropy source);
  *              they make this consumer's request ids unique ("sk3x9-1"), so
  *              two consumers on a shared channel never collide.
@@ -208,7 +209,10 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *   {"event":"patch","sub":S,"version":V,"ops":K,"changed":[paths],
  *        "added":[paths],"removed":[paths]}        paths are absolute node paths
  *   {"event":"resync","sub":S,"reason":CODE,"message":M}  frames follow
- *   {"event":"query","id":Q,"version":V,"tree":{...}}      no mirror is kept
+ *   {"event":"query","id":Q,"path":P,"version":V,"tree":{...},
+ *        "more":?N,"next_window":?[offset,count]}          no mirror is kept;
+ *        more/next_window: for a query with a window, on a windowed
+ *        collection (see slop_consumer_node): the page after this one
  *   {"event":"result","id":I,"path":P,"action":A,"status":"ok"|"error"|"accepted",
  *        "data":?,"error":?{code,message},"task_id":?}
  *   {"event":"task","id":I,"task_id":T,"path":P,"status":..,"progress":..,
@@ -267,6 +271,26 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
                                  const char *params, size_t params_len, double now_ms,
                                  size_t *out_len);
 
+/*
+ * Loads a document into a consumer made with transport "document": a tree
+ * from a file, mirrored read-only with every rule a provider's snapshot
+ * meets (ids, types, fields, limits). Accepted shapes: an export
+ * {"provider":{id,name}?,"version":V?,"exportedAt":S?,"tree":{..}}, a
+ * snapshot message {"type":"snapshot","version":V,"tree":{..}}, or a bare
+ * node. `name` (the file's name, or NULL) names the provider when the
+ * document does not. Queues a "hello" and a "snapshot" event, and returns
+ *   {"sub":S,"format":"export"|"snapshot"|"node","version":V,"nodes":N,
+ *    "provider":{id,name,capabilities},"names_provider":bool,
+ *    "exported_at":S|null}
+ * (owned by c), or NULL with last_error: SLOP_E_ARG (not JSON, the tree
+ * refused, with the reason), SLOP_E_LIMIT (longer than max_frame_bytes),
+ * SLOP_E_STATE (not a document consumer, or one already loaded).
+ * The subscription's state is "document"; subscribe, query, invoke and
+ * resync are refused (SLOP_E_STATE), receive/close/reset change nothing.
+ */
+const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, const char *name,
+                               double now_ms, size_t *out_len);
+
 /* ------------------------------------------------------------------------ */
 /* Reading the mirror                                                        */
 /* ------------------------------------------------------------------------ */
@@ -274,13 +298,14 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
 /*
  * The provider and connection state as JSON:
  *   {"hello":bool,"provider":{...}|null,"capabilities":[..],"closed":bool,
- *    "refused":bool,"pending":N,"nodes":N,"ignored_frames":N,"stale_patches":N,
+ *    "refused":bool,"document":bool,"pending":N,"nodes":N,"ignored_frames":N,"stale_patches":N,
  *    "subscriptions":[{"sub","path","options","state","reason","retry_at",
  *                      "version"?,"seq"?,"nodes"}]}
  * state: "live" (the mirror follows the provider), "waiting" (no snapshot
  * yet), "resyncing" (a fresh snapshot was asked for; the mirror may be
  * behind), "stale" (the last good state, not following: disconnected, or
- * given up until retry_at), "failed" (no state: given up until retry_at).
+ * given up until retry_at), "failed" (no state: given up until retry_at),
+ * "document" (a file loaded by slop_consumer_load: read-only, not live).
  * reason: null when live, else {"code","message"}: why, in words for a user.
  * retry_at: when tick() retries a given-up subscription (ms, the clock the
  * caller passes in), else null.
@@ -297,6 +322,11 @@ const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char 
 /*
  * One node without its children, plus "child_ids":[ids in order] and
  * "path": its absolute path. What a UI needs to render a row. NULL if absent.
+ * A windowed collection (meta.total_children, and meta.window [offset,
+ * count] where the children present start) also gets "more": how many
+ * children the provider has beyond those present, and, when more > 0,
+ * "next_window": the [offset, count] to query for the next page (count:
+ * the provider's window size, else 50).
  */
 const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char *path,
                                size_t *out_len);
@@ -333,8 +363,13 @@ slop_code slop_consumer_last_code(const slop_consumer *c);
 /*
  * Checks params (JSON) against an affordance params schema (JSON) with the
  * SLOP subset: type, properties, required, items, enum. Returns NULL when
- * valid, else a message such as "params.tags[1] must be a string".
- * Malformed JSON in either argument is reported as a message too.
+ * valid, else every failure (at most 100) as data:
+ *   {"errors":[{"code":"type","path":["tags",1],
+ *               "message":"params.tags[1] must be a string"}, ...]}
+ * code: "type", "enum", "required", "too_deep", "bad_json" (either argument
+ * is not strict JSON; path []), "out_of_memory". path: member names and
+ * array indexes from the params root. The first message is what
+ * slop_consumer_invoke reports for the same params.
  */
 char *slop_validate_params(const char *schema, size_t schema_len,
                            const char *params, size_t params_len);

@@ -32,8 +32,10 @@ static const char *const cap_names[] = {"state",     "patches", "affordances", "
 typedef enum { REQ_SUBSCRIBE, REQ_QUERY, REQ_INVOKE } req_kind;
 static const char *const req_names[] = {"subscribe", "query", "invoke"};
 
-typedef enum { SUB_WAITING, SUB_LIVE, SUB_RESYNCING, SUB_STALE, SUB_FAILED } sub_state;
-static const char *const sub_state_names[] = {"waiting", "live", "resyncing", "stale", "failed"};
+/* SUB_DOCUMENT: the mirror of a document loaded by slop_consumer_load(): a
+ * read-only copy that nothing follows. */
+typedef enum { SUB_WAITING, SUB_LIVE, SUB_RESYNCING, SUB_STALE, SUB_FAILED, SUB_DOCUMENT } sub_state;
+static const char *const sub_state_names[] = {"waiting", "live", "resyncing", "stale", "failed", "document"};
 
 /* A resync that loads a snapshot is a success, but a provider whose every
  * patch fails would be resubscribed at its patch rate forever: past
@@ -77,7 +79,8 @@ typedef struct pending {
     req_kind kind;
     double sent_ms;
     char *sub_handle;       /* subscribe                                     */
-    char *path, *action;    /* invoke                                        */
+    char *path, *action;    /* invoke; query (path)                          */
+    double win[2];          /* query: the window asked for, win[1] 0 if none */
 } pending;
 
 typedef struct task {
@@ -98,6 +101,7 @@ struct slop_consumer {
     unsigned long long next_id;
 
     int have_hello, refused, closed;
+    int document;           /* transport "document": a file, no provider     */
     unsigned epoch;         /* bumps on every reset(): a new connection      */
     cJSON *provider;        /* hello.provider, normalised                    */
     cJSON *prev_provider;   /* the provider of the connection before reset() */
@@ -233,6 +237,34 @@ static int is_int(const cJSON *j) {
 /* A version or seq: a non-negative integer within 2^53. */
 static int is_counter(const cJSON *j) {
     return is_int(j) && j->valuedouble >= 0 && j->valuedouble <= MAX_COUNTER;
+}
+
+/* Pages of a windowed collection (a node whose meta.total_children says
+ * how many children the provider has; meta.window [offset, count] where the
+ * ones present start). Adds to `out` what a UI needs to offer the rest:
+ *   "more": N children beyond the ones present (0 when none),
+ *   "next_window": [offset, count] to query for the next page, when N > 0.
+ * `shown`: children present; `page`: the count to ask for (the provider's
+ * own window size when it gave one). Nothing is added to a node that is
+ * not a windowed collection. */
+#define WINDOW_PAGE_DEFAULT 50
+static void add_window(cJSON *out, const cJSON *meta, double shown, double offset, double page) {
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(meta, "total_children");
+    if (!is_counter(total)) return;
+    const cJSON *win = cJSON_GetObjectItemCaseSensitive(meta, "window");
+    if (cJSON_GetArraySize(win) == 2 && is_counter(win->child) && is_counter(win->child->next)) {
+        offset = win->child->valuedouble;
+        if (page <= 0) page = win->child->next->valuedouble;
+    }
+    if (page <= 0) page = WINDOW_PAGE_DEFAULT;
+    double more = total->valuedouble - offset - shown;
+    if (more < 0) more = 0;
+    cJSON_AddNumberToObject(out, "more", more);
+    if (more > 0) {
+        cJSON *next = cJSON_AddArrayToObject(out, "next_window");
+        cJSON_AddItemToArray(next, cJSON_CreateNumber(offset + shown));
+        cJSON_AddItemToArray(next, cJSON_CreateNumber(page < more ? page : more));
+    }
 }
 
 /* Joins a subscription root path and a mirror-relative node path. */
@@ -641,8 +673,15 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
         } else {
             cJSON *e = event("query");
             cJSON_AddStringToObject(e, "id", q->id);
+            if (q->path) cJSON_AddStringToObject(e, "path", q->path);
             cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-            cJSON_AddItemToObject(e, "tree", slop_node_to_json(tmp.root, -1));
+            cJSON *t = slop_node_to_json(tmp.root, -1);
+            cJSON_AddItemToObject(e, "tree", t);
+            /* A page of a windowed collection: where the next one starts. */
+            if (q->win[1] > 0)
+                add_window(e, cJSON_GetObjectItemCaseSensitive(t, "meta"),
+                           (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "children")), q->win[0],
+                           q->win[1]);
             pending_drop(c, q);
             emit(c, e);
         }
@@ -930,10 +969,11 @@ static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
 /* ---------------------------------------------------------------------- */
 
 slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transport, uint64_t seed) {
-    int pm;
+    int pm = 0, document = 0;
     if (!transport) return NULL;
     if (strcmp(transport, "ws") == 0) pm = 0;
     else if (strcmp(transport, "postmessage") == 0) pm = 1;
+    else if (strcmp(transport, "document") == 0) document = 1;
     else return NULL;
     slop_consumer *c = calloc(1, sizeof *c);
     if (!c) return NULL;
@@ -944,6 +984,7 @@ slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transpor
     if (!c->lim.request_timeout_ms) c->lim.request_timeout_ms = SLOP_DEFAULT_TIMEOUT_MS;
     if (!c->lim.max_pending) c->lim.max_pending = SLOP_DEFAULT_MAX_PENDING;
     c->postmessage = pm;
+    c->document = document;
     c->budget.max = c->lim.max_nodes;
     /* A short base36 prefix from the seed keeps ids unique per consumer. */
     static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -986,7 +1027,7 @@ void slop_consumer_free(slop_consumer *c) {
 int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms) {
     if (!c) return 0;
     c->queued = 0;
-    if (c->closed) { /* a frame from a connection that is gone: never applied */
+    if (c->closed || c->document) { /* a connection that is gone, or none: never applied */
         c->ignored_frames++;
         return 0;
     }
@@ -1067,7 +1108,7 @@ int slop_consumer_tick(slop_consumer *c, double now_ms) {
 
 int slop_consumer_close(slop_consumer *c, double now_ms) {
     (void)now_ms;
-    if (!c) return 0;
+    if (!c || c->document) return 0; /* a document has no connection */
     c->queued = 0;
     while (c->npend) {
         pending *p = &c->pend[c->npend - 1];
@@ -1090,7 +1131,7 @@ int slop_consumer_close(slop_consumer *c, double now_ms) {
 }
 
 int slop_consumer_reset(slop_consumer *c, double now_ms) {
-    if (!c) return 0;
+    if (!c || c->document) return 0;
     c->queued = 0;
     if (!c->closed) slop_consumer_close(c, now_ms);
     c->queued = 0;
@@ -1240,6 +1281,10 @@ bad:
 }
 
 static int can_request(slop_consumer *c) {
+    if (c->document) {
+        fail(c, SLOP_E_STATE, "a document has no provider: it is read-only");
+        return 0;
+    }
     if (c->refused) {
         fail(c, SLOP_E_STATE, "the peer is not a SLOP provider (no \"state\" capability)");
         return 0;
@@ -1287,6 +1332,135 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
     return give(c, dupstr(s->handle), out_len);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Documents: a tree from a file, read-only                                 */
+/* ---------------------------------------------------------------------- */
+
+#define DOC_TEXT_MAX 200 /* bytes kept of a document's provider id, name, date */
+
+/* A copy of member `key` of obj when it is a string, cut to DOC_TEXT_MAX
+ * bytes on a character boundary; NULL otherwise. */
+static cJSON *doc_string(const cJSON *obj, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsString(v)) return NULL;
+    size_t n = strlen(v->valuestring);
+    if (n <= DOC_TEXT_MAX) return cJSON_CreateString(v->valuestring);
+    size_t cut = DOC_TEXT_MAX;
+    while (cut > 0 && ((unsigned char)v->valuestring[cut] & 0xC0) == 0x80) cut--;
+    char buf[DOC_TEXT_MAX + 1];
+    memcpy(buf, v->valuestring, cut);
+    buf[cut] = 0;
+    return cJSON_CreateString(buf);
+}
+
+/* The document's provider as a hello would give it: the file's own
+ * provider id and name when it names one, with every capability, so every
+ * field the document carries is kept and shown. */
+static cJSON *doc_provider(const cJSON *named, const char *fallback_name) {
+    cJSON *p = cJSON_CreateObject();
+    cJSON *id = doc_string(named, "id"), *name = doc_string(named, "name");
+    cJSON_AddItemToObject(p, "id", id && id->valuestring[0] ? id : cJSON_CreateString("document"));
+    if (id && !id->valuestring[0]) cJSON_Delete(id);
+    cJSON_AddItemToObject(p, "name", name ? name : cJSON_CreateString(fallback_name));
+    cJSON *caps = cJSON_AddArrayToObject(p, "capabilities");
+    for (int k = 0; k < CAP_COUNT; k++) cJSON_AddItemToArray(caps, cJSON_CreateString(cap_names[k]));
+    return p;
+}
+
+const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, const char *name, double now_ms,
+                               size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    if (!c->document || c->nsubs > 0) {
+        fail(c, SLOP_E_STATE, c->document ? "this consumer already holds a document"
+                                          : "only a consumer made for transport \"document\" loads documents");
+        return give(c, NULL, out_len);
+    }
+    if (!doc || len == 0) {
+        fail(c, SLOP_E_ARG, "the document is empty");
+        return give(c, NULL, out_len);
+    }
+    if (len > c->lim.max_frame_bytes) {
+        fail(c, SLOP_E_LIMIT, "the document has %zu bytes, more than the limit of %zu", len, c->lim.max_frame_bytes);
+        return give(c, NULL, out_len);
+    }
+    slop__json_status st;
+    const char *why = NULL;
+    cJSON *j = slop__json_parse(doc, len, c->lim.max_json_depth, &st, NULL, &why);
+    if (!j) {
+        if (st == SLOP__JSON_TOO_DEEP) fail(c, SLOP_E_ARG, "the document nests more than %u levels", c->lim.max_json_depth);
+        else fail(c, SLOP_E_ARG, "the document is not valid JSON (%s)", why ? why : "out of memory");
+        return give(c, NULL, out_len);
+    }
+    /* Accepted: this inspector's export {format, provider, version, tree,
+     * exportedAt}, a snapshot message {type:"snapshot", version, tree}, or a
+     * bare node. The shape only says where the tree is; the mirror judges it. */
+    cJSON *tree = cJSON_GetObjectItemCaseSensitive(j, "tree");
+    const cJSON *wrapper = cJSON_IsObject(j) && tree ? j : NULL;
+    if (!wrapper) tree = j;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(wrapper, "type");
+    const char *format = !wrapper ? "node" : cJSON_IsString(type) && !strcmp(type->valuestring, "snapshot") ? "snapshot" : "export";
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(wrapper, "version");
+    double version = is_counter(ver) ? ver->valuedouble : 0;
+    const cJSON *named = cJSON_GetObjectItemCaseSensitive(wrapper, "provider");
+
+    sub *s = calloc(1, sizeof *s);
+    sub **ns = s ? realloc(c->subs, sizeof *ns) : NULL;
+    if (!ns) {
+        free(s);
+        cJSON_Delete(j);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
+    }
+    c->subs = ns;
+    c->capsubs = 1;
+    s->wire = new_id(c, 's');
+    s->handle = dupstr(s->wire);
+    s->path = dupstr("/");
+    s->options = cJSON_CreateObject();
+    cJSON_AddStringToObject(s->options, "path", "/");
+    cJSON_AddNumberToObject(s->options, "depth", -1);
+    slop_mirror_init(&s->m, &c->budget);
+    char err[300];
+    if (!cJSON_IsObject(tree) || slop_mirror_load(&s->m, tree, err, sizeof err) != 0) {
+        fail(c, SLOP_E_ARG, "the tree was refused: %s", cJSON_IsObject(tree) ? err : "it is not a node object");
+        sub_free(s);
+        cJSON_Delete(j);
+        return give(c, NULL, out_len);
+    }
+    c->subs[c->nsubs++] = s;
+    s->has_mirror = s->wire_live = 1;
+    s->snap_version = s->last_version = version;
+    set_state(s, SUB_DOCUMENT, "document", "a read-only copy loaded from a file: nothing follows it");
+
+    c->have_hello = 1;
+    c->caps = (1u << CAP_COUNT) - 1;
+    c->provider = doc_provider(cJSON_IsObject(named) ? named : NULL, name && name[0] ? name : "document");
+    cJSON *e = event("hello");
+    cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
+    emit(c, e);
+    e = event("snapshot");
+    cJSON_AddStringToObject(e, "sub", s->handle);
+    cJSON_AddStringToObject(e, "path", s->path);
+    cJSON_AddNumberToObject(e, "version", version);
+    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
+    cJSON_AddBoolToObject(e, "rebase", 0);
+    emit(c, e);
+    (void)now_ms;
+
+    cJSON *info = cJSON_CreateObject();
+    cJSON_AddStringToObject(info, "sub", s->handle);
+    cJSON_AddStringToObject(info, "format", format);
+    cJSON_AddNumberToObject(info, "version", version);
+    cJSON_AddNumberToObject(info, "nodes", (double)s->m.nodes);
+    cJSON_AddItemToObject(info, "provider", cJSON_Duplicate(c->provider, 1));
+    cJSON_AddBoolToObject(info, "names_provider", cJSON_IsObject(named));
+    cJSON *at = doc_string(wrapper, "exportedAt");
+    cJSON_AddItemToObject(info, "exported_at", at ? at : cJSON_CreateNull());
+    cJSON_Delete(j);
+    return give_json(c, info, out_len);
+}
+
 int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_ms) {
     (void)now_ms;
     if (!c) return SLOP_E_ARG;
@@ -1296,7 +1470,7 @@ int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_m
         if (!sub_id || strcmp(s->handle, sub_id) != 0) continue;
         pending *p = find_pending(c, s->wire);
         if (p) pending_drop(c, p);
-        if (!c->closed) {
+        if (!c->closed && !c->document) {
             cJSON *un = cJSON_CreateObject();
             cJSON_AddStringToObject(un, "type", "unsubscribe");
             cJSON_AddStringToObject(un, "id", s->wire);
@@ -1333,7 +1507,6 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
     char *path = NULL;
     cJSON *opts = parse_options(c, options, options ? len : 0, 1, &path);
     if (!opts) return give(c, NULL, out_len);
-    free(path);
     char *id = new_id(c, 'q');
     cJSON *f = cJSON_CreateObject();
     cJSON_AddStringToObject(f, "type", "query");
@@ -1343,7 +1516,15 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
         cJSON_AddItemToObject(f, it->string, it);
     }
     cJSON_Delete(opts);
-    pending_add(c, id, REQ_QUERY, now_ms, NULL, NULL, NULL);
+    if (pending_add(c, id, REQ_QUERY, now_ms, NULL, path, NULL) == 0) {
+        cJSON *w = cJSON_GetObjectItemCaseSensitive(f, "window");
+        pending *p = &c->pend[c->npend - 1];
+        if (cJSON_GetArraySize(w) == 2) {
+            p->win[0] = w->child->valuedouble;
+            p->win[1] = w->child->next->valuedouble;
+        }
+    }
+    free(path);
     dispatch(c, f);
     return give(c, id, out_len);
 }
@@ -1435,6 +1616,7 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
         if (c->caps & (1u << k)) cJSON_AddItemToArray(caps, cJSON_CreateString(cap_names[k]));
     cJSON_AddBoolToObject(j, "closed", c->closed);
     cJSON_AddBoolToObject(j, "refused", c->refused);
+    cJSON_AddBoolToObject(j, "document", c->document);
     cJSON_AddNumberToObject(j, "pending", (double)c->npend);
     cJSON_AddNumberToObject(j, "nodes", (double)c->budget.used);
     cJSON_AddNumberToObject(j, "ignored_frames", (double)c->ignored_frames);
@@ -1507,6 +1689,7 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
     slop_kid_iter it;
     for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
         cJSON_AddItemToArray(ids, cJSON_CreateString(k->id));
+    add_window(j, cJSON_GetObjectItemCaseSensitive(j, "meta"), (double)slop_node_child_count(n), 0, 0);
     return give_json(c, j, out_len);
 }
 

@@ -20,6 +20,11 @@
  * "params.tags[1] must be a string" (caller frees with free()). */
 char *slop__params_check(const cJSON *schema, const cJSON *params);
 
+/* Every failure (at most 100) as [{"code","path":[keys and indexes],
+ * "message"}], codes "type", "enum", "required", "too_deep",
+ * "out_of_memory"; NULL when valid. The caller frees with cJSON_Delete(). */
+cJSON *slop__params_errors(const cJSON *schema, const cJSON *params);
+
 /* ---- agent_view.c ----------------------------------------------------- */
 
 /* Canonical tree text of a SLOP node tree (notes 1.13 item 53). Returns a

@@ -2,9 +2,10 @@
  * params.c: invoke params against an affordance params schema, with the
  * SLOP subset of JSON Schema (spec/affordances "params schema dialect"):
  * type, properties, required, items, enum. Every other keyword is ignored,
- * as the reference validators do. The first failure wins and is reported as
- * a message with a path from the root named "params" ("params.tags[1] must
- * be a string"); NULL means valid.
+ * as the reference validators do. Every failure is reported as data, with
+ * its path as keys and indexes and a message naming it from the root
+ * "params" ("params.tags[1] must be a string"); the first one is what invoke
+ * reports. NULL means valid.
  */
 #include <math.h>
 #include <stdint.h>
@@ -108,9 +109,15 @@ static int json_equal(const cJSON *a, const cJSON *b, int depth) {
 
 /* ---- the checker -------------------------------------------------------- */
 
+/* Every failure is collected (up to ERRORS_MAX), so a form can mark every
+ * field at once; the first one is the message invoke reports. */
+#define ERRORS_MAX 100
+
 typedef struct checker {
-    strbuf path;  /* "params.user.tags[1]", grown and cut back while walking */
-    strbuf msg;   /* the failure message, once there is one */
+    strbuf path;    /* "params.user.tags[1]", grown and cut back while walking */
+    cJSON *segs;    /* the same path as data: ["user","tags",1]                */
+    cJSON *errors;  /* [{code, path, message}]                                 */
+    int count, oom;
 } checker;
 
 /* [A-Za-z_$][A-Za-z0-9_$]*: what may follow a '.' in a JS-style path. */
@@ -125,7 +132,7 @@ static int ident_like(const char *k) {
     return 1;
 }
 
-static void path_push_key(strbuf *p, const char *key) {
+static void path_text_key(strbuf *p, const char *key) {
     if (ident_like(key)) {
         sb_puts(p, ".");
         sb_puts(p, key);
@@ -145,125 +152,232 @@ static void path_push_key(strbuf *p, const char *key) {
     sb_puts(p, "\"]");
 }
 
-static int fail(checker *ck, const char *what) {
-    sb_putn(&ck->msg, ck->path.s ? ck->path.s : "", ck->path.len);
-    sb_puts(&ck->msg, what);
-    return 1;
-}
-
-static int fail_type(checker *ck, const int *types, int n) {
-    sb_putn(&ck->msg, ck->path.s ? ck->path.s : "", ck->path.len);
-    sb_puts(&ck->msg, " must be ");
-    for (int i = 0; i < n; i++) {
-        if (i > 0) sb_puts(&ck->msg, i == n - 1 ? " or " : ", ");
-        sb_puts(&ck->msg, type_phrases[types[i]]);
+/* Steps into a member (key) or an array element (key NULL, index i); returns
+ * the mark path_pop() goes back to. */
+static size_t path_push(checker *ck, const char *key, size_t i) {
+    size_t mark = ck->path.len;
+    cJSON *seg;
+    if (key) {
+        path_text_key(&ck->path, key);
+        seg = cJSON_CreateString(key);
+    } else {
+        char idx[32];
+        snprintf(idx, sizeof idx, "[%zu]", i);
+        sb_puts(&ck->path, idx);
+        seg = cJSON_CreateNumber((double)i);
     }
-    return 1;
+    if (!seg || !cJSON_AddItemToArray(ck->segs, seg)) {
+        cJSON_Delete(seg);
+        ck->oom = 1;
+    }
+    return mark;
 }
 
-static int fail_enum(checker *ck, const cJSON *members) {
-    sb_putn(&ck->msg, ck->path.s ? ck->path.s : "", ck->path.len);
+static void path_pop(checker *ck, size_t mark) {
+    ck->path.len = mark;
+    if (ck->path.s) ck->path.s[mark] = '\0';
+    int n = cJSON_GetArraySize(ck->segs);
+    if (n > 0) cJSON_DeleteItemFromArray(ck->segs, n - 1);
+}
+
+/* Records a failure: {code, path, message}. */
+static void record(checker *ck, const char *code, const char *message) {
+    ck->count++;
+    if (ck->count > ERRORS_MAX) return;
+    cJSON *e = cJSON_CreateObject();
+    cJSON *path = cJSON_Duplicate(ck->segs, 1);
+    if (!e || !path || !cJSON_AddStringToObject(e, "code", code) || !cJSON_AddItemToObject(e, "path", path) ||
+        !cJSON_AddStringToObject(e, "message", message) || !cJSON_AddItemToArray(ck->errors, e)) {
+        if (!cJSON_GetObjectItemCaseSensitive(e, "path")) cJSON_Delete(path);
+        cJSON_Delete(e);
+        ck->oom = 1;
+    }
+}
+
+/* A failure at the current path; its message is the path text then `what`. */
+static void fail(checker *ck, const char *code, const strbuf *what) {
+    strbuf m = {0};
+    sb_putn(&m, ck->path.s ? ck->path.s : "", ck->path.len);
+    sb_putn(&m, what->s ? what->s : "", what->len);
+    if (m.oom || !m.s) ck->oom = 1;
+    else record(ck, code, m.s);
+    free(m.s);
+}
+
+static void fail_text(checker *ck, const char *code, const char *text) {
+    strbuf w = {0};
+    sb_puts(&w, text);
+    if (w.oom) ck->oom = 1;
+    fail(ck, code, &w);
+    free(w.s);
+}
+
+static void fail_type(checker *ck, const int *types, int n) {
+    strbuf w = {0};
+    sb_puts(&w, " must be ");
+    for (int i = 0; i < n; i++) {
+        if (i > 0) sb_puts(&w, i == n - 1 ? " or " : ", ");
+        sb_puts(&w, type_phrases[types[i]]);
+    }
+    if (w.oom) ck->oom = 1;
+    fail(ck, "type", &w);
+    free(w.s);
+}
+
+static void fail_enum(checker *ck, const cJSON *members) {
     int total = cJSON_GetArraySize(members);
     if (total == 0) {
-        sb_puts(&ck->msg, " cannot match an empty enum");
-        return 1;
+        fail_text(ck, "enum", " cannot match an empty enum");
+        return;
     }
-    sb_puts(&ck->msg, " must be one of ");
+    strbuf w = {0};
+    sb_puts(&w, " must be one of ");
     int shown = 0;
     for (const cJSON *m = members->child; m && shown < ENUM_SHOW_MAX; m = m->next, shown++) {
         char *text = slop__json_print(m);
-        if (!text) { ck->msg.oom = 1; return 1; }
+        if (!text) { w.oom = 1; break; }
         size_t n = strlen(text), cut = utf8_cut(text, n, ENUM_MEMBER_SHOW);
-        if (shown > 0) sb_puts(&ck->msg, ", ");
-        sb_putn(&ck->msg, text, cut);
-        if (cut < n) sb_puts(&ck->msg, "...");
+        if (shown > 0) sb_puts(&w, ", ");
+        sb_putn(&w, text, cut);
+        if (cut < n) sb_puts(&w, "...");
         free(text);
     }
     if (total > shown) {
         char more[48];
         snprintf(more, sizeof more, ", ... (%d more)", total - shown);
-        sb_puts(&ck->msg, more);
+        sb_puts(&w, more);
     }
+    if (w.oom) ck->oom = 1;
+    fail(ck, "enum", &w);
+    free(w.s);
+}
+
+/* The "type" keyword: 0 when value has one of the listed types (or a type
+ * name outside the subset is listed: it imposes nothing), else a failure. */
+static int check_type(checker *ck, const cJSON *type, const cJSON *value) {
+    int listed[TYPE_COUNT], n = 0;
+    const cJSON *one = cJSON_IsString(type) ? type : type->child;
+    for (; one; one = cJSON_IsString(type) ? NULL : one->next) {
+        if (!cJSON_IsString(one)) continue;
+        int t = type_index(one->valuestring);
+        if (t < 0 || type_matches(t, value)) return 0;
+        int dup = 0;
+        for (int i = 0; i < n; i++) dup |= listed[i] == t;
+        if (!dup && n < TYPE_COUNT) listed[n++] = t;
+    }
+    if (n == 0) return 0;
+    fail_type(ck, listed, n);
     return 1;
 }
 
-/* Returns 0 when value satisfies schema, else 1 with ck->msg set. */
-static int check(checker *ck, const cJSON *schema, const cJSON *value, int depth) {
-    if (depth > PARAMS_MAX_DEPTH) {
-        ck->msg.len = 0;
-        sb_puts(&ck->msg, "params nesting is too deep");
-        return 1;
+static void check(checker *ck, const cJSON *schema, const cJSON *value, int depth);
+
+/* required, then properties: every member is checked, failures collected. */
+static void check_object(checker *ck, const cJSON *schema, const cJSON *value, int depth) {
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
+    if (cJSON_IsArray(req)) {
+        for (const cJSON *k = req->child; k; k = k->next) {
+            if (!cJSON_IsString(k) || cJSON_GetObjectItemCaseSensitive(value, k->valuestring)) continue;
+            size_t mark = path_push(ck, k->valuestring, 0);
+            fail_text(ck, "required", " is required");
+            path_pop(ck, mark);
+        }
     }
-    if (!cJSON_IsObject(schema)) return 0; /* true, {} and non-schemas impose nothing */
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
+    if (!cJSON_IsObject(props)) return;
+    for (const cJSON *p = props->child; p; p = p->next) {
+        const cJSON *v = p->string ? cJSON_GetObjectItemCaseSensitive(value, p->string) : NULL;
+        if (!v) continue;
+        size_t mark = path_push(ck, p->string, 0);
+        check(ck, p, v, depth + 1);
+        path_pop(ck, mark);
+    }
+}
+
+/* Records every failure of value against schema. */
+static void check(checker *ck, const cJSON *schema, const cJSON *value, int depth) {
+    if (ck->count > ERRORS_MAX || ck->oom) return;
+    if (depth > PARAMS_MAX_DEPTH) {
+        /* One failure for the whole value, and the walk stops: a value this
+         * deep would repeat it at every leaf. */
+        record(ck, "too_deep", "params nesting is too deep");
+        ck->count = ERRORS_MAX + 1;
+        return;
+    }
+    if (!cJSON_IsObject(schema)) return; /* true, {} and non-schemas impose nothing */
 
     const cJSON *en = cJSON_GetObjectItemCaseSensitive(schema, "enum");
     if (cJSON_IsArray(en)) {
         int found = 0;
         for (const cJSON *m = en->child; m && !found; m = m->next) found = json_equal(m, value, 0);
-        if (!found) return fail_enum(ck, en);
-    }
-
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(schema, "type");
-    if (cJSON_IsString(type) || cJSON_IsArray(type)) {
-        int listed[TYPE_COUNT], n = 0, ok = 0, unknown = 0;
-        const cJSON *one = cJSON_IsString(type) ? type : type->child;
-        for (; one && !ok; one = cJSON_IsString(type) ? NULL : one->next) {
-            if (!cJSON_IsString(one)) continue;
-            int t = type_index(one->valuestring);
-            if (t < 0) { unknown = 1; break; } /* unknown type names pass */
-            if (type_matches(t, value)) ok = 1;
-            else if (n < TYPE_COUNT) {
-                int dup = 0;
-                for (int i = 0; i < n; i++) dup |= listed[i] == t;
-                if (!dup) listed[n++] = t;
-            }
+        if (!found) {
+            fail_enum(ck, en);
+            return;
         }
-        if (!ok && !unknown && n > 0) return fail_type(ck, listed, n);
     }
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(schema, "type");
+    if ((cJSON_IsString(type) || cJSON_IsArray(type)) && check_type(ck, type, value)) return;
 
     /* The object and array keywords apply to values of that kind (JSON
      * Schema semantics), whether or not "type" says so. */
     if (cJSON_IsObject(value)) {
-        const cJSON *req = cJSON_GetObjectItemCaseSensitive(schema, "required");
-        if (cJSON_IsArray(req)) {
-            for (const cJSON *k = req->child; k; k = k->next) {
-                if (!cJSON_IsString(k) || cJSON_GetObjectItemCaseSensitive(value, k->valuestring)) continue;
-                path_push_key(&ck->path, k->valuestring);
-                return fail(ck, " is required");
-            }
-        }
-        const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
-        if (cJSON_IsObject(props)) {
-            for (const cJSON *p = props->child; p; p = p->next) {
-                if (!p->string) continue;
-                const cJSON *v = cJSON_GetObjectItemCaseSensitive(value, p->string);
-                if (!v) continue;
-                size_t mark = ck->path.len;
-                path_push_key(&ck->path, p->string);
-                if (check(ck, p, v, depth + 1)) return 1;
-                ck->path.len = mark;
-                if (ck->path.s) ck->path.s[mark] = '\0';
-            }
-        }
+        check_object(ck, schema, value, depth);
     } else if (cJSON_IsArray(value)) {
         const cJSON *items = cJSON_GetObjectItemCaseSensitive(schema, "items");
-        if (cJSON_IsObject(items)) { /* the tuple form is outside the subset */
-            size_t i = 0;
-            for (const cJSON *e = value->child; e; e = e->next, i++) {
-                size_t mark = ck->path.len;
-                char idx[32];
-                snprintf(idx, sizeof idx, "[%zu]", i);
-                sb_puts(&ck->path, idx);
-                if (check(ck, items, e, depth + 1)) return 1;
-                ck->path.len = mark;
-                if (ck->path.s) ck->path.s[mark] = '\0';
-            }
+        if (!cJSON_IsObject(items)) return; /* the tuple form is outside the subset */
+        size_t i = 0;
+        for (const cJSON *e = value->child; e; e = e->next, i++) {
+            size_t mark = path_push(ck, NULL, i);
+            check(ck, items, e, depth + 1);
+            path_pop(ck, mark);
         }
     }
-    return 0;
 }
 
-/* A fresh malloc'd copy of a short constant message; NULL only on OOM. */
+/* A one-error list for a failure outside the schema walk (bad JSON, no
+ * memory); NULL only when even that cannot be allocated. */
+static cJSON *single_error(const char *code, const char *message) {
+    cJSON *list = cJSON_CreateArray(), *e = cJSON_CreateObject();
+    if (!list || !e || !cJSON_AddStringToObject(e, "code", code) || !cJSON_AddArrayToObject(e, "path") ||
+        !cJSON_AddStringToObject(e, "message", message)) {
+        cJSON_Delete(list);
+        cJSON_Delete(e);
+        return NULL;
+    }
+    cJSON_AddItemToArray(list, e);
+    return list;
+}
+
+cJSON *slop__params_errors(const cJSON *schema, const cJSON *params) {
+    if (!schema) return NULL;
+    cJSON *empty = NULL;
+    if (!params) {
+        /* No params at all is an empty object, as the invoke frame sends. */
+        empty = cJSON_CreateObject();
+        if (!empty) return single_error("out_of_memory", "params could not be checked (out of memory)");
+        params = empty;
+    }
+    checker ck = {{0}, cJSON_CreateArray(), cJSON_CreateArray(), 0, 0};
+    sb_puts(&ck.path, "params");
+    if (!ck.segs || !ck.errors) ck.oom = 1;
+    else check(&ck, schema, params, 0);
+    cJSON_Delete(empty);
+    free(ck.path.s);
+    cJSON_Delete(ck.segs);
+    if (ck.oom || ck.path.oom) {
+        /* Never report an invalid value as valid just because the list could
+         * not be built. */
+        cJSON_Delete(ck.errors);
+        return single_error("out_of_memory", "params could not be checked (out of memory)");
+    }
+    if (ck.count == 0) {
+        cJSON_Delete(ck.errors);
+        return NULL;
+    }
+    return ck.errors;
+}
+
+/* A fresh malloc'd copy of a message; NULL only on OOM. */
 static char *message(const char *text) {
     size_t n = strlen(text) + 1;
     char *m = malloc(n);
@@ -272,37 +386,19 @@ static char *message(const char *text) {
 }
 
 char *slop__params_check(const cJSON *schema, const cJSON *params) {
-    if (!schema) return NULL;
-    cJSON *empty = NULL;
-    if (!params) {
-        /* No params at all is an empty object, as the invoke frame sends. */
-        empty = cJSON_CreateObject();
-        if (!empty) return message("params could not be checked (out of memory)");
-        params = empty;
-    }
-    checker ck = {{0}, {0}};
-    sb_puts(&ck.path, "params");
-    int bad = check(&ck, schema, params, 0);
-    cJSON_Delete(empty);
-    free(ck.path.s);
-    if (!bad) {
-        free(ck.msg.s);
-        return NULL;
-    }
-    if (ck.msg.oom || ck.path.oom || !ck.msg.s) {
-        /* Never report an invalid value as valid just because the message
-         * could not be built. (A NULL here is only total memory exhaustion.) */
-        free(ck.msg.s);
-        return message("params are invalid");
-    }
-    return ck.msg.s;
+    cJSON *errors = slop__params_errors(schema, params);
+    if (!errors) return NULL;
+    cJSON *first = cJSON_GetObjectItemCaseSensitive(errors->child, "message");
+    char *m = message(cJSON_IsString(first) ? first->valuestring : "params are invalid");
+    cJSON_Delete(errors);
+    return m ? m : message("params are invalid");
 }
 
 /* ---- the public wrapper ------------------------------------------------- */
 
-/* Strict parse (json_limits.c). NULL with a message such as "params is not
- * valid JSON (number too large for a double)" in *msg. */
-static cJSON *parse_whole(const char *what, const char *text, size_t len, char **msg) {
+/* Strict parse (json_limits.c). NULL with a one-error list such as
+ * "params is not valid JSON (number too large for a double)" in *errors. */
+static cJSON *parse_whole(const char *what, const char *text, size_t len, cJSON **errors) {
     slop__json_status st;
     const char *why = NULL;
     cJSON *v = slop__json_parse(text, len, TEXT_MAX_DEPTH, &st, NULL, &why);
@@ -310,28 +406,42 @@ static cJSON *parse_whole(const char *what, const char *text, size_t len, char *
         char m[160];
         if (st == SLOP__JSON_TOO_DEEP) snprintf(m, sizeof m, "%s nesting is too deep", what);
         else snprintf(m, sizeof m, "%s is not valid JSON (%s)", what, why ? why : "out of memory");
-        *msg = message(m);
+        *errors = single_error(st == SLOP__JSON_TOO_DEEP ? "too_deep" : "bad_json", m);
     }
     return v;
+}
+
+/* {"errors":[...]} as text for the caller; the plain fallback when even
+ * that cannot be built (never "valid"). */
+static char *errors_text(cJSON *errors) {
+    cJSON *o = cJSON_CreateObject();
+    char *t = NULL;
+    if (o && errors && cJSON_AddItemToObject(o, "errors", errors)) {
+        errors = NULL;
+        t = slop__json_print(o);
+    }
+    cJSON_Delete(errors);
+    cJSON_Delete(o);
+    return t ? t : message("{\"errors\":[{\"code\":\"out_of_memory\",\"path\":[],\"message\":\"params could not be checked (out of memory)\"}]}");
 }
 
 char *slop_validate_params(const char *schema, size_t schema_len,
                            const char *params, size_t params_len) {
     /* NULL or empty means "none", as for slop_consumer_invoke's params. */
     if (!schema || schema_len == 0) return NULL;
-    char *msg = NULL;
-    cJSON *s = parse_whole("schema", schema, schema_len, &msg);
-    if (!s) return msg;
+    cJSON *errors = NULL;
+    cJSON *s = parse_whole("schema", schema, schema_len, &errors);
+    if (!s) return errors_text(errors);
     cJSON *p = NULL;
     if (params && params_len > 0) {
-        p = parse_whole("params", params, params_len, &msg);
+        p = parse_whole("params", params, params_len, &errors);
         if (!p) {
             cJSON_Delete(s);
-            return msg;
+            return errors_text(errors);
         }
     }
-    char *err = slop__params_check(s, p);
+    errors = slop__params_errors(s, p);
     cJSON_Delete(s);
     cJSON_Delete(p);
-    return err;
+    return errors ? errors_text(errors) : NULL;
 }

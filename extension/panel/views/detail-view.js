@@ -53,7 +53,7 @@ function metaView(meta) {
 export class DetailView {
   /**
    * @param {HTMLElement} root
-   * @param {{invoke: (path, action, params) => Promise<any>, validate: (schema, params) => Promise<string|null>,
+   * @param {{invoke: (path, action, params) => Promise<any>, validate: (schema, params) => Promise<Array<{path: Array<string|number>, message: string}>|null>,
    *          copy: (text: string, what: string) => void}} actions
    */
   constructor(root, actions) {
@@ -265,7 +265,7 @@ export class DetailView {
 
     let form = null;
 
-    /** Asks the core; shows and returns its message (null = fits). */
+    /** Asks the core; shows and returns its failures (null = fits). */
     const check = async () => {
       if (!form) return null;
       const r = form.value();

@@ -3,14 +3,14 @@
 // editor (a toggle, and the fallback for schemas the form does not cover).
 //
 // The form only collects a value. Whether it fits the schema is the core's decision
-// (validateParams / invoke); showError() puts the core's message next to the field it names
-// ("params.tags[1] must be a string" goes under tags[1]), else above the buttons. Numbers are
-// sent as typed when they do not read as a number, so the core reports them.
+// (validateParams / invoke); showError() puts each of the core's failures next to the field at its
+// path (the core reports paths as data: ["tags", 1]), else above the buttons. Numbers are sent as
+// typed when they do not read as a number, so the core reports them.
 
 import { h } from '../../shared/dom.js';
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-/** A member's path as the core's messages write it: params.a, params["a b"], params.tags[1]. */
+/** A field's name in the page (data-ppath, aria-label): params.a, params["a b"], params.tags[1]. */
 const keyPath = (base, key) => (IDENT.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`);
 
 const UNSET = Symbol('unset');
@@ -54,7 +54,7 @@ export class ParamsForm {
     this.rawEl.addEventListener('input', () => { this.#fitRaw(); this.onChange(); });
     this.errorEl = h('div', { class: 'pf-error pf-top-error', role: 'alert' });
     this.toggleBtn = h('button', { type: 'button', class: 'link pf-toggle', 'data-action': 'toggle-raw', onclick: () => this.setRaw(!this.raw) });
-    this.root = this.formOk ? this.#build(schema, 'params', null, true, undefined) : null;
+    this.root = this.formOk ? this.#build(schema, 'params', [], null, true, undefined) : null;
     if (this.root) this.formEl.append(this.root.el);
     this.el = h('div', { class: 'params-form' },
       h('div', { class: 'pf-head' }, h('span', { class: 'pf-title', text: 'Parameters' }), this.formOk ? this.toggleBtn : h('span', { class: 'muted', text: 'raw JSON' })),
@@ -107,26 +107,40 @@ export class ParamsForm {
     return { ok: true, value: v === UNSET ? {} : v };
   }
 
-  /** The core's message under the field it names (the longest matching path), or on top. */
-  showError(message) {
+  /**
+   * Shows a problem: a message of the form's own (text, above the buttons) or the core's failures
+   * ([{path, message}]), each under the field at the longest prefix of its path, else on top.
+   */
+  showError(problem) {
     for (const f of this.fields) {
       f.errorEl.textContent = '';
       f.el.classList.remove('invalid');
     }
     this.errorEl.textContent = '';
-    if (!message) return;
-    let best = null;
-    if (!this.raw) {
-      for (const f of this.fields) {
-        if (message.startsWith(`${f.ppath} `) && (!best || f.ppath.length > best.ppath.length)) best = f;
+    if (!problem) return;
+    const failures = typeof problem === 'string' ? [{ path: null, message: problem }] : problem;
+    const top = [];
+    for (const { path, message } of failures) {
+      const best = this.raw || !Array.isArray(path) ? null : this.#fieldAt(path);
+      if (best) {
+        best.errorEl.textContent = best.errorEl.textContent ? `${best.errorEl.textContent}\n${message}` : message;
+        best.el.classList.add('invalid');
+      } else {
+        top.push(message);
       }
     }
-    if (best) {
-      best.errorEl.textContent = message;
-      best.el.classList.add('invalid');
-    } else {
-      this.errorEl.textContent = message;
+    this.errorEl.textContent = top.join('\n');
+  }
+
+  /** The field whose path is the longest prefix of `path` (the root's is []), or null for the root. */
+  #fieldAt(path) {
+    let best = null;
+    for (const f of this.fields) {
+      const n = f.segs.length;
+      if (n === 0 || n > path.length || (best && n <= best.segs.length)) continue;
+      if (f.segs.every((s, i) => s === path[i])) best = f;
     }
+    return best;
   }
 
   // ------------------------------------------------------------------------------ fields
@@ -135,7 +149,7 @@ export class ParamsForm {
    * A field: {el, read() → value | UNSET, write(v)}.
    * @param {boolean} top   the root object (its members are laid out directly)
    */
-  #build(schema, ppath, name, required, initial, inArray = false) {
+  #build(schema, ppath, segs, name, required, initial, inArray = false) {
     const kind = kindOf(schema);
     const changed = () => this.onChange();
     const errorEl = h('div', { class: 'pf-error' });
@@ -222,11 +236,11 @@ export class ParamsForm {
         const items = [];
         const renumber = () => items.forEach((it, i) => {
           it.index.textContent = `[${i}]`;
-          this.#repath(it.field, `${ppath}[${i}]`);
+          this.#repath(it.field, `${ppath}[${i}]`, [...segs, i]);
         });
         const addItem = (v) => {
           const i = items.length;
-          const f = this.#build(itemSchema, `${ppath}[${i}]`, null, false, v, true);
+          const f = this.#build(itemSchema, `${ppath}[${i}]`, [...segs, i], null, false, v, true);
           const index = h('span', { class: 'pf-index muted', text: `[${i}]` });
           const it = { field: f, index };
           it.el = h('div', { class: 'pf-item' }, index, f.el,
@@ -262,7 +276,7 @@ export class ParamsForm {
         const req = new Set(Array.isArray(schema.required) ? schema.required : []);
         const keys = Object.keys(schema.properties);
         keys.sort((a, b) => Number(req.has(b)) - Number(req.has(a)));
-        const members = keys.map((k) => [k, this.#build(schema.properties[k] ?? {}, keyPath(ppath, k), k, req.has(k),
+        const members = keys.map((k) => [k, this.#build(schema.properties[k] ?? {}, keyPath(ppath, k), [...segs, k], k, req.has(k),
           start && typeof start === 'object' ? start[k] : undefined)]);
         const body = h('div', { class: 'pf-members' }, members.map(([, f]) => f.el));
         const el = name === null && !inArray
@@ -301,21 +315,23 @@ export class ParamsForm {
       }
     }
     field.ppath = ppath;
+    field.segs = segs;
     field.errorEl = errorEl;
     this.fields.push(field);
     return field;
   }
 
   /** After an array item moved: its (and its members') paths follow the new index. */
-  #repath(field, ppath) {
+  #repath(field, ppath, segs) {
     const old = field.ppath;
+    const oldSegs = field.segs;
     for (const f of this.fields) {
-      if (f.ppath === old || f.ppath.startsWith(`${old}.`) || f.ppath.startsWith(`${old}[`)) {
-        f.ppath = ppath + f.ppath.slice(old.length);
-        f.el.dataset.ppath = f.ppath;
-        const control = f.el.querySelector(':scope > input, :scope > select, :scope > textarea');
-        if (control) control.dataset.ppath = f.ppath;
-      }
+      if (f.segs.length < oldSegs.length || !oldSegs.every((s, i) => s === f.segs[i])) continue;
+      f.segs = [...segs, ...f.segs.slice(oldSegs.length)];
+      f.ppath = ppath + f.ppath.slice(old.length);
+      f.el.dataset.ppath = f.ppath;
+      const control = f.el.querySelector(':scope > input, :scope > select, :scope > textarea');
+      if (control) control.dataset.ppath = f.ppath;
     }
   }
 }
