@@ -6,13 +6,23 @@
 #   2. gets Debian's security-patched cJSON source (apt-get source) into .cache/cjson,
 #      or takes $CJSON_SRC, and fails unless every Debian patch is applied
 #   3. npm ci when node_modules is missing or older than package-lock.json
-#   4. make -f wasm/Makefile: native ASan/UBSan lib + C tests, -O2 lib + benches,
-#      libFuzzer targets, the wasm ES module in dist/, the wabt gate
+#   4. make -f wasm/Makefile: what the purpose needs (below)
 #   5. assembles the unpacked extension in build/extension/
+#
+#   bash build.sh [all|start|test|bench|extension]      (default: all)
+#     extension  the wasm core (dist/), the wabt gate and build/extension: what a user loads
+#     start      extension, and Chromium for the demo                       (npm start)
+#     test       extension + ASan/UBSan lib and C tests + fuzzers, Chromium and Firefox ESR (npm test)
+#     bench      extension + the -O2 lib and native benchmarks, Chromium   (npm run bench)
+#     all        everything above
 #
 # Environment: CJSON_SRC=<extracted Debian cjson source dir> skips step 2's download.
 #              JOBS=<n> parallel make jobs (default: nproc).
 set -euo pipefail
+
+PURPOSE=${1:-all}
+case "$PURPOSE" in all|start|test|bench|extension) ;; *) echo "usage: build.sh [all|start|test|bench|extension]" >&2; exit 2 ;; esac
+wants() { [ "$PURPOSE" = all ] || [[ " $* " == *" $PURPOSE "* ]]; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$ROOT"
@@ -32,7 +42,11 @@ apt_update_once() {
 
 # ------------------------------------------------------------------ packages
 step "packages"
-PACKAGES=(emscripten wabt dpkg-dev gcc make clang libclang-rt-14-dev chromium firefox-esr zip)
+# The core's toolchain always (dpkg-dev: apt-get source); the browsers and the fuzzing
+# compiler only for what uses them.
+PACKAGES=(emscripten wabt dpkg-dev gcc make)
+wants start test bench && PACKAGES+=(chromium)
+wants test && PACKAGES+=(clang libclang-rt-14-dev firefox-esr)
 missing=()
 for p in "${PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -125,12 +139,16 @@ fi
 # --------------------------------------------------------------------- build
 JOBS=${JOBS:-$(nproc)}
 MAKE=(make --no-print-directory -f wasm/Makefile -j"$JOBS" CJSON_DIR="$CJSON_DIR")
-step "native build (ASan+UBSan lib, C tests)"
-"${MAKE[@]}" native
-step "native release build (-O2 lib, benchmarks)"
-"${MAKE[@]}" release bench
-step "fuzzers (libFuzzer)"
-"${MAKE[@]}" fuzz
+if wants test; then
+    step "native build (ASan+UBSan lib, C tests)"
+    "${MAKE[@]}" native
+    step "fuzzers (libFuzzer)"
+    "${MAKE[@]}" fuzz
+fi
+if wants bench; then
+    step "native release build (-O2 lib, benchmarks)"
+    "${MAKE[@]}" release bench
+fi
 step "wasm build (dist/slop_core.mjs, dist/slop_core.wasm)"
 "${MAKE[@]}" wasm
 step "wasm gate (wabt)"

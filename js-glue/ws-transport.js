@@ -5,7 +5,7 @@
 // send text in binary frames), strictly: one that is not valid UTF-8 is dropped and reported. Uses only web platform APIs (WebSocket, fetch), so it runs in the Chrome service
 // worker and in the Firefox background page alike.
 //
-// Auth (spec: transport §Security; notes/extension-platform.md §3): with a token the socket is
+// Auth (SLOP spec, Transport & Discovery: security): with a token the socket is
 // opened with the subprotocol list ["slop.bearer", token] and is used only if the server selected
 // "slop.bearer". Chrome already fails the handshake when the server selects nothing; Firefox opens
 // with protocol "" and this check closes it. The token never appears in an error or a status.

@@ -2,26 +2,34 @@
 # wasm/check_wasm.sh: the wabt gate for the wasm build.
 #
 #   bash wasm/check_wasm.sh [dist/slop_core.wasm [dist/slop_core.mjs]]
+#   bash wasm/check_wasm.sh --list KIND
 #
 # Fails unless:
 #   - wasm-validate accepts the module;
-#   - the export list is exactly wasm/exports.txt plus EMSCRIPTEN_EXPORTS below;
-#   - the import list is exactly EXPECTED_IMPORTS below (a stray fd_write, abort
-#     or __assert_fail means libc/JS pulled in something the core must not use).
+#   - the export list is exactly the functions and "@emscripten" entries of
+#     wasm/exports.txt;
+#   - the import list is exactly its "@import" entries.
 # Prints the wasm and JS glue sizes.
+#
+# --list KIND prints the entries of one kind of wasm/exports.txt, one a line:
+# "function" (the bare names), "emscripten", "import" or "runtime". The
+# Makefile takes its link lists from here, so the file is read in one way.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-WASM=${1:-$HERE/../dist/slop_core.wasm}
-GLUE=${2:-${WASM%.wasm}.mjs}
 EXPORTS_TXT=$HERE/exports.txt
 
-# What emscripten 3.1.6 adds to our exports, and the only import, with the
-# link flags in wasm/Makefile (-Oz at link time). The import is the JS side of
-# ALLOW_MEMORY_GROWTH. A -O1..-O3 link would add the exports stackSave,
-# stackRestore, stackAlloc, __errno_location and the import env.emscripten_memcpy_big.
-EMSCRIPTEN_EXPORTS=(memory __indirect_function_table __wasm_call_ctors)
-EXPECTED_IMPORTS=(env.emscripten_resize_heap)
+list() {
+    awk -v kind="$1" '{ sub(/#.*/, ""); if (NF == 0) next
+        if ($1 ~ /^@/) { if ($1 == "@" kind) print $2 } else if (kind == "function") print $1 }' "$EXPORTS_TXT"
+}
+if [ "${1:-}" = --list ]; then
+    list "$2"
+    exit 0
+fi
+
+WASM=${1:-$HERE/../dist/slop_core.wasm}
+GLUE=${2:-${WASM%.wasm}.mjs}
 
 fail=0
 err() { echo "check_wasm: $*" >&2; fail=1; }
@@ -41,12 +49,11 @@ diff_sets() {
 }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-{ sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$EXPORTS_TXT"
-  printf '%s\n' "${EMSCRIPTEN_EXPORTS[@]}"; } > "$tmp/exports.expected"
+{ list function; list emscripten; } > "$tmp/exports.expected"
 wasm-objdump -x -j Export "$WASM" | sed -nE 's/^ - .* -> "([^"]*)"$/\1/p' > "$tmp/exports.actual"
 diff_sets "exports" "$tmp/exports.expected" "$tmp/exports.actual"
 
-printf '%s\n' "${EXPECTED_IMPORTS[@]}" > "$tmp/imports.expected"
+list import > "$tmp/imports.expected"
 { wasm-objdump -x -j Import "$WASM" 2>/dev/null || true; } | sed -nE 's/^ - .* <- (.*)$/\1/p' > "$tmp/imports.actual"
 diff_sets "imports" "$tmp/imports.expected" "$tmp/imports.actual"
 

@@ -41,9 +41,6 @@
   };
   const SENDS = new Set(Object.values(T).filter((t) => t.startsWith('content/')));
   const UNCATALOGUED = 'SLOP Inspector: message type not in the catalogue';
-  // Messages a consumer sends: when we see one on the page it is our own post (or another
-  // consumer's), never a provider's answer.
-  const CONSUMER_TYPES = new Set(['connect', 'subscribe', 'unsubscribe', 'query', 'invoke']);
   const WELL_KNOWN_MAX = 65536;
   const PING_MS = 20000;
 
@@ -195,6 +192,8 @@
   }
 
   // -------------------------------------------------------------------------- the relay
+  // Every {slop: true} message of this window goes to the worker, our own posts included (a
+  // window sees what it posts): which messages a consumer ignores is the core's rule.
 
   window.addEventListener('message', (event) => {
     // Checked before event.data is touched: only this window, only this origin.
@@ -203,7 +202,6 @@
     const data = event.data;
     if (data === null || typeof data !== 'object' || data.slop !== true) return;
     const message = data.message;
-    if (message !== null && typeof message === 'object' && CONSUMER_TYPES.has(message.type)) return; // echo
     let text;
     try {
       text = JSON.stringify(message);

@@ -44,10 +44,10 @@ async function renderApprovals() {
   $('approvals-empty').hidden = rows.length > 0;
   $('approvals').hidden = rows.length === 0;
   setChildren($('approvals').tBodies[0], rows.map((r) => {
-    const [page, target] = r.key.split(' -> ');
+    // An approval stored without its parts (an older version) shows its whole key.
     return h('tr', { 'data-key': r.key },
-      h('td', {}, h('code', { text: page })),
-      h('td', {}, h('code', { text: target ?? '' })),
+      h('td', {}, h('code', { text: r.page ?? r.key })),
+      h('td', {}, h('code', { text: r.target ?? '' })),
       h('td', { class: 'muted', text: when(r.at) }),
       h('td', {}, h('button', { type: 'button', class: 'danger', 'data-action': 'revoke', onclick: () => revokeApproval(r.key) }, 'Revoke')));
   }));

@@ -29,9 +29,8 @@ function providerCard(p) {
     const approveBtn = h('button', { class: 'primary', type: 'button', 'data-action': 'approve', onclick: (e) => act(e.target, Request.APPROVE, p.key) }, 'Approve');
     const denyBtn = p.status === Status.DENIED ? null
       : h('button', { type: 'button', 'data-action': 'deny', onclick: (e) => act(e.target, Request.DENY, p.key) }, 'Deny');
-    const [pageOrigin, target] = p.approvalKey.split(' -> ');
     actions.push(h('div', { class: 'approval' },
-      h('p', {}, 'The page ', h('code', { text: pageOrigin }), ' names a provider on another origin: ', h('code', { text: target }),
+      h('p', {}, 'The page ', h('code', { text: p.approvalPage }), ' names a provider on another origin: ', h('code', { text: p.approvalTarget }),
         '. Connect to it? Your answer is remembered for this page origin and target.'),
       h('div', { class: 'actions' }, approveBtn, denyBtn)));
   } else {

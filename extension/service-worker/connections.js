@@ -12,7 +12,7 @@ import { tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
 import { core } from './core.js';
 
 /**
- * The first subscription: the whole tree (depth -1, the spec's default), capped at 2000 nodes.
+ * The first subscription: the whole tree (depth -1, the spec's default), capped at 20,000 nodes.
  * An inspector wants everything; on a big app the provider compacts the lowest-salience
  * subtrees to stay within max_nodes (they arrive with total_children and can be queried), so
  * memory and patch traffic stay bounded.
@@ -91,7 +91,8 @@ export class Connection {
    * @param {{type: string, url?: string}} o.transport   from the core (parseMeta / parseDescriptor)
    * @param {'meta'|'well-known'} o.source
    * @param {string} o.pageUrl
-   * @param {{classification: string, approval_key: string}} o.target   core classifyTarget()
+   * @param {{classification: string, page_origin: string|null, target: string, approval_key: string|null}} o.target
+   *   core classifyTarget()
    * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
    */
   constructor(o) {
@@ -102,6 +103,8 @@ export class Connection {
     this.pageUrl = o.pageUrl;
     this.classification = o.target.classification;
     this.approvalKey = o.target.approval_key;
+    this.approvalPage = o.target.page_origin;
+    this.approvalTarget = o.target.target;
     this.page = o.page ?? null;
 
     this.status = Status.DISCOVERED;
@@ -160,6 +163,8 @@ export class Connection {
       live: this.live,
       classification: this.classification,
       approvalKey: this.approvalKey,
+      approvalPage: this.approvalPage,
+      approvalTarget: this.approvalTarget,
       tokenSet: this.tokenSet,
       provider: this.provider,
       capabilities: this.capabilities,
@@ -219,7 +224,7 @@ export class Connection {
         this.provider = null;
         this.capabilities = [];
         this.#setStatus(denied ? Status.DENIED : Status.PENDING_APPROVAL,
-          denied ? 'Denied for this browser session.' : `${this.approvalKey.split(' -> ')[0]} names a provider on another origin.`);
+          denied ? 'Denied for this browser session.' : `${this.approvalPage ?? 'This page'} names a provider on another origin.`);
         return;
       }
     }

@@ -293,7 +293,8 @@ const handlers = {
   },
   async [Request.APPROVE](ui, m) {
     const conn = needConnection(ui, m.key);
-    await approve(conn.approvalKey); // storage.onChanged then starts every connection with this key
+    // storage.onChanged then starts every connection with this key
+    await approve(conn.approvalKey, { page: conn.approvalPage, target: conn.approvalTarget });
     return {};
   },
   async [Request.DENY](ui, m) {

@@ -347,11 +347,13 @@ export function catalogued(msg, ...groups) {
  * @property {boolean} live               status "connected" and sync.state "live": only then is
  *                                        what is shown what the provider holds now
  * @property {'same-origin'|'cross-origin'} classification   from the core
- * @property {string} approvalKey         from the core: "<page origin> -> <target>"
+ * @property {string} approvalKey         from the core: where a decision is stored (never taken apart)
+ * @property {string|null} approvalPage   from the core: the page's origin (null: opaque)
+ * @property {string} approvalTarget      from the core: the target as compared
  * @property {boolean} tokenSet           a token is stored for this target's origin (never the token)
  * @property {{id: string, name: string, slop_version: string}|null} provider   from hello only
  * @property {string[]} capabilities      from hello
- * @property {string|null} primarySub     the first subscription ("/", depth -1, max_nodes 2000)
+ * @property {string|null} primarySub     the first subscription ("/", depth -1, max_nodes 20,000)
  * @property {SubscriptionInfo[]} subscriptions
  * @property {number} nodes               mirrored nodes, all subscriptions
  */

@@ -1,6 +1,7 @@
 // node-path.js: absolute node paths, as the core reports them in node views ("/", "/inbox/m1").
 // Node ids contain no "/" or "~" (spec: node id), so a child's path is its parent's path, "/"
-// and its id. Used by the service worker (node-views.js) and the panel (store.js).
+// and its id. Used by the service worker (node-views.js) and the panel (store.js); the only place
+// in JS that composes a path. tests/node/node-path.test.js checks it against the core's views.
 
 /** The absolute path of child `id` of the node at `parent`. */
 export function childPath(parent, id) {

@@ -4,7 +4,7 @@
 // chrome.storage.local
 //   tokens      {[providerOrigin]: token}           read only by the service worker (tokenFor)
 //   tokenIndex  {[providerOrigin]: {setAt, length}}  what the options page lists: never the token
-//   approvals   {[approvalKey]: {at}}                approval keys come from the core (classifyTarget)
+//   approvals   {[approvalKey]: {at, page, target}}  key and parts come from the core (classifyTarget)
 // chrome.storage.session
 //   denied      {[approvalKey]: at}                  "Deny" in the popup, for this browser session
 //
@@ -104,9 +104,10 @@ export async function tokenFor(wsUrl) {
 
 // ------------------------------------------------------------------------------- approvals
 
-export async function approve(approvalKey) {
+/** @param {string} approvalKey @param {{page: string|null, target: string}} parts  the core's, for display */
+export async function approve(approvalKey, { page = null, target = null } = {}) {
   const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
-  approvals[approvalKey] = { at: Date.now() };
+  approvals[approvalKey] = { at: Date.now(), page, target };
   await storageLocal.set({ [KEYS.APPROVALS]: approvals });
   const { denied = {} } = await storageSession.get(KEYS.DENIED);
   if (denied[approvalKey]) {
@@ -121,10 +122,12 @@ export async function revokeApproval(approvalKey) {
   await storageLocal.set({ [KEYS.APPROVALS]: approvals });
 }
 
-/** [{key, at}] */
+/** [{key, at, page, target}]: page and target as the core classified them (null if not stored) */
 export async function listApprovals() {
   const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
-  return Object.entries(approvals).map(([key, v]) => ({ key, at: v?.at ?? 0 })).sort((a, b) => a.key.localeCompare(b.key));
+  return Object.entries(approvals)
+    .map(([key, v]) => ({ key, at: v?.at ?? 0, page: typeof v?.page === 'string' ? v.page : null, target: typeof v?.target === 'string' ? v.target : null }))
+    .sort((a, b) => a.key.localeCompare(b.key));
 }
 
 export async function isApproved(approvalKey) {

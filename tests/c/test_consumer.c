@@ -153,7 +153,7 @@ TEST(applies_multiple_ops_in_sequence) {
     stop(&l);
 }
 
-/* ---- the rows other consumers get wrong (notes section 7) -------------- */
+/* ---- the cases other consumers get wrong ---------------------------- */
 
 TEST(add_with_index_inserts_and_add_without_index_appends) {
     live l;
@@ -970,6 +970,48 @@ TEST(the_mirror_node_limit_refuses_snapshots_and_patches_that_exceed_it) {
     slop_consumer_free(c);
 }
 
+/* The reason a refused patch or snapshot gets comes from the mirror's error
+ * code, never from its message: provider text in the message (a node id
+ * "over the limit of 3") must not turn a bad patch into "too_many_nodes". */
+TEST(refusal_reasons_come_from_the_error_code_not_the_message_text) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    outs_free(&l.o);
+    patch(&l, 2, 1, "[{\"op\":\"remove\",\"path\":\"/todos/over the limit of 3\"}]");
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(e, "reason"), "patch_failed");
+    CHECK_CONTAINS(str(e, "message"), "over the limit of 3");
+    cJSON_Delete(e);
+    update_wire_from_resubscribe(&l, 0);
+    outs_free(&l.o);
+    snapshot(&l, "3", "0",
+             "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"the limit of\",\"type\":\"x\"},"
+             "{\"id\":\"the limit of\",\"type\":\"x\"}]}");
+    e = ev(&l.o, "protocol_error", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(e, "code"), "bad_snapshot");
+    CHECK_CONTAINS(str(e, "message"), "two children have the id \"the limit of\"");
+    cJSON_Delete(e);
+    stop(&l);
+
+    /* and the budget itself says too_many_nodes, for a snapshot as for a patch */
+    slop_limits lim = {0, 0, 3, 0, 0};
+    slop_consumer *c = slop_consumer_new(&lim, "ws", 1);
+    outs o = {0};
+    char sub[64], f[1024];
+    snprintf(sub, sizeof sub, "%s", slop_consumer_subscribe(c, "{}", 2, 0, NULL));
+    feed(c, HELLO_ALL, &o);
+    snprintf(f, sizeof f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":%s}", sub, TODOS);
+    feed(c, f, &o);
+    e = ev(&o, "protocol_error", 0);
+    CHECK(e != NULL);
+    CHECK_STR(str(e, "code"), "too_many_nodes");
+    cJSON_Delete(e);
+    outs_free(&o);
+    slop_consumer_free(c);
+}
+
 TEST(snapshot_errors_keep_the_last_good_state) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
@@ -1305,7 +1347,13 @@ TEST(a_document_the_core_refuses_says_why_and_loads_nothing) {
         CHECK(o.n == 0);
         slop_consumer_free(c);
     }
-    /* Over the frame limit, and a live consumer, are refused too. */
+    /* Over the node limit, the frame limit, and a live consumer, are refused too. */
+    slop_limits few = {0};
+    few.max_nodes = 1;
+    slop_consumer *f = slop_consumer_new(&few, "document", 7);
+    CHECK(load_doc(f, "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\"}]}", NULL) == NULL);
+    CHECK(slop_consumer_last_code(f) == SLOP_E_LIMIT);
+    slop_consumer_free(f);
     slop_limits lim = {0};
     lim.max_frame_bytes = 16;
     slop_consumer *c = slop_consumer_new(&lim, "document", 7);
@@ -1368,7 +1416,24 @@ TEST(a_windowed_collection_says_how_many_more_and_which_window_is_next) {
     slop_consumer_free(c);
 }
 
+TEST(consumer_messages_seen_on_the_channel_are_ignored_and_echoes_are_not_counted) {
+    const char *frames[] = {"{\"type\":\"subscribe\",\"id\":\"x\",\"path\":\"/\"}", "{\"type\":\"connect\"}",
+                            "{\"type\":\"invoke\",\"id\":\"i\",\"path\":\"/\",\"action\":\"a\"}",
+                            "{\"type\":\"query\",\"id\":\"q\"}", "{\"type\":\"unsubscribe\",\"id\":\"x\"}"};
+    for (int pm = 0; pm < 2; pm++) {
+        slop_consumer *c = slop_consumer_new(NULL, pm ? "postmessage" : "ws", 7);
+        outs o = {0};
+        drain(c, &o);
+        outs_free(&o);
+        for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++) feed(c, frames[i], &o);
+        CHECK(o.n == 0); /* no event, no error, nothing sent */
+        CHECK_CONTAINS(slop_consumer_status(c, NULL), pm ? "\"ignored_frames\":0" : "\"ignored_frames\":5");
+        slop_consumer_free(c);
+    }
+}
+
 int main(void) {
+    RUN(consumer_messages_seen_on_the_channel_are_ignored_and_echoes_are_not_counted);
     RUN(a_windowed_collection_says_how_many_more_and_which_window_is_next);
     RUN(a_document_consumer_loads_an_export_read_only);
     RUN(a_document_may_be_a_snapshot_message_or_a_bare_node);
@@ -1423,6 +1488,7 @@ int main(void) {
     RUN(malformed_frames_give_clear_errors_and_lose_no_state);
     RUN(oversize_and_too_deep_frames_are_refused_before_parsing);
     RUN(the_mirror_node_limit_refuses_snapshots_and_patches_that_exceed_it);
+    RUN(refusal_reasons_come_from_the_error_code_not_the_message_text);
     RUN(snapshot_errors_keep_the_last_good_state);
     RUN(tree_text_and_tools_come_from_the_mirror);
     RUN(state_tail_lists_connected_providers_only);

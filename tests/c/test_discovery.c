@@ -2,7 +2,7 @@
  * test_discovery.c: the strict URL parser (url.c), the /.well-known/slop
  * descriptor, the <meta name="slop"> tag and origin classification
  * (discovery.c). The classification tests mirror the reference
- * apps/extension/__tests__/origin.test.ts (notes 3.8).
+ * apps/extension/__tests__/origin.test.ts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -434,7 +434,7 @@ TEST(unparsable_input_is_cross_origin) {
 
 TEST(an_opaque_page_origin_is_null_and_cross_origin) {
     EXPECT_JSON(slop_classify_target("file:///home/me/index.html", "ws://localhost:3737/slop"),
-                "{\"classification\":\"cross-origin\",\"page_origin\":null,\"approval_key\":null}");
+                "{\"classification\":\"cross-origin\",\"page_origin\":null,\"target\":\"ws://localhost:3737/slop\",\"approval_key\":null}");
     CHECK_STR(classify("data:text/html,<meta name=slop>", "ws://localhost/"), "cross-origin");
     CHECK_STR(classify("about:blank", "ws://localhost/"), "cross-origin");
     CHECK_STR(classify("chrome-extension://abcdef/popup.html", "ws://abcdef/"), "cross-origin");
@@ -443,13 +443,13 @@ TEST(an_opaque_page_origin_is_null_and_cross_origin) {
 TEST(page_origin_is_scheme_host_and_non_default_port) {
     EXPECT_JSON(slop_classify_target("https://User:pw@Example.com:443/a/b?c=1#d", "wss://example.com/slop"),
                 "{\"classification\":\"same-origin\",\"page_origin\":\"https://example.com\","
-                "\"approval_key\":\"https://example.com -> wss://example.com/slop\"}");
+                "\"target\":\"wss://example.com/slop\",\"approval_key\":\"https://example.com -> wss://example.com/slop\"}");
     EXPECT_JSON(slop_classify_target("http://localhost:3000/board", "ws://127.0.0.1:3737/slop"),
                 "{\"classification\":\"same-origin\",\"page_origin\":\"http://localhost:3000\","
-                "\"approval_key\":\"http://localhost:3000 -> ws://127.0.0.1:3737/slop\"}");
+                "\"target\":\"ws://127.0.0.1:3737/slop\",\"approval_key\":\"http://localhost:3000 -> ws://127.0.0.1:3737/slop\"}");
     EXPECT_JSON(slop_classify_target("http://[0::1]:8080/", "ws://[::1]/"),
                 "{\"classification\":\"same-origin\",\"page_origin\":\"http://[::1]:8080\","
-                "\"approval_key\":\"http://[::1]:8080 -> ws://[::1]/\"}");
+                "\"target\":\"ws://[::1]/\",\"approval_key\":\"http://[::1]:8080 -> ws://[::1]/\"}");
 }
 
 TEST(the_approval_key_is_stable_per_page_origin_and_target) {
@@ -457,7 +457,7 @@ TEST(the_approval_key_is_stable_per_page_origin_and_target) {
     char *b = slop_classify_target("https://EXAMPLE.com:443/two?x#y", "WS://LOCALHOST:3737/slop");
     char *c = slop_classify_target("https://example.com/", "ws://localhost:3738/slop");
     CHECK_STR(a, "{\"classification\":\"cross-origin\",\"page_origin\":\"https://example.com\","
-                 "\"approval_key\":\"https://example.com -> ws://localhost:3737/slop\"}");
+                 "\"target\":\"ws://localhost:3737/slop\",\"approval_key\":\"https://example.com -> ws://localhost:3737/slop\"}");
     CHECK_STR(a, b);
     CHECK(a && c && strcmp(a, c) != 0);
     free(a);
@@ -466,13 +466,13 @@ TEST(the_approval_key_is_stable_per_page_origin_and_target) {
     /* An unparsable target is keyed as given. */
     EXPECT_JSON(slop_classify_target("https://example.com/", "ws://a b/"),
                 "{\"classification\":\"cross-origin\",\"page_origin\":\"https://example.com\","
-                "\"approval_key\":\"https://example.com -> ws://a b/\"}");
+                "\"target\":\"ws://a b/\",\"approval_key\":\"https://example.com -> ws://a b/\"}");
 }
 
 TEST(a_postmessage_target_is_always_same_origin) {
     EXPECT_JSON(slop_classify_target("https://example.com/app", "postmessage"),
                 "{\"classification\":\"same-origin\",\"page_origin\":\"https://example.com\","
-                "\"approval_key\":\"https://example.com -> postmessage\"}");
+                "\"target\":\"postmessage\",\"approval_key\":\"https://example.com -> postmessage\"}");
     CHECK_STR(classify("https://example.com/", "PostMessage"), "same-origin");
 }
 

@@ -48,14 +48,19 @@ describe('approval of cross-origin targets', () => {
     await card.locator('.pill[data-status="connected"]').waitFor({ timeout: 5000 });
     await popup.close();
 
-    const stored = await swEval(browser.ctx, () => chrome.storage.local.get('approvals').then((r) => Object.keys(r.approvals ?? {})));
-    assert.deepEqual(stored, [provider.approvalKey]);
+    const stored = await swEval(browser.ctx, () => chrome.storage.local.get('approvals').then((r) => r.approvals ?? {}));
+    assert.deepEqual(Object.keys(stored), [provider.approvalKey]);
+    // The key's parts are the core's, stored beside it: nothing takes the key apart.
+    assert.equal(stored[provider.approvalKey].page, provider.approvalPage);
+    assert.equal(stored[provider.approvalKey].target, provider.approvalTarget);
+    assert.equal(provider.approvalKey, `${provider.approvalPage} -> ${provider.approvalTarget}`);
 
     const options = await openExtensionPage(browser.ctx, browser.extId, 'extension/options/options.html');
     const row = options.locator('#approvals tbody tr');
     await row.first().waitFor({ timeout: 5000 });
     assert.equal(await row.count(), 1);
-    assert.match(await row.textContent(), /page\.test/);
+    assert.equal(await row.locator('td').nth(0).textContent(), provider.approvalPage);
+    assert.equal(await row.locator('td').nth(1).textContent(), provider.approvalTarget);
     await row.locator('button[data-action="revoke"]').click();
     await options.locator('#approvals-empty:not([hidden])').waitFor({ timeout: 5000 });
     await waitForProvider(browser.ctx, pageUrl, (p) => p.status === 'pending-approval' && p.nodes === 0);

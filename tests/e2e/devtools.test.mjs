@@ -1,7 +1,7 @@
 // Smoke test of the real DevTools: the devtools page creates the "SLOP" panel, and the panel,
 // shown inside DevTools, takes its tab from chrome.devtools.inspectedWindow.tabId and shows the
 // live tree. DevTools targets are hidden from Playwright, so this goes through a browser CDP
-// session (notes/extension-platform.md §2 B). It relies on DevTools-internal module paths that
+// session. It relies on DevTools-internal module paths that
 // work in Chromium 156; the other panel tests open panel.html?tabId=N as a page instead.
 
 import { describe, test, before, after } from 'node:test';

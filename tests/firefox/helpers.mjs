@@ -1,7 +1,7 @@
 // helpers.mjs: Firefox ESR (Debian's /usr/bin/firefox-esr) driven by puppeteer-core over
 // WebDriver BiDi, with build/extension installed as a temporary add-on.
 //
-// How the tests reach the extension (notes/extension-platform.md §6):
+// How the tests reach the extension:
 //   - The extension UUID is random per install; the pref extensions.webextensions.uuids pins it,
 //     so the origin (moz-extension://<UUID>) is known before the add-on is installed and the
 //     fixture servers can allow exactly that origin.

@@ -11,7 +11,7 @@ import { ROOT, EXT_DIR } from './helpers.mjs';
 /**
  * Warnings that are expected, with the reason.
  *   BACKGROUND_SERVICE_WORKER_IGNORED: the one manifest serves both browsers; Firefox ignores
- *   background.service_worker and uses background.scripts (notes/extension-platform.md §6).
+ *   background.service_worker and uses background.scripts.
  */
 const ACCEPTED_WARNINGS = new Set(['BACKGROUND_SERVICE_WORKER_IGNORED']);
 

@@ -80,14 +80,14 @@ test('classifyTarget: same-origin, cross-origin, opaque pages, approval keys', (
   assert.equal(cls('not a url', 'ws://localhost:3737/slop'), 'cross-origin');
   assert.equal(cls('http://localhost:3000/', 'ws://2130706433/'), 'cross-origin');
   assert.deepEqual(core.classifyTarget('file:///home/me/index.html', 'ws://localhost:3737/slop'),
-    { classification: 'cross-origin', page_origin: null, approval_key: null });
+    { classification: 'cross-origin', page_origin: null, target: 'ws://localhost:3737/slop', approval_key: null });
   assert.deepEqual(core.classifyTarget('https://User:pw@Example.com:443/a/b?c=1#d', 'wss://example.com/slop'), {
-    classification: 'same-origin', page_origin: 'https://example.com',
+    classification: 'same-origin', page_origin: 'https://example.com', target: 'wss://example.com/slop',
     approval_key: 'https://example.com -> wss://example.com/slop',
   });
   assert.deepEqual(core.classifyTarget('https://example.com/one', 'ws://localhost:3737/slop'),
     core.classifyTarget('https://EXAMPLE.com:443/two?x#y', 'WS://LOCALHOST:3737/slop'));
   assert.deepEqual(core.classifyTarget('https://example.com/app', 'postmessage'), {
-    classification: 'same-origin', page_origin: 'https://example.com', approval_key: 'https://example.com -> postmessage',
+    classification: 'same-origin', page_origin: 'https://example.com', target: 'postmessage', approval_key: 'https://example.com -> postmessage',
   });
 });

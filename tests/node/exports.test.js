@@ -7,12 +7,14 @@ import { readFileSync } from 'node:fs';
 const root = new URL('../../', import.meta.url);
 const read = (p) => readFileSync(new URL(p, root));
 
-// What emscripten adds to our list (keep in sync with wasm/check_wasm.sh).
-const EMSCRIPTEN_EXPORTS = ['memory', '__indirect_function_table', '__wasm_call_ctors'];
+// wasm/exports.txt, the one list of the module's interface: bare names are
+// the exported C functions, "@kind name" lines the rest (see its header).
+const entries = read('wasm/exports.txt').toString()
+  .split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean).map((l) => l.split(/\s+/));
+const ofKind = (kind) => entries.filter((e) => e[0] === `@${kind}`).map((e) => e[1]);
+const exportsTxt = entries.filter((e) => !e[0].startsWith('@')).map((e) => e[0]);
+const EMSCRIPTEN_EXPORTS = ofKind('emscripten');
 const RUNTIME_EXTRAS = ['malloc', 'free'];
-
-const exportsTxt = read('wasm/exports.txt').toString()
-  .split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
 
 function headerFunctions() {
   const src = read('wasm/include/slop_core.h').toString()
@@ -37,7 +39,14 @@ test('every function declared in slop_core.h is in exports.txt, and nothing else
 test('the wasm module exports exactly exports.txt plus the emscripten runtime exports', async () => {
   const mod = await WebAssembly.compile(read('dist/slop_core.wasm'));
   const actual = WebAssembly.Module.exports(mod).map((e) => e.name);
+  assert.ok(EMSCRIPTEN_EXPORTS.length > 0, 'exports.txt lists what emscripten adds');
   assert.deepEqual(sorted(actual), sorted([...exportsTxt, ...EMSCRIPTEN_EXPORTS]));
+});
+
+test('the wasm module imports exactly the @import entries of exports.txt', async () => {
+  const mod = await WebAssembly.compile(read('dist/slop_core.wasm'));
+  const actual = WebAssembly.Module.imports(mod).map((i) => `${i.module}.${i.name}`);
+  assert.deepEqual(sorted(actual), sorted(ofKind('import')));
 });
 
 test('the glue exposes every exported function as Module._name', async () => {
@@ -46,8 +55,10 @@ test('the glue exposes every exported function as Module._name', async () => {
   const createSlopCore = (await import('../../dist/slop_core.mjs')).default;
   const M = await createSlopCore({ wasmBinary: read('dist/slop_core.wasm') });
   for (const name of exportsTxt) assert.equal(typeof M[`_${name}`], 'function', `_${name}`);
-  for (const name of ['UTF8ToString', 'stringToUTF8', 'lengthBytesUTF8']) assert.equal(typeof M[name], 'function', name);
-  assert.ok(M.HEAPU8 instanceof Uint8Array);
+  for (const name of ofKind('runtime')) {
+    if (name.startsWith('HEAP')) assert.ok(M[name] instanceof Uint8Array, name);
+    else assert.equal(typeof M[name], 'function', name);
+  }
   const core = await loadSlopCoreNode();
   assert.equal(typeof core.version(), 'string');
 });

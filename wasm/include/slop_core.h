@@ -7,18 +7,23 @@
  * frames to send to the provider and events to show the user.
  *
  *     slop_consumer *c = slop_consumer_new(NULL, "ws", seed);
- *     slop_consumer_subscribe(c, "{\"path\":\"/\",\"depth\":-1}", now, NULL);
- *     for (each frame from the transport) {
- *         slop_consumer_receive(c, bytes, len, now);
- *         const char *out; size_t n; int kind;
+ *     const char *options = "{\"path\":\"/\",\"depth\":-1}";
+ *     slop_consumer_subscribe(c, options, strlen(options), now_ms(), NULL);
+ *     const char *frame, *out;
+ *     size_t len, n;
+ *     slop_output_kind kind;
+ *     while (transport_read(&frame, &len)) {       // one provider frame
+ *         slop_consumer_receive(c, frame, len, now_ms());
  *         while ((kind = slop_consumer_next(c, &out, &n)) != SLOP_OUT_NONE) {
  *             if (kind == SLOP_OUT_SEND) transport_send(out, n);  // a SLOP frame
  *             else show_event(out, n);                          // an event, JSON
  *         }
+ *         slop_consumer_tick(c, now_ms());  // from a timer: timeouts, retries
  *     }
- *     slop_consumer_tick(c, now);    // from a timer: request timeouts
- *     slop_consumer_close(c, now);   // transport closed: pending requests fail
+ *     slop_consumer_close(c, now_ms());     // transport closed: requests fail
  *     slop_consumer_free(c);
+ *
+ *   (tests/node/header.test.js compiles and runs this example.)
  *
  * Strings.
  *   Every string in or out is UTF-8. Frames and JSON documents passed in take
@@ -82,6 +87,10 @@
  *     content_ref, children) means absent, in snapshots and patches alike:
  *     "replace /a/properties null" removes a's properties.
  *   - Frames received after close() are ignored, never applied.
+ *   - Consumer messages (connect, subscribe, unsubscribe, query, invoke)
+ *     received are ignored: on "postmessage" they are the consumers' own
+ *     posts seen again by the window, silently; on "ws" they count in
+ *     status "ignored_frames".
  *   - A resync that loads a snapshot is a success. More than 10 resyncs of
  *     one subscription within 10 s pause it ("resync_loop": stale, the last
  *     good state kept). A subscription the core gave up on (refused
@@ -207,7 +216,9 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *   {"event":"provider_changed","previous":{..},"provider":{..},"message":M}
  *        another provider id answers after a reconnect: mirrors dropped
  *   {"event":"patch","sub":S,"version":V,"ops":K,"changed":[paths],
- *        "added":[paths],"removed":[paths]}        paths are absolute node paths
+ *        "added":[paths],"removed":[paths],"truncated":?true}
+ *        paths are absolute node paths; truncated: the patch touched more
+ *        nodes than the lists hold (512 each): re-read the subtree
  *   {"event":"resync","sub":S,"reason":CODE,"message":M}  frames follow
  *   {"event":"query","id":Q,"path":P,"version":V,"tree":{...},
  *        "more":?N,"next_window":?[offset,count]}          no mirror is kept;
@@ -217,7 +228,9 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *        "data":?,"error":?{code,message},"task_id":?}
  *   {"event":"task","id":I,"task_id":T,"path":P,"status":..,"progress":..,
  *        "message":..,"done":bool}
- *   {"event":"error","id":?,"request":?kind,"code":C,"message":M}  provider error
+ *   {"event":"error","id":?,"request":?kind,"sub":?S,"code":C,"message":M}
+ *        a provider error; sub: it answered that subscription (given up,
+ *        retried later)
  *   {"event":"timeout","id":I,"request":kind}
  *   {"event":"closed","id":I,"request":kind}
  *   {"event":"provider_event","name":N,"data":?}
@@ -283,7 +296,8 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
  *    "provider":{id,name,capabilities},"names_provider":bool,
  *    "exported_at":S|null}
  * (owned by c), or NULL with last_error: SLOP_E_ARG (not JSON, the tree
- * refused, with the reason), SLOP_E_LIMIT (longer than max_frame_bytes),
+ * refused, with the reason), SLOP_E_LIMIT (longer than max_frame_bytes, or
+ * more nodes than max_nodes),
  * SLOP_E_STATE (not a document consumer, or one already loaded).
  * The subscription's state is "document"; subscribe, query, invoke and
  * resync are refused (SLOP_E_STATE), receive/close/reset change nothing.
@@ -392,7 +406,10 @@ char *slop_parse_meta(const char *content, const char *page_url);
 /*
  * Classifies a target against the page that named it:
  *   {"classification":"same-origin"|"cross-origin","page_origin":O|null,
- *    "approval_key":"<page origin> -> <target url>"}
+ *    "target":T,"approval_key":"<page origin> -> <target>"}
+ * target: the target as compared (a URL normalised by the WHATWG rules, or
+ * "postmessage"). approval_key is a key to store a decision under, never
+ * to take apart: page_origin and target are its parts.
  * Same host (port ignored) or both loopback is same-origin; a loopback target
  * named by a non-loopback page, another host, or anything unparsable is
  * cross-origin and needs the user's approval before connecting.

@@ -1,7 +1,7 @@
 /*
  * agent_view.c: the LLM-facing views of a mirrored SLOP tree.
  *
- *   slop__tree_text   canonical text, one line per node (notes 1.13 item 53)
+ *   slop__tree_text   canonical text, one line per node (the reference consumers' format)
  *   slop__tools       affordances as LLM function tools + resolve map (item 54)
  *   slop__state_tail  the <slop-state> block for several providers (item 55)
  *
@@ -67,56 +67,11 @@
 #define AV_MIN_TOOL_LEN 16u
 
 /* ---------------------------------------------------------------------- */
-/* Growable string buffer                                                  */
+/* Text helpers over util.c's string buffer                                 */
 /* ---------------------------------------------------------------------- */
 
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static int sb_reserve(sbuf *b, size_t extra) {
-    if (b->oom) return 0;
-    if (extra > SIZE_MAX - b->len - 1) { b->oom = 1; return 0; }
-    size_t need = b->len + extra + 1;
-    if (need <= b->cap) return 1;
-    size_t cap = b->cap ? b->cap : 64;
-    while (cap < need) {
-        if (cap > SIZE_MAX / 2) { cap = need; break; }
-        cap *= 2;
-    }
-    char *np = realloc(b->p, cap);
-    if (!np) { b->oom = 1; return 0; }
-    b->p = np;
-    b->cap = cap;
-    return 1;
-}
-
-static void sb_putn(sbuf *b, const char *s, size_t n) {
-    if (!sb_reserve(b, n)) return;
-    if (n) memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
-static void sb_putc(sbuf *b, char c) { sb_putn(b, &c, 1); }
-
-static void sb_indent(sbuf *b, unsigned depth) {
-    for (unsigned i = 0; i < depth; i++) sb_putn(b, "  ", 2);
-}
-
-/* Takes the buffer's string (an empty string when nothing was written);
- * NULL on OOM. */
-static char *sb_take(sbuf *b) {
-    if (!b->oom && !b->p) sb_reserve(b, 0);
-    if (b->oom) { free(b->p); b->p = NULL; return NULL; }
-    b->p[b->len] = '\0';
-    char *s = b->p;
-    b->p = NULL;
-    b->len = b->cap = 0;
-    return s;
+static void sb_indent(slop__buf *b, unsigned depth) {
+    for (unsigned i = 0; i < depth; i++) slop__buf_putn(b, "  ", 2);
 }
 
 /* Length of a line-breaking sequence at s (C0 controls and DEL, U+0085,
@@ -129,46 +84,42 @@ static size_t line_break_len(const unsigned char *s) {
 }
 
 /* Raw provider text on a single line: line-breaking sequences become spaces. */
-static void sb_put_line_safe(sbuf *b, const char *s) {
+static void sb_put_line_safe(slop__buf *b, const char *s) {
     const unsigned char *u = (const unsigned char *)s;
     while (*u) {
         size_t brk = line_break_len(u);
-        if (brk) { sb_putc(b, ' '); u += brk; continue; }
+        if (brk) { slop__buf_putc(b, ' '); u += brk; continue; }
         const unsigned char *start = u;
         while (*u && !line_break_len(u)) u++;
-        sb_putn(b, (const char *)start, (size_t)(u - start));
+        slop__buf_putn(b, (const char *)start, (size_t)(u - start));
     }
 }
 
 /* A double-quoted string with JSON-style escapes for ", \ and line breaks;
  * other UTF-8 is copied as is. */
-static void sb_put_quoted(sbuf *b, const char *s) {
-    static const char hex[] = "0123456789abcdef";
+static void sb_put_quoted(slop__buf *b, const char *s) {
     const unsigned char *u = (const unsigned char *)s;
-    sb_putc(b, '"');
+    slop__buf_putc(b, '"');
     while (*u) {
         char esc[8];
         if (*u == '"' || *u == '\\') {
             esc[0] = '\\'; esc[1] = (char)*u;
-            sb_putn(b, esc, 2); u++;
-        } else if (*u == '\n') { sb_putn(b, "\\n", 2); u++; }
-        else if (*u == '\r') { sb_putn(b, "\\r", 2); u++; }
-        else if (*u == '\t') { sb_putn(b, "\\t", 2); u++; }
-        else if (*u < 0x20 || *u == 0x7f) {
-            memcpy(esc, "\\u00", 4);
-            esc[4] = hex[*u >> 4]; esc[5] = hex[*u & 15];
-            sb_putn(b, esc, 6); u++;
-        } else if (u[0] == 0xc2 && u[1] == 0x85) { sb_putn(b, "\\u0085", 6); u += 2; }
+            slop__buf_putn(b, esc, 2); u++;
+        } else if (*u == '\n') { slop__buf_putn(b, "\\n", 2); u++; }
+        else if (*u == '\r') { slop__buf_putn(b, "\\r", 2); u++; }
+        else if (*u == '\t') { slop__buf_putn(b, "\\t", 2); u++; }
+        else if (*u < 0x20 || *u == 0x7f) { slop__buf_put_u00(b, *u); u++; }
+        else if (u[0] == 0xc2 && u[1] == 0x85) { slop__buf_putn(b, "\\u0085", 6); u += 2; }
         else if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9)) {
-            sb_puts(b, u[2] == 0xa8 ? "\\u2028" : "\\u2029"); u += 3;
-        } else { sb_putc(b, (char)*u); u++; }
+            slop__buf_puts(b, u[2] == 0xa8 ? "\\u2028" : "\\u2029"); u += 3;
+        } else { slop__buf_putc(b, (char)*u); u++; }
     }
-    sb_putc(b, '"');
+    slop__buf_putc(b, '"');
 }
 
 /* Compact JSON of any cJSON value, line-safe (cJSON already escapes control
  * characters inside strings; U+2028/2029 stay raw in cJSON output). */
-static void sb_put_json(sbuf *b, const cJSON *v) {
+static void sb_put_json(slop__buf *b, const cJSON *v) {
     char *s = slop__json_print(v);
     if (!s) { b->oom = 1; return; }
     sb_put_line_safe(b, s);
@@ -176,10 +127,10 @@ static void sb_put_json(sbuf *b, const cJSON *v) {
 }
 
 /* A number as the JSON printer writes it, but never "-0" in text. */
-static void sb_put_number(sbuf *b, double d) {
+static void sb_put_number(slop__buf *b, double d) {
     char tmp[SLOP__NUMBER_BUF];
     if (d == 0) d = 0;
-    sb_putn(b, tmp, slop__format_number(d, tmp));
+    slop__buf_putn(b, tmp, slop__format_number(d, tmp));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -191,7 +142,7 @@ static const char *str_member(const cJSON *obj, const char *key) {
     return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
 }
 
-static void put_salience(sbuf *b, double x) {
+static void put_salience(slop__buf *b, double x) {
     char tmp[64];
     double r = floor(x * 100.0 + 0.5) / 100.0; /* JS Math.round(x*100)/100 */
     if (r == 0) r = 0;
@@ -202,10 +153,10 @@ static void put_salience(sbuf *b, double x) {
         while (end > dot + 1 && end[-1] == '0') *--end = '\0';
         if (end == dot + 1) *dot = '\0';
     }
-    sb_puts(b, tmp);
+    slop__buf_puts(b, tmp);
 }
 
-static void put_param_type(sbuf *b, const cJSON *schema) {
+static void put_param_type(slop__buf *b, const cJSON *schema) {
     const cJSON *t = cJSON_IsObject(schema) ? cJSON_GetObjectItemCaseSensitive(schema, "type") : NULL;
     if (cJSON_IsString(t) && t->valuestring) { sb_put_line_safe(b, t->valuestring); return; }
     if (cJSON_IsArray(t) && cJSON_GetArraySize(t) > 0) {
@@ -214,24 +165,24 @@ static void put_param_type(sbuf *b, const cJSON *schema) {
         cJSON_ArrayForEach(e, t) if (!cJSON_IsString(e)) ok = 0;
         if (ok) {
             cJSON_ArrayForEach(e, t) {
-                if (!first) sb_putc(b, '|');
+                if (!first) slop__buf_putc(b, '|');
                 sb_put_line_safe(b, e->valuestring);
                 first = 0;
             }
             return;
         }
     }
-    sb_putc(b, '?');
+    slop__buf_putc(b, '?');
 }
 
-static void put_affordances(sbuf *b, const cJSON *affs) {
+static void put_affordances(slop__buf *b, const cJSON *affs) {
     const cJSON *a;
     int first = 1;
     if (!cJSON_IsArray(affs)) return;
     cJSON_ArrayForEach(a, affs) {
         const char *action = cJSON_IsObject(a) ? str_member(a, "action") : NULL;
         if (!action) continue;
-        sb_puts(b, first ? "  actions: {" : ", ");
+        slop__buf_puts(b, first ? "  actions: {" : ", ");
         first = 0;
         sb_put_line_safe(b, action);
         const cJSON *params = cJSON_GetObjectItemCaseSensitive(a, "params");
@@ -239,113 +190,129 @@ static void put_affordances(sbuf *b, const cJSON *affs) {
         if (cJSON_IsObject(props)) {
             const cJSON *p;
             int pf = 1;
-            sb_putc(b, '(');
+            slop__buf_putc(b, '(');
             cJSON_ArrayForEach(p, props) {
-                if (!pf) sb_puts(b, ", ");
+                if (!pf) slop__buf_puts(b, ", ");
                 pf = 0;
                 sb_put_line_safe(b, p->string ? p->string : "");
-                sb_puts(b, ": ");
+                slop__buf_puts(b, ": ");
                 put_param_type(b, p);
             }
-            sb_putc(b, ')');
+            slop__buf_putc(b, ')');
         }
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "dangerous"))) sb_puts(b, " [dangerous]");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "dangerous"))) slop__buf_puts(b, " [dangerous]");
     }
-    if (!first) sb_putc(b, '}');
+    if (!first) slop__buf_putc(b, '}');
 }
 
-static void put_content_ref(sbuf *b, const cJSON *cr) {
+static void put_content_ref(slop__buf *b, const cJSON *cr) {
     if (!cJSON_IsObject(cr)) return;
     const char *mime = str_member(cr, "mime");
     const char *type = str_member(cr, "type");
     const cJSON *size = cJSON_GetObjectItemCaseSensitive(cr, "size");
     const char *summary = str_member(cr, "summary");
-    sb_puts(b, "  content: ");
+    slop__buf_puts(b, "  content: ");
     sb_put_line_safe(b, mime ? mime : type ? type : "?");
     if (cJSON_IsNumber(size) && isfinite(size->valuedouble)) {
-        sb_puts(b, ", ");
+        slop__buf_puts(b, ", ");
         sb_put_number(b, size->valuedouble);
-        sb_puts(b, " bytes");
+        slop__buf_puts(b, " bytes");
     }
     if (summary) {
-        sb_puts(b, " \xe2\x80\x94 ");
+        slop__buf_puts(b, " \xe2\x80\x94 ");
         sb_put_quoted(b, summary);
     }
 }
 
-static void tree_node(sbuf *b, const cJSON *node, unsigned depth) {
+/* ": Label" (label ?? title; null counts as absent, as with JS "??"), then
+ * " (k=v, ...)" for the other properties. */
+static void put_properties(slop__buf *b, const cJSON *props, const char *id) {
+    const cJSON *label = cJSON_GetObjectItemCaseSensitive(props, "label");
+    if (!label || cJSON_IsNull(label)) label = cJSON_GetObjectItemCaseSensitive(props, "title");
+    if (label && !cJSON_IsNull(label)) {
+        if (cJSON_IsString(label) && label->valuestring) {
+            if (label->valuestring[0] && (!id || strcmp(label->valuestring, id) != 0)) {
+                slop__buf_puts(b, ": ");
+                sb_put_line_safe(b, label->valuestring);
+            }
+        } else {
+            slop__buf_puts(b, ": ");
+            sb_put_json(b, label);
+        }
+    }
+    const cJSON *p;
+    int first = 1;
+    cJSON_ArrayForEach(p, props) {
+        const char *k = p->string ? p->string : "";
+        if (!strcmp(k, "label") || !strcmp(k, "title")) continue;
+        slop__buf_puts(b, first ? " (" : ", ");
+        first = 0;
+        sb_put_line_safe(b, k);
+        slop__buf_putc(b, '=');
+        sb_put_json(b, p);
+    }
+    if (!first) slop__buf_putc(b, ')');
+}
+
+/* Summary, salience, urgency, focus and pinned; *total gets
+ * meta.total_children (-1: none) and *windowed whether meta.window is set. */
+static void put_meta(slop__buf *b, const cJSON *meta, long long *total, int *windowed) {
+    const char *summary = str_member(meta, "summary");
+    if (summary) {
+        slop__buf_puts(b, "  \xe2\x80\x94 ");
+        sb_put_quoted(b, summary);
+    }
+    const cJSON *sal = cJSON_GetObjectItemCaseSensitive(meta, "salience");
+    if (cJSON_IsNumber(sal) && isfinite(sal->valuedouble)) {
+        slop__buf_puts(b, "  salience=");
+        put_salience(b, sal->valuedouble);
+    }
+    const char *urgency = str_member(meta, "urgency");
+    if (urgency && strcmp(urgency, "none") != 0) {
+        slop__buf_puts(b, "  urgency=");
+        sb_put_line_safe(b, urgency);
+    }
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "focus"))) slop__buf_puts(b, "  focus");
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "pinned"))) slop__buf_puts(b, "  pinned");
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(meta, "total_children");
+    if (cJSON_IsNumber(tc) && isfinite(tc->valuedouble) && tc->valuedouble >= 0 && tc->valuedouble < 9e15)
+        *total = (long long)tc->valuedouble;
+    const cJSON *win = cJSON_GetObjectItemCaseSensitive(meta, "window");
+    *windowed = win && !cJSON_IsNull(win);
+}
+
+/* The line one level deeper that says what is not inline: "(N children not
+ * loaded)" or "(showing N of M)". */
+static void put_unloaded(slop__buf *b, unsigned depth, long long total, int windowed, long long inline_n) {
+    char tmp[96];
+    if (total > 0 && inline_n == 0)
+        snprintf(tmp, sizeof tmp, "(%lld %s not loaded)", total, total == 1 ? "child" : "children");
+    else if (windowed && total > inline_n)
+        snprintf(tmp, sizeof tmp, "(showing %lld of %lld)", inline_n, total);
+    else
+        return;
+    slop__buf_putc(b, '\n');
+    sb_indent(b, depth + 1);
+    slop__buf_puts(b, tmp);
+}
+
+static void tree_node(slop__buf *b, const cJSON *node, unsigned depth) {
     if (b->oom) return;
     sb_indent(b, depth);
-    if (depth >= AV_MAX_DEPTH) { sb_puts(b, "(deeper levels omitted)"); return; }
+    if (depth >= AV_MAX_DEPTH) { slop__buf_puts(b, "(deeper levels omitted)"); return; }
 
     const char *id = str_member(node, "id");
     const char *type = str_member(node, "type");
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(node, "properties");
     const cJSON *meta = cJSON_GetObjectItemCaseSensitive(node, "meta");
-    if (!cJSON_IsObject(props)) props = NULL;
-    if (!cJSON_IsObject(meta)) meta = NULL;
-
-    sb_putc(b, '[');
+    slop__buf_putc(b, '[');
     sb_put_line_safe(b, type ? type : "?");
-    sb_puts(b, "] ");
+    slop__buf_puts(b, "] ");
     sb_put_line_safe(b, id ? id : "?");
-
-    /* label ?? title (null counts as absent, as with JS "??") */
-    if (props) {
-        const cJSON *label = cJSON_GetObjectItemCaseSensitive(props, "label");
-        if (!label || cJSON_IsNull(label)) label = cJSON_GetObjectItemCaseSensitive(props, "title");
-        if (label && !cJSON_IsNull(label)) {
-            if (cJSON_IsString(label) && label->valuestring) {
-                if (label->valuestring[0] && (!id || strcmp(label->valuestring, id) != 0)) {
-                    sb_puts(b, ": ");
-                    sb_put_line_safe(b, label->valuestring);
-                }
-            } else {
-                sb_puts(b, ": ");
-                sb_put_json(b, label);
-            }
-        }
-        const cJSON *p;
-        int first = 1;
-        cJSON_ArrayForEach(p, props) {
-            const char *k = p->string ? p->string : "";
-            if (!strcmp(k, "label") || !strcmp(k, "title")) continue;
-            sb_puts(b, first ? " (" : ", ");
-            first = 0;
-            sb_put_line_safe(b, k);
-            sb_putc(b, '=');
-            sb_put_json(b, p);
-        }
-        if (!first) sb_putc(b, ')');
-    }
-
+    if (cJSON_IsObject(props)) put_properties(b, props, id);
     long long total = -1;
     int windowed = 0;
-    if (meta) {
-        const char *summary = str_member(meta, "summary");
-        if (summary) {
-            sb_puts(b, "  \xe2\x80\x94 ");
-            sb_put_quoted(b, summary);
-        }
-        const cJSON *sal = cJSON_GetObjectItemCaseSensitive(meta, "salience");
-        if (cJSON_IsNumber(sal) && isfinite(sal->valuedouble)) {
-            sb_puts(b, "  salience=");
-            put_salience(b, sal->valuedouble);
-        }
-        const char *urgency = str_member(meta, "urgency");
-        if (urgency && strcmp(urgency, "none") != 0) {
-            sb_puts(b, "  urgency=");
-            sb_put_line_safe(b, urgency);
-        }
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "focus"))) sb_puts(b, "  focus");
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "pinned"))) sb_puts(b, "  pinned");
-        const cJSON *tc = cJSON_GetObjectItemCaseSensitive(meta, "total_children");
-        if (cJSON_IsNumber(tc) && isfinite(tc->valuedouble) && tc->valuedouble >= 0 &&
-            tc->valuedouble < 9e15)
-            total = (long long)tc->valuedouble;
-        const cJSON *win = cJSON_GetObjectItemCaseSensitive(meta, "window");
-        windowed = win && !cJSON_IsNull(win);
-    }
+    if (cJSON_IsObject(meta)) put_meta(b, meta, &total, &windowed);
     put_content_ref(b, cJSON_GetObjectItemCaseSensitive(node, "content_ref"));
     put_affordances(b, cJSON_GetObjectItemCaseSensitive(node, "affordances"));
 
@@ -353,23 +320,11 @@ static void tree_node(sbuf *b, const cJSON *node, unsigned depth) {
     long long inline_n = 0;
     const cJSON *c;
     if (cJSON_IsArray(children)) cJSON_ArrayForEach(c, children) if (cJSON_IsObject(c)) inline_n++;
-
-    char tmp[96];
-    if (total > 0 && inline_n == 0) {
-        sb_putc(b, '\n');
-        sb_indent(b, depth + 1);
-        snprintf(tmp, sizeof tmp, "(%lld %s not loaded)", total, total == 1 ? "child" : "children");
-        sb_puts(b, tmp);
-    } else if (windowed && total > inline_n) {
-        sb_putc(b, '\n');
-        sb_indent(b, depth + 1);
-        snprintf(tmp, sizeof tmp, "(showing %lld of %lld)", inline_n, total);
-        sb_puts(b, tmp);
-    }
+    put_unloaded(b, depth, total, windowed, inline_n);
     if (inline_n > 0) {
         cJSON_ArrayForEach(c, children) {
             if (!cJSON_IsObject(c)) continue;
-            sb_putc(b, '\n');
+            slop__buf_putc(b, '\n');
             tree_node(b, c, depth + 1);
             if (b->oom) return;
         }
@@ -377,9 +332,9 @@ static void tree_node(sbuf *b, const cJSON *node, unsigned depth) {
 }
 
 char *slop__tree_text(const cJSON *tree) {
-    sbuf b = {0};
+    slop__buf b = {0};
     if (cJSON_IsObject(tree)) tree_node(&b, tree, 0);
-    return sb_take(&b);
+    return slop__buf_take(&b);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -437,13 +392,6 @@ typedef struct av_ctx {
     int oom;
 } av_ctx;
 
-static char *av_strdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *o = malloc(n);
-    if (o) memcpy(o, s, n);
-    return o;
-}
-
 static char *sanitize(const char *s) {
     size_t n = strlen(s);
     char *o = malloc(n + 1);
@@ -457,31 +405,15 @@ static char *sanitize(const char *s) {
     return o;
 }
 
-static char *join_path(const char *parent, const char *id) {
-    size_t pl = strlen(parent), il = strlen(id);
-    int slash = !(pl > 0 && parent[pl - 1] == '/');
-    char *o = malloc(pl + (size_t)slash + il + 1);
-    if (!o) return NULL;
-    memcpy(o, parent, pl);
-    if (slash) o[pl] = '/';
-    memcpy(o + pl + (size_t)slash, id, il + 1);
-    return o;
-}
-
 static void collect(av_ctx *cx, const cJSON *node, size_t parent, unsigned depth, const char *path_in) {
     if (cx->oom || depth >= AV_MAX_DEPTH) return;
     const char *id = str_member(node, "id");
     if (!id && parent != SIZE_MAX) return;
-    if (cx->nn == cx->ncap) {
-        size_t nc = cx->ncap ? cx->ncap * 2 : 32;
-        av_node *np = realloc(cx->nodes, nc * sizeof *np);
-        if (!np) { cx->oom = 1; return; }
-        cx->nodes = np; cx->ncap = nc;
-    }
+    if (SLOP__RESERVE(cx->nodes, cx->nn, cx->ncap, 32) != 0) { cx->oom = 1; return; }
     size_t me = cx->nn;
     av_node *nd = &cx->nodes[me];
     nd->sid = sanitize(id ? id : "");
-    nd->path = parent == SIZE_MAX ? av_strdup(path_in) : join_path(path_in, id);
+    nd->path = parent == SIZE_MAX ? slop__strdup(path_in) : slop__path_child(path_in, id);
     nd->parent = parent;
     nd->depth = depth;
     cx->nn++;
@@ -492,12 +424,7 @@ static void collect(av_ctx *cx, const cJSON *node, size_t parent, unsigned depth
     if (cJSON_IsArray(affs)) cJSON_ArrayForEach(a, affs) {
         const char *action = cJSON_IsObject(a) ? str_member(a, "action") : NULL;
         if (!action) continue;
-        if (cx->ne == cx->ecap) {
-            size_t nc = cx->ecap ? cx->ecap * 2 : 32;
-            av_entry *np = realloc(cx->ents, nc * sizeof *np);
-            if (!np) { cx->oom = 1; return; }
-            cx->ents = np; cx->ecap = nc;
-        }
+        if (SLOP__RESERVE(cx->ents, cx->ne, cx->ecap, 32) != 0) { cx->oom = 1; return; }
         av_entry *e = &cx->ents[cx->ne++];
         memset(e, 0, sizeof *e);
         e->node = me;
@@ -549,15 +476,6 @@ typedef struct strset {
     size_t cap;
 } strset;
 
-static uint32_t fnv1a(const char *s) {
-    uint32_t h = 2166136261u;
-    for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
-        h ^= *u;
-        h *= 16777619u;
-    }
-    return h;
-}
-
 static int set_init(strset *s, size_t n) {
     size_t cap = 16;
     while (cap < n * 2 + 1) {
@@ -574,7 +492,7 @@ static int set_init(strset *s, size_t n) {
 static void set_free(strset *s) { free(s->keys); free(s->counts); s->keys = NULL; s->counts = NULL; }
 
 static size_t set_slot(const strset *s, const char *k) {
-    size_t i = fnv1a(k) & (s->cap - 1);
+    size_t i = slop__fnv1a(k, strlen(k)) & (s->cap - 1);
     while (s->keys[i] && strcmp(s->keys[i], k) != 0) i = (i + 1) & (s->cap - 1);
     return i;
 }
@@ -607,7 +525,7 @@ static char *finalize_name(const char *sprefix, const char *base, unsigned k, un
     o[pos] = '\0';
     if (pos > max_len) {
         static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
-        uint32_t h = fnv1a(o);
+        uint32_t h = slop__fnv1a(o, pos);
         char hs[8];
         for (int i = 6; i >= 0; i--) { hs[i] = digits[h % 36]; h /= 36; }
         hs[7] = '\0';
@@ -674,7 +592,7 @@ static int finalize_all(av_ctx *cx, const char *sprefix, unsigned max_len) {
     for (size_t i = 0; i < cx->ne && ok; i++) {
         av_entry *e = &cx->ents[i];
         if (!set_count(&claimed, e->natural)) {
-            e->final = av_strdup(e->natural);
+            e->final = slop__strdup(e->natural);
         } else {
             for (unsigned k = 2;; k++) {
                 char *cand = finalize_name(sprefix, e->name, k, max_len);
@@ -729,17 +647,17 @@ static cJSON *tool_params(const cJSON *aff) {
 }
 
 static char *tool_description(const cJSON *aff, const char *path) {
-    sbuf b = {0};
+    slop__buf b = {0};
     const char *label = str_member(aff, "label");
     const char *desc = str_member(aff, "description");
-    sb_puts(&b, label ? label : str_member(aff, "action"));
-    if (desc) { sb_puts(&b, ": "); sb_puts(&b, desc); }
-    sb_puts(&b, " (on ");
-    sb_puts(&b, path);
-    sb_putc(&b, ')');
+    slop__buf_puts(&b, label ? label : str_member(aff, "action"));
+    if (desc) { slop__buf_puts(&b, ": "); slop__buf_puts(&b, desc); }
+    slop__buf_puts(&b, " (on ");
+    slop__buf_puts(&b, path);
+    slop__buf_putc(&b, ')');
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(aff, "dangerous")))
-        sb_puts(&b, " [DANGEROUS - confirm first]");
-    return sb_take(&b);
+        slop__buf_puts(&b, " [DANGEROUS - confirm first]");
+    return slop__buf_take(&b);
 }
 
 cJSON *slop__tools(const cJSON *tree, const char *root_path, const char *prefix,
@@ -843,15 +761,6 @@ static size_t skip_invisible(const unsigned char *s) {
     }
 }
 
-static int ci_prefix(const unsigned char *s, const char *word) {
-    for (; *word; s++, word++) {
-        unsigned char c = *s;
-        if (c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a');
-        if (c != (unsigned char)*word) return 0;
-    }
-    return 1;
-}
-
 /* Does a slop context tag start at s (s[0] == '<')? */
 static int is_context_tag(const unsigned char *s) {
     size_t i = 1;
@@ -860,60 +769,61 @@ static int is_context_tag(const unsigned char *s) {
         i++;
         i += skip_invisible(s + i);
     }
-    return ci_prefix(s + i, "slop-state") || ci_prefix(s + i, "slop-apps-available");
+    const char *t = (const char *)s + i;
+    return slop__starts_with_ci(t, "slop-state") || slop__starts_with_ci(t, "slop-apps-available");
 }
 
-static void sb_put_neutral(sbuf *b, const char *text, int one_line) {
+static void sb_put_neutral(slop__buf *b, const char *text, int one_line) {
     const unsigned char *u = (const unsigned char *)text;
     while (*u) {
-        if (*u == '<' && is_context_tag(u)) { sb_puts(b, "&lt;"); u++; continue; }
+        if (*u == '<' && is_context_tag(u)) { slop__buf_puts(b, "&lt;"); u++; continue; }
         if (one_line) {
             size_t brk = line_break_len(u);
-            if (brk) { sb_putc(b, ' '); u += brk; continue; }
+            if (brk) { slop__buf_putc(b, ' '); u += brk; continue; }
         }
         const unsigned char *start = u;
         u++;
         while (*u && *u != '<' && !(one_line && line_break_len(u))) u++;
-        sb_putn(b, (const char *)start, (size_t)(u - start));
+        slop__buf_putn(b, (const char *)start, (size_t)(u - start));
     }
 }
 
-static void sb_put_attr(sbuf *b, const char *s) {
+static void sb_put_attr(slop__buf *b, const char *s) {
     for (const unsigned char *u = (const unsigned char *)s; *u; u++) {
         switch (*u) {
-        case '&': sb_puts(b, "&amp;"); break;
-        case '<': sb_puts(b, "&lt;"); break;
-        case '>': sb_puts(b, "&gt;"); break;
-        case '"': sb_puts(b, "&quot;"); break;
-        case '\'': sb_puts(b, "&#39;"); break;
+        case '&': slop__buf_puts(b, "&amp;"); break;
+        case '<': slop__buf_puts(b, "&lt;"); break;
+        case '>': slop__buf_puts(b, "&gt;"); break;
+        case '"': slop__buf_puts(b, "&quot;"); break;
+        case '\'': slop__buf_puts(b, "&#39;"); break;
         default:
-            if (*u < 0x20 || *u == 0x7f) sb_putc(b, ' ');
-            else sb_putc(b, (char)*u);
+            if (*u < 0x20 || *u == 0x7f) slop__buf_putc(b, ' ');
+            else slop__buf_putc(b, (char)*u);
         }
     }
 }
 
 char *slop__state_tail(const slop__tail_section *sections, size_t n, const char *generated_at) {
     if (n == 0 || !sections) return NULL;
-    sbuf b = {0};
-    sb_puts(&b, "<slop-state generated_at=\"");
+    slop__buf b = {0};
+    slop__buf_puts(&b, "<slop-state generated_at=\"");
     sb_put_attr(&b, generated_at ? generated_at : "");
-    sb_puts(&b, "\" format=\"text/tree\">\n## SLOP Apps\n\n");
+    slop__buf_puts(&b, "\" format=\"text/tree\">\n## SLOP Apps\n\n");
     for (size_t i = 0; i < n; i++) {
         const slop__tail_section *s = &sections[i];
-        if (i) sb_putc(&b, '\n');
-        sb_puts(&b, "### ");
+        if (i) slop__buf_putc(&b, '\n');
+        slop__buf_puts(&b, "### ");
         sb_put_neutral(&b, s->name ? s->name : "", 1);
-        sb_puts(&b, " (");
+        slop__buf_puts(&b, " (");
         sb_put_neutral(&b, s->id ? s->id : "", 1);
-        sb_puts(&b, ")\n\n");
+        slop__buf_puts(&b, ")\n\n");
         size_t body = b.len;
         if (s->tree_text) sb_put_neutral(&b, s->tree_text, 0);
-        else sb_puts(&b, "(awaiting snapshot)");
+        else slop__buf_puts(&b, "(awaiting snapshot)");
         /* drop trailing newlines of the body; exactly one before the next part */
-        while (!b.oom && b.len > body && b.p[b.len - 1] == '\n') b.p[--b.len] = '\0';
-        sb_putc(&b, '\n');
+        while (!b.oom && b.len > body && b.s[b.len - 1] == '\n') b.s[--b.len] = '\0';
+        slop__buf_putc(&b, '\n');
     }
-    sb_puts(&b, "</slop-state>");
-    return sb_take(&b);
+    slop__buf_puts(&b, "</slop-state>");
+    return slop__buf_take(&b);
 }

@@ -57,7 +57,7 @@ typedef struct sub {
     char *wire;             /* id of the current subscribe on the wire      */
     cJSON *options;         /* subscribe frame members besides type and id  */
     char *path;             /* absolute path of the subscription root        */
-    slop_mirror m;
+    slop__mirror m;
     sub_state state;
     int wire_live;          /* a snapshot arrived for the current wire id   */
     int has_mirror;
@@ -120,7 +120,7 @@ struct slop_consumer {
     size_t out_head, out_len, out_cap;
     int queued;             /* outputs queued by the current call            */
 
-    slop_budget budget;
+    slop__budget budget;
     char *scratch;          /* the string last returned to the caller       */
     char err[320];
     slop_code code;
@@ -132,13 +132,6 @@ struct slop_consumer {
 /* ---------------------------------------------------------------------- */
 /* Small helpers                                                            */
 /* ---------------------------------------------------------------------- */
-
-static char *dupstr(const char *s) {
-    size_t l = strlen(s) + 1;
-    char *d = malloc(l);
-    if (d) memcpy(d, s, l);
-    return d;
-}
 
 static void fail(slop_consumer *c, slop_code code, const char *fmt, ...) {
     va_list ap;
@@ -162,8 +155,7 @@ static const char *give(slop_consumer *c, char *s, size_t *out_len) {
 }
 
 static const char *give_json(slop_consumer *c, cJSON *j, size_t *out_len) {
-    char *s = j ? slop__json_print(j) : NULL;
-    cJSON_Delete(j);
+    char *s = slop__json_print_free(j);
     if (!s) {
         fail(c, SLOP_E_NOMEM, "out of memory");
         return give(c, NULL, out_len);
@@ -180,15 +172,9 @@ static void push_out(slop_consumer *c, slop_output_kind kind, char *text) {
             c->out_len -= c->out_head;
             c->out_head = 0;
         }
-        if (c->out_len == c->out_cap) {
-            size_t nc = c->out_cap ? c->out_cap * 2 : 32;
-            out_item *no = realloc(c->out, nc * sizeof *no);
-            if (!no) {
-                free(text);
-                return;
-            }
-            c->out = no;
-            c->out_cap = nc;
+        if (SLOP__RESERVE(c->out, c->out_len, c->out_cap, 32) != 0) {
+            free(text);
+            return;
         }
     }
     c->out[c->out_len++] = (out_item){kind, text, strlen(text)};
@@ -227,7 +213,7 @@ static void send_frame(slop_consumer *c, const cJSON *frame) {
 static char *new_id(slop_consumer *c, char kind) {
     char buf[40];
     snprintf(buf, sizeof buf, "%s-%c%llu", c->prefix, kind, ++c->next_id);
-    return dupstr(buf);
+    return slop__strdup(buf);
 }
 
 static int is_int(const cJSON *j) {
@@ -267,18 +253,6 @@ static void add_window(cJSON *out, const cJSON *meta, double shown, double offse
     }
 }
 
-/* Joins a subscription root path and a mirror-relative node path. */
-static char *join_path(const char *root, const char *rel) {
-    if (strcmp(root, "/") == 0) return dupstr(rel);
-    if (strcmp(rel, "/") == 0) return dupstr(root);
-    size_t a = strlen(root), b = strlen(rel);
-    char *s = malloc(a + b + 1);
-    if (!s) return NULL;
-    memcpy(s, root, a);
-    memcpy(s + a, rel, b + 1);
-    return s;
-}
-
 /* The mirror-relative part of an absolute path under root, or NULL. */
 static const char *rel_path(const char *root, const char *abs) {
     if (strcmp(root, "/") == 0) return abs;
@@ -292,7 +266,7 @@ static const char *rel_path(const char *root, const char *abs) {
 static cJSON *abs_paths(const sub *s, const cJSON *rel) {
     cJSON *arr = cJSON_CreateArray();
     for (const cJSON *it = rel ? rel->child : NULL; it; it = it->next) {
-        char *p = join_path(s->path, it->valuestring);
+        char *p = slop__path_join(s->path, it->valuestring);
         if (p) cJSON_AddItemToArray(arr, cJSON_CreateString(p));
         free(p);
     }
@@ -317,7 +291,7 @@ static sub *find_sub(slop_consumer *c, const char *handle) {
 }
 
 static void sub_free(sub *s) {
-    slop_mirror_clear(&s->m);
+    slop__mirror_clear(&s->m);
     free(s->handle);
     free(s->wire);
     free(s->path);
@@ -342,21 +316,15 @@ static void pending_drop(slop_consumer *c, pending *p) {
 
 static int pending_add(slop_consumer *c, const char *id, req_kind kind, double now,
                        const char *sub_handle, const char *path, const char *action) {
-    if (c->npend == c->cappend) {
-        size_t nc = c->cappend ? c->cappend * 2 : 16;
-        pending *np = realloc(c->pend, nc * sizeof *np);
-        if (!np) return -1;
-        c->pend = np;
-        c->cappend = nc;
-    }
+    if (SLOP__RESERVE(c->pend, c->npend, c->cappend, 16) != 0) return -1;
     pending *p = &c->pend[c->npend++];
     memset(p, 0, sizeof *p);
-    p->id = dupstr(id);
+    p->id = slop__strdup(id);
     p->kind = kind;
     p->sent_ms = now;
-    p->sub_handle = sub_handle ? dupstr(sub_handle) : NULL;
-    p->path = path ? dupstr(path) : NULL;
-    p->action = action ? dupstr(action) : NULL;
+    p->sub_handle = sub_handle ? slop__strdup(sub_handle) : NULL;
+    p->path = path ? slop__strdup(path) : NULL;
+    p->action = action ? slop__strdup(action) : NULL;
     return 0;
 }
 
@@ -465,8 +433,8 @@ static void check_tasks(slop_consumer *c, sub *s) {
         task *t = &c->tasks[i];
         char rel[300];
         snprintf(rel, sizeof rel, "/tasks/%s", t->task_id);
-        slop_node *n = slop_mirror_find(&s->m, rel);
-        if (!n && strcmp(s->path, "/tasks") == 0) n = slop_mirror_find(&s->m, rel + 6);
+        slop__node *n = slop__mirror_find(&s->m, rel);
+        if (!n && strcmp(s->path, "/tasks") == 0) n = slop__mirror_find(&s->m, rel + 6);
         if (!n) {
             if (t->seen) { /* the provider removed the finished task node */
                 cJSON *e = event("task");
@@ -482,15 +450,15 @@ static void check_tasks(slop_consumer *c, sub *s) {
             i++;
             continue;
         }
-        cJSON *props = slop_node_field(n, SLOP_FIELD_PROPERTIES);
-        char *now = props ? slop__json_print(props) : dupstr("{}");
+        cJSON *props = slop__node_field(n, SLOP__FIELD_PROPERTIES);
+        char *now = props ? slop__json_print(props) : slop__strdup("{}");
         if (!t->seen || !t->last || strcmp(now, t->last) != 0) {
             t->seen = 1;
             free(t->last);
             t->last = now;
             now = NULL;
-            char *rp = slop_node_path(n);
-            char *ap = rp ? join_path(s->path, rp) : NULL;
+            char *rp = slop__node_path(n);
+            char *ap = rp ? slop__path_join(s->path, rp) : NULL;
             free(rp);
             free(t->path);
             t->path = ap;
@@ -523,85 +491,97 @@ static void check_tasks(slop_consumer *c, sub *s) {
 /* Provider messages                                                        */
 /* ---------------------------------------------------------------------- */
 
-static void on_hello(slop_consumer *c, cJSON *msg) {
-    if (c->have_hello || c->refused) {
-        c->ignored_frames++; /* a repeated hello changes nothing */
-        return;
-    }
+/* hello.provider checked and normalised: {id, name (the id when absent),
+ * slop_version?, capabilities (every string, as sent)}; *bits gets the
+ * capabilities the core knows. NULL after a protocol_error. */
+static cJSON *hello_provider(slop_consumer *c, const cJSON *msg, unsigned *bits) {
     cJSON *p = cJSON_GetObjectItemCaseSensitive(msg, "provider");
     cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "id");
     cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
     cJSON *caps = cJSON_GetObjectItemCaseSensitive(p, "capabilities");
     cJSON *ver = cJSON_GetObjectItemCaseSensitive(p, "slop_version");
-    if (!cJSON_IsObject(p) || !cJSON_IsString(id) || !id->valuestring[0]) {
-        protocol_error(c, "bad_message", 0, "hello: \"provider.id\" must be a non-empty string");
-        return;
+    const char *bad = NULL;
+    if (!cJSON_IsObject(p) || !cJSON_IsString(id) || !id->valuestring[0]) bad = "\"provider.id\" must be a non-empty string";
+    else if (name && !cJSON_IsString(name)) bad = "\"provider.name\" must be a string";
+    else if (!cJSON_IsArray(caps)) bad = "\"provider.capabilities\" must be an array";
+    if (bad) {
+        protocol_error(c, "bad_message", 0, "hello: %s", bad);
+        return NULL;
     }
-    if (name && !cJSON_IsString(name)) {
-        protocol_error(c, "bad_message", 0, "hello: \"provider.name\" must be a string");
-        return;
-    }
-    if (!cJSON_IsArray(caps)) {
-        protocol_error(c, "bad_message", 0, "hello: \"provider.capabilities\" must be an array");
-        return;
-    }
-    unsigned bits = 0;
     cJSON *clean = cJSON_CreateArray();
+    *bits = 0;
     for (cJSON *it = caps->child; it; it = it->next) {
         if (!cJSON_IsString(it)) continue;
         for (int k = 0; k < CAP_COUNT; k++)
-            if (strcmp(it->valuestring, cap_names[k]) == 0) bits |= 1u << k;
+            if (strcmp(it->valuestring, cap_names[k]) == 0) *bits |= 1u << k;
         cJSON_AddItemToArray(clean, cJSON_CreateString(it->valuestring));
     }
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddStringToObject(out, "id", id->valuestring);
+    cJSON_AddStringToObject(out, "name", cJSON_IsString(name) ? name->valuestring : id->valuestring);
+    if (cJSON_IsString(ver)) cJSON_AddStringToObject(out, "slop_version", ver->valuestring);
+    cJSON_AddItemToObject(out, "capabilities", clean);
+    return out;
+}
+
+/* Another app at the same address after a reconnect: its tree has nothing
+ * to do with the old one, which must not pass for its state. Takes prev
+ * (the provider before the reconnect, or NULL). */
+static void check_same_provider(slop_consumer *c, cJSON *prev) {
+    cJSON *prev_id = cJSON_GetObjectItemCaseSensitive(prev, "id");
+    const char *id = cJSON_GetObjectItemCaseSensitive(c->provider, "id")->valuestring;
+    if (!cJSON_IsString(prev_id) || strcmp(prev_id->valuestring, id) == 0) {
+        cJSON_Delete(prev);
+        return;
+    }
+    char m[300];
+    snprintf(m, sizeof m, "provider \"%.80s\" now answers where \"%.80s\" was: its state was dropped", id,
+             prev_id->valuestring);
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        slop__mirror_clear(&s->m);
+        s->has_mirror = 0;
+        s->wire_live = 0;
+        cJSON_Delete(s->tools);
+        s->tools = NULL;
+        set_state(s, SUB_WAITING, "provider_changed", m);
+    }
+    while (c->ntasks) task_drop(c, c->ntasks - 1);
+    cJSON *e = event("provider_changed");
+    cJSON_AddItemToObject(e, "previous", prev);
+    cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
+    cJSON_AddStringToObject(e, "message", m);
+    emit(c, e);
+}
+
+static void on_hello(slop_consumer *c, cJSON *msg) {
+    if (c->have_hello || c->refused) {
+        c->ignored_frames++; /* a repeated hello changes nothing */
+        return;
+    }
+    unsigned bits = 0;
+    cJSON *provider = hello_provider(c, msg, &bits);
+    if (!provider) return;
     if (!(bits & CAP_STATE)) {
-        cJSON_Delete(clean);
         c->refused = 1;
         protocol_error(c, "not_a_provider", 1,
                        "provider \"%.80s\" does not declare the \"state\" capability: it is not a "
                        "SLOP provider; disconnect",
-                       id->valuestring);
+                       cJSON_GetObjectItemCaseSensitive(provider, "id")->valuestring);
+        cJSON_Delete(provider);
         return;
     }
     c->have_hello = 1;
     c->caps = bits;
     cJSON_Delete(c->provider);
-    c->provider = cJSON_CreateObject();
-    cJSON_AddStringToObject(c->provider, "id", id->valuestring);
-    cJSON_AddStringToObject(c->provider, "name", cJSON_IsString(name) ? name->valuestring : id->valuestring);
-    if (cJSON_IsString(ver)) cJSON_AddStringToObject(c->provider, "slop_version", ver->valuestring);
-    cJSON_AddItemToObject(c->provider, "capabilities", clean);
+    c->provider = provider;
 
     cJSON *e = event("hello");
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     emit(c, e);
-
-    /* Another app at the same address after a reconnect: its tree has
-     * nothing to do with the old one, which must not pass for its state. */
     cJSON *prev = c->prev_provider;
     c->prev_provider = NULL;
-    cJSON *prev_id = cJSON_GetObjectItemCaseSensitive(prev, "id");
-    if (cJSON_IsString(prev_id) && strcmp(prev_id->valuestring, id->valuestring) != 0) {
-        char m[300];
-        snprintf(m, sizeof m, "provider \"%.80s\" now answers where \"%.80s\" was: its state was dropped",
-                 id->valuestring, prev_id->valuestring);
-        for (size_t i = 0; i < c->nsubs; i++) {
-            sub *s = c->subs[i];
-            slop_mirror_clear(&s->m);
-            s->has_mirror = 0;
-            s->wire_live = 0;
-            cJSON_Delete(s->tools);
-            s->tools = NULL;
-            set_state(s, SUB_WAITING, "provider_changed", m);
-        }
-        while (c->ntasks) task_drop(c, c->ntasks - 1);
-        e = event("provider_changed");
-        cJSON_AddItemToObject(e, "previous", prev);
-        prev = NULL;
-        cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
-        cJSON_AddStringToObject(e, "message", m);
-        emit(c, e);
-    }
-    cJSON_Delete(prev);
+    check_same_provider(c, prev);
 
     cJSON *held = c->held;
     c->held = cJSON_CreateArray();
@@ -632,17 +612,114 @@ static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, const char *co
     give_up(s, code, m, now);
 }
 
-static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
-    cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
-    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
-    cJSON *tree = cJSON_GetObjectItemCaseSensitive(msg, "tree");
-    if (!cJSON_IsString(id)) {
-        protocol_error(c, "bad_message", 0, "snapshot: \"id\" must be a string");
+/* The string member `key` naming the subscription or request a message is
+ * for; NULL, after a protocol_error, when it is not a string. */
+static const char *addressee(slop_consumer *c, const cJSON *msg, const char *key, const char *what) {
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, key);
+    if (cJSON_IsString(id)) return id->valuestring;
+    protocol_error(c, "bad_message", 0, "%s: \"%s\" must be a string", what, key);
+    return NULL;
+}
+
+/* A snapshot's tree into m: straight from the frame's text when the
+ * top-level frame carried it (raw), else from cJSON (inside a batch). */
+static slop__mirror_status load_tree(slop_consumer *c, slop__mirror *m, const char *raw, size_t raw_len,
+                                     cJSON *tree, char *err, size_t errlen) {
+    return raw ? slop__mirror_load_text(m, raw, raw_len, c->lim.max_json_depth, err, errlen)
+               : slop__mirror_load(m, tree, err, errlen);
+}
+
+static cJSON *snapshot_event(const sub *s, double version, int rebase) {
+    cJSON *e = event("snapshot");
+    cJSON_AddStringToObject(e, "sub", s->handle);
+    cJSON_AddStringToObject(e, "path", s->path);
+    cJSON_AddNumberToObject(e, "version", version);
+    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
+    cJSON_AddBoolToObject(e, "rebase", rebase);
+    return e;
+}
+
+/* A query's answer: checked as a snapshot, handed over, nothing kept. */
+static void answer_query(slop_consumer *c, pending *q, double version, const char *raw, size_t raw_len, cJSON *tree,
+                         double now) {
+    char err[300];
+    slop__budget b = {0, c->lim.max_nodes};
+    slop__mirror tmp;
+    slop__mirror_init(&tmp, &b);
+    if (load_tree(c, &tmp, raw, raw_len, tree, err, sizeof err) != SLOP__MIRROR_OK) {
+        refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
+    } else {
+        cJSON *e = event("query");
+        cJSON_AddStringToObject(e, "id", q->id);
+        if (q->path) cJSON_AddStringToObject(e, "path", q->path);
+        cJSON_AddNumberToObject(e, "version", version);
+        cJSON *t = slop__node_to_json(tmp.root, -1);
+        cJSON_AddItemToObject(e, "tree", t);
+        /* A page of a windowed collection: where the next one starts. */
+        if (q->win[1] > 0)
+            add_window(e, cJSON_GetObjectItemCaseSensitive(t, "meta"),
+                       (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "children")), q->win[0],
+                       q->win[1]);
+        pending_drop(c, q);
+        emit(c, e);
+    }
+    slop__mirror_clear(&tmp);
+}
+
+/* A subscription's snapshot: the seq and version rules, then the mirror
+ * re-based on it. */
+static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, const char *raw, size_t raw_len,
+                          cJSON *tree, double now) {
+    char err[300], m[400];
+    if (seq && !(is_int(seq) && seq->valuedouble == 0)) {
+        /* A snapshot re-bases seq to 0: with any other seq, which patches
+         * follow it is unknowable, so it is refused rather than guessed at. */
+        snprintf(m, sizeof m, "it carries seq %.17g; a snapshot's seq is 0", cJSON_IsNumber(seq) ? seq->valuedouble : -1);
+        refuse_snapshot(c, s, NULL, "bad_seq", m, now);
         return;
     }
-    sub *s = find_sub_wire(c, id->valuestring);
-    pending *q = s ? NULL : find_pending(c, id->valuestring);
+    /* Versions never go back within one connection. A snapshot answering a
+     * subscribe sent on a new connection starts a new history: the provider
+     * may have restarted with its counter back at 1. */
+    int new_history = s->epoch != c->epoch;
+    if (s->has_mirror && !new_history && v < s->last_version) {
+        snprintf(m, sizeof m, "version %.17g is older than %.17g on the same connection", v, s->last_version);
+        refuse_snapshot(c, s, NULL, "version_regressed", m, now);
+        return;
+    }
+    int rebase = s->has_mirror;
+    int restarted = rebase && new_history && v < s->last_version;
+    double previous = s->last_version;
+    slop__mirror_status bad = load_tree(c, &s->m, raw, raw_len, tree, err, sizeof err);
+    if (bad != SLOP__MIRROR_OK) {
+        refuse_snapshot(c, s, NULL, bad == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "bad_snapshot", err, now);
+        return;
+    }
+    pending *p = find_pending(c, s->wire);
+    if (p) pending_drop(c, p);
+    s->has_mirror = 1;
+    s->wire_live = 1;
+    s->epoch = c->epoch;
+    set_state(s, SUB_LIVE, "", "");
+    s->snap_version = s->last_version = v;
+    s->last_seq = 0;
+    s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
+    cJSON_Delete(s->tools);
+    s->tools = NULL;
+    cJSON *e = snapshot_event(s, v, rebase);
+    if (rebase) cJSON_AddNumberToObject(e, "previous_version", previous);
+    if (restarted) cJSON_AddBoolToObject(e, "restarted", 1);
+    emit(c, e);
+    check_tasks(c, s);
+}
+
+static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
+    const char *id = addressee(c, msg, "id", "snapshot");
+    if (!id) return;
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
+    cJSON *tree = cJSON_GetObjectItemCaseSensitive(msg, "tree");
+    sub *s = find_sub_wire(c, id);
+    pending *q = s ? NULL : find_pending(c, id);
     if (!s && !(q && q->kind == REQ_QUERY)) {
         c->ignored_frames++; /* an id we never issued, or no longer use */
         return;
@@ -661,92 +738,89 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
         refuse_snapshot(c, s, q, "bad_message", "\"tree\" must be a node object", now);
         return;
     }
-    char err[300], m[400];
-    if (q) { /* a query answer: validate it, hand it over, keep nothing */
-        slop_budget b = {0, c->lim.max_nodes};
-        slop_mirror tmp;
-        slop_mirror_init(&tmp, &b);
-        int bad = raw ? slop_mirror_load_text(&tmp, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
-                      : slop_mirror_load(&tmp, tree, err, sizeof err);
-        if (bad != 0) {
-            refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
-        } else {
-            cJSON *e = event("query");
-            cJSON_AddStringToObject(e, "id", q->id);
-            if (q->path) cJSON_AddStringToObject(e, "path", q->path);
-            cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-            cJSON *t = slop_node_to_json(tmp.root, -1);
-            cJSON_AddItemToObject(e, "tree", t);
-            /* A page of a windowed collection: where the next one starts. */
-            if (q->win[1] > 0)
-                add_window(e, cJSON_GetObjectItemCaseSensitive(t, "meta"),
-                           (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "children")), q->win[0],
-                           q->win[1]);
-            pending_drop(c, q);
-            emit(c, e);
+    if (q) answer_query(c, q, ver->valuedouble, raw, raw_len, tree, now);
+    else take_snapshot(c, s, ver->valuedouble, cJSON_GetObjectItemCaseSensitive(msg, "seq"), raw, raw_len, tree, now);
+}
+
+/* The seq and version rules for a patch to a live mirror: 1 when it is the
+ * one to apply next; 0 when it is ignored or a resync was asked for. */
+static int patch_in_order(slop_consumer *c, sub *s, double v, const cJSON *seq, double now) {
+    char m[400];
+    if (seq) { /* seq counts this subscription's patches: it decides */
+        long long got = (long long)seq->valuedouble, want = s->last_seq + 1;
+        if (got > want) {
+            snprintf(m, sizeof m, "expected seq %lld, got %lld", want, got);
+            resync(c, s, "gap", m, now);
+            return 0;
         }
-        slop_mirror_clear(&tmp);
+        if (got < want) {
+            protocol_error(c, "seq_repeat", 0, "patch for %s repeats seq %lld (expected %lld): ignored",
+                           s->handle, got, want);
+            return 0;
+        }
+        if (v < s->last_version) { /* the next patch in order, yet older */
+            snprintf(m, sizeof m, "patch seq %lld has version %.17g after %.17g", got, v, s->last_version);
+            protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
+            resync(c, s, "version_regressed", m, now);
+            return 0;
+        }
+    } else if (v <= s->snap_version) {
+        /* Without seq (older providers) a patch not newer than our snapshot
+         * is taken as already contained in it; said, not silent. */
+        c->stale_patches++;
+        protocol_error(c, "stale_patch", 0,
+                       "patch for %s has version %.17g, not newer than its snapshot's %.17g: taken as already "
+                       "applied, ignored",
+                       s->handle, v, s->snap_version);
+        return 0;
+    } else if (v < s->last_version) {
+        snprintf(m, sizeof m, "patch version %.17g after %.17g", v, s->last_version);
+        protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
+        resync(c, s, "version_regressed", m, now);
+        return 0;
+    }
+    return 1;
+}
+
+/* Applies the next patch, all or nothing: a refused one resyncs. */
+static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJSON *ops, double now) {
+    if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
+        c->warned_patches = 1;
+        protocol_error(c, "undeclared_capability", 0,
+                       "the provider sends patches without declaring \"patches\"; applying them");
+    }
+    slop__changes ch;
+    slop__changes_init(&ch);
+    char err[300], m[400];
+    int nops = cJSON_GetArraySize(ops);
+    slop__mirror_status st = slop__mirror_apply(&s->m, ops, &ch, err, sizeof err);
+    if (st != SLOP__MIRROR_OK) {
+        slop__changes_free(&ch);
+        snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
+        resync(c, s, st == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "patch_failed", m, now);
         return;
     }
-    if (seq && !(is_int(seq) && seq->valuedouble == 0)) {
-        /* A snapshot re-bases seq to 0: with any other seq, which patches
-         * follow it is unknowable, so it is refused rather than guessed at. */
-        snprintf(m, sizeof m, "it carries seq %.17g; a snapshot's seq is 0", cJSON_IsNumber(seq) ? seq->valuedouble : -1);
-        refuse_snapshot(c, s, NULL, "bad_seq", m, now);
-        return;
-    }
-    /* Versions never go back within one connection. A snapshot answering a
-     * subscribe sent on a new connection starts a new history: the provider
-     * may have restarted with its counter back at 1. */
-    int new_history = s->epoch != c->epoch;
-    if (s->has_mirror && !new_history && ver->valuedouble < s->last_version) {
-        snprintf(m, sizeof m, "version %.17g is older than %.17g on the same connection", ver->valuedouble,
-                 s->last_version);
-        refuse_snapshot(c, s, NULL, "version_regressed", m, now);
-        return;
-    }
-    int rebase = s->has_mirror;
-    int restarted = rebase && new_history && ver->valuedouble < s->last_version;
-    double previous = s->last_version;
-    int bad = raw ? slop_mirror_load_text(&s->m, raw, raw_len, c->lim.max_json_depth, err, sizeof err)
-                  : slop_mirror_load(&s->m, tree, err, sizeof err);
-    if (bad != 0) {
-        refuse_snapshot(c, s, NULL, strstr(err, "limit of") ? "too_many_nodes" : "bad_snapshot", err, now);
-        return;
-    }
-    pending *p = find_pending(c, s->wire);
-    if (p) pending_drop(c, p);
-    s->has_mirror = 1;
-    s->wire_live = 1;
-    s->epoch = c->epoch;
-    set_state(s, SUB_LIVE, "", "");
-    s->snap_version = s->last_version = ver->valuedouble;
-    s->last_seq = 0;
-    s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
+    s->last_version = v;
+    s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
     cJSON_Delete(s->tools);
     s->tools = NULL;
-    cJSON *e = event("snapshot");
+    cJSON *e = event("patch");
     cJSON_AddStringToObject(e, "sub", s->handle);
-    cJSON_AddStringToObject(e, "path", s->path);
-    cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
-    cJSON_AddBoolToObject(e, "rebase", rebase);
-    if (rebase) cJSON_AddNumberToObject(e, "previous_version", previous);
-    if (restarted) cJSON_AddBoolToObject(e, "restarted", 1);
+    cJSON_AddNumberToObject(e, "version", v);
+    cJSON_AddNumberToObject(e, "ops", nops);
+    cJSON_AddItemToObject(e, "changed", abs_paths(s, ch.changed));
+    cJSON_AddItemToObject(e, "added", abs_paths(s, ch.added));
+    cJSON_AddItemToObject(e, "removed", abs_paths(s, ch.removed));
+    if (ch.truncated) cJSON_AddBoolToObject(e, "truncated", 1);
+    slop__changes_free(&ch);
     emit(c, e);
     check_tasks(c, s);
 }
 
 static void on_patch(slop_consumer *c, cJSON *msg, double now) {
-    cJSON *sid = cJSON_GetObjectItemCaseSensitive(msg, "subscription");
-    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
-    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
-    cJSON *ops = cJSON_GetObjectItemCaseSensitive(msg, "ops");
-    if (!cJSON_IsString(sid)) {
-        protocol_error(c, "bad_message", 0, "patch: \"subscription\" must be a string");
-        return;
-    }
-    sub *s = find_sub_wire(c, sid->valuestring);
+    const char *id = addressee(c, msg, "subscription", "patch");
+    if (!id) return;
+    sub *s = find_sub_wire(c, id);
     if (!s) {
         c->ignored_frames++;
         return;
@@ -760,77 +834,17 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
         c->ignored_frames++;
         return;
     }
-    char m[400];
+    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
+    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+    cJSON *ops = cJSON_GetObjectItemCaseSensitive(msg, "ops");
     if (!is_counter(ver) || !cJSON_IsArray(ops) || (seq && !is_counter(seq))) {
-        snprintf(m, sizeof m, "malformed patch: needs an integer \"version\" and \"seq\" from 0 to 2^53 and an \"ops\" array");
+        const char *m =
+            "malformed patch: needs an integer \"version\" and \"seq\" from 0 to 2^53 and an \"ops\" array";
         protocol_error(c, "bad_message", 0, "patch for %s: %s; dropped, resyncing", s->handle, m);
         resync(c, s, "bad_patch", m, now);
         return;
     }
-    double v = ver->valuedouble;
-    if (seq) { /* seq counts this subscription's patches: it decides */
-        long long got = (long long)seq->valuedouble, want = s->last_seq + 1;
-        if (got > want) {
-            snprintf(m, sizeof m, "expected seq %lld, got %lld", want, got);
-            resync(c, s, "gap", m, now);
-            return;
-        }
-        if (got < want) {
-            protocol_error(c, "seq_repeat", 0, "patch for %s repeats seq %lld (expected %lld): ignored",
-                           s->handle, got, want);
-            return;
-        }
-        if (v < s->last_version) { /* the next patch in order, yet older */
-            snprintf(m, sizeof m, "patch seq %lld has version %.17g after %.17g", got, v, s->last_version);
-            protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
-            resync(c, s, "version_regressed", m, now);
-            return;
-        }
-    } else if (v <= s->snap_version) {
-        /* Without seq (older providers) a patch not newer than our snapshot
-         * is taken as already contained in it; said, not silent. */
-        c->stale_patches++;
-        protocol_error(c, "stale_patch", 0,
-                       "patch for %s has version %.17g, not newer than its snapshot's %.17g: taken as already "
-                       "applied, ignored",
-                       s->handle, v, s->snap_version);
-        return;
-    } else if (v < s->last_version) {
-        snprintf(m, sizeof m, "patch version %.17g after %.17g", v, s->last_version);
-        protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
-        resync(c, s, "version_regressed", m, now);
-        return;
-    }
-    if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
-        c->warned_patches = 1;
-        protocol_error(c, "undeclared_capability", 0,
-                       "the provider sends patches without declaring \"patches\"; applying them");
-    }
-    slop_changes ch;
-    slop_changes_init(&ch);
-    char err[300];
-    int nops = cJSON_GetArraySize(ops);
-    if (slop_mirror_apply(&s->m, ops, &ch, err, sizeof err) != 0) {
-        slop_changes_free(&ch);
-        snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
-        resync(c, s, strstr(err, "limit of") ? "too_many_nodes" : "patch_failed", m, now);
-        return;
-    }
-    s->last_version = ver->valuedouble;
-    s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
-    cJSON_Delete(s->tools);
-    s->tools = NULL;
-    cJSON *e = event("patch");
-    cJSON_AddStringToObject(e, "sub", s->handle);
-    cJSON_AddNumberToObject(e, "version", ver->valuedouble);
-    cJSON_AddNumberToObject(e, "ops", nops);
-    cJSON_AddItemToObject(e, "changed", abs_paths(s, ch.changed));
-    cJSON_AddItemToObject(e, "added", abs_paths(s, ch.added));
-    cJSON_AddItemToObject(e, "removed", abs_paths(s, ch.removed));
-    if (ch.truncated) cJSON_AddBoolToObject(e, "truncated", 1);
-    slop_changes_free(&ch);
-    emit(c, e);
-    check_tasks(c, s);
+    if (patch_in_order(c, s, ver->valuedouble, seq, now)) apply_patch(c, s, ver->valuedouble, seq, ops, now);
 }
 
 static void on_result(slop_consumer *c, cJSON *msg) {
@@ -870,16 +884,8 @@ static void on_result(slop_consumer *c, cJSON *msg) {
     cJSON *tid = cJSON_GetObjectItemCaseSensitive(data, "taskId");
     if (st && strcmp(st, "accepted") == 0 && (c->caps & CAP_ASYNC) && cJSON_IsString(tid)) {
         cJSON_AddStringToObject(e, "task_id", tid->valuestring);
-        if (c->ntasks == c->captasks) {
-            size_t nc = c->captasks ? c->captasks * 2 : 8;
-            task *nt = realloc(c->tasks, nc * sizeof *nt);
-            if (nt) {
-                c->tasks = nt;
-                c->captasks = nc;
-            }
-        }
-        if (c->ntasks < c->captasks)
-            c->tasks[c->ntasks++] = (task){dupstr(p->id), dupstr(tid->valuestring), NULL, NULL, 0};
+        if (SLOP__RESERVE(c->tasks, c->ntasks, c->captasks, 8) == 0)
+            c->tasks[c->ntasks++] = (task){slop__strdup(p->id), slop__strdup(tid->valuestring), NULL, NULL, 0};
     }
     pending_drop(c, p);
     emit(c, e);
@@ -958,7 +964,10 @@ static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
         for (cJSON *it = msgs->child; it; it = it->next) handle(c, it, now, nest + 1);
     } else if (strcmp(t, "subscribe") == 0 || strcmp(t, "unsubscribe") == 0 || strcmp(t, "query") == 0 ||
                strcmp(t, "invoke") == 0 || strcmp(t, "connect") == 0) {
-        c->ignored_frames++; /* consumer traffic echoed on a shared channel */
+        /* Consumer traffic: on a window's postMessage channel every consumer
+         * (this one included) sees its own posts come back, which is normal;
+         * on a WebSocket it is a provider error worth counting. */
+        if (!c->postmessage) c->ignored_frames++;
     } else {
         protocol_error(c, "unknown_type", 0, "unknown message type \"%.60s\": ignored", t);
     }
@@ -1186,6 +1195,36 @@ slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *
 /* Public: requests                                                         */
 /* ---------------------------------------------------------------------- */
 
+/* options.filter checked and copied into out; -1 after fail(). */
+static int parse_filter(slop_consumer *c, const cJSON *filter, cJSON *out) {
+    if (!cJSON_IsObject(filter)) {
+        fail(c, SLOP_E_ARG, "options.filter must be an object");
+        return -1;
+    }
+    cJSON *f = cJSON_AddObjectToObject(out, "filter");
+    for (const cJSON *fi = filter->child; fi; fi = fi->next) {
+        if (strcmp(fi->string, "types") == 0) {
+            int all_strings = cJSON_IsArray(fi);
+            for (const cJSON *t = all_strings ? fi->child : NULL; t; t = t->next) all_strings &= cJSON_IsString(t);
+            if (!all_strings) {
+                fail(c, SLOP_E_ARG, "options.filter.types must be an array of strings");
+                return -1;
+            }
+            cJSON_AddItemToObject(f, "types", cJSON_Duplicate(fi, 1));
+        } else if (strcmp(fi->string, "min_salience") == 0) {
+            if (!cJSON_IsNumber(fi) || fi->valuedouble < 0 || fi->valuedouble > 1) {
+                fail(c, SLOP_E_ARG, "options.filter.min_salience must be a number from 0 to 1");
+                return -1;
+            }
+            cJSON_AddNumberToObject(f, "min_salience", fi->valuedouble);
+        } else {
+            fail(c, SLOP_E_ARG, "options.filter has an unknown member \"%.40s\"", fi->string);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Parses and checks subscribe/query options into frame members. */
 static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int is_query, char **path_out) {
     slop__json_status st;
@@ -1219,32 +1258,7 @@ static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int 
             }
             cJSON_AddNumberToObject(out, "max_nodes", it->valuedouble);
         } else if (strcmp(k, "filter") == 0) {
-            if (!cJSON_IsObject(it)) {
-                fail(c, SLOP_E_ARG, "options.filter must be an object");
-                goto bad;
-            }
-            cJSON *f = cJSON_CreateObject();
-            cJSON_AddItemToObject(out, "filter", f);
-            for (cJSON *fi = it->child; fi; fi = fi->next) {
-                if (strcmp(fi->string, "types") == 0) {
-                    int okk = cJSON_IsArray(fi);
-                    for (cJSON *t = okk ? fi->child : NULL; t; t = t->next) okk &= cJSON_IsString(t);
-                    if (!okk) {
-                        fail(c, SLOP_E_ARG, "options.filter.types must be an array of strings");
-                        goto bad;
-                    }
-                    cJSON_AddItemToObject(f, "types", cJSON_Duplicate(fi, 1));
-                } else if (strcmp(fi->string, "min_salience") == 0) {
-                    if (!cJSON_IsNumber(fi) || fi->valuedouble < 0 || fi->valuedouble > 1) {
-                        fail(c, SLOP_E_ARG, "options.filter.min_salience must be a number from 0 to 1");
-                        goto bad;
-                    }
-                    cJSON_AddNumberToObject(f, "min_salience", fi->valuedouble);
-                } else {
-                    fail(c, SLOP_E_ARG, "options.filter has an unknown member \"%.40s\"", fi->string);
-                    goto bad;
-                }
-            }
+            if (parse_filter(c, it, out) != 0) goto bad;
         } else if (strcmp(k, "window") == 0 && is_query) {
             cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
             if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !is_int(a) || !is_int(b) ||
@@ -1261,7 +1275,7 @@ static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int 
     }
     /* Normalise "/a/b/" to "/a/b" so absolute paths join cleanly. */
     size_t pl = strlen(path);
-    char *np = dupstr(path);
+    char *np = slop__strdup(path);
     while (pl > 1 && np[pl - 1] == '/') np[--pl] = 0;
     cJSON *ordered = cJSON_CreateObject();
     cJSON_AddStringToObject(ordered, "path", np);
@@ -1300,36 +1314,36 @@ static int can_request(slop_consumer *c) {
     return 1;
 }
 
+/* The start of subscribe and query: a request possible now, its options
+ * checked. NULL after fail(). */
+static cJSON *request_options(slop_consumer *c, const char *options, size_t len, int is_query, char **path) {
+    ok(c);
+    if (!can_request(c)) return NULL;
+    return parse_options(c, options, options ? len : 0, is_query, path);
+}
+
 const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_t len, double now_ms,
                                     size_t *out_len) {
     if (!c) return NULL;
-    ok(c);
-    if (!can_request(c)) return give(c, NULL, out_len);
     char *path = NULL;
-    cJSON *opts = parse_options(c, options, options ? len : 0, 0, &path);
+    cJSON *opts = request_options(c, options, len, 0, &path);
     if (!opts) return give(c, NULL, out_len);
-    if (c->nsubs == c->capsubs) {
-        size_t nc = c->capsubs ? c->capsubs * 2 : 4;
-        sub **ns = realloc(c->subs, nc * sizeof *ns);
-        if (!ns) {
-            cJSON_Delete(opts);
-            free(path);
-            fail(c, SLOP_E_NOMEM, "out of memory");
-            return give(c, NULL, out_len);
-        }
-        c->subs = ns;
-        c->capsubs = nc;
+    if (SLOP__RESERVE(c->subs, c->nsubs, c->capsubs, 4) != 0) {
+        cJSON_Delete(opts);
+        free(path);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
     }
     sub *s = calloc(1, sizeof *s);
     s->wire = new_id(c, 's');
-    s->handle = dupstr(s->wire);
+    s->handle = slop__strdup(s->wire);
     s->options = opts;
     s->path = path;
-    slop_mirror_init(&s->m, &c->budget);
+    slop__mirror_init(&s->m, &c->budget);
     c->subs[c->nsubs++] = s;
     pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
     dispatch(c, subscribe_frame(s));
-    return give(c, dupstr(s->handle), out_len);
+    return give(c, slop__strdup(s->handle), out_len);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1345,8 +1359,7 @@ static cJSON *doc_string(const cJSON *obj, const char *key) {
     if (!cJSON_IsString(v)) return NULL;
     size_t n = strlen(v->valuestring);
     if (n <= DOC_TEXT_MAX) return cJSON_CreateString(v->valuestring);
-    size_t cut = DOC_TEXT_MAX;
-    while (cut > 0 && ((unsigned char)v->valuestring[cut] & 0xC0) == 0x80) cut--;
+    size_t cut = slop__utf8_cut(v->valuestring, n, DOC_TEXT_MAX);
     char buf[DOC_TEXT_MAX + 1];
     memcpy(buf, v->valuestring, cut);
     buf[cut] = 0;
@@ -1367,22 +1380,15 @@ static cJSON *doc_provider(const cJSON *named, const char *fallback_name) {
     return p;
 }
 
-const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, const char *name, double now_ms,
-                               size_t *out_len) {
-    if (!c) return NULL;
-    ok(c);
-    if (!c->document || c->nsubs > 0) {
-        fail(c, SLOP_E_STATE, c->document ? "this consumer already holds a document"
-                                          : "only a consumer made for transport \"document\" loads documents");
-        return give(c, NULL, out_len);
-    }
+/* The document parsed under the consumer's limits; NULL after fail(). */
+static cJSON *doc_parse(slop_consumer *c, const char *doc, size_t len) {
     if (!doc || len == 0) {
         fail(c, SLOP_E_ARG, "the document is empty");
-        return give(c, NULL, out_len);
+        return NULL;
     }
     if (len > c->lim.max_frame_bytes) {
         fail(c, SLOP_E_LIMIT, "the document has %zu bytes, more than the limit of %zu", len, c->lim.max_frame_bytes);
-        return give(c, NULL, out_len);
+        return NULL;
     }
     slop__json_status st;
     const char *why = NULL;
@@ -1390,8 +1396,56 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     if (!j) {
         if (st == SLOP__JSON_TOO_DEEP) fail(c, SLOP_E_ARG, "the document nests more than %u levels", c->lim.max_json_depth);
         else fail(c, SLOP_E_ARG, "the document is not valid JSON (%s)", why ? why : "out of memory");
+    }
+    return j;
+}
+
+/* The document's one subscription, with its tree mirrored (taken from
+ * tree as a snapshot's is); NULL after fail(). */
+static sub *doc_sub(slop_consumer *c, cJSON *tree, double version) {
+    sub *s = calloc(1, sizeof *s);
+    sub **ns = s ? realloc(c->subs, sizeof *ns) : NULL;
+    if (!ns) {
+        free(s);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    c->subs = ns;
+    c->capsubs = 1;
+    s->wire = new_id(c, 's');
+    s->handle = slop__strdup(s->wire);
+    s->path = slop__strdup("/");
+    s->options = cJSON_CreateObject();
+    cJSON_AddStringToObject(s->options, "path", "/");
+    cJSON_AddNumberToObject(s->options, "depth", -1);
+    slop__mirror_init(&s->m, &c->budget);
+    char err[300];
+    slop__mirror_status st = cJSON_IsObject(tree) ? slop__mirror_load(&s->m, tree, err, sizeof err) : SLOP__MIRROR_INVALID;
+    if (st != SLOP__MIRROR_OK) {
+        fail(c, st == SLOP__MIRROR_TOO_MANY_NODES ? SLOP_E_LIMIT : st == SLOP__MIRROR_NOMEM ? SLOP_E_NOMEM : SLOP_E_ARG,
+             "the tree was refused: %s", cJSON_IsObject(tree) ? err : "it is not a node object");
+        sub_free(s);
+        return NULL;
+    }
+    c->subs[c->nsubs++] = s;
+    s->has_mirror = s->wire_live = 1;
+    s->snap_version = s->last_version = version;
+    set_state(s, SUB_DOCUMENT, "document", "a read-only copy loaded from a file: nothing follows it");
+    return s;
+}
+
+const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, const char *name, double now_ms,
+                               size_t *out_len) {
+    (void)now_ms;
+    if (!c) return NULL;
+    ok(c);
+    if (!c->document || c->nsubs > 0) {
+        fail(c, SLOP_E_STATE, c->document ? "this consumer already holds a document"
+                                          : "only a consumer made for transport \"document\" loads documents");
         return give(c, NULL, out_len);
     }
+    cJSON *j = doc_parse(c, doc, len);
+    if (!j) return give(c, NULL, out_len);
     /* Accepted: this inspector's export {format, provider, version, tree,
      * exportedAt}, a snapshot message {type:"snapshot", version, tree}, or a
      * bare node. The shape only says where the tree is; the mirror judges it. */
@@ -1403,35 +1457,11 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     cJSON *ver = cJSON_GetObjectItemCaseSensitive(wrapper, "version");
     double version = is_counter(ver) ? ver->valuedouble : 0;
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(wrapper, "provider");
-
-    sub *s = calloc(1, sizeof *s);
-    sub **ns = s ? realloc(c->subs, sizeof *ns) : NULL;
-    if (!ns) {
-        free(s);
-        cJSON_Delete(j);
-        fail(c, SLOP_E_NOMEM, "out of memory");
-        return give(c, NULL, out_len);
-    }
-    c->subs = ns;
-    c->capsubs = 1;
-    s->wire = new_id(c, 's');
-    s->handle = dupstr(s->wire);
-    s->path = dupstr("/");
-    s->options = cJSON_CreateObject();
-    cJSON_AddStringToObject(s->options, "path", "/");
-    cJSON_AddNumberToObject(s->options, "depth", -1);
-    slop_mirror_init(&s->m, &c->budget);
-    char err[300];
-    if (!cJSON_IsObject(tree) || slop_mirror_load(&s->m, tree, err, sizeof err) != 0) {
-        fail(c, SLOP_E_ARG, "the tree was refused: %s", cJSON_IsObject(tree) ? err : "it is not a node object");
-        sub_free(s);
+    sub *s = doc_sub(c, tree, version);
+    if (!s) {
         cJSON_Delete(j);
         return give(c, NULL, out_len);
     }
-    c->subs[c->nsubs++] = s;
-    s->has_mirror = s->wire_live = 1;
-    s->snap_version = s->last_version = version;
-    set_state(s, SUB_DOCUMENT, "document", "a read-only copy loaded from a file: nothing follows it");
 
     c->have_hello = 1;
     c->caps = (1u << CAP_COUNT) - 1;
@@ -1439,14 +1469,7 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     cJSON *e = event("hello");
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     emit(c, e);
-    e = event("snapshot");
-    cJSON_AddStringToObject(e, "sub", s->handle);
-    cJSON_AddStringToObject(e, "path", s->path);
-    cJSON_AddNumberToObject(e, "version", version);
-    cJSON_AddNumberToObject(e, "nodes", (double)s->m.nodes);
-    cJSON_AddBoolToObject(e, "rebase", 0);
-    emit(c, e);
-    (void)now_ms;
+    emit(c, snapshot_event(s, version, 0));
 
     cJSON *info = cJSON_CreateObject();
     cJSON_AddStringToObject(info, "sub", s->handle);
@@ -1502,10 +1525,8 @@ int slop_consumer_resync(slop_consumer *c, const char *sub_id, double now_ms) {
 const char *slop_consumer_query(slop_consumer *c, const char *options, size_t len, double now_ms,
                                 size_t *out_len) {
     if (!c) return NULL;
-    ok(c);
-    if (!can_request(c)) return give(c, NULL, out_len);
     char *path = NULL;
-    cJSON *opts = parse_options(c, options, options ? len : 0, 1, &path);
+    cJSON *opts = request_options(c, options, len, 1, &path);
     if (!opts) return give(c, NULL, out_len);
     char *id = new_id(c, 'q');
     cJSON *f = cJSON_CreateObject();
@@ -1530,12 +1551,12 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
 }
 
 /* The mirrored node at an absolute path, searching every subscription. */
-static slop_node *find_mirrored(slop_consumer *c, const char *path) {
+static slop__node *find_mirrored(slop_consumer *c, const char *path) {
     for (size_t i = 0; i < c->nsubs; i++) {
         sub *s = c->subs[i];
         if (!s->has_mirror) continue;
         const char *rel = rel_path(s->path, path);
-        slop_node *n = rel ? slop_mirror_find(&s->m, rel) : NULL;
+        slop__node *n = rel ? slop__mirror_find(&s->m, rel) : NULL;
         if (n) return n;
     }
     return NULL;
@@ -1566,16 +1587,16 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
         fail(c, SLOP_E_PARAMS, "params must be a JSON object");
         return give(c, NULL, out_len);
     }
-    slop_node *n = find_mirrored(c, path);
+    slop__node *n = find_mirrored(c, path);
     if (n) {
         cJSON *aff = NULL;
-        cJSON *list = slop_node_field(n, SLOP_FIELD_AFFORDANCES);
+        cJSON *list = slop__node_field(n, SLOP__FIELD_AFFORDANCES);
         for (cJSON *a = list ? list->child : NULL; a; a = a->next) {
             cJSON *an = cJSON_GetObjectItemCaseSensitive(a, "action");
             if (cJSON_IsString(an) && strcmp(an->valuestring, action) == 0) aff = a;
         }
         /* A stub (id/type/meta only) carries no affordances: let the provider decide. */
-        int stub = !slop_node_has_field(n, SLOP_FIELD_PROPERTIES) && !list && !n->kids;
+        int stub = !slop__node_has_field(n, SLOP__FIELD_PROPERTIES) && !list && !n->kids;
         if (!aff && !stub) {
             cJSON_Delete(pj);
             fail(c, SLOP_E_NOT_FOUND, "%.120s has no affordance \"%.60s\"", path, action);
@@ -1647,7 +1668,7 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
     return give_json(c, j, out_len);
 }
 
-static slop_node *lookup(slop_consumer *c, const char *sub_id, const char *path, sub **s_out) {
+static slop__node *lookup(slop_consumer *c, const char *sub_id, const char *path, sub **s_out) {
     sub *s = find_sub(c, sub_id);
     if (!s) {
         fail(c, SLOP_E_NOT_FOUND, "no subscription \"%.60s\"", sub_id ? sub_id : "(null)");
@@ -1658,7 +1679,7 @@ static slop_node *lookup(slop_consumer *c, const char *sub_id, const char *path,
         return NULL;
     }
     const char *rel = path ? rel_path(s->path, path) : "/";
-    slop_node *n = rel ? slop_mirror_find(&s->m, rel) : NULL;
+    slop__node *n = rel ? slop__mirror_find(&s->m, rel) : NULL;
     if (!n) fail(c, SLOP_E_NOT_FOUND, "no node at %.120s", path ? path : "/");
     if (s_out) *s_out = s;
     return n;
@@ -1668,37 +1689,37 @@ const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char 
                                size_t *out_len) {
     if (!c) return NULL;
     ok(c);
-    slop_node *n = lookup(c, sub_id, path, NULL);
+    slop__node *n = lookup(c, sub_id, path, NULL);
     if (!n) return give(c, NULL, out_len);
-    return give_json(c, slop_node_to_json(n, depth), out_len);
+    return give_json(c, slop__node_to_json(n, depth), out_len);
 }
 
 const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char *path, size_t *out_len) {
     if (!c) return NULL;
     ok(c);
     sub *s = NULL;
-    slop_node *n = lookup(c, sub_id, path, &s);
+    slop__node *n = lookup(c, sub_id, path, &s);
     if (!n) return give(c, NULL, out_len);
-    cJSON *j = slop_node_to_json(n, 0);
-    char *rp = slop_node_path(n);
-    char *ap = rp ? join_path(s->path, rp) : NULL;
+    cJSON *j = slop__node_to_json(n, 0);
+    char *rp = slop__node_path(n);
+    char *ap = rp ? slop__path_join(s->path, rp) : NULL;
     cJSON_AddStringToObject(j, "path", ap ? ap : "");
     free(rp);
     free(ap);
     cJSON *ids = cJSON_AddArrayToObject(j, "child_ids");
-    slop_kid_iter it;
-    for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
+    slop__kid_iter it;
+    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it))
         cJSON_AddItemToArray(ids, cJSON_CreateString(k->id));
-    add_window(j, cJSON_GetObjectItemCaseSensitive(j, "meta"), (double)slop_node_child_count(n), 0, 0);
+    add_window(j, cJSON_GetObjectItemCaseSensitive(j, "meta"), (double)slop__node_child_count(n), 0, 0);
     return give_json(c, j, out_len);
 }
 
 const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len) {
     if (!c) return NULL;
     ok(c);
-    slop_node *n = lookup(c, sub_id, NULL, NULL);
+    slop__node *n = lookup(c, sub_id, NULL, NULL);
     if (!n) return give(c, NULL, out_len);
-    cJSON *tree = slop_node_to_json(n, -1);
+    cJSON *tree = slop__node_to_json(n, -1);
     char *text = slop__tree_text(tree);
     cJSON_Delete(tree);
     if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
@@ -1706,7 +1727,7 @@ const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t
 }
 
 static cJSON *tools_of(slop_consumer *c, sub *s, const char *prefix, unsigned max_len) {
-    cJSON *tree = slop_node_to_json(s->m.root, -1);
+    cJSON *tree = slop__node_to_json(s->m.root, -1);
     cJSON *tools = slop__tools(tree, s->path, prefix, max_len);
     cJSON_Delete(tree);
     if (!tools) fail(c, SLOP_E_NOMEM, "out of memory");
@@ -1768,7 +1789,7 @@ char *slop_render_state_tail(slop_consumer *const *consumers, size_t n, const ch
         sec[k].name = name->valuestring;
         for (size_t j = 0; j < c->nsubs; j++) {
             if (!c->subs[j]->has_mirror) continue;
-            cJSON *tree = slop_node_to_json(c->subs[j]->m.root, -1);
+            cJSON *tree = slop__node_to_json(c->subs[j]->m.root, -1);
             texts[k] = slop__tree_text(tree);
             cJSON_Delete(tree);
             break;

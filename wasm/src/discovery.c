@@ -1,6 +1,6 @@
 /*
- * discovery.c: web discovery for a browser consumer (spec transport &
- * discovery, notes items 10-12 and 3.8): the /.well-known/slop descriptor,
+ * discovery.c: web discovery for a browser consumer (SLOP spec, Transport &
+ * Discovery): the /.well-known/slop descriptor,
  * the <meta name="slop"> tag, and the origin check that decides whether a
  * declared target may be connected without asking the user.
  *
@@ -24,12 +24,6 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static char *print_and_free(cJSON *o) {
-    char *out = o ? slop__json_print(o) : NULL;
-    cJSON_Delete(o);
-    return out;
-}
-
 /* {"ok":false,"error":msg}; malloc'd JSON text, NULL on OOM. */
 static char *result_error(const char *msg) {
     cJSON *o = cJSON_CreateObject();
@@ -37,23 +31,18 @@ static char *result_error(const char *msg) {
         cJSON_Delete(o);
         return NULL;
     }
-    return print_and_free(o);
+    return slop__json_print_free(o);
 }
 
 /* {"ok":true,<key>:value}; takes value; malloc'd JSON text, NULL on OOM. */
 static char *result_ok(const char *key, cJSON *value) {
     cJSON *o = cJSON_CreateObject();
-    if (!o || !value || !cJSON_AddTrueToObject(o, "ok")) {
+    if (!o || !value || !cJSON_AddTrueToObject(o, "ok") || !cJSON_AddItemToObject(o, key, value)) {
         cJSON_Delete(o);
-        cJSON_Delete(value);
+        cJSON_Delete(value); /* not taken: AddItemToObject failed or was not reached */
         return NULL;
     }
-    if (!cJSON_AddItemToObject(o, key, value)) {
-        cJSON_Delete(o);
-        cJSON_Delete(value);
-        return NULL;
-    }
-    return print_and_free(o);
+    return slop__json_print_free(o);
 }
 
 /* prefix + phrase, e.g. "transport.url" + " has no host". */
@@ -63,28 +52,33 @@ static char *result_error2(const char *prefix, const char *phrase) {
     return result_error(msg);
 }
 
-static int ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
-
-static int starts_with_ci(const char *s, const char *prefix) {
-    for (; *prefix; s++, prefix++)
-        if (!*s || ascii_lower((unsigned char)*s) != *prefix) return 0;
-    return 1;
-}
-
 static int equals_ci(const char *s, const char *lower) {
-    return starts_with_ci(s, lower) && s[strlen(lower)] == '\0';
-}
-
-/* Bytes of s to show so that at most max are shown and no UTF-8 sequence
- * is cut in half. */
-static size_t utf8_cut(const char *s, size_t max) {
-    size_t n = strlen(s);
-    if (n <= max) return n;
-    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) max--;
-    return max;
+    return slop__starts_with_ci(s, lower) && s[strlen(lower)] == '\0';
 }
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
+/* {"type":"postmessage"}; NULL on OOM. */
+static cJSON *postmessage_transport(void) {
+    cJSON *t = cJSON_CreateObject();
+    if (t && !cJSON_AddStringToObject(t, "type", "postmessage")) {
+        cJSON_Delete(t);
+        t = NULL;
+    }
+    return t;
+}
+
+/* {"type":"ws","url":href} from a parsed URL; NULL on OOM. */
+static cJSON *ws_transport(const slop__url *u) {
+    char *href = slop__url_href(u);
+    cJSON *t = cJSON_CreateObject();
+    if (!href || !t || !cJSON_AddStringToObject(t, "type", "ws") || !cJSON_AddStringToObject(t, "url", href)) {
+        cJSON_Delete(t);
+        t = NULL;
+    }
+    free(href);
+    return t;
+}
 
 /* ---- the well-known descriptor ------------------------------------------ */
 
@@ -97,10 +91,8 @@ static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const 
     const char *ty = type->valuestring;
 
     if (!strcmp(ty, "postmessage")) {
-        cJSON *out = cJSON_CreateObject();
-        if (out && !cJSON_AddStringToObject(out, "type", "postmessage")) { cJSON_Delete(out); out = NULL; }
-        if (!out) *err = NULL; /* OOM */
-        return out;
+        *err = NULL; /* on OOM */
+        return postmessage_transport();
     }
     if (strcmp(ty, "ws") != 0) {
         if (!strcmp(ty, "unix") || !strcmp(ty, "stdio") || !strcmp(ty, "pipe"))
@@ -108,14 +100,14 @@ static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const 
                                "needs \"ws\" or \"postmessage\"", ty);
         else
             snprintf(buf, cap, "transport type \"%.*s\" is not supported (use \"ws\" or \"postmessage\")",
-                     (int)utf8_cut(ty, SHOWN_NAME_MAX), ty);
+                     (int)slop__utf8_cut(ty, strlen(ty), SHOWN_NAME_MAX), ty);
         *err = buf;
         return NULL;
     }
 
     const cJSON *url = cJSON_GetObjectItemCaseSensitive(t, "url");
-    if (!cJSON_IsString(url) || !(starts_with_ci(url->valuestring, "ws://") ||
-                                  starts_with_ci(url->valuestring, "wss://"))) {
+    if (!cJSON_IsString(url) || !(slop__starts_with_ci(url->valuestring, "ws://") ||
+                                  slop__starts_with_ci(url->valuestring, "wss://"))) {
         *err = "transport.url must be a ws:// or wss:// URL";
         return NULL;
     }
@@ -126,15 +118,72 @@ static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const 
         *err = buf;
         return NULL;
     }
-    char *href = slop__url_href(&u);
-    cJSON *out = cJSON_CreateObject();
-    if (!href || !out || !cJSON_AddStringToObject(out, "type", "ws") ||
-        !cJSON_AddStringToObject(out, "url", href)) {
-        cJSON_Delete(out);
-        out = NULL;
-        *err = NULL; /* OOM */
+    *err = NULL; /* on OOM */
+    return ws_transport(&u);
+}
+
+/* What is wrong with the descriptor's members other than transport, or
+ * NULL. */
+static const char *descriptor_error(const cJSON *d) {
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(d, "slop_version");
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(d, "capabilities");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(d, "version");
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(d, "description");
+    if (!id) return "id is required";
+    if (!cJSON_IsString(id) || !id->valuestring[0]) return "id must be a non-empty string";
+    if (!name) return "name is required";
+    if (!cJSON_IsString(name)) return "name must be a string";
+    if (!sv) return "slop_version is required";
+    if (!cJSON_IsString(sv)) return "slop_version must be a string";
+    if (!cJSON_GetObjectItemCaseSensitive(d, "transport")) return "transport is required";
+    if (version && !cJSON_IsString(version)) return "version must be a string";
+    if (desc && !cJSON_IsString(desc)) return "description must be a string";
+    if (!caps) return "capabilities is required";
+    if (!cJSON_IsArray(caps)) return "capabilities must be an array of strings";
+    if (cJSON_GetArraySize(caps) > CAPABILITIES_MAX) return "capabilities has more than 64 entries";
+    int has_state = 0;
+    for (const cJSON *c = caps->child; c; c = c->next) {
+        if (!cJSON_IsString(c)) return "capabilities must be an array of strings";
+        has_state |= !strcmp(c->valuestring, "state");
     }
-    free(href);
+    return has_state ? NULL : "capabilities must include \"state\"";
+}
+
+/* Adds member key of d to out when it is present (a string, checked). */
+static int copy_string(cJSON *out, const cJSON *d, const char *key) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, key);
+    return !v || cJSON_AddStringToObject(out, key, v->valuestring) != NULL;
+}
+
+/* The normalised descriptor: known members only, capabilities without
+ * duplicates, in their original order. Takes transport; NULL on OOM. */
+static cJSON *descriptor_normalised(const cJSON *d, cJSON *transport) {
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(d, "capabilities");
+    cJSON *out = cJSON_CreateObject();
+    cJSON *caps_out = cJSON_CreateArray();
+    int ok = out && caps_out && copy_string(out, d, "id") && copy_string(out, d, "name") &&
+             copy_string(out, d, "slop_version") && copy_string(out, d, "version") &&
+             copy_string(out, d, "description");
+    for (const cJSON *c = caps->child; c && ok; c = c->next) {
+        int seen = 0;
+        for (const cJSON *p = caps->child; p != c && !seen; p = p->next)
+            seen = !strcmp(p->valuestring, c->valuestring);
+        if (seen) continue;
+        cJSON *s = cJSON_CreateString(c->valuestring);
+        ok = s && cJSON_AddItemToArray(caps_out, s);
+        if (!ok) cJSON_Delete(s);
+    }
+    /* AddItemToObject takes ownership only when it succeeds. */
+    if (ok && (ok = cJSON_AddItemToObject(out, "transport", transport))) transport = NULL;
+    if (ok && (ok = cJSON_AddItemToObject(out, "capabilities", caps_out))) caps_out = NULL;
+    cJSON_Delete(caps_out);
+    cJSON_Delete(transport);
+    if (!ok) {
+        cJSON_Delete(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -149,92 +198,23 @@ char *slop_parse_descriptor(const char *json, size_t len) {
         cJSON_Delete(d);
         return result_error("descriptor must be a JSON object");
     }
-
-    const char *err = NULL;
     char buf[160];
-    cJSON *out = NULL, *transport = NULL;
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
-    const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
-    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(d, "slop_version");
-    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(d, "capabilities");
-    const cJSON *version = cJSON_GetObjectItemCaseSensitive(d, "version");
-    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(d, "description");
-
-    if (!id) err = "id is required";
-    else if (!cJSON_IsString(id) || !id->valuestring[0]) err = "id must be a non-empty string";
-    else if (!name) err = "name is required";
-    else if (!cJSON_IsString(name)) err = "name must be a string";
-    else if (!sv) err = "slop_version is required";
-    else if (!cJSON_IsString(sv)) err = "slop_version must be a string";
-    else if (!cJSON_GetObjectItemCaseSensitive(d, "transport")) err = "transport is required";
-    else if (version && !cJSON_IsString(version)) err = "version must be a string";
-    else if (desc && !cJSON_IsString(desc)) err = "description must be a string";
-    else if (!caps) err = "capabilities is required";
-    else if (!cJSON_IsArray(caps)) err = "capabilities must be an array of strings";
-    else if (cJSON_GetArraySize(caps) > CAPABILITIES_MAX) err = "capabilities has more than 64 entries";
-    else {
-        int has_state = 0;
-        for (const cJSON *c = caps->child; c; c = c->next) {
-            if (!cJSON_IsString(c)) { err = "capabilities must be an array of strings"; break; }
-            has_state |= !strcmp(c->valuestring, "state");
-        }
-        if (!err && !has_state) err = "capabilities must include \"state\"";
-    }
+    cJSON *transport = NULL;
+    const char *err = descriptor_error(d);
     if (!err) {
-        transport = descriptor_transport(cJSON_GetObjectItemCaseSensitive(d, "transport"),
-                                         buf, sizeof buf, &err);
+        transport = descriptor_transport(cJSON_GetObjectItemCaseSensitive(d, "transport"), buf, sizeof buf, &err);
         if (!transport && !err) { cJSON_Delete(d); return NULL; } /* OOM */
     }
     if (err) {
         cJSON_Delete(d);
         return result_error(err);
     }
-
-    /* The normalised descriptor: known members only, capabilities without
-     * duplicates, in their original order. AddItemToObject takes ownership
-     * only when it succeeds, hence the NULLing after each. */
-    out = cJSON_CreateObject();
-    cJSON *caps_out = cJSON_CreateArray();
-    int ok = out && caps_out &&
-             cJSON_AddStringToObject(out, "id", id->valuestring) &&
-             cJSON_AddStringToObject(out, "name", name->valuestring) &&
-             cJSON_AddStringToObject(out, "slop_version", sv->valuestring) &&
-             (!version || cJSON_AddStringToObject(out, "version", version->valuestring)) &&
-             (!desc || cJSON_AddStringToObject(out, "description", desc->valuestring));
-    for (const cJSON *c = caps->child; c && ok; c = c->next) {
-        int seen = 0;
-        for (const cJSON *p = caps->child; p != c && !seen; p = p->next)
-            seen = !strcmp(p->valuestring, c->valuestring);
-        if (seen) continue;
-        cJSON *s = cJSON_CreateString(c->valuestring);
-        ok = s && cJSON_AddItemToArray(caps_out, s);
-        if (!ok) cJSON_Delete(s);
-    }
-    if (ok && (ok = cJSON_AddItemToObject(out, "transport", transport))) transport = NULL;
-    if (ok && (ok = cJSON_AddItemToObject(out, "capabilities", caps_out))) caps_out = NULL;
-    cJSON_Delete(caps_out);
-    cJSON_Delete(transport);
+    cJSON *out = descriptor_normalised(d, transport);
     cJSON_Delete(d);
-    if (!ok) {
-        cJSON_Delete(out);
-        return NULL;
-    }
-    return result_ok("descriptor", out);
+    return out ? result_ok("descriptor", out) : NULL;
 }
 
 /* ---- the meta tag -------------------------------------------------------- */
-
-/* {"type":"ws","url":href} from a parsed URL; NULL on OOM. */
-static cJSON *ws_transport(const slop__url *u) {
-    char *href = slop__url_href(u);
-    cJSON *t = cJSON_CreateObject();
-    if (!href || !t || !cJSON_AddStringToObject(t, "type", "ws") || !cJSON_AddStringToObject(t, "url", href)) {
-        cJSON_Delete(t);
-        t = NULL;
-    }
-    free(href);
-    return t;
-}
 
 char *slop_parse_meta(const char *content, const char *page_url) {
     if (!content) content = "";
@@ -270,16 +250,15 @@ char *slop_parse_meta(const char *content, const char *page_url) {
         memcpy(text, content, n);
         text[n] = '\0';
         if (equals_ci(text, "postmessage")) {
-            cJSON *t = cJSON_CreateObject();
-            if (t && !cJSON_AddStringToObject(t, "type", "postmessage")) { cJSON_Delete(t); t = NULL; }
+            cJSON *t = postmessage_transport();
             out = t ? result_ok("transport", t) : NULL;
             goto done;
         }
-        if (starts_with_ci(text, "http://") || starts_with_ci(text, "https://")) {
+        if (slop__starts_with_ci(text, "http://") || slop__starts_with_ci(text, "https://")) {
             out = result_error("meta content must be a WebSocket URL (ws:// or wss://), not http(s)");
             goto done;
         }
-        if (!starts_with_ci(text, "ws://") && !starts_with_ci(text, "wss://")) {
+        if (!slop__starts_with_ci(text, "ws://") && !slop__starts_with_ci(text, "wss://")) {
             out = result_error("meta content must be \"postmessage\" or a ws:// or wss:// URL");
             goto done;
         }
@@ -333,6 +312,7 @@ char *slop_classify_target(const char *page_url, const char *target_url) {
     int ok = o && cJSON_AddStringToObject(o, "classification", same ? "same-origin" : "cross-origin");
     if (ok) ok = origin ? cJSON_AddStringToObject(o, "page_origin", origin) != NULL
                         : cJSON_AddNullToObject(o, "page_origin") != NULL;
+    if (ok) ok = cJSON_AddStringToObject(o, "target", shown) != NULL;
     if (ok && origin) {
         size_t kn = strlen(origin) + strlen(shown) + 5;
         key = malloc(kn);
@@ -351,5 +331,5 @@ char *slop_classify_target(const char *page_url, const char *target_url) {
         cJSON_Delete(o);
         return NULL;
     }
-    return print_and_free(o);
+    return slop__json_print_free(o);
 }

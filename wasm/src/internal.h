@@ -1,13 +1,16 @@
 /*
  * internal.h: declarations shared between the core's own source files.
- * Not part of the public API (that is include/slop_core.h). These work on
- * cJSON values; the public functions wrap them.
+ * Internal, not part of the public API (that is include/slop_core.h, whose
+ * names are slop_*): every name here is slop__* or SLOP__*, and may change
+ * with any commit. These work on cJSON values; the public functions wrap
+ * them. The mirror's declarations are in mirror.h, the URL parser's in url.h.
  */
 #ifndef SLOP_INTERNAL_H
 #define SLOP_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "cJSON.h"
 #include "slop_core.h"
 
@@ -27,7 +30,7 @@ cJSON *slop__params_errors(const cJSON *schema, const cJSON *params);
 
 /* ---- agent_view.c ----------------------------------------------------- */
 
-/* Canonical tree text of a SLOP node tree (notes 1.13 item 53). Returns a
+/* Canonical tree text of a SLOP node tree (the reference consumers' format). Returns a
  * malloc'd NUL-terminated string (caller frees with free()), or NULL on OOM. */
 char *slop__tree_text(const cJSON *tree);
 
@@ -47,7 +50,7 @@ typedef struct slop__tail_section {
     const char *tree_text;  /* canonical text, or NULL: awaiting snapshot */
 } slop__tail_section;
 
-/* The <slop-state ...> block (notes 1.13 item 55) for n sections, with
+/* The <slop-state ...> block (as the reference consumers write it) for n sections, with
  * provider text neutralised so it cannot open or close the block. Returns a
  * malloc'd string, or NULL when n == 0. */
 char *slop__state_tail(const slop__tail_section *sections, size_t n, const char *generated_at);
@@ -59,6 +62,8 @@ char *slop__state_tail(const slop__tail_section *sections, size_t n, const char 
  * free(); NULL on OOM or when v is NULL. The core prints nothing with
  * cJSON_Print*, which rounds numbers to 15 digits. */
 char *slop__json_print(const cJSON *v);
+/* The same, then cJSON_Delete(v). */
+char *slop__json_print_free(cJSON *v);
 
 #define SLOP__NUMBER_BUF 32
 /* Writes d as a JSON number the same way; returns its length. */
@@ -119,6 +124,8 @@ void slop__scan_ws(slop__scan *sc);
 int slop__scan_value(slop__scan *sc);
 /* Decodes the string at pos into sc->buf (*n its length). 0 or -1. */
 int slop__scan_string(slop__scan *sc, size_t *n);
+/* The same for the string at offset `at`, already scanned; pos stays. */
+int slop__scan_string_at(slop__scan *sc, size_t at, size_t *n);
 /* After a member or element: 1 on ',' (more follow), 0 on `close` (both
  * consumed), -1 on anything else. */
 int slop__scan_next(slop__scan *sc, char close);
@@ -145,5 +152,68 @@ typedef struct slop__frame_info {
 
 /* Validates a whole frame; 0 when it is exactly one JSON value. */
 int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_info *info);
+
+/* ---- util.c: small helpers shared by every file ------------------------ */
+
+/* malloc'd copies (NUL-terminated); NULL when out of memory. */
+char *slop__strdup(const char *s);
+char *slop__strndup(const char *s, size_t n);
+
+/* Bytes of s (n long) to keep so that at most max are kept and no UTF-8
+ * sequence is cut in half: for echoing provider text into a message. */
+size_t slop__utf8_cut(const char *s, size_t n, size_t max);
+
+static inline char slop__ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
+/* 1 when s starts with `lower` (lowercase ASCII), ignoring ASCII case. */
+int slop__starts_with_ci(const char *s, const char *lower);
+/* The value of a hex digit, or -1. */
+int slop__hex_value(char c);
+
+/* FNV-1a, 32 bits. Tool names carry it (agent_view.c), so it must never
+ * change. */
+uint32_t slop__fnv1a(const void *p, size_t n);
+
+/* vsnprintf into err (errlen bytes); a NULL err is allowed. */
+void slop__errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Node paths. slop__path_child: parent + "/" + id ("/" + "a" is "/a").
+ * slop__path_join: a subscription's root path and a path relative to it
+ * ("/" names the root itself). malloc'd, NULL when out of memory. */
+char *slop__path_child(const char *parent, const char *id);
+char *slop__path_join(const char *root, const char *rel);
+
+/* Growable arrays: `arrp` points to the array pointer (any T *), *cap is its
+ * capacity in elements of `elem` bytes; doubles it (from `first`). 0, or -1
+ * when out of memory (the array is unchanged). SLOP__RESERVE makes room for
+ * element number `len`. */
+int slop__grow(void *arrp, size_t *cap, size_t elem, size_t first);
+#define SLOP__RESERVE(arr, len, cap, first) \
+    ((len) < (cap) ? 0 : slop__grow(&(arr), &(cap), sizeof *(arr), (first)))
+
+/* A growable string, always NUL-terminated once something was put. After an
+ * out of memory `oom` stays set and take() says NULL. */
+typedef struct slop__buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} slop__buf;
+
+/* The slow path of the puts below: room for `more` bytes and the NUL. */
+int slop__buf_grow(slop__buf *b, size_t more);
+
+/* Inline: the printer and the tree text put a few bytes at a time. */
+static inline void slop__buf_putn(slop__buf *b, const char *s, size_t n) {
+    if (n >= b->cap - b->len && slop__buf_grow(b, n) != 0) return;
+    if (n) memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+static inline void slop__buf_puts(slop__buf *b, const char *s) { slop__buf_putn(b, s, strlen(s)); }
+static inline void slop__buf_putc(slop__buf *b, char c) { slop__buf_putn(b, &c, 1); }
+/* "\u00XX" for the byte c. */
+void slop__buf_put_u00(slop__buf *b, unsigned char c);
+/* The string, malloc'd ("" when nothing was put), or NULL after out of
+ * memory; b is empty again either way. */
+char *slop__buf_take(slop__buf *b);
 
 #endif /* SLOP_INTERNAL_H */

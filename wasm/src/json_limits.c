@@ -105,18 +105,11 @@ void slop__scan_ws(slop__scan *sc) {
     }
 }
 
-static int hexval(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 static int hex4(const slop__scan *sc, size_t at, unsigned *out) {
     if (at + 4 > sc->len) return -1;
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(sc->s[at + (size_t)i]);
+        int h = slop__hex_value(sc->s[at + (size_t)i]);
         if (h < 0) return -1;
         v = v << 4 | (unsigned)h;
     }
@@ -136,6 +129,60 @@ static const unsigned char plain_ascii[256] = {
     PLAIN16(0), PLAIN16(0), PLAIN16(0), PLAIN16(0)};          /* 0xC0-0xFF */
 #undef PLAIN16
 
+/* Writes code point cp as UTF-8 at buf + *o. */
+static void put_utf8(char *buf, size_t *o, unsigned cp) {
+    if (cp < 0x80) {
+        buf[(*o)++] = (char)cp;
+    } else if (cp < 0x800) {
+        buf[(*o)++] = (char)(0xC0 | cp >> 6);
+        buf[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        buf[(*o)++] = (char)(0xE0 | cp >> 12);
+        buf[(*o)++] = (char)(0x80 | (cp >> 6 & 0x3F));
+        buf[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+        buf[(*o)++] = (char)(0xF0 | cp >> 18);
+        buf[(*o)++] = (char)(0x80 | (cp >> 12 & 0x3F));
+        buf[(*o)++] = (char)(0x80 | (cp >> 6 & 0x3F));
+        buf[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    }
+}
+
+/* The \uXXXX escape at s[*i] (a surrogate pair takes two): refuses lone
+ * surrogates and \u0000 as cJSON would mangle them; *i moves past it. */
+static int scan_u_escape(slop__scan *sc, size_t *i, unsigned *out) {
+    unsigned cp, lo;
+    if (hex4(sc, *i + 2, &cp) != 0) return refuse(sc, "bad \\u escape");
+    *i += 6;
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return refuse(sc, "lone surrogate in a \\u escape");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+        size_t k = *i;
+        if (k + 1 >= sc->len || sc->s[k] != '\\' || sc->s[k + 1] != 'u' || hex4(sc, k + 2, &lo) != 0 || lo < 0xDC00 ||
+            lo > 0xDFFF)
+            return refuse(sc, "lone surrogate in a \\u escape");
+        *i += 6;
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    }
+    if (cp == 0) return refuse(sc, "\\u0000 in a string");
+    *out = cp;
+    return 0;
+}
+
+/* The character a one-letter escape (\n, \", ...) stands for, or 0. */
+static char plain_escape(char e) {
+    switch (e) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '/': return '/';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return 0;
+    }
+}
+
 /* Walks a string at sc->pos (on its opening quote). With decode, writes the
  * UTF-8 value to sc->buf (NUL-terminated, *n its length). Refuses invalid
  * UTF-8 and \u0000 (C strings cannot hold it: cJSON would cut the string
@@ -145,14 +192,11 @@ static const unsigned char plain_ascii[256] = {
 static int scan_string(slop__scan *sc, int decode, size_t *n) {
     size_t i = sc->pos + 1, o = 0;
     sc->escaped = 0;
-    if (decode) {
-        size_t need = 64;
-        if (sc->cap < need) {
-            char *nb = realloc(sc->buf, need);
-            if (!nb) return -1;
-            sc->buf = nb;
-            sc->cap = need;
-        }
+    if (decode && sc->cap < 64) {
+        char *nb = realloc(sc->buf, 64);
+        if (!nb) return -1;
+        sc->buf = nb;
+        sc->cap = 64;
     }
     for (;;) {
         if (!decode) { /* fast path: run over plain ASCII */
@@ -186,52 +230,17 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
         }
         sc->escaped = 1;
         if (i + 1 >= sc->len) return refuse(sc, "unterminated string");
-        char e = sc->s[i + 1];
-        char plain = 0;
-        switch (e) {
-        case '"': plain = '"'; break;
-        case '\\': plain = '\\'; break;
-        case '/': plain = '/'; break;
-        case 'b': plain = '\b'; break;
-        case 'f': plain = '\f'; break;
-        case 'n': plain = '\n'; break;
-        case 'r': plain = '\r'; break;
-        case 't': plain = '\t'; break;
-        case 'u': {
-            unsigned cp, lo;
-            if (hex4(sc, i + 2, &cp) != 0) return refuse(sc, "bad \\u escape");
-            i += 6;
-            if (cp >= 0xDC00 && cp <= 0xDFFF) return refuse(sc, "lone surrogate in a \\u escape");
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (i + 1 >= sc->len || sc->s[i] != '\\' || sc->s[i + 1] != 'u' || hex4(sc, i + 2, &lo) != 0 ||
-                    lo < 0xDC00 || lo > 0xDFFF)
-                    return refuse(sc, "lone surrogate in a \\u escape");
-                i += 6;
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            if (cp == 0) return refuse(sc, "\\u0000 in a string");
-            if (decode) {
-                if (cp < 0x80) sc->buf[o++] = (char)cp;
-                else if (cp < 0x800) {
-                    sc->buf[o++] = (char)(0xC0 | cp >> 6);
-                    sc->buf[o++] = (char)(0x80 | (cp & 0x3F));
-                } else if (cp < 0x10000) {
-                    sc->buf[o++] = (char)(0xE0 | cp >> 12);
-                    sc->buf[o++] = (char)(0x80 | (cp >> 6 & 0x3F));
-                    sc->buf[o++] = (char)(0x80 | (cp & 0x3F));
-                } else {
-                    sc->buf[o++] = (char)(0xF0 | cp >> 18);
-                    sc->buf[o++] = (char)(0x80 | (cp >> 12 & 0x3F));
-                    sc->buf[o++] = (char)(0x80 | (cp >> 6 & 0x3F));
-                    sc->buf[o++] = (char)(0x80 | (cp & 0x3F));
-                }
-            }
-            continue;
+        char plain = plain_escape(sc->s[i + 1]);
+        if (plain) {
+            if (decode) sc->buf[o++] = plain;
+            i += 2;
+        } else if (sc->s[i + 1] == 'u') {
+            unsigned cp;
+            if (scan_u_escape(sc, &i, &cp) != 0) return -1;
+            if (decode) put_utf8(sc->buf, &o, cp);
+        } else {
+            return refuse(sc, "bad escape in a string");
         }
-        default: return refuse(sc, "bad escape in a string");
-        }
-        if (decode) sc->buf[o++] = plain;
-        i += 2;
     }
     if (decode) {
         sc->buf[o] = 0;
@@ -255,20 +264,8 @@ static int decode_at(const slop__scan *sc, size_t at, char **out, size_t *n) {
     return 0;
 }
 
-static uint32_t fnv1a(const char *p, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
-}
-
 int slop__scan_name(slop__scan *sc, size_t at) {
-    if (sc->keys_len == sc->keys_cap) {
-        size_t nc = sc->keys_cap ? sc->keys_cap * 2 : 32;
-        slop__scan_key *nk = realloc(sc->keys, nc * sizeof *nk);
-        if (!nk) return refuse(sc, "out of memory");
-        sc->keys = nk;
-        sc->keys_cap = nc;
-    }
+    if (SLOP__RESERVE(sc->keys, sc->keys_len, sc->keys_cap, 32) != 0) return refuse(sc, "out of memory");
     sc->keys[sc->keys_len++] = (slop__scan_key){at, (uint32_t)(sc->pos - at), 0, sc->escaped};
     return 0;
 }
@@ -288,13 +285,13 @@ static int same_name(const slop__scan *sc, const slop__scan_key *a, const slop__
 /* Hash of the decoded name (escapes decoded first, so "a" and "\u0061" meet). */
 static int hash_name(const slop__scan *sc, slop__scan_key *k) {
     if (!k->escaped) {
-        k->hash = fnv1a(sc->s + k->at + 1, k->len - 2);
+        k->hash = slop__fnv1a(sc->s + k->at + 1, k->len - 2);
         return 0;
     }
     char *d = NULL;
     size_t n = 0;
     if (decode_at(sc, k->at, &d, &n) != 0) return -1;
-    k->hash = fnv1a(d, n);
+    k->hash = slop__fnv1a(d, n);
     free(d);
     return 0;
 }
@@ -330,6 +327,14 @@ int slop__scan_keys_end(slop__scan *sc, size_t mark) {
 int slop__scan_string(slop__scan *sc, size_t *n) {
     if (sc->pos >= sc->len || sc->s[sc->pos] != '"') return -1;
     return scan_string(sc, 1, n);
+}
+
+int slop__scan_string_at(slop__scan *sc, size_t at, size_t *n) {
+    size_t keep = sc->pos;
+    sc->pos = at;
+    int rc = slop__scan_string(sc, n);
+    sc->pos = keep;
+    return rc;
 }
 
 /* A number that overflows a double (1e400) would become inf in cJSON and

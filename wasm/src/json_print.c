@@ -31,45 +31,16 @@ size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
     return n > 0 ? (size_t)n : 0;
 }
 
-typedef struct pbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} pbuf;
-
-static int grow(pbuf *b, size_t more) {
-    if (b->oom) return -1;
-    if (b->len + more + 1 <= b->cap) return 0;
-    size_t nc = b->cap ? b->cap : 256;
-    while (nc < b->len + more + 1) nc *= 2;
-    char *ns = realloc(b->s, nc);
-    if (!ns) {
-        b->oom = 1;
-        return -1;
-    }
-    b->s = ns;
-    b->cap = nc;
-    return 0;
-}
-
-static void put(pbuf *b, const char *s, size_t n) {
-    if (grow(b, n) != 0) return;
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-}
-
-static void put_string(pbuf *b, const char *s) {
-    static const char hex[] = "0123456789abcdef";
+static void put_string(slop__buf *b, const char *s) {
     if (!s) s = "";
-    put(b, "\"", 1);
+    slop__buf_putn(b, "\"", 1);
     const unsigned char *u = (const unsigned char *)s;
     for (;;) {
         const unsigned char *run = u;
         while (*u >= 0x20 && *u != '"' && *u != '\\') u++;
-        put(b, (const char *)run, (size_t)(u - run));
+        slop__buf_putn(b, (const char *)run, (size_t)(u - run));
         if (!*u) break;
-        char esc[7] = {'\\', 0};
-        size_t n = 2;
+        char esc[2] = {'\\', 0};
         switch (*u) {
         case '"': esc[1] = '"'; break;
         case '\\': esc[1] = '\\'; break;
@@ -78,56 +49,53 @@ static void put_string(pbuf *b, const char *s) {
         case '\n': esc[1] = 'n'; break;
         case '\r': esc[1] = 'r'; break;
         case '\t': esc[1] = 't'; break;
-        default:
-            memcpy(esc, "\\u00", 4);
-            esc[4] = hex[*u >> 4];
-            esc[5] = hex[*u & 15];
-            n = 6;
         }
-        put(b, esc, n);
+        if (esc[1]) slop__buf_putn(b, esc, 2);
+        else slop__buf_put_u00(b, *u);
         u++;
     }
-    put(b, "\"", 1);
+    slop__buf_putn(b, "\"", 1);
 }
 
-static void put_value(pbuf *b, const cJSON *v) {
+static void put_value(slop__buf *b, const cJSON *v) {
     char num[SLOP__NUMBER_BUF];
     switch (v->type & 0xFF) {
-    case cJSON_False: put(b, "false", 5); break;
-    case cJSON_True: put(b, "true", 4); break;
-    case cJSON_NULL: put(b, "null", 4); break;
-    case cJSON_Number: put(b, num, slop__format_number(v->valuedouble, num)); break;
+    case cJSON_False: slop__buf_putn(b, "false", 5); break;
+    case cJSON_True: slop__buf_putn(b, "true", 4); break;
+    case cJSON_NULL: slop__buf_putn(b, "null", 4); break;
+    case cJSON_Number: slop__buf_putn(b, num, slop__format_number(v->valuedouble, num)); break;
     case cJSON_String: put_string(b, v->valuestring); break;
     case cJSON_Raw:
-        if (v->valuestring) put(b, v->valuestring, strlen(v->valuestring));
+        if (v->valuestring) slop__buf_putn(b, v->valuestring, strlen(v->valuestring));
         break;
     case cJSON_Array:
     case cJSON_Object: {
         int obj = (v->type & 0xFF) == cJSON_Object;
-        put(b, obj ? "{" : "[", 1);
+        slop__buf_putn(b, obj ? "{" : "[", 1);
         for (const cJSON *it = v->child; it; it = it->next) {
-            if (it != v->child) put(b, ",", 1);
+            if (it != v->child) slop__buf_putn(b, ",", 1);
             if (obj) {
                 put_string(b, it->string);
-                put(b, ":", 1);
+                slop__buf_putn(b, ":", 1);
             }
             put_value(b, it);
         }
-        put(b, obj ? "}" : "]", 1);
+        slop__buf_putn(b, obj ? "}" : "]", 1);
         break;
     }
-    default: put(b, "null", 4); break; /* cJSON_Invalid */
+    default: slop__buf_putn(b, "null", 4); break; /* cJSON_Invalid */
     }
 }
 
 char *slop__json_print(const cJSON *v) {
     if (!v) return NULL;
-    pbuf b = {0};
+    slop__buf b = {0};
     put_value(&b, v);
-    if (grow(&b, 0) != 0) {
-        free(b.s);
-        return NULL;
-    }
-    b.s[b.len] = 0;
-    return b.s;
+    return slop__buf_take(&b);
+}
+
+char *slop__json_print_free(cJSON *v) {
+    char *s = slop__json_print(v);
+    cJSON_Delete(v);
+    return s;
 }

@@ -11,22 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const field_names[SLOP_FIELD_COUNT] = {"properties", "meta", "affordances",
+static const char *const field_names[SLOP__FIELD_COUNT] = {"properties", "meta", "affordances",
                                                           "content_ref"};
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* ---------------------------------------------------------------------- */
 /* Id index: open addressing, linear probing, backward-shift deletion.     */
 /* ---------------------------------------------------------------------- */
 
-static uint32_t hash_key(const slop_node *parent, const char *id) {
+static uint32_t hash_key(const slop__node *parent, const char *id) {
     uint64_t h = 1469598103934665603ull;
     for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
         h ^= *p;
@@ -42,9 +34,9 @@ static uint32_t hash_key(const slop_node *parent, const char *id) {
 /* Slots keep each node's hash beside its pointer, so probing and the
  * backward shift compare hashes without touching the nodes (a cache miss
  * each on a big mirror); a node is read only when its hash matches. */
-static int index_grow(slop_index *ix) {
+static int index_grow(slop__index *ix) {
     size_t ncap = ix->cap ? ix->cap * 2 : 64;
-    slop_slot *ns = calloc(ncap, sizeof *ns);
+    slop__slot *ns = calloc(ncap, sizeof *ns);
     if (!ns) return -1;
     for (size_t i = 0; i < ix->cap; i++) {
         if (!ix->slot[i].node) continue;
@@ -58,7 +50,7 @@ static int index_grow(slop_index *ix) {
     return 0;
 }
 
-static int index_put(slop_index *ix, slop_node *n) {
+static int index_put(slop__index *ix, slop__node *n) {
     if ((ix->len + 1) * 10 > ix->cap * 7 && index_grow(ix) != 0) return -1;
     size_t j = n->hash & (ix->cap - 1);
     while (ix->slot[j].node) j = (j + 1) & (ix->cap - 1);
@@ -68,19 +60,19 @@ static int index_put(slop_index *ix, slop_node *n) {
     return 0;
 }
 
-static slop_node *index_get(const slop_index *ix, const slop_node *parent, const char *id) {
+static slop__node *index_get(const slop__index *ix, const slop__node *parent, const char *id) {
     if (!ix->cap) return NULL;
     uint32_t h = hash_key(parent, id);
     size_t mask = ix->cap - 1;
     for (size_t j = h & mask; ix->slot[j].node; j = (j + 1) & mask) {
         if (ix->slot[j].hash != h) continue;
-        slop_node *n = ix->slot[j].node;
+        slop__node *n = ix->slot[j].node;
         if (n->parent == parent && strcmp(n->id, id) == 0) return n;
     }
     return NULL;
 }
 
-static void index_del(slop_index *ix, const slop_node *n) {
+static void index_del(slop__index *ix, const slop__node *n) {
     if (!ix->cap) return;
     size_t mask = ix->cap - 1, j = n->hash & mask;
     while (ix->slot[j].node && ix->slot[j].node != n) j = (j + 1) & mask;
@@ -107,32 +99,32 @@ static void index_del(slop_index *ix, const slop_node *n) {
 /* Bulk builds fill chunks to this, leaving room for inserts before a split. */
 #define CHUNK_FILL 48
 
-struct slop_chunk {
+struct slop__chunk {
     uint32_t n;                 /* children in use                            */
     uint32_t index;             /* position of this chunk in kids->chunk      */
-    slop_node *node[CHUNK_CAP];
+    slop__node *node[CHUNK_CAP];
 };
 
-struct slop_kids {
-    slop_chunk **chunk;         /* in order                                   */
+struct slop__kids {
+    slop__chunk **chunk;         /* in order                                   */
     uint32_t nchunks, cap;
     uint32_t count;             /* all children                               */
     uint32_t *fen;              /* Fenwick tree over chunk sizes, 1-based     */
 };
 
-static void fen_add(slop_kids *k, uint32_t chunk, int32_t d) {
+static void fen_add(slop__kids *k, uint32_t chunk, int32_t d) {
     for (uint32_t i = chunk + 1; i <= k->nchunks; i += i & (0u - i)) k->fen[i] += (uint32_t)d;
 }
 
 /* Children in chunks [0, chunk). */
-static uint32_t fen_prefix(const slop_kids *k, uint32_t chunk) {
+static uint32_t fen_prefix(const slop__kids *k, uint32_t chunk) {
     uint32_t s = 0;
     for (uint32_t i = chunk; i > 0; i -= i & (0u - i)) s += k->fen[i];
     return s;
 }
 
 /* The chunk holding position *pos (< count); *pos becomes the offset in it. */
-static uint32_t fen_find(const slop_kids *k, uint32_t *pos) {
+static uint32_t fen_find(const slop__kids *k, uint32_t *pos) {
     uint32_t at = 0, step = 1;
     while (step * 2 <= k->nchunks) step *= 2;
     for (; step; step /= 2) {
@@ -145,7 +137,7 @@ static uint32_t fen_find(const slop_kids *k, uint32_t *pos) {
 }
 
 /* After chunks were added or removed: renumber them and rebuild the tree. */
-static void kids_reindex(slop_kids *k) {
+static void kids_reindex(slop__kids *k) {
     for (uint32_t i = 0; i < k->nchunks; i++) {
         k->chunk[i]->index = i;
         k->fen[i + 1] = k->chunk[i]->n;
@@ -157,10 +149,10 @@ static void kids_reindex(slop_kids *k) {
 }
 
 /* Makes room for one more chunk at position at. Returns the chunk or NULL. */
-static slop_chunk *kids_new_chunk(slop_kids *k, uint32_t at) {
+static slop__chunk *kids_new_chunk(slop__kids *k, uint32_t at) {
     if (k->nchunks == k->cap) {
         uint32_t nc = k->cap ? k->cap * 2 : 4;
-        slop_chunk **cv = realloc(k->chunk, nc * sizeof *cv);
+        slop__chunk **cv = realloc(k->chunk, nc * sizeof *cv);
         if (!cv) return NULL;
         k->chunk = cv;
         uint32_t *fv = realloc(k->fen, (nc + 1) * sizeof *fv);
@@ -168,7 +160,7 @@ static slop_chunk *kids_new_chunk(slop_kids *k, uint32_t at) {
         k->fen = fv;
         k->cap = nc;
     }
-    slop_chunk *c = malloc(sizeof *c);
+    slop__chunk *c = malloc(sizeof *c);
     if (!c) return NULL;
     c->n = 0;
     memmove(k->chunk + at + 1, k->chunk + at, (k->nchunks - at) * sizeof *k->chunk);
@@ -177,7 +169,7 @@ static slop_chunk *kids_new_chunk(slop_kids *k, uint32_t at) {
     return c;
 }
 
-static void kids_destroy(slop_kids *k) {
+static void kids_destroy(slop__kids *k) {
     if (!k) return;
     for (uint32_t i = 0; i < k->nchunks; i++) free(k->chunk[i]);
     free(k->chunk);
@@ -185,24 +177,25 @@ static void kids_destroy(slop_kids *k) {
     free(k);
 }
 
-size_t slop_node_child_count(const slop_node *n) { return n->kids ? n->kids->count : 0; }
+size_t slop__node_child_count(const slop__node *n) { return n->kids ? n->kids->count : 0; }
 
-slop_node *slop_node_child_at(const slop_node *parent, size_t i) {
-    const slop_kids *k = parent->kids;
+/* Node at position i among parent's children, or NULL. */
+static slop__node *node_child_at(const slop__node *parent, size_t i) {
+    const slop__kids *k = parent->kids;
     if (!k || i >= k->count) return NULL;
     uint32_t pos = (uint32_t)i, c = fen_find(k, &pos);
     return k->chunk[c]->node[pos];
 }
 
-slop_node *slop_kids_first(const slop_node *parent, slop_kid_iter *it) {
+slop__node *slop__kids_first(const slop__node *parent, slop__kid_iter *it) {
     it->kids = parent->kids;
     it->chunk = 0;
     it->at = 0;
     return it->kids ? it->kids->chunk[0]->node[0] : NULL;
 }
 
-slop_node *slop_kids_next(slop_kid_iter *it) {
-    const slop_kids *k = it->kids;
+slop__node *slop__kids_next(slop__kid_iter *it) {
+    const slop__kids *k = it->kids;
     if (!k) return NULL;
     if (++it->at >= k->chunk[it->chunk]->n) {
         it->at = 0;
@@ -212,8 +205,8 @@ slop_node *slop_kids_next(slop_kid_iter *it) {
 }
 
 /* Position of n among its siblings. */
-static size_t kid_rank(const slop_node *n) {
-    const slop_chunk *c = n->chunk;
+static size_t kid_rank(const slop__node *n) {
+    const slop__chunk *c = n->chunk;
     uint32_t pos = 0;
     while (c->node[pos] != n) pos++;
     return fen_prefix(n->parent->kids, c->index) + pos;
@@ -221,8 +214,8 @@ static size_t kid_rank(const slop_node *n) {
 
 /* Inserts n at position `at` (clamped) among parent's children. -1 when out
  * of memory (nothing changed). */
-static int kids_insert(slop_node *parent, slop_node *n, size_t at) {
-    slop_kids *k = parent->kids;
+static int kids_insert(slop__node *parent, slop__node *n, size_t at) {
+    slop__kids *k = parent->kids;
     if (!k) {
         k = calloc(1, sizeof *k);
         if (!k || !kids_new_chunk(k, 0)) {
@@ -241,9 +234,9 @@ static int kids_insert(slop_node *parent, slop_node *n, size_t at) {
         off = (uint32_t)at;
         ci = fen_find(k, &off);
     }
-    slop_chunk *c = k->chunk[ci];
+    slop__chunk *c = k->chunk[ci];
     if (c->n == CHUNK_CAP) { /* split: the upper half moves to a new chunk after it */
-        slop_chunk *d = kids_new_chunk(k, ci + 1);
+        slop__chunk *d = kids_new_chunk(k, ci + 1);
         if (!d) return -1;
         uint32_t half = CHUNK_CAP / 2;
         memcpy(d->node, c->node + half, (CHUNK_CAP - half) * sizeof *d->node);
@@ -267,10 +260,10 @@ static int kids_insert(slop_node *parent, slop_node *n, size_t at) {
 }
 
 /* Unlinks n from its parent's children; returns its former position. */
-static size_t kids_remove(slop_node *n) {
-    slop_node *parent = n->parent;
-    slop_kids *k = parent->kids;
-    slop_chunk *c = n->chunk;
+static size_t kids_remove(slop__node *n) {
+    slop__node *parent = n->parent;
+    slop__kids *k = parent->kids;
+    slop__chunk *c = n->chunk;
     uint32_t pos = 0;
     while (c->node[pos] != n) pos++;
     size_t at = fen_prefix(k, c->index) + pos;
@@ -295,12 +288,12 @@ static size_t kids_remove(slop_node *n) {
 
 /* Gives parent the children v[0..n) in order (n > 0), in O(n). -1 when out
  * of memory (nothing changed). */
-static int kids_build(slop_node *parent, slop_node **v, size_t n) {
-    slop_kids *k = calloc(1, sizeof *k);
+static int kids_build(slop__node *parent, slop__node **v, size_t n) {
+    slop__kids *k = calloc(1, sizeof *k);
     if (!k) return -1;
     size_t chunks = (n + CHUNK_FILL - 1) / CHUNK_FILL;
     for (size_t i = 0; i < chunks; i++) {
-        slop_chunk *c = kids_new_chunk(k, (uint32_t)i);
+        slop__chunk *c = kids_new_chunk(k, (uint32_t)i);
         if (!c) {
             kids_destroy(k);
             return -1;
@@ -320,61 +313,136 @@ static int kids_build(slop_node *parent, slop_node **v, size_t n) {
 }
 
 /* ---------------------------------------------------------------------- */
-/* Nodes                                                                    */
+/* Errors                                                                   */
 /* ---------------------------------------------------------------------- */
 
-static int is_reserved(const char *s) {
-    return strcmp(s, "properties") == 0 || strcmp(s, "children") == 0 ||
-           strcmp(s, "affordances") == 0 || strcmp(s, "meta") == 0 ||
-           strcmp(s, "content_ref") == 0;
+/* Why building or patching stopped: the code callers decide on, and the
+ * message for people, written into the caller's buffer. Inside a patch
+ * every message starts with the op's number. */
+typedef struct mirror_err {
+    slop__mirror_status code;
+    char *msg;                  /* may be NULL                                */
+    size_t cap;
+    int opno;                   /* >= 0 inside a patch                        */
+} mirror_err;
+
+/* Where a node being built sits, for messages only: a chain of ids up to a
+ * label ("tree", "value", "children"). It is formatted when an error is
+ * reported, never on the way down (a path string per node cost a snapshot
+ * load 14% of its time). */
+typedef struct where {
+    const struct where *up;     /* NULL: this is the label                    */
+    const char *label;
+    const char *id;             /* the node's id (escapes kept in text), or
+                                 * NULL: not read yet ("?")                   */
+    size_t id_len;
+} where;
+
+#define WHERE_MAX 160           /* bytes of a location in a message           */
+
+static size_t append(char *out, size_t cap, size_t at, const char *s, size_t n) {
+    if (at + 1 >= cap) return at;
+    n = slop__utf8_cut(s, n, cap - 1 - at);
+    memcpy(out + at, s, n);
+    out[at + n] = '\0';
+    return at + n;
 }
 
-static int field_of(const char *s) {
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
-        if (strcmp(s, field_names[f]) == 0) return f;
+/* "tree/root/a": the location w names, into out (NUL-terminated). */
+static size_t where_text(const where *w, char *out, size_t cap) {
+    if (!w->up) return append(out, cap, 0, w->label, strlen(w->label));
+    size_t at = where_text(w->up, out, cap);
+    at = append(out, cap, at, "/", 1);
+    return w->id ? append(out, cap, at, w->id, w->id_len) : append(out, cap, at, "?", 1);
+}
+
+/* Records code and "[op N: ][location: ]message"; returns -1. */
+static int vfail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, va_list ap) {
+    e->code = code;
+    if (!e->msg || !e->cap) return -1;
+    char head[WHERE_MAX + 32];
+    size_t at = 0;
+    head[0] = '\0';
+    if (e->opno >= 0) at = (size_t)snprintf(head, sizeof head, "op %d: ", e->opno);
+    if (w) {
+        at = where_text(w, head + at, WHERE_MAX) + at;
+        append(head, sizeof head, at, ": ", 2);
+    }
+    size_t hn = (size_t)snprintf(e->msg, e->cap, "%s", head);
+    if (hn < e->cap) vsnprintf(e->msg + hn, e->cap - hn, fmt, ap);
     return -1;
 }
 
+static int fail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(e, code, w, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int nomem(mirror_err *e) { return fail(e, SLOP__MIRROR_NOMEM, NULL, "out of memory"); }
+
+/* ---------------------------------------------------------------------- */
+/* Nodes                                                                    */
+/* ---------------------------------------------------------------------- */
+
+/* The members of a node object that mean something: a field (0 ..
+ * SLOP__FIELD_COUNT - 1), id, type, children; anything else is kept out. */
+enum { M_OTHER = -1, M_ID = SLOP__FIELD_COUNT, M_TYPE, M_CHILDREN };
+
+static int member_of(const char *s) {
+    /* By first letter: every member name and every path segment of every
+     * op comes through here, most of them no keyword at all. */
+    int f;
+    switch (s[0]) {
+    case 'i': return strcmp(s, "id") == 0 ? M_ID : M_OTHER;
+    case 't': return strcmp(s, "type") == 0 ? M_TYPE : M_OTHER;
+    case 'c':
+        if (strcmp(s, "children") == 0) return M_CHILDREN;
+        f = SLOP__FIELD_CONTENT_REF;
+        break;
+    case 'p': f = SLOP__FIELD_PROPERTIES; break;
+    case 'm': f = SLOP__FIELD_META; break;
+    case 'a': f = SLOP__FIELD_AFFORDANCES; break;
+    default: return M_OTHER;
+    }
+    return strcmp(s, field_names[f]) == 0 ? f : M_OTHER;
+}
+
+/* The reserved keywords: a path segment or a node id that names a field or
+ * "children" is one, and is never a node id. */
+static int is_reserved(const char *s) {
+    int m = member_of(s);
+    return m == M_CHILDREN || (m >= 0 && m < SLOP__FIELD_COUNT);
+}
+
 /* Frees n and its subtree, removing them from the index. */
-static void node_free(slop_mirror *m, slop_node *n) {
+static void node_free(slop__mirror *m, slop__node *n) {
     if (!n) return;
     if (n->kids) {
-        slop_kids *k = n->kids;
+        slop__kids *k = n->kids;
         for (uint32_t i = 0; i < k->nchunks; i++)
             for (uint32_t j = 0; j < k->chunk[i]->n; j++) node_free(m, k->chunk[i]->node[j]);
         kids_destroy(k);
     }
     index_del(&m->index, n);
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) cJSON_Delete(n->field[f]);
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) cJSON_Delete(n->field[f]);
     m->nodes--;
     m->budget->used--;
     free(n);
 }
 
-static size_t subtree_count(const slop_node *n) {
+static size_t subtree_count(const slop__node *n) {
     size_t c = 1;
-    slop_kid_iter it;
-    for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it)) c += subtree_count(k);
+    slop__kid_iter it;
+    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it)) c += subtree_count(k);
     return c;
 }
 
-static int check_id(const char *id, char *err, size_t errlen) {
-    if (!*id) {
-        set_err(err, errlen, "node id is empty");
-        return -1;
-    }
-    if (strchr(id, '/') || strchr(id, '~')) {
-        set_err(err, errlen, "node id \"%.64s\" contains '/' or '~'", id);
-        return -1;
-    }
-    if (is_reserved(id)) {
-        set_err(err, errlen, "node id \"%s\" is a reserved keyword", id);
-        return -1;
-    }
-    return 0;
-}
-
-/* Takes ownership of *slot (detaches it from its cJSON parent). */
+/* Takes ownership of item (detaches it from its cJSON parent obj). */
 static cJSON *steal(cJSON *obj, cJSON *item) {
     cJSON *v = cJSON_DetachItemViaPointer(obj, item);
     if (v && v->string && !(v->type & cJSON_StringIsConst)) {
@@ -384,153 +452,221 @@ static cJSON *steal(cJSON *obj, cJSON *item) {
     return v;
 }
 
-typedef struct build_ctx {
-    slop_mirror *m;
-    size_t budget_left;
-    char *err;
-    size_t errlen;
-} build_ctx;
-
+/* ---------------------------------------------------------------------- */
+/* Building a node: the rules, once                                         */
+/* ---------------------------------------------------------------------- */
 /*
- * Builds a node (and its subtree) from JSON, stealing its field values.
- * Nodes are linked to `parent` and entered in the index; on failure
- * everything built so far is freed by the caller through the returned
- * partial tree (see build()).
+ * Two front ends read a node: build_json from cJSON values (patch values,
+ * snapshots inside a batch) and build_text straight from a snapshot's text.
+ * Both only walk their input; every rule of the spec lives in the shared
+ * steps below: node_open (depth, an object), check_member (the JSON type of
+ * id, type, children and each field; null means absent) and node_finish
+ * (id and type present, ids never reserved, the node budget, ids unique
+ * among siblings, then the node itself). Children are built before their
+ * parent (the text learns a node's size only at its end), so node_finish
+ * also links them.
  */
-static slop_node *build_node(build_ctx *b, cJSON *j, slop_node *parent, const char *where,
-                             unsigned depth) {
-    if (depth > SLOP_MAX_TREE_DEPTH) {
-        set_err(b->err, b->errlen, "%s: tree is deeper than %d levels", where, SLOP_MAX_TREE_DEPTH);
-        return NULL;
-    }
-    if (!cJSON_IsObject(j)) {
-        set_err(b->err, b->errlen, "%s: a node must be an object", where);
-        return NULL;
-    }
-    cJSON *jid = NULL, *jtype = NULL, *jkids = NULL, *jf[SLOP_FIELD_COUNT] = {0};
-    for (cJSON *it = j->child; it; it = it->next) {
-        const char *k = it->string;
-        if (!k) continue;
-        int f;
-        if (strcmp(k, "id") == 0) jid = it;
-        else if (strcmp(k, "type") == 0) jtype = it;
-        else if (strcmp(k, "children") == 0) jkids = it;
-        else if ((f = field_of(k)) >= 0) jf[f] = it;
-    }
-    if (!cJSON_IsString(jid)) {
-        set_err(b->err, b->errlen, "%s: node has no string \"id\"", where);
-        return NULL;
-    }
-    if (check_id(jid->valuestring, b->err, b->errlen) != 0) return NULL;
-    if (!cJSON_IsString(jtype)) {
-        set_err(b->err, b->errlen, "%s/%s: node has no string \"type\"", where, jid->valuestring);
-        return NULL;
-    }
-    static const int want_object[SLOP_FIELD_COUNT] = {1, 1, 0, 1};
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
-        if (!jf[f] || cJSON_IsNull(jf[f])) continue;
-        if (want_object[f] ? !cJSON_IsObject(jf[f]) : !cJSON_IsArray(jf[f])) {
-            set_err(b->err, b->errlen, "%s/%s: \"%s\" must be %s", where, jid->valuestring,
-                    field_names[f], want_object[f] ? "an object" : "an array");
-            return NULL;
-        }
-    }
-    if (jkids && !cJSON_IsNull(jkids) && !cJSON_IsArray(jkids)) {
-        set_err(b->err, b->errlen, "%s/%s: \"children\" must be an array", where, jid->valuestring);
-        return NULL;
-    }
-    if (b->budget_left == 0) {
-        set_err(b->err, b->errlen, "tree exceeds the limit of %zu mirrored nodes", b->m->budget->max);
-        return NULL;
-    }
-    size_t idl = strlen(jid->valuestring), tyl = strlen(jtype->valuestring);
-    slop_node *n = calloc(1, sizeof *n + idl + tyl + 2);
-    if (!n) {
-        set_err(b->err, b->errlen, "out of memory");
-        return NULL;
-    }
-    char *s = (char *)(n + 1);
-    memcpy(s, jid->valuestring, idl + 1);
-    memcpy(s + idl + 1, jtype->valuestring, tyl + 1);
-    n->id = s;
-    n->type = s + idl + 1;
-    n->parent = parent;
-    n->hash = hash_key(parent, n->id);
-    b->budget_left--;
-    b->m->nodes++;
-    b->m->budget->used++;
-    if (parent) {
-        if (index_get(&b->m->index, parent, n->id)) {
-            set_err(b->err, b->errlen, "%s: two children have the id \"%s\"", where, n->id);
-            b->m->nodes--;
-            b->m->budget->used--;
-            free(n);
-            return NULL;
-        }
-        if (index_put(&b->m->index, n) != 0) {
-            set_err(b->err, b->errlen, "out of memory");
-            b->m->nodes--;
-            b->m->budget->used--;
-            free(n);
-            return NULL;
-        }
-    }
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++)
-        if (jf[f] && !cJSON_IsNull(jf[f])) n->field[f] = steal(j, jf[f]);
 
-    size_t count = (size_t)cJSON_GetArraySize(jkids && cJSON_IsArray(jkids) ? jkids : NULL);
-    if (count) {
-        slop_node **v = malloc(count * sizeof *v);
-        if (!v) {
-            set_err(b->err, b->errlen, "out of memory");
-            node_free(b->m, n);
-            return NULL;
-        }
-        size_t built = 0;
-        char here[160];
-        snprintf(here, sizeof here, "%s/%s", parent ? where : "", n->id);
-        int failed = 0;
-        for (cJSON *c = jkids->child; c; c = c->next) {
-            slop_node *k = build_node(b, c, n, here, depth + 1);
-            if (!k) {
-                failed = 1;
-                break;
-            }
-            v[built++] = k;
-        }
-        if (!failed && kids_build(n, v, count) != 0) {
-            set_err(b->err, b->errlen, "out of memory");
-            failed = 1;
-        }
-        if (failed) {
-            /* Children are not linked yet: free them one by one. */
-            for (size_t i = 0; i < built; i++) node_free(b->m, v[i]);
-            free(v);
-            node_free(b->m, n);
-            return NULL;
-        }
-        free(v);
-    }
-    return n;
-}
-
-static slop_node *build(slop_mirror *m, cJSON *tree, slop_node *parent, const char *where,
-                        char *err, size_t errlen) {
-    build_ctx b = {m, 0, err, errlen};
-    b.budget_left = m->budget->max > m->budget->used ? m->budget->max - m->budget->used : 0;
-    unsigned depth = 0; /* the tree can grow deeper patch by patch: bound it */
-    for (const slop_node *a = parent; a; a = a->parent) depth++;
-    return build_node(&b, tree, parent, where, depth);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Building from JSON text                                                  */
-/* ---------------------------------------------------------------------- */
+typedef struct build_ctx {
+    slop__mirror *m;
+    size_t budget_left;
+    mirror_err *err;
+} build_ctx;
 
 typedef struct span {
     const char *p;
     size_t n;
 } span;
+
+/* What a front end read of one node object. */
+typedef struct node_parts {
+    const char *id, *type;      /* decoded, NUL-terminated; NULL: absent      */
+    size_t id_len, type_len;
+    span raw[SLOP__FIELD_COUNT]; /* text: field values as JSON text           */
+    cJSON *obj;                 /* cJSON: the node object, and its field      */
+    cJSON *json[SLOP__FIELD_COUNT]; /* members, taken once the node is made   */
+    slop__node **kids;          /* built children, not linked yet             */
+    size_t nk, capk;
+} node_parts;
+
+/* The JSON type of a member's value, as both front ends see it. */
+typedef enum { V_STRING, V_OBJECT, V_ARRAY, V_NULL, V_OTHER } vkind;
+
+static size_t budget_left(const slop__budget *b) { return b->max > b->used ? b->max - b->used : 0; }
+
+static int node_open(build_ctx *b, const where *up, unsigned depth, int is_object) {
+    if (depth > SLOP__MAX_TREE_DEPTH)
+        return fail(b->err, SLOP__MIRROR_INVALID, up, "tree is deeper than %d levels", SLOP__MAX_TREE_DEPTH);
+    if (!is_object) return fail(b->err, SLOP__MIRROR_INVALID, up, "a node must be an object");
+    return 0;
+}
+
+/* What a field's value must be, null aside: NULL when k is right. */
+static const char *field_type_error(int f, vkind k) {
+    int want_array = f == SLOP__FIELD_AFFORDANCES;
+    if (k == (want_array ? V_ARRAY : V_OBJECT)) return NULL;
+    return want_array ? "an array" : "an object";
+}
+
+/* The type rules of the members that mean something (see member_of). */
+static int check_member(build_ctx *b, const where *up, const where *self, int which, vkind k) {
+    if (which == M_ID || which == M_TYPE) {
+        if (k != V_STRING)
+            return fail(b->err, SLOP__MIRROR_INVALID, up, "node \"%s\" must be a string", which == M_ID ? "id" : "type");
+    } else if (which == M_CHILDREN) {
+        if (k != V_ARRAY && k != V_NULL) return fail(b->err, SLOP__MIRROR_INVALID, self, "\"children\" must be an array");
+    } else if (which >= 0 && k != V_NULL) {
+        const char *want = field_type_error(which, k);
+        if (want) return fail(b->err, SLOP__MIRROR_INVALID, up, "\"%s\" must be %s", field_names[which], want);
+    }
+    return 0;
+}
+
+static int check_id(build_ctx *b, const char *id) {
+    if (!*id) return fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id is empty");
+    if (strchr(id, '/') || strchr(id, '~'))
+        return fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id \"%.64s\" contains '/' or '~'", id);
+    if (is_reserved(id)) return fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id \"%s\" is a reserved keyword", id);
+    return 0;
+}
+
+static void parts_free(build_ctx *b, node_parts *p) {
+    for (size_t i = 0; i < p->nk; i++) node_free(b->m, p->kids[i]);
+    free(p->kids);
+    p->kids = NULL;
+    p->nk = p->capk = 0;
+}
+
+static int parts_add_kid(build_ctx *b, node_parts *p, slop__node *k) {
+    if (SLOP__RESERVE(p->kids, p->nk, p->capk, 8) != 0) {
+        node_free(b->m, k);
+        return nomem(b->err);
+    }
+    p->kids[p->nk++] = k;
+    return 0;
+}
+
+/* One allocation holds the node, its id, its type and its raw fields. */
+static slop__node *node_alloc(build_ctx *b, const node_parts *p) {
+    size_t rawn = 0;
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) rawn += p->raw[f].n;
+    slop__node *n = calloc(1, sizeof *n + p->id_len + p->type_len + 2 + rawn);
+    if (!n) return NULL;
+    char *s = (char *)(n + 1);
+    memcpy(s, p->id, p->id_len + 1);
+    n->id = s;
+    s += p->id_len + 1;
+    memcpy(s, p->type, p->type_len + 1);
+    n->type = s;
+    s += p->type_len + 1;
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
+        if (p->raw[f].p) {
+            memcpy(s, p->raw[f].p, p->raw[f].n);
+            n->raw[f] = s;
+            n->raw_len[f] = (uint32_t)p->raw[f].n;
+            s += p->raw[f].n;
+        } else if (p->json[f]) {
+            n->field[f] = steal(p->obj, p->json[f]);
+        }
+    }
+    b->budget_left--;
+    b->m->nodes++;
+    b->m->budget->used++;
+    return n;
+}
+
+/* Links the built children under n and enters them in the index. -1, with
+ * none of them linked, on a duplicate id or out of memory. */
+static int link_kids(build_ctx *b, const where *self, slop__node *n, node_parts *p) {
+    for (size_t i = 0; i < p->nk; i++) {
+        slop__node *k = p->kids[i];
+        k->parent = n;
+        k->hash = hash_key(n, k->id);
+        int dup = index_get(&b->m->index, n, k->id) != NULL;
+        if (dup || index_put(&b->m->index, k) != 0) {
+            for (size_t j = 0; j < i; j++) index_del(&b->m->index, p->kids[j]);
+            if (!dup) return nomem(b->err);
+            return fail(b->err, SLOP__MIRROR_INVALID, self, "two children have the id \"%s\"", k->id);
+        }
+    }
+    if (p->nk && kids_build(n, p->kids, p->nk) != 0) {
+        for (size_t j = 0; j < p->nk; j++) index_del(&b->m->index, p->kids[j]);
+        return nomem(b->err);
+    }
+    return 0;
+}
+
+/* After the members, the rules of the whole node: id and type present, the
+ * id no reserved keyword, room in the node budget. */
+static int node_rules(build_ctx *b, const where *up, const where *self, const node_parts *p) {
+    if (!p->id) return fail(b->err, SLOP__MIRROR_INVALID, up, "node has no string \"id\"");
+    if (check_id(b, p->id) != 0) return -1;
+    if (!p->type) return fail(b->err, SLOP__MIRROR_INVALID, self, "node has no string \"type\"");
+    if (b->budget_left == 0)
+        return fail(b->err, SLOP__MIRROR_TOO_MANY_NODES, NULL, "tree exceeds the limit of %zu mirrored nodes",
+                    b->m->budget->max);
+    return 0;
+}
+
+/* The node itself once its rules hold, with its children linked. up is
+ * where the node sits, self the node. On failure everything in p is freed. */
+static slop__node *node_finish(build_ctx *b, const where *up, const where *self, node_parts *p) {
+    slop__node *n = NULL;
+    if (node_rules(b, up, self, p) == 0 && !(n = node_alloc(b, p))) nomem(b->err);
+    if (n && link_kids(b, self, n, p) == 0) {
+        free(p->kids);
+        return n;
+    }
+    parts_free(b, p);
+    if (n) node_free(b->m, n);
+    return NULL;
+}
+
+/* ---- from cJSON --------------------------------------------------------- */
+
+static vkind json_kind(const cJSON *v) {
+    if (cJSON_IsString(v)) return V_STRING;
+    if (cJSON_IsObject(v)) return V_OBJECT;
+    if (cJSON_IsArray(v)) return V_ARRAY;
+    return cJSON_IsNull(v) ? V_NULL : V_OTHER;
+}
+
+/* Builds the node j (and its subtree), taking its field values from j. */
+static slop__node *build_json(build_ctx *b, cJSON *j, const where *up, unsigned depth) {
+    if (node_open(b, up, depth, cJSON_IsObject(j)) != 0) return NULL;
+    where self = {up, NULL, NULL, 0};
+    node_parts p = {0};
+    p.obj = j;
+    cJSON *kids = NULL;
+    for (cJSON *it = j->child; it; it = it->next) {
+        int which = member_of(it->string);
+        vkind k = json_kind(it);
+        if (which == M_OTHER) continue;
+        if (check_member(b, up, &self, which, k) != 0) return NULL;
+        if (k == V_NULL) continue; /* null is absent */
+        if (which == M_ID) {
+            p.id = self.id = it->valuestring;
+            p.id_len = self.id_len = strlen(p.id);
+        } else if (which == M_TYPE) {
+            p.type = it->valuestring;
+            p.type_len = strlen(p.type);
+        } else if (which == M_CHILDREN) {
+            kids = it;
+        } else {
+            p.json[which] = it;
+        }
+    }
+    for (cJSON *c = kids ? kids->child : NULL; c; c = c->next) {
+        slop__node *k = build_json(b, c, &self, depth + 1);
+        if (!k || parts_add_kid(b, &p, k) != 0) {
+            parts_free(b, &p);
+            return NULL;
+        }
+    }
+    return node_finish(b, up, &self, &p);
+}
+
+/* ---- from JSON text ----------------------------------------------------- */
 
 typedef struct text_ctx {
     build_ctx *b;
@@ -539,228 +675,207 @@ typedef struct text_ctx {
     size_t tmp_cap;
 } text_ctx;
 
-/* Decodes the JSON string at span s into sc->buf (the scanner's position is
- * restored). */
-static int decode_span(slop__scan *sc, span s, size_t *n) {
-    size_t keep = sc->pos;
-    sc->pos = (size_t)(s.p - sc->s);
-    int rc = slop__scan_string(sc, n);
-    sc->pos = keep;
-    return rc;
+static vkind text_kind(char first) {
+    switch (first) {
+    case '"': return V_STRING;
+    case '{': return V_OBJECT;
+    case '[': return V_ARRAY;
+    case 'n': return V_NULL; /* the scanner accepted the value: "null" */
+    default: return V_OTHER;
+    }
 }
 
-static void free_kids(slop_mirror *m, slop_node **kids, size_t n) {
-    for (size_t i = 0; i < n; i++) node_free(m, kids[i]);
-    free(kids);
-}
+static slop__node *build_text(text_ctx *t, const where *up, unsigned depth);
 
-#define TFAIL(...)                                                        \
-    do {                                                                  \
-        set_err(b->err, b->errlen, __VA_ARGS__);                          \
-        goto fail;                                                        \
-    } while (0)
-
-/*
- * Builds the node whose object starts at the scanner's position. Children
- * are built first (the node's size is known only once its members are), so
- * they are linked to it, hashed and checked for duplicate ids at the end.
- */
-static slop_node *build_text_node(text_ctx *t, const char *where, unsigned depth) {
-    build_ctx *b = t->b;
+/* The children array at the scanner's position, each child built. */
+static int text_children(text_ctx *t, const where *self, node_parts *p, unsigned depth) {
     slop__scan *sc = t->sc;
-    slop_node **kids = NULL, *n = NULL;
-    size_t nk = 0, capk = 0;
-    span id = {0}, type = {0}, raw[SLOP_FIELD_COUNT] = {{0}};
-    char here[160];
-    snprintf(here, sizeof here, "%s/?", where);
-
-    if (depth > SLOP_MAX_TREE_DEPTH) TFAIL("%s: tree is deeper than %d levels", where, SLOP_MAX_TREE_DEPTH);
-    slop__scan_ws(sc);
-    if (sc->pos >= sc->len || sc->s[sc->pos] != '{') TFAIL("%s: a node must be an object", where);
-    if (slop__scan_enter(sc) != 0) TFAIL("tree nests too deeply");
+    if (slop__scan_enter(sc) != 0) return fail(t->b->err, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
     sc->pos++;
     slop__scan_ws(sc);
-    size_t names = sc->keys_len;
-    int empty = sc->pos < sc->len && sc->s[sc->pos] == '}';
-    if (empty) sc->pos++;
-    while (!empty) {
-        slop__scan_ws(sc);
-        size_t kn = 0, at = sc->pos;
-        if (slop__scan_string(sc, &kn) != 0 || slop__scan_name(sc, at) != 0)
-            TFAIL("%s: bad member name (%s)", where, sc->why ? sc->why : "not a string");
-        int which = -1; /* 0 id, 1 type, 2 children, 3+f field f */
-        if (strcmp(sc->buf, "id") == 0) which = 0;
-        else if (strcmp(sc->buf, "type") == 0) which = 1;
-        else if (strcmp(sc->buf, "children") == 0) which = 2;
-        else {
-            int f = field_of(sc->buf);
-            if (f >= 0) which = 3 + f;
+    if (sc->pos < sc->len && sc->s[sc->pos] == ']') sc->pos++;
+    else
+        for (;;) {
+            slop__node *k = build_text(t, self, depth + 1);
+            if (!k || parts_add_kid(t->b, p, k) != 0) return -1;
+            int more = slop__scan_next(sc, ']');
+            if (more < 0) return fail(t->b->err, SLOP__MIRROR_INVALID, self, "expected ',' or ']' in children");
+            if (!more) break;
         }
-        slop__scan_ws(sc);
-        if (sc->pos >= sc->len || sc->s[sc->pos] != ':') TFAIL("%s: expected ':'", where);
-        sc->pos++;
-        slop__scan_ws(sc);
-        if (sc->pos >= sc->len) TFAIL("%s: truncated", where);
-        char first = sc->s[sc->pos];
-        size_t start = sc->pos;
-        if (which == 2 && first == '[') {
-            if (slop__scan_enter(sc) != 0) TFAIL("tree nests too deeply");
-            sc->pos++;
-            if (id.p) {
-                size_t idn;
-                if (decode_span(sc, id, &idn) == 0) snprintf(here, sizeof here, "%s/%s", where, sc->buf);
-            }
-            slop__scan_ws(sc);
-            if (sc->pos < sc->len && sc->s[sc->pos] == ']') sc->pos++;
-            else {
-                for (;;) {
-                    if (nk == capk) {
-                        size_t nc = capk ? capk * 2 : 8;
-                        slop_node **nv = realloc(kids, nc * sizeof *nv);
-                        if (!nv) TFAIL("out of memory");
-                        kids = nv;
-                        capk = nc;
-                    }
-                    slop_node *k = build_text_node(t, here, depth + 1);
-                    if (!k) goto fail_quiet;
-                    kids[nk++] = k;
-                    int more = slop__scan_next(sc, ']');
-                    if (more < 0) TFAIL("%s: expected ',' or ']' in children", here);
-                    if (!more) break;
-                }
-            }
-            sc->depth--;
-        } else {
-            if (slop__scan_value(sc) != 0)
-                TFAIL(sc->too_deep ? "tree nests too deeply" : "%s: %s", where, sc->why ? sc->why : "invalid JSON");
-            span v = {sc->s + start, sc->pos - start};
-            if (which == 0 || which == 1) {
-                if (first != '"') TFAIL("%s: node \"%s\" must be a string", where, which ? "type" : "id");
-                if (which == 0) id = v;
-                else type = v;
-            } else if (which == 2) {
-                if (first != 'n') TFAIL("%s: \"children\" must be an array", here);
-            } else if (which >= 3 && first != 'n') {
-                int f = which - 3, want_array = f == SLOP_FIELD_AFFORDANCES;
-                if (first != (want_array ? '[' : '{'))
-                    TFAIL("%s: \"%s\" must be %s", where, field_names[f], want_array ? "an array" : "an object");
-                raw[f] = v;
-            }
-        }
-        int more = slop__scan_next(sc, '}');
-        if (more < 0) TFAIL("%s: expected ',' or '}'", where);
-        if (!more) break;
-    }
     sc->depth--;
-    if (slop__scan_keys_end(sc, names) != 0) TFAIL("%s: a member name appears twice in a node", where);
-
-    if (!id.p) TFAIL("%s: node has no string \"id\"", where);
-    size_t idl, tyl;
-    if (decode_span(sc, id, &idl) != 0) TFAIL("%s: bad id string", where);
-    if (t->tmp_cap < idl + 1) {
-        char *nt = realloc(t->tmp, idl + 1);
-        if (!nt) TFAIL("out of memory");
-        t->tmp = nt;
-        t->tmp_cap = idl + 1;
-    }
-    memcpy(t->tmp, sc->buf, idl + 1);
-    if (check_id(t->tmp, b->err, b->errlen) != 0) goto fail_quiet;
-    if (!type.p) TFAIL("%s/%s: node has no string \"type\"", where, t->tmp);
-    if (decode_span(sc, type, &tyl) != 0) TFAIL("%s: bad type string", where);
-    if (b->budget_left == 0) TFAIL("tree exceeds the limit of %zu mirrored nodes", b->m->budget->max);
-    size_t rawn = 0;
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) rawn += raw[f].n;
-    n = calloc(1, sizeof *n + idl + tyl + 2 + rawn);
-    if (!n) TFAIL("out of memory");
-    char *p = (char *)(n + 1);
-    memcpy(p, t->tmp, idl + 1);
-    n->id = p;
-    p += idl + 1;
-    memcpy(p, sc->buf, tyl + 1);
-    n->type = p;
-    p += tyl + 1;
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
-        if (!raw[f].p) continue;
-        memcpy(p, raw[f].p, raw[f].n);
-        n->raw[f] = p;
-        n->raw_len[f] = (uint32_t)raw[f].n;
-        p += raw[f].n;
-    }
-    b->budget_left--;
-    b->m->nodes++;
-    b->m->budget->used++;
-    for (size_t i = 0; i < nk; i++) {
-        slop_node *k = kids[i];
-        k->parent = n;
-        k->hash = hash_key(n, k->id);
-        if (index_get(&b->m->index, n, k->id)) {
-            set_err(b->err, b->errlen, "%s/%s: two children have the id \"%s\"", where, n->id, k->id);
-            /* Unlink what was linked so far, then free everything. */
-            for (size_t j = 0; j < i; j++) index_del(&b->m->index, kids[j]);
-            goto fail_quiet;
-        }
-        if (index_put(&b->m->index, k) != 0) {
-            for (size_t j = 0; j < i; j++) index_del(&b->m->index, kids[j]);
-            TFAIL("out of memory");
-        }
-    }
-    if (nk && kids_build(n, kids, nk) != 0) {
-        for (size_t j = 0; j < nk; j++) index_del(&b->m->index, kids[j]);
-        TFAIL("out of memory");
-    }
-    free(kids);
-    return n;
-
-fail:
-fail_quiet:
-    free_kids(b->m, kids, nk);
-    if (n) node_free(b->m, n);
-    return NULL;
-}
-
-/* Replaces m's tree with the one built in fresh (same budget). */
-static void adopt(slop_mirror *m, slop_mirror *fresh) {
-    slop_mirror_clear(m);
-    *m = *fresh;
-}
-
-int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
-                          size_t errlen) {
-    slop_mirror fresh;
-    slop_mirror_init(&fresh, m->budget);
-    size_t old = m->nodes;
-    m->budget->used -= old;
-    build_ctx b = {&fresh, 0, err, errlen};
-    b.budget_left = m->budget->max > m->budget->used ? m->budget->max - m->budget->used : 0;
-    slop__scan sc;
-    slop__scan_init(&sc, text, len, max_depth);
-    text_ctx t = {&b, &sc, NULL, 0};
-    fresh.root = build_text_node(&t, "tree", 0);
-    if (fresh.root) {
-        slop__scan_ws(&sc);
-        if (sc.pos != len) {
-            set_err(err, errlen, "trailing bytes after the tree");
-            node_free(&fresh, fresh.root);
-            fresh.root = NULL;
-        }
-    }
-    free(t.tmp);
-    slop__scan_free(&sc);
-    m->budget->used += old;
-    if (!fresh.root) {
-        slop_mirror_clear(&fresh);
-        return -1;
-    }
-    adopt(m, &fresh);
     return 0;
 }
 
-void slop_mirror_init(slop_mirror *m, slop_budget *budget) {
+/* One member of a node object: its name, then its value, checked by the
+ * shared rules and kept as text (id and type are decoded at the end). */
+static int text_member(text_ctx *t, const where *up, where *self, node_parts *p, span *id, span *type,
+                       unsigned depth) {
+    mirror_err *e = t->b->err;
+    slop__scan *sc = t->sc;
+    slop__scan_ws(sc);
+    size_t kn = 0, at = sc->pos;
+    if (slop__scan_string(sc, &kn) != 0 || slop__scan_name(sc, at) != 0)
+        return fail(e, SLOP__MIRROR_INVALID, up, "bad member name (%s)", sc->why ? sc->why : "not a string");
+    int which = member_of(sc->buf);
+    slop__scan_ws(sc);
+    if (sc->pos >= sc->len || sc->s[sc->pos] != ':') return fail(e, SLOP__MIRROR_INVALID, up, "expected ':'");
+    sc->pos++;
+    slop__scan_ws(sc);
+    if (sc->pos >= sc->len) return fail(e, SLOP__MIRROR_INVALID, up, "truncated");
+    size_t start = sc->pos;
+    vkind k = text_kind(sc->s[start]);
+    if (which == M_CHILDREN && k == V_ARRAY) return text_children(t, self, p, depth);
+    if (slop__scan_value(sc) != 0) {
+        if (sc->too_deep) return fail(e, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
+        return fail(e, SLOP__MIRROR_INVALID, up, "%s", sc->why ? sc->why : "invalid JSON");
+    }
+    if (which == M_OTHER) return 0;
+    if (check_member(t->b, up, self, which, k) != 0) return -1;
+    span v = {sc->s + start, sc->pos - start};
+    if (k == V_NULL) return 0; /* null is absent */
+    if (which == M_ID) {
+        *id = v;
+        self->id = v.p + 1; /* inside the quotes */
+        self->id_len = v.n - 2;
+    } else if (which == M_TYPE) {
+        *type = v;
+    } else if (which < SLOP__FIELD_COUNT) {
+        p->raw[which] = v;
+    }
+    return 0;
+}
+
+/* Decodes the id into t->tmp and the type into the scanner's buffer: both
+ * stay there until node_finish has copied them. */
+static int text_decode(text_ctx *t, node_parts *p, span id, span type) {
+    slop__scan *sc = t->sc;
+    if (id.p) {
+        if (slop__scan_string_at(sc, (size_t)(id.p - sc->s), &p->id_len) != 0) return nomem(t->b->err);
+        if (t->tmp_cap < p->id_len + 1) {
+            char *nt = realloc(t->tmp, p->id_len + 1);
+            if (!nt) return nomem(t->b->err);
+            t->tmp = nt;
+            t->tmp_cap = p->id_len + 1;
+        }
+        memcpy(t->tmp, sc->buf, p->id_len + 1);
+        p->id = t->tmp;
+    }
+    if (type.p) {
+        if (slop__scan_string_at(sc, (size_t)(type.p - sc->s), &p->type_len) != 0) return nomem(t->b->err);
+        p->type = sc->buf;
+    }
+    return 0;
+}
+
+/* Builds the node whose object starts at the scanner's position. */
+static slop__node *build_text(text_ctx *t, const where *up, unsigned depth) {
+    slop__scan *sc = t->sc;
+    mirror_err *e = t->b->err;
+    slop__scan_ws(sc);
+    if (node_open(t->b, up, depth, sc->pos < sc->len && sc->s[sc->pos] == '{') != 0) return NULL;
+    if (slop__scan_enter(sc) != 0) {
+        fail(e, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
+        return NULL;
+    }
+    sc->pos++;
+    slop__scan_ws(sc);
+    where self = {up, NULL, NULL, 0};
+    node_parts p = {0};
+    span id = {0}, type = {0};
+    size_t names = sc->keys_len;
+    int more = 1;
+    if (sc->pos < sc->len && sc->s[sc->pos] == '}') {
+        sc->pos++;
+        more = 0;
+    }
+    while (more) {
+        if (text_member(t, up, &self, &p, &id, &type, depth) != 0) goto fail;
+        more = slop__scan_next(sc, '}');
+        if (more < 0) {
+            fail(e, SLOP__MIRROR_INVALID, up, "expected ',' or '}'");
+            goto fail;
+        }
+    }
+    sc->depth--;
+    if (slop__scan_keys_end(sc, names) != 0) {
+        fail(e, SLOP__MIRROR_INVALID, up, "a member name appears twice in a node");
+        goto fail;
+    }
+    if (text_decode(t, &p, id, type) != 0) goto fail;
+    return node_finish(t->b, up, &self, &p);
+fail:
+    parts_free(t->b, &p);
+    return NULL;
+}
+
+/* ---- whole trees ---------------------------------------------------------- */
+
+typedef struct text_src {
+    const char *text;
+    size_t len;
+    unsigned max_depth;
+} text_src;
+
+static slop__node *root_from_json(build_ctx *b, void *tree) {
+    where top = {NULL, "tree", NULL, 0};
+    return build_json(b, tree, &top, 0);
+}
+
+static slop__node *root_from_text(build_ctx *b, void *src) {
+    const text_src *ts = src;
+    slop__scan sc;
+    slop__scan_init(&sc, ts->text, ts->len, ts->max_depth);
+    text_ctx t = {b, &sc, NULL, 0};
+    where top = {NULL, "tree", NULL, 0};
+    slop__node *root = build_text(&t, &top, 0);
+    slop__scan_ws(&sc);
+    if (root && sc.pos != ts->len) {
+        fail(b->err, SLOP__MIRROR_INVALID, NULL, "trailing bytes after the tree");
+        node_free(b->m, root);
+        root = NULL;
+    }
+    free(t.tmp);
+    slop__scan_free(&sc);
+    return root;
+}
+
+/* Builds a new tree into a scratch mirror, so a refused one leaves the old
+ * state; the new tree's nodes replace the old ones in the budget. */
+static slop__mirror_status load(slop__mirror *m, slop__node *(*root_from)(build_ctx *, void *), void *src,
+                                char *err, size_t errlen) {
+    slop__mirror fresh;
+    slop__mirror_init(&fresh, m->budget);
+    size_t old = m->nodes;
+    m->budget->used -= old;
+    mirror_err e = {SLOP__MIRROR_OK, err, errlen, -1};
+    build_ctx b = {&fresh, budget_left(m->budget), &e};
+    fresh.root = root_from(&b, src);
+    m->budget->used += old;
+    if (!fresh.root) {
+        slop__mirror_clear(&fresh);
+        return e.code != SLOP__MIRROR_OK ? e.code : SLOP__MIRROR_INVALID;
+    }
+    slop__mirror_clear(m);
+    *m = fresh;
+    return SLOP__MIRROR_OK;
+}
+
+slop__mirror_status slop__mirror_load(slop__mirror *m, cJSON *tree, char *err, size_t errlen) {
+    return load(m, root_from_json, tree, err, errlen);
+}
+
+slop__mirror_status slop__mirror_load_text(slop__mirror *m, const char *text, size_t len, unsigned max_depth,
+                                           char *err, size_t errlen) {
+    text_src src = {text, len, max_depth};
+    return load(m, root_from_text, &src, err, errlen);
+}
+
+void slop__mirror_init(slop__mirror *m, slop__budget *budget) {
     memset(m, 0, sizeof *m);
     m->budget = budget;
 }
 
-void slop_mirror_clear(slop_mirror *m) {
+void slop__mirror_clear(slop__mirror *m) {
     node_free(m, m->root);
     m->root = NULL;
     free(m->index.slot);
@@ -768,25 +883,8 @@ void slop_mirror_clear(slop_mirror *m) {
     m->index.cap = m->index.len = 0;
 }
 
-int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen) {
-    /* Build into a scratch mirror so a bad snapshot leaves the old state. */
-    slop_mirror fresh;
-    slop_mirror_init(&fresh, m->budget);
-    /* The new tree replaces the old one: its nodes do not count twice. */
-    size_t old = m->nodes;
-    m->budget->used -= old;
-    fresh.root = build(&fresh, tree, NULL, "tree", err, errlen);
-    m->budget->used += old;
-    if (!fresh.root) {
-        slop_mirror_clear(&fresh);
-        return -1;
-    }
-    adopt(m, &fresh);
-    return 0;
-}
-
-slop_node *slop_mirror_find(const slop_mirror *m, const char *path) {
-    slop_node *n = m->root;
+slop__node *slop__mirror_find(const slop__mirror *m, const char *path) {
+    slop__node *n = m->root;
     if (!n || !path) return NULL;
     const char *p = path;
     char seg[512];
@@ -807,9 +905,9 @@ slop_node *slop_mirror_find(const slop_mirror *m, const char *path) {
     return n;
 }
 
-char *slop_node_path(const slop_node *n) {
+char *slop__node_path(const slop__node *n) {
     size_t len = 0;
-    for (const slop_node *c = n; c->parent; c = c->parent) len += strlen(c->id) + 1;
+    for (const slop__node *c = n; c->parent; c = c->parent) len += strlen(c->id) + 1;
     if (!len) {
         char *root = malloc(2);
         if (root) memcpy(root, "/", 2);
@@ -819,7 +917,7 @@ char *slop_node_path(const slop_node *n) {
     if (!s) return NULL;
     s[len] = 0;
     size_t at = len;
-    for (const slop_node *c = n; c->parent; c = c->parent) {
+    for (const slop__node *c = n; c->parent; c = c->parent) {
         size_t l = strlen(c->id);
         at -= l;
         memcpy(s + at, c->id, l);
@@ -828,26 +926,26 @@ char *slop_node_path(const slop_node *n) {
     return s;
 }
 
-cJSON *slop_node_to_json(const slop_node *n, int depth) {
+cJSON *slop__node_to_json(const slop__node *n, int depth) {
     cJSON *o = cJSON_CreateObject();
     if (!o) return NULL;
     cJSON_AddStringToObject(o, "id", n->id);
     cJSON_AddStringToObject(o, "type", n->type);
-    for (int f = 0; f < SLOP_FIELD_COUNT; f++) {
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
         if (n->field[f]) cJSON_AddItemToObject(o, field_names[f], cJSON_Duplicate(n->field[f], 1));
         else if (n->raw[f]) /* parsed for the copy only: reading keeps the node compact */
             cJSON_AddItemToObject(o, field_names[f], cJSON_ParseWithLength(n->raw[f], n->raw_len[f]));
     }
     if (n->kids && depth != 0) {
         cJSON *arr = cJSON_AddArrayToObject(o, "children");
-        slop_kid_iter it;
-        for (slop_node *k = slop_kids_first(n, &it); k; k = slop_kids_next(&it))
-            cJSON_AddItemToArray(arr, slop_node_to_json(k, depth < 0 ? -1 : depth - 1));
+        slop__kid_iter it;
+        for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it))
+            cJSON_AddItemToArray(arr, slop__node_to_json(k, depth < 0 ? -1 : depth - 1));
     } /* no children: no "children" member, however the provider wrote it */
     return o;
 }
 
-cJSON *slop_node_field(slop_node *n, int f) {
+cJSON *slop__node_field(slop__node *n, int f) {
     if (!n->field[f] && n->raw[f]) {
         /* The scanner accepted this text and cJSON accepts a superset. */
         n->field[f] = cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
@@ -856,13 +954,13 @@ cJSON *slop_node_field(slop_node *n, int f) {
     return n->field[f];
 }
 
-int slop_node_has_field(const slop_node *n, int f) { return n->field[f] != NULL || n->raw[f] != NULL; }
+int slop__node_has_field(const slop__node *n, int f) { return n->field[f] != NULL || n->raw[f] != NULL; }
 
 /* ---------------------------------------------------------------------- */
 /* Changes                                                                  */
 /* ---------------------------------------------------------------------- */
 
-void slop_changes_init(slop_changes *ch) {
+void slop__changes_init(slop__changes *ch) {
     ch->changed = cJSON_CreateArray();
     ch->added = cJSON_CreateArray();
     ch->removed = cJSON_CreateArray();
@@ -870,42 +968,11 @@ void slop_changes_init(slop_changes *ch) {
     ch->count = 0;
 }
 
-void slop_changes_free(slop_changes *ch) {
+void slop__changes_free(slop__changes *ch) {
     cJSON_Delete(ch->changed);
     cJSON_Delete(ch->added);
     cJSON_Delete(ch->removed);
     memset(ch, 0, sizeof *ch);
-}
-
-static void note(slop_changes *ch, cJSON *list, const slop_node *n, const char *child_id) {
-    if (!ch || ch->truncated) return;
-    char *p = slop_node_path(n);
-    if (!p) return;
-    if (child_id) {
-        size_t l = strlen(p), cl = strlen(child_id);
-        char *q = malloc(l + cl + 2);
-        if (!q) {
-            free(p);
-            return;
-        }
-        if (l == 1) l = 0; /* root path "/" */
-        memcpy(q, p, l);
-        q[l] = '/';
-        memcpy(q + l + 1, child_id, cl + 1);
-        free(p);
-        p = q;
-    }
-    /* Consecutive ops often touch the same node: skip exact repeats cheaply
-     * (cJSON keeps an array's last element in child->prev). */
-    cJSON *last = list->child ? list->child->prev : NULL;
-    if (!(last && strcmp(last->valuestring, p) == 0)) {
-        if (ch->count >= SLOP_CHANGES_MAX) ch->truncated = 1;
-        else {
-            cJSON_AddItemToArray(list, cJSON_CreateString(p));
-            ch->count++;
-        }
-    }
-    free(p);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -916,12 +983,12 @@ typedef enum { U_FIELD, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
 
 typedef struct undo {
     undo_kind kind;
-    slop_node *node;
+    slop__node *node;
     int field;               /* U_FIELD                                       */
     cJSON *old;              /* U_FIELD: pre-image of the field, owned        */
-    slop_node *old_parent;   /* U_REMOVE                                      */
+    slop__node *old_parent;  /* U_REMOVE                                      */
     size_t old_index;        /* U_REMOVE, U_MOVE                              */
-    slop_node *old_root;     /* U_ROOT                                        */
+    slop__node *old_root;    /* U_ROOT                                        */
 } undo;
 
 typedef struct undo_log {
@@ -930,20 +997,14 @@ typedef struct undo_log {
 } undo_log;
 
 static int log_push(undo_log *l, undo u) {
-    if (l->len == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 16;
-        undo *nv = realloc(l->v, nc * sizeof *nv);
-        if (!nv) return -1;
-        l->v = nv;
-        l->cap = nc;
-    }
+    if (SLOP__RESERVE(l->v, l->len, l->cap, 16) != 0) return -1;
     l->v[l->len++] = u;
     return 0;
 }
 
 /* Links n under parent at position at and enters it in the index. -1 when
  * out of memory (n is then neither linked nor indexed). */
-static int relink(slop_mirror *m, slop_node *n, slop_node *parent, size_t at) {
+static int relink(slop__mirror *m, slop__node *n, slop__node *parent, size_t at) {
     if (kids_insert(parent, n, at) != 0) return -1;
     n->hash = hash_key(parent, n->id);
     if (index_put(&m->index, n) != 0) {
@@ -953,7 +1014,14 @@ static int relink(slop_mirror *m, slop_node *n, slop_node *parent, size_t at) {
     return 0;
 }
 
-static void rollback(slop_mirror *m, undo_log *l) {
+/* A detached subtree counts again in the mirror and its budget. */
+static void count_back(slop__mirror *m, const slop__node *n) {
+    size_t c = subtree_count(n);
+    m->nodes += c;
+    m->budget->used += c;
+}
+
+static void rollback(slop__mirror *m, undo_log *l) {
     while (l->len) {
         undo *u = &l->v[--l->len];
         switch (u->kind) {
@@ -966,13 +1034,10 @@ static void rollback(slop_mirror *m, undo_log *l) {
             kids_remove(u->node);
             node_free(m, u->node);
             break;
-        case U_REMOVE: {
-            size_t c = subtree_count(u->node);
-            m->nodes += c;
-            m->budget->used += c;
+        case U_REMOVE:
+            count_back(m, u->node);
             relink(m, u->node, u->old_parent, u->old_index);
             break;
-        }
         case U_MOVE:
             kids_remove(u->node);
             kids_insert(u->node->parent, u->node, u->old_index);
@@ -980,27 +1045,20 @@ static void rollback(slop_mirror *m, undo_log *l) {
         case U_ROOT:
             node_free(m, m->root);
             m->root = u->old_root;
-            if (m->root) {
-                size_t c = subtree_count(m->root);
-                m->nodes += c;
-                m->budget->used += c;
-            }
+            if (m->root) count_back(m, m->root);
             break;
         }
     }
 }
 
 /* The patch succeeded: release what the undo log kept alive. */
-static void commit(slop_mirror *m, undo_log *l) {
+static void commit(slop__mirror *m, undo_log *l) {
     for (size_t i = 0; i < l->len; i++) {
         undo *u = &l->v[i];
         if (u->kind == U_FIELD) cJSON_Delete(u->old);
         else if (u->kind == U_REMOVE || (u->kind == U_ROOT && u->old_root)) {
-            slop_node *dead = u->kind == U_REMOVE ? u->node : u->old_root;
-            /* Counted out when detached; node_free counts again, so add back. */
-            size_t c = subtree_count(dead);
-            m->nodes += c;
-            m->budget->used += c;
+            slop__node *dead = u->kind == U_REMOVE ? u->node : u->old_root;
+            count_back(m, dead); /* counted out when detached; node_free counts again */
             node_free(m, dead);
         }
     }
@@ -1008,7 +1066,7 @@ static void commit(slop_mirror *m, undo_log *l) {
 }
 
 /* Detaches child n (kept alive for rollback). */
-static int detach_child(slop_mirror *m, undo_log *l, slop_node *n) {
+static int detach_child(slop__mirror *m, undo_log *l, slop__node *n) {
     undo u = {U_REMOVE, n, 0, NULL, n->parent, 0, NULL};
     if (log_push(l, u) != 0) return -1;
     index_del(&m->index, n);
@@ -1053,359 +1111,405 @@ static void array_insert(cJSON *arr, int idx, cJSON *item) {
     else item->prev->next = item;
 }
 
+typedef enum { OP_ADD, OP_REMOVE, OP_REPLACE, OP_MOVE, OP_UNKNOWN } op_kind;
+
+/* The patch being applied and its current op. */
 typedef struct op_ctx {
-    slop_mirror *m;
+    slop__mirror *m;
     undo_log *log;
-    slop_changes *ch;
-    char *err;
-    size_t errlen;
-    int opno;
+    slop__changes *ch;
+    mirror_err err;             /* err.opno: the op's position               */
+    cJSON *op;                  /* the op object (values are taken from it)  */
+    op_kind kind;
+    const char *name;           /* its "op", for messages                    */
+    cJSON *value;               /* its "value", or NULL                      */
 } op_ctx;
 
-#define OP_FAIL(c, ...)                                                          \
-    do {                                                                         \
-        char op_msg_[300];                                                       \
-        snprintf(op_msg_, sizeof op_msg_, __VA_ARGS__);                          \
-        set_err((c)->err, (c)->errlen, "op %d: %s", (c)->opno, op_msg_);         \
-        return -1;                                                               \
-    } while (0)
+static int op_fail(op_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int op_fail(op_ctx *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(&c->err, SLOP__MIRROR_INVALID, NULL, fmt, ap);
+    va_end(ap);
+    return -1;
+}
 
-static int parse_index(const cJSON *op, int required, long *out, op_ctx *c) {
-    cJSON *ji = cJSON_GetObjectItemCaseSensitive(op, "index");
+static int op_nomem(op_ctx *c) { return nomem(&c->err); }
+
+enum { CH_CHANGED, CH_ADDED, CH_REMOVED };
+
+/* Records the path of n (or of its child child_id) in one of the change
+ * lists, at most SLOP__CHANGES_MAX paths in all. */
+static void note(op_ctx *c, int which, const slop__node *n, const char *child_id) {
+    slop__changes *ch = c->ch;
+    if (!ch || ch->truncated) return;
+    cJSON *list = which == CH_ADDED ? ch->added : which == CH_REMOVED ? ch->removed : ch->changed;
+    char *p = slop__node_path(n);
+    if (p && child_id) {
+        char *q = slop__path_child(p, child_id);
+        free(p);
+        p = q;
+    }
+    if (!p) return;
+    /* Consecutive ops often touch the same node: skip exact repeats cheaply
+     * (cJSON keeps an array's last element in child->prev). */
+    cJSON *last = list->child ? list->child->prev : NULL;
+    if (!(last && strcmp(last->valuestring, p) == 0)) {
+        if (ch->count >= SLOP__CHANGES_MAX) ch->truncated = 1;
+        else {
+            cJSON_AddItemToArray(list, cJSON_CreateString(p));
+            ch->count++;
+        }
+    }
+    free(p);
+}
+
+static int parse_index(op_ctx *c, int required, long *out) {
+    cJSON *ji = cJSON_GetObjectItemCaseSensitive(c->op, "index");
     if (!ji || cJSON_IsNull(ji)) {
-        if (required) OP_FAIL(c, "\"index\" is required");
+        if (required) return op_fail(c, "\"index\" is required");
         *out = -1;
         return 0;
     }
     if (!cJSON_IsNumber(ji) || ji->valuedouble < 0 || ji->valuedouble != (double)(long)ji->valuedouble)
-        OP_FAIL(c, "\"index\" must be a non-negative integer");
+        return op_fail(c, "\"index\" must be a non-negative integer");
     *out = (long)ji->valuedouble;
     return 0;
 }
 
-/* An op inside a field value (properties, meta, ...), RFC 6902 style. */
-static int field_op(op_ctx *c, const char *opname, slop_node *n, int f, const char *rest,
-                    cJSON *op) {
-    if (slop_node_has_field(n, f) && !slop_node_field(n, f)) OP_FAIL(c, "out of memory");
-    /* Pre-image for rollback: fields are small, so a copy is cheap. */
-    undo u = {U_FIELD, n, f, NULL, NULL, 0, NULL};
-    if (n->field[f]) {
-        u.old = cJSON_Duplicate(n->field[f], 1);
-        if (!u.old) OP_FAIL(c, "out of memory");
-    }
-    if (log_push(c->log, u) != 0) {
-        cJSON_Delete(u.old);
-        OP_FAIL(c, "out of memory");
-    }
-    int is_add = strcmp(opname, "add") == 0, is_rm = strcmp(opname, "remove") == 0;
-    cJSON *jv = cJSON_GetObjectItemCaseSensitive(op, "value");
-    if (!is_rm && !jv) OP_FAIL(c, "\"%s\" needs a \"value\"", opname);
+/* A subtree for a patch from a value: not linked (the caller links it),
+ * its depth counted from parent so the tree stays bounded even when
+ * patches grow it one level at a time. */
+static slop__node *build_value(op_ctx *c, cJSON *value, const slop__node *parent, const char *label) {
+    build_ctx b = {c->m, budget_left(c->m->budget), &c->err};
+    unsigned depth = 0;
+    for (const slop__node *a = parent; a; a = a->parent) depth++;
+    where top = {NULL, label, NULL, 0};
+    return build_json(&b, value, &top, depth);
+}
 
-    if (!*rest) { /* the whole field */
-        if (is_rm) {
-            if (!n->field[f]) OP_FAIL(c, "no %s to remove", field_names[f]);
-            cJSON_Delete(n->field[f]);
-            n->field[f] = NULL;
-        } else {
-            int want_array = f == SLOP_FIELD_AFFORDANCES;
-            if (cJSON_IsNull(jv)) {
-                cJSON_Delete(n->field[f]);
-                n->field[f] = NULL;
-            } else {
-                if (want_array ? !cJSON_IsArray(jv) : !cJSON_IsObject(jv))
-                    OP_FAIL(c, "%s must be %s", field_names[f], want_array ? "an array" : "an object");
-                cJSON_Delete(n->field[f]);
-                n->field[f] = steal(op, jv);
-            }
+/* Links a built subtree under n at position at, logged for rollback. On
+ * failure fresh is freed. */
+static int add_child(op_ctx *c, slop__node *n, slop__node *fresh, size_t at) {
+    if (index_get(&c->m->index, n, fresh->id)) {
+        where w = {NULL, "children", NULL, 0};
+        fail(&c->err, SLOP__MIRROR_INVALID, &w, "two children have the id \"%s\"", fresh->id);
+        node_free(c->m, fresh);
+        return -1;
+    }
+    if (relink(c->m, fresh, n, at) != 0) {
+        node_free(c->m, fresh);
+        return op_nomem(c);
+    }
+    undo u = {U_ADD, fresh, 0, NULL, NULL, 0, NULL};
+    if (log_push(c->log, u) != 0) {
+        kids_remove(fresh);
+        node_free(c->m, fresh);
+        return op_nomem(c);
+    }
+    note(c, CH_ADDED, n, fresh->id);
+    return 0;
+}
+
+/* ---- ops inside a field value (properties, meta, ...), RFC 6902 style ---- */
+
+/* The field as a whole: removed, set to null (absent), or replaced. */
+static int field_whole(op_ctx *c, slop__node *n, int f) {
+    cJSON *jv = c->value;
+    if (c->kind == OP_REMOVE) {
+        if (!n->field[f]) return op_fail(c, "no %s to remove", field_names[f]);
+    } else if (!cJSON_IsNull(jv)) {
+        const char *want = field_type_error(f, json_kind(jv));
+        if (want) return op_fail(c, "\"%s\" must be %s", field_names[f], want);
+    }
+    cJSON_Delete(n->field[f]);
+    n->field[f] = c->kind == OP_REMOVE || cJSON_IsNull(jv) ? NULL : steal(c->op, jv);
+    return 0;
+}
+
+/* A key ("0", "12") of an array, or -1 with a message. */
+static int array_index(op_ctx *c, const char *key, long *idx) {
+    char *endp;
+    *idx = strtol(key, &endp, 10);
+    if (!*key || *endp || *idx < 0 || (key[0] == '0' && key[1]))
+        return op_fail(c, "\"%.64s\" is not an array index", key);
+    return 0;
+}
+
+/* The member or element key of cur, to descend into; NULL with a message. */
+static cJSON *value_child(op_ctx *c, cJSON *cur, const char *key, int f) {
+    if (cJSON_IsObject(cur)) {
+        cJSON *item = cJSON_GetObjectItemCaseSensitive(cur, key);
+        if (!item) op_fail(c, "no key \"%.64s\" in %s", key, field_names[f]);
+        return item;
+    }
+    if (cJSON_IsArray(cur)) {
+        long idx;
+        if (array_index(c, key, &idx) != 0) return NULL;
+        if (idx >= cJSON_GetArraySize(cur)) {
+            op_fail(c, "array index %ld out of range", idx);
+            return NULL;
         }
-        note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+        return cJSON_GetArrayItem(cur, (int)idx);
+    }
+    op_fail(c, "cannot descend into a scalar at \"%.64s\"", key);
+    return NULL;
+}
+
+/* The op on member or element key of cur, the path's last step. */
+static int value_op(op_ctx *c, cJSON *cur, const char *key) {
+    if (cJSON_IsObject(cur)) {
+        cJSON *item = cJSON_GetObjectItemCaseSensitive(cur, key);
+        if (c->kind == OP_REMOVE) {
+            if (!item) return op_fail(c, "no key \"%.64s\" to remove", key);
+            cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
+        } else if (c->kind == OP_ADD || item) {
+            cJSON *v = steal(c->op, c->value);
+            if (item) cJSON_ReplaceItemInObjectCaseSensitive(cur, key, v);
+            else cJSON_AddItemToObject(cur, key, v);
+        } else {
+            return op_fail(c, "no key \"%.64s\" to replace", key);
+        }
         return 0;
     }
+    if (!cJSON_IsArray(cur)) return op_fail(c, "cannot descend into a scalar at \"%.64s\"", key);
+    int size = cJSON_GetArraySize(cur);
+    long idx = size;
+    if (!(c->kind == OP_ADD && strcmp(key, "-") == 0) && array_index(c, key, &idx) != 0) return -1;
+    if (c->kind == OP_ADD) {
+        if (idx > size) return op_fail(c, "array index %ld out of range", idx);
+        array_insert(cur, (int)idx, steal(c->op, c->value));
+    } else {
+        if (idx >= size) return op_fail(c, "array index %ld out of range", idx);
+        if (c->kind == OP_REMOVE) cJSON_DeleteItemFromArray(cur, (int)idx);
+        else cJSON_ReplaceItemInArray(cur, (int)idx, steal(c->op, c->value));
+    }
+    return 0;
+}
+
+/* Inside the field: rest ("/a/0/b") is a JSON pointer into its value. */
+static int field_at(op_ctx *c, slop__node *n, int f, const char *rest) {
     if (!n->field[f]) {
-        if (!is_add) OP_FAIL(c, "%s has no %s", n->id, field_names[f]);
-        n->field[f] = f == SLOP_FIELD_AFFORDANCES ? cJSON_CreateArray() : cJSON_CreateObject();
-        if (!n->field[f]) OP_FAIL(c, "out of memory");
+        if (c->kind != OP_ADD) return op_fail(c, "%s has no %s", n->id, field_names[f]);
+        n->field[f] = f == SLOP__FIELD_AFFORDANCES ? cJSON_CreateArray() : cJSON_CreateObject();
+        if (!n->field[f]) return op_nomem(c);
     }
     cJSON *cur = n->field[f];
     char key[1024];
-    const char *p = rest;
-    for (;;) {
-        p++; /* skip '/' */
+    for (const char *p = rest + 1;; p++) { /* p past a '/' */
         const char *e = strchr(p, '/');
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (decode_seg(p, len, key, sizeof key) != 0) OP_FAIL(c, "bad escape or key in path");
-        int last = e == NULL;
-        if (cJSON_IsObject(cur)) {
-            cJSON *item = cJSON_GetObjectItemCaseSensitive(cur, key);
-            if (!last) {
-                if (!item) OP_FAIL(c, "no key \"%.64s\" in %s", key, field_names[f]);
-                cur = item;
-                p += len;
-                continue;
-            }
-            if (is_rm) {
-                if (!item) OP_FAIL(c, "no key \"%.64s\" to remove", key);
-                cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
-            } else if (is_add || item) {
-                cJSON *v = steal(op, jv);
-                if (item) cJSON_ReplaceItemInObjectCaseSensitive(cur, key, v);
-                else cJSON_AddItemToObject(cur, key, v);
-            } else {
-                OP_FAIL(c, "no key \"%.64s\" to replace", key);
-            }
-            break;
-        } else if (cJSON_IsArray(cur)) {
-            int size = cJSON_GetArraySize(cur);
-            long idx = -1;
-            if (strcmp(key, "-") == 0 && last && is_add) idx = size;
-            else {
-                char *endp;
-                idx = strtol(key, &endp, 10);
-                if (!*key || *endp || idx < 0 || (key[0] == '0' && key[1]))
-                    OP_FAIL(c, "\"%.64s\" is not an array index", key);
-            }
-            if (!last) {
-                if (idx >= size) OP_FAIL(c, "array index %ld out of range", idx);
-                cur = cJSON_GetArrayItem(cur, (int)idx);
-                p += len;
-                continue;
-            }
-            if (is_add) {
-                if (idx > size) OP_FAIL(c, "array index %ld out of range", idx);
-                cJSON *v = steal(op, jv);
-                array_insert(cur, (int)idx, v);
-            } else {
-                if (idx >= size) OP_FAIL(c, "array index %ld out of range", idx);
-                if (is_rm) cJSON_DeleteItemFromArray(cur, (int)idx);
-                else cJSON_ReplaceItemInArray(cur, (int)idx, steal(op, jv));
-            }
-            break;
-        } else {
-            OP_FAIL(c, "cannot descend into a scalar at \"%.64s\"", key);
-        }
+        if (decode_seg(p, len, key, sizeof key) != 0) return op_fail(c, "bad escape or key in path");
+        if (!e) return value_op(c, cur, key);
+        if (!(cur = value_child(c, cur, key, f))) return -1;
+        p += len;
     }
-    note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
-    return 0;
 }
 
-/* Replaces the whole children list of n with the node array jv. */
-static int replace_children(op_ctx *c, slop_node *n, cJSON *op, cJSON *jv) {
-    if (jv && !cJSON_IsArray(jv) && !cJSON_IsNull(jv)) OP_FAIL(c, "children must be an array");
-    while (n->kids) {
-        slop_node *k = slop_node_child_at(n, 0);
-        note(c->ch, c->ch ? c->ch->removed : NULL, n, k->id);
-        if (detach_child(c->m, c->log, k) != 0) OP_FAIL(c, "out of memory");
+static int field_op(op_ctx *c, slop__node *n, int f, const char *rest) {
+    if (slop__node_has_field(n, f) && !slop__node_field(n, f)) return op_nomem(c);
+    /* Pre-image for rollback: fields are small, so a copy is cheap. */
+    undo u = {U_FIELD, n, f, NULL, NULL, 0, NULL};
+    if (n->field[f] && !(u.old = cJSON_Duplicate(n->field[f], 1))) return op_nomem(c);
+    if (log_push(c->log, u) != 0) {
+        cJSON_Delete(u.old);
+        return op_nomem(c);
     }
-    cJSON *arr = jv ? steal(op, jv) : NULL;
+    if (c->kind != OP_REMOVE && !c->value) return op_fail(c, "\"%s\" needs a \"value\"", c->name);
+    int rc = *rest ? field_at(c, n, f, rest) : field_whole(c, n, f);
+    if (rc == 0) note(c, CH_CHANGED, n, NULL);
+    return rc;
+}
+
+/* ---- ops on nodes ----------------------------------------------------------- */
+
+/* Replaces the whole children list of n with the node array jv (NULL:
+ * none). */
+static int replace_children(op_ctx *c, slop__node *n, cJSON *jv) {
+    if (jv && !cJSON_IsArray(jv) && !cJSON_IsNull(jv)) return op_fail(c, "children must be an array");
+    while (n->kids) {
+        slop__node *k = node_child_at(n, 0);
+        note(c, CH_REMOVED, n, k->id);
+        if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
+    }
+    cJSON *arr = jv ? steal(c->op, jv) : NULL;
     size_t at = 0;
-    for (cJSON *it = arr ? arr->child : NULL; it; it = it->next, at++) {
-        slop_node *k = build(c->m, it, n, "children", c->err, c->errlen);
-        if (!k) {
-            cJSON_Delete(arr);
-            char msg[256];
-            snprintf(msg, sizeof msg, "%s", c->err);
-            OP_FAIL(c, "%s", msg);
-        }
-        index_del(&c->m->index, k); /* relink re-enters it at its place */
-        if (relink(c->m, k, n, at) != 0) {
-            node_free(c->m, k);
-            cJSON_Delete(arr);
-            OP_FAIL(c, "out of memory");
-        }
-        undo u = {U_ADD, k, 0, NULL, NULL, 0, NULL};
-        if (log_push(c->log, u) != 0) {
-            cJSON_Delete(arr);
-            OP_FAIL(c, "out of memory");
-        }
-        note(c->ch, c->ch ? c->ch->added : NULL, n, k->id);
+    int rc = 0;
+    for (cJSON *it = arr ? arr->child : NULL; it && rc == 0; it = it->next, at++) {
+        slop__node *k = build_value(c, it, n, "children");
+        rc = k ? add_child(c, n, k, at) : -1;
     }
     cJSON_Delete(arr);
-    note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
+    if (rc == 0) note(c, CH_CHANGED, n, NULL);
+    return rc;
+}
+
+/* "replace" of the path "" or "/": a whole new tree. */
+static int op_on_root(op_ctx *c) {
+    slop__mirror *m = c->m;
+    if (c->kind != OP_REPLACE) return op_fail(c, "\"%s\" cannot target the subscription root", c->name);
+    slop__node *fresh = build_value(c, c->value, NULL, "value");
+    if (!fresh) return -1;
+    undo u = {U_ROOT, NULL, 0, NULL, NULL, 0, m->root};
+    if (log_push(c->log, u) != 0) {
+        node_free(m, fresh);
+        return op_nomem(c);
+    }
+    size_t cnt = subtree_count(m->root);
+    m->nodes -= cnt;
+    m->budget->used -= cnt;
+    m->root = fresh;
+    note(c, CH_REMOVED, fresh, NULL);
+    note(c, CH_ADDED, fresh, NULL);
     return 0;
 }
 
-static int apply_one(op_ctx *c, cJSON *op) {
-    slop_mirror *m = c->m;
-    if (!cJSON_IsObject(op)) OP_FAIL(c, "an op must be an object");
-    cJSON *jop = cJSON_GetObjectItemCaseSensitive(op, "op");
-    cJSON *jpath = cJSON_GetObjectItemCaseSensitive(op, "path");
-    if (!cJSON_IsString(jop)) OP_FAIL(c, "\"op\" must be a string");
-    if (!cJSON_IsString(jpath)) OP_FAIL(c, "\"path\" must be a string");
-    const char *opname = jop->valuestring, *path = jpath->valuestring;
-    int is_add = strcmp(opname, "add") == 0, is_rm = strcmp(opname, "remove") == 0,
-        is_rep = strcmp(opname, "replace") == 0, is_mv = strcmp(opname, "move") == 0;
-    if (!is_add && !is_rm && !is_rep && !is_mv) OP_FAIL(c, "unknown op \"%.32s\"", opname);
-    if (*path && *path != '/') OP_FAIL(c, "path \"%.64s\" must start with '/'", path);
-    if (!m->root) OP_FAIL(c, "no snapshot to patch");
-    cJSON *jv = cJSON_GetObjectItemCaseSensitive(op, "value");
-    if ((is_add || is_rep) && !jv) OP_FAIL(c, "\"%s\" needs a \"value\"", opname);
+static int child_move(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
+    long idx;
+    if (parse_index(c, 1, &idx) != 0) return -1;
+    if (!k) return op_fail(c, "no node \"%.64s\" to move", seg);
+    size_t count = slop__node_child_count(n);
+    if ((size_t)idx >= count)
+        return op_fail(c, "move index %ld is past the last position (%zu children)", idx, count);
+    undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
+    if (log_push(c->log, u) != 0) return op_nomem(c);
+    size_t from = kids_remove(k);
+    if (kids_insert(n, k, (size_t)idx) != 0) {
+        kids_insert(n, k, from); /* back where it was (a chunk has room there) */
+        c->log->len--;
+        return op_nomem(c);
+    }
+    c->log->v[c->log->len - 1].old_index = from;
+    note(c, CH_CHANGED, n, NULL);
+    return 0;
+}
 
-    /* Walk node segments until a reserved keyword or the last segment. */
-    slop_node *n = m->root;
-    const char *p = path;
+/* "add" or "replace" of the child seg of n (k: the child there now). */
+static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
+    cJSON *jv = c->value;
+    if (!cJSON_IsObject(jv)) return op_fail(c, "the value for a child must be a node object");
+    cJSON *vid = cJSON_GetObjectItemCaseSensitive(jv, "id");
+    if (!vid) cJSON_AddStringToObject(jv, "id", seg);
+    else if (!cJSON_IsString(vid) || strcmp(vid->valuestring, seg) != 0)
+        return op_fail(c, "value.id does not match the path segment \"%.64s\"", seg);
+    if (c->kind == OP_REPLACE && !k) return op_fail(c, "no node \"%.64s\" to replace", seg);
+    long idx = -1;
+    if (parse_index(c, 0, &idx) != 0) return -1;
+    size_t at = slop__node_child_count(n);
+    /* Ids are unique among siblings: an add of an existing id would hide
+     * a provider's bookkeeping error by replacing the node silently. */
+    if (k && c->kind == OP_ADD)
+        return op_fail(c, "node \"%.64s\" already exists (an add needs a new id; replace replaces)", seg);
+    if (k) { /* replace: the new node takes the old one's place */
+        if (idx < 0) at = kid_rank(k);
+        note(c, CH_REMOVED, n, seg);
+        if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
+    }
+    if (idx >= 0) {
+        size_t room = slop__node_child_count(n); /* positions 0..room: room appends */
+        if ((size_t)idx > room) return op_fail(c, "index %ld is past the end (%zu children)", idx, room);
+        at = (size_t)idx;
+    }
+    cJSON *val = steal(c->op, jv);
+    slop__node *fresh = build_value(c, val, n, "value");
+    cJSON_Delete(val);
+    if (!fresh || add_child(c, n, fresh, at) != 0) return -1;
+    note(c, CH_CHANGED, n, NULL);
+    return 0;
+}
+
+/* The op on the child seg of n, the path's last node segment. */
+static int child_op(op_ctx *c, slop__node *n, const char *seg) {
+    slop__node *k = index_get(&c->m->index, n, seg);
+    if (c->kind == OP_MOVE) return child_move(c, n, k, seg);
+    if (c->kind != OP_REMOVE) return child_put(c, n, k, seg);
+    if (!k) return op_fail(c, "no node \"%.64s\" to remove", seg);
+    note(c, CH_REMOVED, n, seg);
+    note(c, CH_CHANGED, n, NULL);
+    return detach_child(c->m, c->log, k) == 0 ? 0 : op_nomem(c);
+}
+
+/* The child seg of n on the way down, or NULL with a message. */
+static slop__node *descend(op_ctx *c, slop__node *n, const char *seg) {
+    slop__node *k = index_get(&c->m->index, n, seg);
+    if (!k) {
+        char *np = slop__node_path(n);
+        op_fail(c, "no node \"%.64s\" under %.100s", seg, np ? np : "?");
+        free(np);
+    }
+    return k;
+}
+
+/* Walks the node segments of path from the root, to a field of a node, a
+ * node's whole children list, or a child of a node. */
+static int op_on_path(op_ctx *c, const char *path) {
+    slop__node *n = c->m->root;
     char seg[512];
     int after_children = 0; /* the segment follows "children": a node id */
-    for (;;) {
-        if (!*p || (p == path && p[0] == '/' && !p[1])) { /* "" or "/" */
-            /* The path names node n itself. */
-            if (n == m->root && (is_rep)) {
-                slop_node *fresh = build(m, jv, NULL, "value", c->err, c->errlen);
-                if (!fresh) {
-                    char msg[256];
-                    snprintf(msg, sizeof msg, "%s", c->err);
-                    OP_FAIL(c, "%s", msg);
-                }
-                undo u = {U_ROOT, NULL, 0, NULL, NULL, 0, m->root};
-                if (log_push(c->log, u) != 0) {
-                    node_free(m, fresh);
-                    OP_FAIL(c, "out of memory");
-                }
-                size_t cnt = subtree_count(m->root);
-                m->nodes -= cnt;
-                m->budget->used -= cnt;
-                m->root = fresh;
-                note(c->ch, c->ch ? c->ch->removed : NULL, fresh, NULL);
-                note(c->ch, c->ch ? c->ch->added : NULL, fresh, NULL);
-                return 0;
-            }
-            OP_FAIL(c, "\"%s\" cannot target the subscription root", opname);
-        }
-        p++; /* skip '/' */
+    for (const char *p = path + 1;; p++) { /* p past a '/' */
         const char *e = strchr(p, '/');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         /* An empty node segment ("//a", "/a//b", "/a/") names no node; inside
          * a field, "" is a key like any other (JSON Pointer). */
-        if (len == 0) OP_FAIL(c, "path \"%.64s\" has an empty segment", path);
-        if (len >= sizeof seg) OP_FAIL(c, "path segment too long");
+        if (len == 0) return op_fail(c, "path \"%.64s\" has an empty segment", path);
+        if (len >= sizeof seg) return op_fail(c, "path segment too long");
         memcpy(seg, p, len);
         seg[len] = 0;
-        int f = field_of(seg);
-        if (after_children && (f >= 0 || strcmp(seg, "children") == 0))
-            OP_FAIL(c, "\"%.64s\" after \"children\" must be a node id, and it is a reserved keyword", seg);
+        int which = member_of(seg);
+        if (after_children && is_reserved(seg))
+            return op_fail(c, "\"%.64s\" after \"children\" must be a node id, and it is a reserved keyword", seg);
         after_children = 0;
-        if (f >= 0) {
-            if (is_mv) OP_FAIL(c, "\"move\" applies to child nodes only");
-            return field_op(c, opname, n, f, p + len, op);
+        if (which >= 0 && which < SLOP__FIELD_COUNT) {
+            if (c->kind == OP_MOVE) return op_fail(c, "\"move\" applies to child nodes only");
+            return field_op(c, n, which, p + len);
         }
-        if (e && !e[1]) OP_FAIL(c, "path \"%.64s\" has an empty segment", path);
-        if (strcmp(seg, "children") == 0) {
-            if (!e) { /* the whole list */
-                if (is_mv) OP_FAIL(c, "\"move\" applies to child nodes only");
-                if (is_rm) return replace_children(c, n, op, NULL);
-                return replace_children(c, n, op, jv);
-            }
-            p += len;
-            after_children = 1;
-            continue; /* "/a/children/x" addresses child x of a */
+        if (e && !e[1]) return op_fail(c, "path \"%.64s\" has an empty segment", path);
+        if (which == M_CHILDREN && !e) { /* the whole list */
+            if (c->kind == OP_MOVE) return op_fail(c, "\"move\" applies to child nodes only");
+            return replace_children(c, n, c->kind == OP_REMOVE ? NULL : c->value);
         }
-        slop_node *k = index_get(&m->index, n, seg);
-        if (e && e[1]) { /* more segments follow: descend */
-            if (!k) {
-                char *np = slop_node_path(n);
-                char msg[200];
-                snprintf(msg, sizeof msg, "no node \"%.64s\" under %.100s", seg, np ? np : "?");
-                free(np);
-                OP_FAIL(c, "%s", msg);
-            }
-            n = k;
-            p += len;
-            continue;
-        }
-        /* Last segment: a child op on parent n. */
-        if (is_rm) {
-            if (!k) OP_FAIL(c, "no node \"%.64s\" to remove", seg);
-            note(c->ch, c->ch ? c->ch->removed : NULL, n, seg);
-            note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
-            return detach_child(m, c->log, k) == 0 ? 0 : -1;
-        }
-        if (is_mv) {
-            long idx;
-            if (parse_index(op, 1, &idx, c) != 0) return -1;
-            if (!k) OP_FAIL(c, "no node \"%.64s\" to move", seg);
-            size_t count = slop_node_child_count(n);
-            if ((size_t)idx >= count)
-                OP_FAIL(c, "move index %ld is past the last position (%zu children)", idx, count);
-            size_t to = (size_t)idx;
-            undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
-            if (log_push(c->log, u) != 0) OP_FAIL(c, "out of memory");
-            size_t from = kids_remove(k);
-            if (kids_insert(n, k, to) != 0) {
-                kids_insert(n, k, from); /* back where it was (a chunk has room there) */
-                c->log->len--;
-                OP_FAIL(c, "out of memory");
-            }
-            c->log->v[c->log->len - 1].old_index = from;
-            note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
-            return 0;
-        }
-        /* add or replace a child node */
-        if (!cJSON_IsObject(jv)) OP_FAIL(c, "the value for a child must be a node object");
-        cJSON *vid = cJSON_GetObjectItemCaseSensitive(jv, "id");
-        if (!vid) cJSON_AddStringToObject(jv, "id", seg);
-        else if (!cJSON_IsString(vid) || strcmp(vid->valuestring, seg) != 0)
-            OP_FAIL(c, "value.id does not match the path segment \"%.64s\"", seg);
-        if (is_rep && !k) OP_FAIL(c, "no node \"%.64s\" to replace", seg);
-        long idx = -1;
-        if (parse_index(op, 0, &idx, c) != 0) return -1;
-        size_t at = slop_node_child_count(n);
-        /* Ids are unique among siblings: an add of an existing id would hide
-         * a provider's bookkeeping error by replacing the node silently. */
-        if (k && is_add) OP_FAIL(c, "node \"%.64s\" already exists (an add needs a new id; replace replaces)", seg);
-        if (k) { /* replace: the new node takes the old one's place */
-            if (idx < 0) at = kid_rank(k);
-            note(c->ch, c->ch ? c->ch->removed : NULL, n, seg);
-            if (detach_child(m, c->log, k) != 0) OP_FAIL(c, "out of memory");
-        }
-        if (idx >= 0) {
-            size_t room = slop_node_child_count(n); /* positions 0..room: room appends */
-            if ((size_t)idx > room) OP_FAIL(c, "index %ld is past the end (%zu children)", idx, room);
-            at = (size_t)idx;
-        }
-        cJSON *val = steal(op, jv);
-        slop_node *fresh = build(m, val, n, "value", c->err, c->errlen);
-        cJSON_Delete(val);
-        if (!fresh) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "%s", c->err);
-            OP_FAIL(c, "%s", msg);
-        }
-        index_del(&m->index, fresh);
-        if (relink(m, fresh, n, at) != 0) {
-            node_free(m, fresh);
-            OP_FAIL(c, "out of memory");
-        }
-        undo u = {U_ADD, fresh, 0, NULL, NULL, 0, NULL};
-        if (log_push(c->log, u) != 0) {
-            kids_remove(fresh);
-            node_free(m, fresh);
-            OP_FAIL(c, "out of memory");
-        }
-        note(c->ch, c->ch ? c->ch->added : NULL, n, seg);
-        note(c->ch, c->ch ? c->ch->changed : NULL, n, NULL);
-        return 0;
+        if (which == M_CHILDREN) after_children = 1; /* "/a/children/x": child x of a */
+        else if (!e) return child_op(c, n, seg);
+        else if (!(n = descend(c, n, seg))) return -1;
+        p += len;
     }
 }
 
-int slop_mirror_apply(slop_mirror *m, cJSON *ops, slop_changes *ch, char *err, size_t errlen) {
-    if (!cJSON_IsArray(ops)) {
-        set_err(err, errlen, "\"ops\" must be an array");
-        return -1;
-    }
+static int apply_one(op_ctx *c, cJSON *op) {
+    if (!cJSON_IsObject(op)) return op_fail(c, "an op must be an object");
+    cJSON *jop = cJSON_GetObjectItemCaseSensitive(op, "op");
+    cJSON *jpath = cJSON_GetObjectItemCaseSensitive(op, "path");
+    if (!cJSON_IsString(jop)) return op_fail(c, "\"op\" must be a string");
+    if (!cJSON_IsString(jpath)) return op_fail(c, "\"path\" must be a string");
+    static const char *const names[] = {"add", "remove", "replace", "move"};
+    c->op = op;
+    c->name = jop->valuestring;
+    c->kind = OP_ADD;
+    while (c->kind < OP_UNKNOWN && strcmp(c->name, names[c->kind]) != 0) c->kind++;
+    const char *path = jpath->valuestring;
+    if (c->kind == OP_UNKNOWN) return op_fail(c, "unknown op \"%.32s\"", c->name);
+    if (*path && *path != '/') return op_fail(c, "path \"%.64s\" must start with '/'", path);
+    if (!c->m->root) return op_fail(c, "no snapshot to patch");
+    c->value = cJSON_GetObjectItemCaseSensitive(op, "value");
+    if ((c->kind == OP_ADD || c->kind == OP_REPLACE) && !c->value)
+        return op_fail(c, "\"%s\" needs a \"value\"", c->name);
+    if (!*path || strcmp(path, "/") == 0) return op_on_root(c);
+    return op_on_path(c, path);
+}
+
+slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err, size_t errlen) {
     undo_log log = {0};
-    op_ctx c = {m, &log, ch, err, errlen, 0};
+    op_ctx c = {m, &log, ch, {SLOP__MIRROR_OK, err, errlen, -1}, NULL, OP_ADD, NULL, NULL};
+    if (!cJSON_IsArray(ops)) {
+        fail(&c.err, SLOP__MIRROR_INVALID, NULL, "\"ops\" must be an array");
+        return c.err.code;
+    }
     int rc = 0;
-    for (cJSON *op = ops->child; op; op = op->next, c.opno++) {
-        if (apply_one(&c, op) != 0) {
-            rc = -1;
-            break;
-        }
-    }
+    c.err.opno = 0;
+    for (cJSON *op = ops->child; op && rc == 0; op = op->next, c.err.opno++) rc = apply_one(&c, op);
     if (rc == 0) commit(m, &log);
-    else {
-        rollback(m, &log);
-        /* Undo entries of field ops still own their pre-images after a
-         * rollback only when they were not restored: none are. */
-    }
+    else rollback(m, &log); /* field pre-images go back to their nodes */
     free(log.v);
-    return rc;
+    if (rc == 0) return SLOP__MIRROR_OK;
+    return c.err.code != SLOP__MIRROR_OK ? c.err.code : SLOP__MIRROR_INVALID;
 }

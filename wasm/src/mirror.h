@@ -1,5 +1,7 @@
 /*
- * mirror.h: one subscription's copy of the provider's state tree.
+ * mirror.h: one subscription's copy of the provider's state tree. Internal
+ * to the core, like internal.h (every name here is slop__ or SLOP__); the
+ * public API is include/slop_core.h.
  *
  * Children of a node are kept in order in chunks of up to 64 pointers, with
  * a Fenwick tree over the chunk sizes, and every node is also in a hash index
@@ -19,120 +21,130 @@
 #include <stdint.h>
 #include "cJSON.h"
 
-enum { SLOP_FIELD_PROPERTIES, SLOP_FIELD_META, SLOP_FIELD_AFFORDANCES, SLOP_FIELD_CONTENT_REF,
-       SLOP_FIELD_COUNT };
+enum { SLOP__FIELD_PROPERTIES, SLOP__FIELD_META, SLOP__FIELD_AFFORDANCES, SLOP__FIELD_CONTENT_REF,
+       SLOP__FIELD_COUNT };
 
-typedef struct slop_node slop_node;
-typedef struct slop_kids slop_kids;
-typedef struct slop_chunk slop_chunk;
+typedef struct slop__node slop__node;
+typedef struct slop__kids slop__kids;
+typedef struct slop__chunk slop__chunk;
 
-struct slop_node {
+struct slop__node {
     const char *id;             /* points into the same allocation            */
     const char *type;           /* idem                                       */
-    cJSON *field[SLOP_FIELD_COUNT]; /* owned; NULL when absent or still raw  */
-    const char *raw[SLOP_FIELD_COUNT]; /* JSON text of a field not parsed yet,
+    cJSON *field[SLOP__FIELD_COUNT]; /* owned; NULL when absent or still raw  */
+    const char *raw[SLOP__FIELD_COUNT]; /* JSON text of a field not parsed yet,
                                     * inside this node's allocation (NULL: none) */
-    uint32_t raw_len[SLOP_FIELD_COUNT];
-    slop_node *parent;          /* NULL for the mirror root                   */
-    slop_kids *kids;            /* the children, NULL if none                 */
-    slop_chunk *chunk;          /* the chunk of the parent's children holding
+    uint32_t raw_len[SLOP__FIELD_COUNT];
+    slop__node *parent;          /* NULL for the mirror root                   */
+    slop__kids *kids;            /* the children, NULL if none                 */
+    slop__chunk *chunk;          /* the chunk of the parent's children holding
                                  * this node (NULL for the root)              */
     uint32_t hash;              /* hash of (parent, id) for the index         */
 };
 
-typedef struct slop_slot {
-    slop_node *node;            /* NULL: empty                                */
+typedef struct slop__slot {
+    slop__node *node;            /* NULL: empty                                */
     uint32_t hash;              /* node->hash, kept here to probe without it  */
-} slop_slot;
+} slop__slot;
 
-typedef struct slop_index {
-    slop_slot *slot;
+typedef struct slop__index {
+    slop__slot *slot;
     size_t cap;                 /* power of two, 0 when empty                 */
     size_t len;
-} slop_index;
+} slop__index;
 
 /* Node budget shared by every mirror of one consumer. */
-typedef struct slop_budget {
+typedef struct slop__budget {
     size_t used;
     size_t max;
-} slop_budget;
+} slop__budget;
 
-typedef struct slop_mirror {
-    slop_node *root;            /* NULL until the first snapshot              */
-    slop_index index;
+typedef struct slop__mirror {
+    slop__node *root;            /* NULL until the first snapshot              */
+    slop__index index;
     size_t nodes;               /* nodes in this mirror                        */
-    slop_budget *budget;        /* not owned                                  */
-} slop_mirror;
+    slop__budget *budget;        /* not owned                                  */
+} slop__mirror;
 
 /* Paths of nodes touched by a patch, relative to the mirror root. */
-typedef struct slop_changes {
+typedef struct slop__changes {
     cJSON *changed;             /* array of strings, owned                    */
     cJSON *added;
     cJSON *removed;
-    int truncated;              /* more than SLOP_CHANGES_MAX: refetch all    */
+    int truncated;              /* more than SLOP__CHANGES_MAX: refetch all    */
     int count;                  /* paths in the three lists                   */
-} slop_changes;
-#define SLOP_CHANGES_MAX 512
+} slop__changes;
+#define SLOP__CHANGES_MAX 512
 
 /* Deepest node the mirror holds, so recursion over it stays bounded even
  * when patches grow the tree one level at a time. */
-#define SLOP_MAX_TREE_DEPTH 256
+#define SLOP__MAX_TREE_DEPTH 256
 
-void slop_mirror_init(slop_mirror *m, slop_budget *budget);
+/* Why a load or a patch was refused. Callers decide on this code, never on
+ * the message, which carries provider text. */
+typedef enum slop__mirror_status {
+    SLOP__MIRROR_OK = 0,
+    SLOP__MIRROR_INVALID,       /* the tree or an op breaks a rule            */
+    SLOP__MIRROR_TOO_MANY_NODES,/* the node budget would be exceeded          */
+    SLOP__MIRROR_NOMEM          /* out of memory                              */
+} slop__mirror_status;
+
+void slop__mirror_init(slop__mirror *m, slop__budget *budget);
 /* Frees every node; m stays usable (empty). */
-void slop_mirror_clear(slop_mirror *m);
+void slop__mirror_clear(slop__mirror *m);
 
 /*
  * Replaces the whole mirror with the node tree `tree` (consumed: subtrees of
  * it are stolen, the caller still cJSON_Delete()s what is left). On error the
- * mirror is unchanged, a message is written to err and -1 returned.
+ * mirror is unchanged, a message is written to err (errlen bytes, may be 0)
+ * and the status says why.
  */
-int slop_mirror_load(slop_mirror *m, cJSON *tree, char *err, size_t errlen);
+slop__mirror_status slop__mirror_load(slop__mirror *m, cJSON *tree, char *err, size_t errlen);
 
 /*
  * The same from JSON text (a snapshot's "tree" value), without building cJSON
  * values: the text is validated and field values are kept as raw text until
  * something reads or patches them. max_depth bounds the nesting.
  */
-int slop_mirror_load_text(slop_mirror *m, const char *text, size_t len, unsigned max_depth, char *err,
-                          size_t errlen);
+slop__mirror_status slop__mirror_load_text(slop__mirror *m, const char *text, size_t len, unsigned max_depth,
+                                           char *err, size_t errlen);
 
 /* A node's field as cJSON, parsing its raw text on first use (NULL when
  * absent, or out of memory). The node keeps the parsed value. */
-cJSON *slop_node_field(slop_node *n, int field);
-int slop_node_has_field(const slop_node *n, int field);
+cJSON *slop__node_field(slop__node *n, int field);
+int slop__node_has_field(const slop__node *n, int field);
 
 /*
  * Applies a patch's ops array (consumed the same way). All-or-nothing: on
- * error the mirror is unchanged and -1 is returned with a message naming the
- * op. `ch` (may be NULL) receives the touched node paths.
+ * error the mirror is unchanged, the status says why and the message names
+ * the op ("op 3: ..."). `ch` (may be NULL) receives the touched node paths.
  */
-int slop_mirror_apply(slop_mirror *m, cJSON *ops, slop_changes *ch, char *err, size_t errlen);
+slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err,
+                                       size_t errlen);
 
-void slop_changes_init(slop_changes *ch);
-void slop_changes_free(slop_changes *ch);
+void slop__changes_init(slop__changes *ch);
+void slop__changes_free(slop__changes *ch);
 
 /* The node at a node path relative to the root ("" or "/" is the root). */
-slop_node *slop_mirror_find(const slop_mirror *m, const char *path);
+slop__node *slop__mirror_find(const slop__mirror *m, const char *path);
 
-/* Node at position i among parent's children, or NULL. */
-slop_node *slop_node_child_at(const slop_node *parent, size_t i);
-size_t slop_node_child_count(const slop_node *n);
+/* How many children n has. */
+size_t slop__node_child_count(const slop__node *n);
 
-/* Children in order: for (k = slop_kids_first(n, &it); k; k = slop_kids_next(&it)). The
+/* Children in order: for (k = slop__kids_first(n, &it); k; k = slop__kids_next(&it)). The
  * children must not change during the walk. */
-typedef struct slop_kid_iter {
-    const slop_kids *kids;
+typedef struct slop__kid_iter {
+    const slop__kids *kids;
     uint32_t chunk, at;
-} slop_kid_iter;
-slop_node *slop_kids_first(const slop_node *parent, slop_kid_iter *it);
-slop_node *slop_kids_next(slop_kid_iter *it);
+} slop__kid_iter;
+slop__node *slop__kids_first(const slop__node *parent, slop__kid_iter *it);
+slop__node *slop__kids_next(slop__kid_iter *it);
 
 /* The node as SLOP JSON, children cut at depth (-1: all). Caller deletes. */
-cJSON *slop_node_to_json(const slop_node *n, int depth);
+cJSON *slop__node_to_json(const slop__node *n, int depth);
 
 /* Writes the node path relative to the mirror root ("/a/b", "/" for the root)
  * into a malloc'd string. Caller frees. */
-char *slop_node_path(const slop_node *n);
+char *slop__node_path(const slop__node *n);
 
 #endif

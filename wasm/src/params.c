@@ -1,6 +1,6 @@
 /*
  * params.c: invoke params against an affordance params schema, with the
- * SLOP subset of JSON Schema (spec/affordances "params schema dialect"):
+ * SLOP subset of JSON Schema (SLOP spec, Affordances: the params schema):
  * type, properties, required, items, enum. Every other keyword is ignored,
  * as the reference validators do. Every failure is reported as data, with
  * its path as keys and indexes and a message naming it from the root
@@ -22,39 +22,6 @@
 #define ENUM_SHOW_MAX     8    /* enum members listed in a message            */
 #define ENUM_MEMBER_SHOW  40   /* bytes of one listed enum member             */
 #define KEY_SHOW_MAX      64   /* bytes of one property name in a path        */
-
-/* ---- a growable string -------------------------------------------------- */
-
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} strbuf;
-
-static void sb_putn(strbuf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) { b->oom = 1; return; }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
-
-/* Length of the longest prefix of s (n bytes) that is at most max bytes and
- * does not end inside a UTF-8 sequence. */
-static size_t utf8_cut(const char *s, size_t n, size_t max) {
-    if (n <= max) return n;
-    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) max--;
-    return max;
-}
 
 /* ---- schema helpers ----------------------------------------------------- */
 
@@ -114,7 +81,7 @@ static int json_equal(const cJSON *a, const cJSON *b, int depth) {
 #define ERRORS_MAX 100
 
 typedef struct checker {
-    strbuf path;    /* "params.user.tags[1]", grown and cut back while walking */
+    slop__buf path;    /* "params.user.tags[1]", grown and cut back while walking */
     cJSON *segs;    /* the same path as data: ["user","tags",1]                */
     cJSON *errors;  /* [{code, path, message}]                                 */
     int count, oom;
@@ -132,24 +99,24 @@ static int ident_like(const char *k) {
     return 1;
 }
 
-static void path_text_key(strbuf *p, const char *key) {
+static void path_text_key(slop__buf *p, const char *key) {
     if (ident_like(key)) {
-        sb_puts(p, ".");
-        sb_puts(p, key);
+        slop__buf_puts(p, ".");
+        slop__buf_puts(p, key);
         return;
     }
     /* ["a b"], JSON-escaped so the message stays one printable line. */
-    size_t n = strlen(key), show = utf8_cut(key, n, KEY_SHOW_MAX);
-    sb_puts(p, "[\"");
+    size_t n = strlen(key), show = slop__utf8_cut(key, n, KEY_SHOW_MAX);
+    slop__buf_puts(p, "[\"");
     for (size_t i = 0; i < show; i++) {
         unsigned char c = (unsigned char)key[i];
         char esc[8];
-        if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; sb_putn(p, esc, 2); }
-        else if (c < 0x20 || c == 0x7f) { snprintf(esc, sizeof esc, "\\u%04x", c); sb_puts(p, esc); }
-        else sb_putn(p, (const char *)&key[i], 1);
+        if (c == '"' || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; slop__buf_putn(p, esc, 2); }
+        else if (c < 0x20 || c == 0x7f) { snprintf(esc, sizeof esc, "\\u%04x", c); slop__buf_puts(p, esc); }
+        else slop__buf_putn(p, (const char *)&key[i], 1);
     }
-    if (show < n) sb_puts(p, "...");
-    sb_puts(p, "\"]");
+    if (show < n) slop__buf_puts(p, "...");
+    slop__buf_puts(p, "\"]");
 }
 
 /* Steps into a member (key) or an array element (key NULL, index i); returns
@@ -163,7 +130,7 @@ static size_t path_push(checker *ck, const char *key, size_t i) {
     } else {
         char idx[32];
         snprintf(idx, sizeof idx, "[%zu]", i);
-        sb_puts(&ck->path, idx);
+        slop__buf_puts(&ck->path, idx);
         seg = cJSON_CreateNumber((double)i);
     }
     if (!seg || !cJSON_AddItemToArray(ck->segs, seg)) {
@@ -195,29 +162,29 @@ static void record(checker *ck, const char *code, const char *message) {
 }
 
 /* A failure at the current path; its message is the path text then `what`. */
-static void fail(checker *ck, const char *code, const strbuf *what) {
-    strbuf m = {0};
-    sb_putn(&m, ck->path.s ? ck->path.s : "", ck->path.len);
-    sb_putn(&m, what->s ? what->s : "", what->len);
+static void fail(checker *ck, const char *code, const slop__buf *what) {
+    slop__buf m = {0};
+    slop__buf_putn(&m, ck->path.s ? ck->path.s : "", ck->path.len);
+    slop__buf_putn(&m, what->s ? what->s : "", what->len);
     if (m.oom || !m.s) ck->oom = 1;
     else record(ck, code, m.s);
     free(m.s);
 }
 
 static void fail_text(checker *ck, const char *code, const char *text) {
-    strbuf w = {0};
-    sb_puts(&w, text);
+    slop__buf w = {0};
+    slop__buf_puts(&w, text);
     if (w.oom) ck->oom = 1;
     fail(ck, code, &w);
     free(w.s);
 }
 
 static void fail_type(checker *ck, const int *types, int n) {
-    strbuf w = {0};
-    sb_puts(&w, " must be ");
+    slop__buf w = {0};
+    slop__buf_puts(&w, " must be ");
     for (int i = 0; i < n; i++) {
-        if (i > 0) sb_puts(&w, i == n - 1 ? " or " : ", ");
-        sb_puts(&w, type_phrases[types[i]]);
+        if (i > 0) slop__buf_puts(&w, i == n - 1 ? " or " : ", ");
+        slop__buf_puts(&w, type_phrases[types[i]]);
     }
     if (w.oom) ck->oom = 1;
     fail(ck, "type", &w);
@@ -230,22 +197,22 @@ static void fail_enum(checker *ck, const cJSON *members) {
         fail_text(ck, "enum", " cannot match an empty enum");
         return;
     }
-    strbuf w = {0};
-    sb_puts(&w, " must be one of ");
+    slop__buf w = {0};
+    slop__buf_puts(&w, " must be one of ");
     int shown = 0;
     for (const cJSON *m = members->child; m && shown < ENUM_SHOW_MAX; m = m->next, shown++) {
         char *text = slop__json_print(m);
         if (!text) { w.oom = 1; break; }
-        size_t n = strlen(text), cut = utf8_cut(text, n, ENUM_MEMBER_SHOW);
-        if (shown > 0) sb_puts(&w, ", ");
-        sb_putn(&w, text, cut);
-        if (cut < n) sb_puts(&w, "...");
+        size_t n = strlen(text), cut = slop__utf8_cut(text, n, ENUM_MEMBER_SHOW);
+        if (shown > 0) slop__buf_puts(&w, ", ");
+        slop__buf_putn(&w, text, cut);
+        if (cut < n) slop__buf_puts(&w, "...");
         free(text);
     }
     if (total > shown) {
         char more[48];
         snprintf(more, sizeof more, ", ... (%d more)", total - shown);
-        sb_puts(&w, more);
+        slop__buf_puts(&w, more);
     }
     if (w.oom) ck->oom = 1;
     fail(ck, "enum", &w);
@@ -358,7 +325,7 @@ cJSON *slop__params_errors(const cJSON *schema, const cJSON *params) {
         params = empty;
     }
     checker ck = {{0}, cJSON_CreateArray(), cJSON_CreateArray(), 0, 0};
-    sb_puts(&ck.path, "params");
+    slop__buf_puts(&ck.path, "params");
     if (!ck.segs || !ck.errors) ck.oom = 1;
     else check(&ck, schema, params, 0);
     cJSON_Delete(empty);

@@ -4,6 +4,8 @@
  */
 #include "url.h"
 
+#include "internal.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +13,6 @@
 
 static int is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
-static char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c; }
-
-static int hex_value(char c) {
-    if (is_digit(c)) return c - '0';
-    c = to_lower(c);
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
 
 /* Canonical dotted quad only: 4 decimal parts, 0-255, no leading zeros
  * (a browser reads "010" as octal, so we refuse it rather than disagree). */
@@ -55,7 +49,7 @@ static int parse_ipv6(const char *s, size_t n, uint16_t out[8]) {
         if (count == 8) return 0;
         size_t start = i;
         unsigned v = 0;
-        while (i < n && hex_value(s[i]) >= 0 && i - start < 4) v = v * 16 + (unsigned)hex_value(s[i++]);
+        while (i < n && slop__hex_value(s[i]) >= 0 && i - start < 4) v = v * 16 + (unsigned)slop__hex_value(s[i++]);
         if (i < n && s[i] == '.') {
             /* An embedded IPv4 tail takes the last two groups. */
             uint8_t q[4];
@@ -65,7 +59,7 @@ static int parse_ipv6(const char *s, size_t n, uint16_t out[8]) {
             i = n;
             break;
         }
-        if (i == start || (i < n && hex_value(s[i]) >= 0)) return 0; /* empty or 5+ digits */
+        if (i == start || (i < n && slop__hex_value(s[i]) >= 0)) return 0; /* empty or 5+ digits */
         g[count++] = (uint16_t)v;
         if (i == n) break;
         if (s[i] != ':') return 0;
@@ -126,7 +120,7 @@ static int ends_in_number(const char *h, size_t n) {
     const char *l = h + start;
     size_t ln = n - start;
     if (ln >= 2 && l[0] == '0' && (l[1] == 'x' || l[1] == 'X')) {
-        for (size_t i = 2; i < ln; i++) if (hex_value(l[i]) < 0) return 0;
+        for (size_t i = 2; i < ln; i++) if (slop__hex_value(l[i]) < 0) return 0;
         return 1;
     }
     for (size_t i = 0; i < ln; i++) if (!is_digit(l[i])) return 0;
@@ -137,6 +131,75 @@ static int default_port(const char *scheme) {
     if (!strcmp(scheme, "http") || !strcmp(scheme, "ws")) return 80;
     if (!strcmp(scheme, "https") || !strcmp(scheme, "wss")) return 443;
     return -1;
+}
+
+/* host [":" port] in the authority auth (alen bytes): the host into
+ * u->host, lowercased (IPv6 canonical); *port and *plen the port text (NULL
+ * when none). NULL, or the phrase for what is wrong. */
+static const char *parse_host(const char *auth, size_t alen, slop__url *u, const char **port, size_t *plen) {
+    *port = NULL;
+    *plen = 0;
+    if (alen > 0 && auth[0] == '[') {
+        const char *close = memchr(auth, ']', alen);
+        if (!close) return "has an invalid IPv6 address";
+        uint16_t g[8];
+        if (!parse_ipv6(auth + 1, (size_t)(close - auth - 1), g)) return "has an invalid IPv6 address";
+        format_ipv6(g, u->host, sizeof u->host);
+        size_t used = (size_t)(close + 1 - auth);
+        if (used < alen) {
+            if (auth[used] != ':') return "has an invalid IPv6 address";
+            *port = auth + used + 1;
+            *plen = alen - used - 1;
+        }
+        return NULL;
+    }
+    const char *colon = memchr(auth, ':', alen);
+    size_t hlen = colon ? (size_t)(colon - auth) : alen;
+    if (colon) {
+        *port = colon + 1;
+        *plen = alen - hlen - 1;
+    }
+    if (hlen == 0) return "has no host";
+    if (hlen > 253) return "has a host that is too long";
+    for (size_t k = 0; k < hlen; k++) {
+        char c = auth[k];
+        if ((unsigned char)c >= 0x80) return "has a non-ASCII host (use punycode)";
+        if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_' && c != '~')
+            return "has an invalid character in its host";
+        u->host[k] = slop__ascii_lower(c);
+    }
+    u->host[hlen] = '\0';
+    uint8_t q[4];
+    if (ends_in_number(u->host, hlen) && !parse_ipv4_canonical(u->host, hlen, q)) return "has an invalid IPv4 address";
+    return NULL;
+}
+
+/* The port text (plen bytes) into u->port: -1 when it is the scheme's
+ * default. NULL, or the phrase for what is wrong. */
+static const char *parse_port(const char *port, size_t plen, slop__url *u) {
+    unsigned long v = 0;
+    if (plen == 0 || plen > 5) return "has an invalid port";
+    for (size_t k = 0; k < plen; k++) {
+        if (!is_digit(port[k])) return "has an invalid port";
+        v = v * 10 + (unsigned long)(port[k] - '0');
+    }
+    if (v > 65535) return "has an invalid port";
+    u->port = (int)v == default_port(u->scheme) ? -1 : (int)v;
+    return NULL;
+}
+
+/* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" into u->scheme,
+ * lowercased; *end is the index of the ':'. */
+static const char *parse_scheme(const char *s, slop__url *u, size_t *end) {
+    size_t i = 0;
+    if (!is_alpha(s[0])) return "has no scheme";
+    while (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.') i++;
+    if (s[i] != ':') return "has no scheme";
+    if (i >= SLOP__URL_SCHEME_MAX) return "has an invalid scheme";
+    for (size_t k = 0; k < i; k++) u->scheme[k] = slop__ascii_lower(s[k]);
+    u->scheme[i] = '\0';
+    *end = i;
+    return NULL;
 }
 
 const char *slop__url_parse(const char *s, slop__url *u) {
@@ -150,15 +213,9 @@ const char *slop__url_parse(const char *s, slop__url *u) {
         if (c < 0x20 || c == 0x7f) return "contains a control character";
         if (c == '\\') return "contains a backslash"; /* browsers read it as '/' */
     }
-
-    /* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" */
-    size_t i = 0;
-    if (!is_alpha(s[0])) return "has no scheme";
-    while (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.') i++;
-    if (s[i] != ':') return "has no scheme";
-    if (i >= SLOP__URL_SCHEME_MAX) return "has an invalid scheme";
-    for (size_t k = 0; k < i; k++) u->scheme[k] = to_lower(s[k]);
-    u->scheme[i] = '\0';
+    size_t i;
+    const char *bad = parse_scheme(s, u, &i);
+    if (bad) return bad;
     int is_ws = !strcmp(u->scheme, "ws") || !strcmp(u->scheme, "wss");
     if (s[i + 1] != '/' || s[i + 2] != '/') return "has no host";
 
@@ -171,53 +228,10 @@ const char *slop__url_parse(const char *s, slop__url *u) {
         alen -= (size_t)(at + 1 - auth);
         auth = at + 1;
     }
-
-    /* host [":" port] */
-    const char *port = NULL;
-    size_t plen = 0;
-    if (alen > 0 && auth[0] == '[') {
-        const char *close = memchr(auth, ']', alen);
-        if (!close) return "has an invalid IPv6 address";
-        uint16_t g[8];
-        if (!parse_ipv6(auth + 1, (size_t)(close - auth - 1), g)) return "has an invalid IPv6 address";
-        format_ipv6(g, u->host, sizeof u->host);
-        size_t used = (size_t)(close + 1 - auth);
-        if (used < alen) {
-            if (auth[used] != ':') return "has an invalid IPv6 address";
-            port = auth + used + 1;
-            plen = alen - used - 1;
-        }
-    } else {
-        const char *colon = memchr(auth, ':', alen);
-        size_t hlen = colon ? (size_t)(colon - auth) : alen;
-        if (colon) {
-            port = colon + 1;
-            plen = alen - hlen - 1;
-        }
-        if (hlen == 0) return "has no host";
-        if (hlen > 253) return "has a host that is too long";
-        for (size_t k = 0; k < hlen; k++) {
-            char c = auth[k];
-            if ((unsigned char)c >= 0x80) return "has a non-ASCII host (use punycode)";
-            if (!is_alpha(c) && !is_digit(c) && c != '-' && c != '.' && c != '_' && c != '~')
-                return "has an invalid character in its host";
-            u->host[k] = to_lower(c);
-        }
-        u->host[hlen] = '\0';
-        uint8_t q[4];
-        if (ends_in_number(u->host, hlen) && !parse_ipv4_canonical(u->host, hlen, q))
-            return "has an invalid IPv4 address";
-    }
-    if (port) {
-        unsigned long v = 0;
-        if (plen == 0 || plen > 5) return "has an invalid port";
-        for (size_t k = 0; k < plen; k++) {
-            if (!is_digit(port[k])) return "has an invalid port";
-            v = v * 10 + (unsigned long)(port[k] - '0');
-        }
-        if (v > 65535) return "has an invalid port";
-        u->port = (int)v == default_port(u->scheme) ? -1 : (int)v;
-    }
+    const char *port;
+    size_t plen;
+    if ((bad = parse_host(auth, alen, u, &port, &plen)) != NULL) return bad;
+    if (port && (bad = parse_port(port, plen, u)) != NULL) return bad;
 
     const char *rest = auth + alen;
     const char *hash = strchr(rest, '#');
@@ -236,7 +250,7 @@ int slop__url_is_loopback_host(const char *host) {
     }
     if (n == 0 || n >= SLOP__URL_HOST_MAX) return 0;
     char h[SLOP__URL_HOST_MAX];
-    for (size_t i = 0; i < n; i++) h[i] = to_lower(host[i]);
+    for (size_t i = 0; i < n; i++) h[i] = slop__ascii_lower(host[i]);
     h[n] = '\0';
 
     static const char suffix[] = ".localhost";

@@ -1,5 +1,6 @@
 /*
  * url.h: a small strict URL parser shared inside the core (discovery.c).
+ * Internal, like internal.h.
  *
  * Only hierarchical URLs with a host are accepted ("scheme://host[:port]/path?query").
  * It is deliberately stricter than a browser: anything a browser would
