@@ -13,8 +13,9 @@
 //   - forwards only verified messages, and only while the service worker has a postMessage
 //     connection open for this page. The service worker checks the port's sender again.
 //
-// The message type strings repeat the content section of extension/shared/messages.js
-// (tests/node/messages.test.js checks they match).
+// The message type strings, PROTOCOL_VERSION and UNCATALOGUED repeat extension/shared/messages.js
+// (tests/node/messages.test.js checks they match); like every context, this one posts only types
+// of the catalogue (content/...) and drops anything else with UNCATALOGUED on the console.
 
 (() => {
   'use strict';
@@ -25,7 +26,7 @@
   if (!ext?.runtime?.id || window.top !== window) return; // top frame only (also all_frames: false)
   if (location.protocol !== 'http:' && location.protocol !== 'https:') return;
 
-  const PROTOCOL_VERSION = 2;
+  const PROTOCOL_VERSION = 3;
   const PORT_NAME = 'slop-content';
   const T = {
     HELLO: 'content/hello',
@@ -38,6 +39,8 @@
     PM_SEND: 'sw/pm-send',
     PM_CLOSE: 'sw/pm-close',
   };
+  const SENDS = new Set(Object.values(T).filter((t) => t.startsWith('content/')));
+  const UNCATALOGUED = 'SLOP Inspector: message type not in the catalogue';
   const WELL_KNOWN_MAX = 65536;
   const PING_MS = 20000;
 
@@ -57,6 +60,10 @@
   // ------------------------------------------------------------------------------- port
 
   function post(msg) {
+    if (!SENDS.has(msg.type)) {
+      console.error(`${UNCATALOGUED}: ${JSON.stringify(String(msg.type)).slice(0, 80)} (content script)`);
+      return;
+    }
     if (!port) return;
     try {
       port.postMessage(msg);

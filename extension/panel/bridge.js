@@ -7,11 +7,11 @@
 // is coalesced into the next animation frame once that budget is used (so a burst of patches
 // costs one render per frame, not one per patch).
 //
-// Replies that carry node views (getNodes) go through the same queue as the pushes, so they
+// Replies that carry node views (GET_NODES) go through the same queue as the pushes, so they
 // are applied in the order the service worker sent them: a view fetched after a delta is never
 // overwritten by that older delta.
 
-import { PORTS, Request } from '../shared/messages.js';
+import { PORTS, Request, PanelNote } from '../shared/messages.js';
 import { UiPort } from '../shared/ui-port.js';
 
 /** Milliseconds of push handling per frame before pushes wait for the next frame. */
@@ -26,13 +26,13 @@ export class Bridge {
 
   /**
    * @param {number} tabId
-   * @param {(batch: object[]) => void} onBatch  gets pushes (and {type: "bridge/state"} notes) in order
+   * @param {(batch: object[]) => void} onBatch  gets pushes (and PanelNote notes) in order
    */
   constructor(tabId, onBatch) {
     this.onBatch = onBatch;
     this.port = new UiPort(PORTS.PANEL, tabId, {
       onPush: (msg) => this.#enqueue(msg),
-      onState: (state, info) => this.#enqueue({ type: 'bridge/state', state, reconnected: info.reconnected }),
+      onState: (state, info) => this.#enqueue({ type: PanelNote.BRIDGE_STATE, state, reconnected: info.reconnected }),
     });
   }
 
@@ -46,12 +46,12 @@ export class Bridge {
   }
 
   /**
-   * getNodes whose views are applied in order with the pushes (as {type: "bridge/nodes"}).
+   * GET_NODES whose views are applied in order with the pushes (as PanelNote.BRIDGE_NODES).
    * Resolves with the reply once it has been queued.
    */
   getNodes(key, sub, paths) {
     return this.port.request(Request.GET_NODES, { key, sub, paths }).then((r) => {
-      this.#enqueue({ type: 'bridge/nodes', key, sub, nodes: r.nodes, missing: r.missing, count: r.count });
+      this.#enqueue({ type: PanelNote.BRIDGE_NODES, key, sub, nodes: r.nodes, missing: r.missing, count: r.count });
       return r;
     });
   }

@@ -8,7 +8,7 @@
 // Everything here changes through the methods below, never by writing into the objects they
 // hand out: the listeners are told what changed, and the views compare by identity.
 
-import { Push, Status } from '../shared/messages.js';
+import { Push, PanelNote, Status } from '../shared/messages.js';
 import { childPath, isAtOrUnder } from '../shared/node-path.js';
 import { History } from './history.js';
 
@@ -158,11 +158,11 @@ export class Store {
 
   #apply(msg, change) {
     switch (msg.type) {
-      case 'bridge/state':
+      case PanelNote.BRIDGE_STATE:
         this.bridgeState = msg.state;
         change.bridge = true;
         break;
-      case 'bridge/nodes':
+      case PanelNote.BRIDGE_NODES:
         this.#addNodes(msg.key, msg.sub, msg.nodes, msg.missing, msg.count, change);
         break;
       case Push.PROVIDERS: {

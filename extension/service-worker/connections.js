@@ -6,7 +6,7 @@
 // the mirror re-bases from a fresh snapshot. Status, hello and events are published to the UI
 // ports through `connectionEvents`.
 
-import { Status, LIMITS } from '../shared/messages.js';
+import { Status, LIMITS, ErrorCode } from '../shared/messages.js';
 import { WsTransport, backoffDelay, serverAnswers } from '../../js-glue/ws-transport.js';
 import { tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
 import { core } from './core.js';
@@ -388,7 +388,7 @@ export class Connection {
   }
 
   #live() {
-    if (!this.consumer) throw Object.assign(new Error('not connected'), { codeName: 'E_STATE' });
+    if (!this.consumer) throw Object.assign(new Error('not connected'), { code: ErrorCode.BAD_STATE });
     return this.consumer;
   }
 

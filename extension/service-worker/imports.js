@@ -4,16 +4,16 @@
 // snapshot; whatever it refuses fails the import with the core's message. Nothing is parsed or
 // checked here.
 //
-// An import is reached like a connection (key "import:N"): getNodes, getTree and agentView work
-// on it; invoke does not (the core refuses every request on a document).
+// An import is reached like a connection (key "import:N"): GET_NODES, GET_TREE and AGENT_VIEW
+// work on it; INVOKE does not (the core refuses every request on a document).
 
-import { LIMITS } from '../shared/messages.js';
+import { LIMITS, ErrorCode } from '../shared/messages.js';
 import { core } from './core.js';
 
 export class ImportError extends Error {
   constructor(message) {
     super(message);
-    this.code = 'invalid_tree';
+    this.code = ErrorCode.INVALID_TREE;
   }
 }
 

@@ -1,11 +1,12 @@
 // panel-ports.js: the UI ports (DevTools panel "slop-panel", popup "slop-popup").
 //
-// Each port says which tab it shows (ui/hello), gets that tab's provider list on every change,
-// and may WATCH providers: then it gets tree/reset on every snapshot, tree/delta on every patch
-// (views of what it has seen, see node-views.js), the other core events, and optionally the frame
-// log. Requests are answered with exactly one reply. See shared/messages.js.
+// Each port says which tab it shows (Request.HELLO), gets that tab's provider list on every
+// change, and may WATCH providers: then it gets Push.TREE_RESET on every snapshot, TREE_DELTA on
+// every patch (views of what it has seen, see node-views.js), the other core events, and
+// optionally the frame log. Requests are answered with exactly one reply, a failure with one of
+// ErrorCode. See shared/messages.js.
 
-import { Request, Push, PROTOCOL_VERSION, LIMITS } from '../shared/messages.js';
+import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
 import { isOwnExtensionPage } from '../shared/browser.js';
 import { approve, deny } from '../shared/settings-store.js';
 import { withCore, core } from './core.js';
@@ -63,6 +64,7 @@ function releasePort(ui) {
 }
 
 function post(ui, msg) {
+  if (!catalogued(msg, Push)) return;
   try {
     ui.port.postMessage(msg);
   } catch {
@@ -159,6 +161,7 @@ connectionEvents.frame.add((conn, entry) => {
 
 // ------------------------------------------------------------------------------ requests
 
+/** A refusal of this file's own: `code` is one of ErrorCode. */
 class RequestError extends Error {
   constructor(code, message) {
     super(message);
@@ -168,7 +171,7 @@ class RequestError extends Error {
 
 function needConnection(ui, key) {
   const conn = typeof key === 'string' && ui.tabId !== null ? connectionOf(ui.tabId, key) : null;
-  if (!conn) throw new RequestError('not_found', 'No such provider on this tab');
+  if (!conn) throw new RequestError(ErrorCode.NOT_FOUND, 'No such provider on this tab');
   return conn;
 }
 
@@ -184,13 +187,13 @@ function subscriptionInfo(consumer, sub) {
 
 function needSub(conn, sub) {
   const s = sub ?? conn.primarySub;
-  if (typeof s !== 'string' || !conn.consumer) throw new RequestError('E_STATE', 'Not subscribed yet');
+  if (typeof s !== 'string' || !conn.consumer) throw new RequestError(ErrorCode.BAD_STATE, 'Not subscribed yet');
   return s;
 }
 
 const handlers = {
   [Request.WATCH](ui, m) {
-    if (typeof m.key !== 'string') throw new RequestError('bad_request', 'key must be a string');
+    if (typeof m.key !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'key must be a string');
     const budget = Number.isInteger(m.budget) && m.budget > 0 ? Math.min(m.budget, 20000) : LIMITS.RESET_BUDGET;
     const watch = { budget, log: m.log === true, known: new Map() };
     ui.watches.set(m.key, watch);
@@ -209,7 +212,7 @@ const handlers = {
   [Request.GET_NODES](ui, m) {
     const conn = needSource(ui, m.key);
     const sub = needSub(conn, m.sub);
-    if (!Array.isArray(m.paths)) throw new RequestError('bad_request', 'paths must be an array');
+    if (!Array.isArray(m.paths)) throw new RequestError(ErrorCode.BAD_REQUEST, 'paths must be an array');
     // `missing`: paths the mirror no longer has (removed since the panel saw them listed);
     // `count`: the subscription's node count now, so the panel's "loading N of M" stays true
     // while patches add and remove nodes under it.
@@ -223,7 +226,7 @@ const handlers = {
   },
   async [Request.INVOKE](ui, m) {
     const conn = needConnection(ui, m.key);
-    if (typeof m.path !== 'string' || typeof m.action !== 'string') throw new RequestError('bad_request', 'path and action must be strings');
+    if (typeof m.path !== 'string' || typeof m.action !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'path and action must be strings');
     return conn.invoke(m.path, m.action, m.params === null ? undefined : m.params);
   },
   async [Request.QUERY](ui, m) {
@@ -253,7 +256,7 @@ const handlers = {
     const conn = needSource(ui, m.key);
     const sub = needSub(conn, m.sub);
     const info = subscriptionInfo(conn.consumer, sub);
-    if (!info) throw new RequestError('not_found', 'No such subscription');
+    if (!info) throw new RequestError(ErrorCode.NOT_FOUND, 'No such subscription');
     const st = conn.consumer.status();
     return {
       tree: conn.consumer.tree(sub, info.path, -1),
@@ -264,7 +267,7 @@ const handlers = {
     };
   },
   [Request.INSPECT_TREE](ui, m) {
-    if (typeof m.text !== 'string') throw new RequestError('bad_request', 'text must be a string');
+    if (typeof m.text !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'text must be a string');
     const imp = new ImportedTree(m.text, m.name);
     ui.imports.set(imp.key, imp);
     while (ui.imports.size > LIMITS.IMPORTS_PER_PORT) {
@@ -320,14 +323,15 @@ async function onUiMessage(ui, msg) {
   const id = msg.id;
   if (!Number.isInteger(id)) return;
   if (!handler) {
-    post(ui, { type: Push.REPLY, id, ok: false, error: { code: 'bad_request', message: `unknown request ${String(msg.type).slice(0, 40)}` } });
+    post(ui, { type: Push.REPLY, id, ok: false, error: { code: ErrorCode.BAD_REQUEST, message: `unknown request ${String(msg.type).slice(0, 40)}` } });
     return;
   }
   try {
     const result = await handler(ui, msg);
     post(ui, { type: Push.REPLY, id, ok: true, result });
   } catch (e) {
-    // SlopError (core refusals) carries codeName; messages come from the core or from here.
-    post(ui, { type: Push.REPLY, id, ok: false, error: { code: e.codeName ?? e.code ?? 'error', message: String(e.message ?? e) } });
+    // A RequestError or ImportError carries its ErrorCode; a SlopError (a core refusal) its
+    // codeName, which errorCodeOf maps. Messages come from the core or from here.
+    post(ui, { type: Push.REPLY, id, ok: false, error: { code: errorCodeOf(e), message: String(e.message ?? e) } });
   }
 }

@@ -8,7 +8,7 @@
 // Nothing here is persisted: after the service worker restarts, the content scripts reconnect
 // and re-announce, and the connections come back.
 
-import { FromContent, ToContent, PROTOCOL_VERSION, Status } from '../shared/messages.js';
+import { FromContent, ToContent, PROTOCOL_VERSION, Status, catalogued } from '../shared/messages.js';
 import { isOwnContentScript, setBadge } from '../shared/browser.js';
 import { KEYS, providerOriginOf } from '../shared/settings-store.js';
 import { withCore, core } from './core.js';
@@ -179,6 +179,7 @@ function pageChannel(tab) {
 }
 
 function postToContent(tab, msg) {
+  if (!catalogued(msg, ToContent)) return;
   try {
     tab.port.postMessage(msg);
   } catch {

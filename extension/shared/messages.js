@@ -4,15 +4,28 @@
 //                                                  ▲      ◀──port "slop-popup"── popup
 //                     options page ──chrome.storage (settings-store.js)──┘
 //
-// Every message is a plain JSON object {type, ...fields}. The UI ports (panel, popup) speak a
-// request/reply protocol on top: a request carries a numeric `id`, and the service worker answers
-// it exactly once with {type: "reply", id, ok, result | error}. Everything else the service worker
-// sends on a UI port is a push (no id).
+// Every message is a plain JSON object {type, ...fields}, and every type is declared here and
+// used through these constants: a context never spells a type as a string (tests/node/
+// messages.test.js scans the extension for that), and a context about to post a type that is
+// not in the catalogue drops it and reports UNCATALOGUED (the end-to-end tests fail on that).
+//
+// Naming: `<sender>/<kebab-case-name>`, the sender being where the message is written:
+//   content/...   the content script               (FromContent)
+//   sw/...        the service worker               (ToContent, Push)
+//   ui/...        a UI page: the panel or the popup (Request)
+//   panel/...     the panel's bridge, for its own store; never leaves the panel (PanelNote)
+// The prefix keeps them apart from the SLOP messages the extension relays and sends (subscribe,
+// query, invoke...), which are the provider's and the core's, never this catalogue's.
+//
+// The UI ports (panel, popup) speak a request/reply protocol on top: a request carries a numeric
+// `id`, and the service worker answers it exactly once with {type: Push.REPLY, id, ok, result |
+// error}; `error` is {code, message}, its code one of ErrorCode. Everything else the service
+// worker sends on a UI port is a push (no id).
 //
 // The service worker pushes DELTAS, never whole trees: on a snapshot it sends node views
-// breadth-first up to a budget (`tree/reset`); on each patch it sends fresh views of the changed
-// and added nodes the port has seen (or whose parent it has seen) plus the removed paths
-// (`tree/delta`). A view not sent yet is fetched on demand with `getNodes`.
+// breadth-first up to a budget (Push.TREE_RESET); on each patch it sends fresh views of the
+// changed and added nodes the port has seen (or whose parent it has seen) plus the removed paths
+// (Push.TREE_DELTA). A view not sent yet is fetched on demand with Request.GET_NODES.
 //
 // A node view is exactly what the core's slop_consumer_node() returns: the node without its
 // children, plus `child_ids` (in order) and `path` (absolute). The UI never applies patches.
@@ -25,11 +38,15 @@
 //   2  the DevTools panel (issue 4): getTree (the core's tree JSON of a subscription, for export),
 //      inspectTree / closeImport (a JSON file loaded into a throwaway core consumer, read-only),
 //      subscriptions made through a UI port are owned by that port and dropped when it closes.
+//   3  one naming scheme (issue 8): every type is `<sender>/<kebab-name>` (watch became ui/watch,
+//      getNodes ui/get-nodes, tree/reset sw/tree-reset, reply sw/reply...); reply errors carry
+//      one of ErrorCode (E_STATE became bad_state, the core's E_PARAMS bad_params...).
 //
 // content/content.js is a classic script and cannot import this module: it repeats the type
-// strings of the content section verbatim (tests/node/messages.test.js checks they match).
+// strings of the content section, PROTOCOL_VERSION and UNCATALOGUED verbatim (tests/node/
+// messages.test.js checks they match).
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** Port names. The service worker also checks each port's sender (see service-worker/sw.js). */
 export const PORTS = Object.freeze({
@@ -77,69 +94,150 @@ export const Request = Object.freeze({
   /** Liveness ping, no reply. {} */
   PING: 'ui/ping',
   /** Stream one provider's trees, events and (log: true) frame log. {key, budget?, log?} → {} */
-  WATCH: 'watch',
+  WATCH: 'ui/watch',
   /** {key} → {} */
-  UNWATCH: 'unwatch',
+  UNWATCH: 'ui/unwatch',
   /**
    * Node views on demand. {key, sub, paths} → {nodes: NodeView[], missing: string[], count}
    * missing: paths the mirror does not have (removed since the UI saw them listed); count: the
    * subscription's node count now.
    */
-  GET_NODES: 'getNodes',
+  GET_NODES: 'ui/get-nodes',
   /** Invoke an affordance. {key, path, action, params?} → the core's `result` event */
-  INVOKE: 'invoke',
+  INVOKE: 'ui/invoke',
   /**
    * An extra subscription. {key, options: {path, depth, max_nodes, filter}} → {sub}
    * The core checks the options. The subscription belongs to the UI port that asked: it is
    * unsubscribed when that port closes.
    */
-  SUBSCRIBE: 'subscribe',
+  SUBSCRIBE: 'ui/subscribe',
   /** {key, sub} → {} */
-  UNSUBSCRIBE: 'unsubscribe',
+  UNSUBSCRIBE: 'ui/unsubscribe',
   /** One-shot read. {key, options: {path, depth, max_nodes, filter, window}} → the core's `query` event */
-  QUERY: 'query',
+  QUERY: 'ui/query',
   /** What an agent would be given. {key, sub?} → {treeText, tools} */
-  AGENT_VIEW: 'agentView',
-  /** Check params against an affordance schema (the core decides). {schema, params} → {error: string|null} */
-  VALIDATE_PARAMS: 'validateParams',
+  AGENT_VIEW: 'ui/agent-view',
+  /**
+   * Check params against an affordance schema (the core decides). {schema, params} →
+   * {errors: [{code, path: (string|number)[], message}] | null}: every failing path, null when they fit.
+   */
+  VALIDATE_PARAMS: 'ui/validate-params',
   /**
    * The core's mirror of a subscription as SLOP node JSON (whole subtree, depth -1).
    * {key, sub?} → {tree, path, version, provider, capabilities}   (export, copy)
    */
-  GET_TREE: 'getTree',
+  GET_TREE: 'ui/get-tree',
   /**
    * Loads a JSON document (an export of this panel, a snapshot message, or a bare node tree) into a
    * throwaway core consumer that validates it; the result is read-only and reachable with
-   * getNodes / getTree / agentView under the returned key until closeImport or the port closes.
-   * {text, name} → {key, sub, path, version, nodes: NodeView[], complete, count, provider}
-   * An invalid document fails with code "invalid_tree" and the core's message.
+   * GET_NODES / GET_TREE / AGENT_VIEW under the returned key until CLOSE_IMPORT or the port
+   * closes. {text, name} → {key, sub, path, version, nodes: NodeView[], complete, count, provider}
+   * An invalid document fails with ErrorCode.INVALID_TREE and the core's message.
    */
-  INSPECT_TREE: 'inspectTree',
+  INSPECT_TREE: 'ui/inspect-tree',
   /** {key} → {} */
-  CLOSE_IMPORT: 'closeImport',
+  CLOSE_IMPORT: 'ui/close-import',
   /** Approve a pending cross-origin target once (persisted). {key} → {} */
-  APPROVE: 'approve',
+  APPROVE: 'ui/approve',
   /** Deny it for this browser session. {key} → {} */
-  DENY: 'deny',
+  DENY: 'ui/deny',
   /** Reconnect now, skipping the back-off wait. {key} → {} */
-  RETRY: 'retry',
+  RETRY: 'ui/retry',
 });
 
 /** Service worker → UI. */
 export const Push = Object.freeze({
   /** The tab's providers, sent after HELLO and on every change. ProvidersPush */
-  PROVIDERS: 'providers',
+  PROVIDERS: 'sw/providers',
   /** A subscription's (re)based mirror: node views breadth-first up to the budget. TreeResetPush */
-  TREE_RESET: 'tree/reset',
+  TREE_RESET: 'sw/tree-reset',
   /** One patch: views of changed/added nodes, removed paths. TreeDeltaPush */
-  TREE_DELTA: 'tree/delta',
+  TREE_DELTA: 'sw/tree-delta',
   /** A core event other than snapshot/patch (see CoreEvent). {key, event} */
-  EVENT: 'event',
+  EVENT: 'sw/event',
   /** Frame log entries (only for WATCH with log: true). {key, entries, replace} */
-  LOG: 'log',
-  /** The answer to a request. {id, ok, result?, error?: {code, message}} */
-  REPLY: 'reply',
+  LOG: 'sw/log',
+  /** The answer to a request. {id, ok, result?, error?: {code: ErrorCode, message}} */
+  REPLY: 'sw/reply',
 });
+
+// ---------------------------------------------------------------------------------------------
+// inside the panel
+
+/**
+ * The panel's bridge → its store, never posted on a port. The bridge queues these with the
+ * pushes it receives, so the store applies everything in the order it happened.
+ */
+export const PanelNote = Object.freeze({
+  /** The UI port's state changed. {state: 'connected'|'reconnecting', reconnected} */
+  BRIDGE_STATE: 'panel/bridge-state',
+  /** The views of a GET_NODES reply, applied in order with the pushes. {key, sub, nodes, missing, count} */
+  BRIDGE_NODES: 'panel/bridge-nodes',
+});
+
+// ---------------------------------------------------------------------------------------------
+// errors in replies
+
+/**
+ * The `code` of a failed reply ({type: Push.REPLY, ok: false, error: {code, message}}), and of
+ * the RequestFailed a UI's request() rejects with. The message says it for a person; a context
+ * decides only on the code.
+ */
+export const ErrorCode = Object.freeze({
+  /** The request is malformed (a field missing or of the wrong type), or its type is not one the
+   *  service worker answers. Also the core's E_ARG: an argument it cannot read. */
+  BAD_REQUEST: 'bad_request',
+  /** What the request names does not exist (any more): the provider on this tab, the
+   *  subscription, the node or affordance (core E_NOT_FOUND), the import. */
+  NOT_FOUND: 'not_found',
+  /** Not possible now: not connected or not subscribed yet, or the connection closed (core
+   *  E_STATE). Retrying later may work. */
+  BAD_STATE: 'bad_state',
+  /** The invoke params fail the affordance's schema (core E_PARAMS); nothing was sent. */
+  BAD_PARAMS: 'bad_params',
+  /** The provider did not declare the capability this needs (core E_CAPABILITY). */
+  NO_CAPABILITY: 'no_capability',
+  /** A configured limit would be exceeded (core E_LIMIT). */
+  LIMIT_EXCEEDED: 'limit_exceeded',
+  /** The core ran out of wasm memory (core E_NOMEM). */
+  OUT_OF_MEMORY: 'out_of_memory',
+  /** INSPECT_TREE: the document is not JSON, too large, or the core refused its tree. */
+  INVALID_TREE: 'invalid_tree',
+  /** Anything else: a bug, or the core failed to load. The message says what. */
+  INTERNAL: 'internal',
+  /** UI side, never sent: the port closed before the reply came (the service worker stopped). */
+  DISCONNECTED: 'disconnected',
+  /** UI side, never sent: no reply in time. */
+  TIMEOUT: 'timeout',
+});
+
+/**
+ * The core's refusals (js-glue's SlopError.codeName, from slop_code in wasm/include/slop_core.h)
+ * as reply codes: the one place they are mapped. Anything not listed is INTERNAL.
+ */
+export const CORE_ERROR_CODES = Object.freeze({
+  E_ARG: ErrorCode.BAD_REQUEST,
+  E_CAPABILITY: ErrorCode.NO_CAPABILITY,
+  E_PARAMS: ErrorCode.BAD_PARAMS,
+  E_NOT_FOUND: ErrorCode.NOT_FOUND,
+  E_STATE: ErrorCode.BAD_STATE,
+  E_LIMIT: ErrorCode.LIMIT_EXCEEDED,
+  E_NOMEM: ErrorCode.OUT_OF_MEMORY,
+});
+
+const ERROR_CODES = new Set(Object.values(ErrorCode));
+
+/**
+ * The reply code of an error thrown while answering a request: its own `code` when that is one
+ * of ErrorCode, else the core's code name mapped through CORE_ERROR_CODES, else INTERNAL.
+ * @param {any} e
+ * @returns {string}
+ */
+export function errorCodeOf(e) {
+  if (typeof e?.code === 'string' && ERROR_CODES.has(e.code)) return e.code;
+  return (typeof e?.codeName === 'string' && Object.hasOwn(CORE_ERROR_CODES, e.codeName))
+    ? CORE_ERROR_CODES[e.codeName] : ErrorCode.INTERNAL;
+}
 
 /** Provider status values (ProviderInfo.status). */
 export const Status = Object.freeze({
@@ -156,15 +254,15 @@ export const Status = Object.freeze({
 
 /** Defaults a UI may override per WATCH. */
 export const LIMITS = Object.freeze({
-  /** Node views sent with one tree/reset. */
+  /** Node views sent with one Push.TREE_RESET. */
   RESET_BUDGET: 500,
-  /** Most node views one getNodes request returns. */
+  /** Most node views one Request.GET_NODES returns. */
   GET_NODES_MAX: 1000,
   /** Frame log entries kept per connection. */
   LOG_ENTRIES: 300,
   /** Frame text kept per log entry (characters); longer frames are cut and marked. */
   LOG_TEXT_MAX: 16384,
-  /** Largest document inspectTree accepts (characters). */
+  /** Largest document Request.INSPECT_TREE accepts (characters). */
   IMPORT_TEXT_MAX: 32 * 1024 * 1024,
   /** Imports one UI port may hold at once (the oldest is closed first). */
   IMPORTS_PER_PORT: 4,
@@ -174,6 +272,36 @@ export const LIMITS = Object.freeze({
 // options ↔ service worker: no runtime messages. Both use shared/settings-store.js over
 // chrome.storage; the service worker reacts to storage.onChanged (new token: reconnect; approval
 // revoked: disconnect). A token therefore never travels in a message between contexts.
+
+// ---------------------------------------------------------------------------------------------
+// the guard every port's post goes through
+
+/**
+ * What a context prints (console.error) when it was about to post a message whose type is not in
+ * the catalogue. The message is dropped: the receiver would not understand it. The end-to-end
+ * tests fail when any context prints it (tests/e2e/helpers.mjs, tests/firefox/helpers.mjs).
+ */
+export const UNCATALOGUED = 'SLOP Inspector: message type not in the catalogue';
+
+const typeSets = new WeakMap();
+function typesOf(group) {
+  let set = typeSets.get(group);
+  if (!set) typeSets.set(group, set = new Set(Object.values(group)));
+  return set;
+}
+
+/**
+ * True when msg.type is one of the given catalogue groups' types (e.g. Request for a UI port).
+ * Otherwise reports UNCATALOGUED and returns false: the caller drops the message.
+ * @param {{type?: unknown}} msg
+ * @param {...Readonly<Record<string, string>>} groups
+ */
+export function catalogued(msg, ...groups) {
+  const type = msg?.type;
+  if (groups.some((g) => typesOf(g).has(type))) return true;
+  console.error(`${UNCATALOGUED}: ${JSON.stringify(String(type)).slice(0, 80)} (${globalThis.location?.pathname ?? '?'})`);
+  return false;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -232,7 +360,7 @@ export const LIMITS = Object.freeze({
 
 /**
  * @typedef {object} ProvidersPush
- * @property {'providers'} type
+ * @property {'sw/providers'} type   Push.PROVIDERS
  * @property {number} tabId
  * @property {string|null} pageUrl
  * @property {ProviderInfo[]} providers
@@ -241,13 +369,13 @@ export const LIMITS = Object.freeze({
 
 /**
  * @typedef {object} TreeResetPush
- * @property {'tree/reset'} type
+ * @property {'sw/tree-reset'} type   Push.TREE_RESET
  * @property {string} key
  * @property {string} sub
  * @property {string} path        the subscription root
  * @property {number} version
  * @property {NodeView[]} nodes   breadth-first from `path`
- * @property {boolean} complete   false when the budget cut it short (fetch the rest with getNodes)
+ * @property {boolean} complete   false when the budget cut it short (fetch the rest with GET_NODES)
  * @property {number|null} count  the subscription's node count
  * @property {boolean} [restarted]        the core's snapshot event said the provider restarted: a
  *                                        new connection re-based the mirror below the old version
@@ -256,7 +384,7 @@ export const LIMITS = Object.freeze({
 
 /**
  * @typedef {object} TreeDeltaPush
- * @property {'tree/delta'} type
+ * @property {'sw/tree-delta'} type   Push.TREE_DELTA
  * @property {string} key
  * @property {string} sub
  * @property {number} version
@@ -284,9 +412,9 @@ export const LIMITS = Object.freeze({
 
 /**
  * @typedef {object} Reply
- * @property {'reply'} type
+ * @property {'sw/reply'} type   Push.REPLY
  * @property {number} id
  * @property {boolean} ok
  * @property {any} [result]
- * @property {{code: string, message: string}} [error]
+ * @property {{code: string, message: string}} [error]   code: one of ErrorCode
  */

@@ -3,10 +3,11 @@
 // reconnect starts it again, and the worker rebuilds its state from the content scripts).
 
 import { connect } from './browser.js';
-import { PROTOCOL_VERSION, Request, Push } from './messages.js';
+import { PROTOCOL_VERSION, Request, Push, ErrorCode, catalogued } from './messages.js';
 
 const PING_MS = 20000;
 
+/** A request that got no result: `code` is one of ErrorCode. */
 export class RequestFailed extends Error {
   constructor(code, message) {
     super(message);
@@ -41,14 +42,15 @@ export class UiPort {
     return this;
   }
 
-  /** Sends a request; resolves with its result, rejects with RequestFailed. */
+  /** Sends a request (`type`: one of Request); resolves with its result, rejects with RequestFailed. */
   request(type, fields = {}, timeoutMs = 60000) {
-    if (!this.#port) return Promise.reject(new RequestFailed('disconnected', 'Not connected to the extension’s service worker'));
+    if (!catalogued({ type }, Request)) return Promise.reject(new RequestFailed(ErrorCode.BAD_REQUEST, `${String(type).slice(0, 40)} is not a request of the catalogue`));
+    if (!this.#port) return Promise.reject(new RequestFailed(ErrorCode.DISCONNECTED, 'Not connected to the extension’s service worker'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new RequestFailed('timeout', `No answer to ${type}`));
+        reject(new RequestFailed(ErrorCode.TIMEOUT, `No answer to ${type}`));
       }, timeoutMs);
       this.#pending.set(id, { resolve, reject, timer });
       this.#post({ ...fields, type, id });
@@ -62,6 +64,7 @@ export class UiPort {
   }
 
   #post(msg) {
+    if (!catalogued(msg, Request)) return;
     try {
       this.#port?.postMessage(msg);
     } catch {
@@ -85,7 +88,7 @@ export class UiPort {
       this.#port = null;
       for (const p of this.#pending.values()) {
         clearTimeout(p.timer);
-        p.reject(new RequestFailed('disconnected', 'The service worker restarted; try again'));
+        p.reject(new RequestFailed(ErrorCode.DISCONNECTED, 'The service worker restarted; try again'));
       }
       this.#pending.clear();
       this.state = 'reconnecting';
@@ -116,7 +119,7 @@ export class UiPort {
       this.#pending.delete(msg.id);
       clearTimeout(p.timer);
       if (msg.ok) p.resolve(msg.result);
-      else p.reject(new RequestFailed(msg.error?.code ?? 'error', msg.error?.message ?? 'request failed'));
+      else p.reject(new RequestFailed(msg.error?.code ?? ErrorCode.INTERNAL, msg.error?.message ?? 'request failed'));
       return;
     }
     this.onPush(msg);

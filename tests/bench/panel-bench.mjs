@@ -11,7 +11,7 @@
 // performance.now(). In the panel page a MutationObserver notes when a row showing that label
 // enters the DOM, on the page's own clock; the offset between the two clocks is measured with
 // round trips (the smallest of 30) and taken off. Figures: median, p95 and max patch → DOM, and
-// first render (panel opened → rows in the DOM, tree/reset arrival → rows, → whole mirror loaded).
+// first render (panel opened → rows in the DOM, sw/tree-reset arrival → rows, → whole mirror loaded).
 
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -208,8 +208,8 @@ async function main() {
     const f = (key) => median(first.map((x) => x[key]));
     console.log(`panel first render, ${NODES.toLocaleString()}-node tree (median of ${first.length} panel openings):`);
     console.log(`  panel opened → first rows in the DOM      ${ms(f('open'))}  (painted: ${ms(f('openPaint'))})`);
-    console.log(`  tree/reset arrival → first rows           ${ms(f('reset'))}  (the reset carries ${first[0].resetRows} views)`);
-    console.log(`  panel opened → whole mirror in the panel  ${ms(f('mirror'))}  (${first[0].size.toLocaleString()} views, getNodes pages of 1000)`);
+    console.log(`  sw/tree-reset arrival → first rows        ${ms(f('reset'))}  (the reset carries ${first[0].resetRows} views)`);
+    console.log(`  panel opened → whole mirror in the panel  ${ms(f('mirror'))}  (${first[0].size.toLocaleString()} views, ui/get-nodes pages of 1000)`);
     console.log(`patch → DOM at ${RATE} patches/s for ${SECONDS} s (${total} patches sent in ${elapsed.toFixed(1)} s; ${sent.size} on rows on screen):`);
     if (lat.length) {
       console.log(`  median ${ms(pct(lat, 50))}   p95 ${ms(pct(lat, 95))}   max ${ms(lat.at(-1))}   (${lat.length} measured; clock offset ±${(clock.rtt / 2).toFixed(2)} ms)`);

@@ -3,13 +3,20 @@
 // opening extension pages, collecting console output, stopping the worker through CDP.
 //
 // Every wait has an explicit timeout; tests never assert on wall-clock time.
+//
+// Messages between contexts: a context about to post a message whose type is not in the
+// catalogue (extension/shared/messages.js) drops it and prints UNCATALOGUED. launch() watches
+// every page and worker of the browser for that line, and a test file that uses these helpers
+// fails at its end if any context printed it (tests/firefox/helpers.mjs adds Firefox's).
 
+import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
+import { UNCATALOGUED } from '../../extension/shared/messages.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const EXT_DIR = path.join(ROOT, 'build/extension');
@@ -17,6 +24,25 @@ export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /** Hard limit per test (node:test `timeout` option). */
 export const TEST_TIMEOUT = 90_000;
+
+/** Console lines in which a context of a browser launched here reported an uncatalogued message. */
+export const uncatalogued = [];
+
+/** Removes and returns the reports a test provoked on purpose (pred(line) true). */
+export function takeUncatalogued(pred) {
+  const mine = uncatalogued.filter(pred);
+  for (const l of mine) uncatalogued.splice(uncatalogued.indexOf(l), 1);
+  return mine;
+}
+
+// Only under the test runner (the benchmarks and `npm start` use these helpers too).
+if (process.env.NODE_TEST_CONTEXT || /\.test\.m?js$/.test(process.argv[1] ?? '')) {
+  after(() => {
+    if (uncatalogued.length === 0) return;
+    throw new Error('a context posted a message type that is not in extension/shared/messages.js:\n' +
+      uncatalogued.splice(0).join('\n'));
+  });
+}
 
 /** Flags for a quiet, deterministic Chromium; *.test names resolve to 127.0.0.1 (cross-origin tests). */
 export function chromiumArgs(extDir = EXT_DIR) {
@@ -49,6 +75,10 @@ export async function launch({ headless = true, extDir = EXT_DIR, extraArgs = []
     args: [...chromiumArgs(extDir), ...extraArgs],
     timeout: 30_000,
     viewport: { width: 1280, height: 800 },
+  });
+  // Pages, content scripts and service workers alike (a restarted worker too).
+  ctx.on('console', (msg) => {
+    if (msg.text().includes(UNCATALOGUED)) uncatalogued.push(`${msg.page()?.url() ?? 'worker'}: ${msg.text()}`);
   });
   const close = async () => {
     await ctx.close().catch(() => {});

@@ -9,6 +9,7 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import { StateEngine, deepEqual, normalizeTree } from '../fixtures/provider/state.mjs';
 import { startScriptedProvider, scenarios, frames, reply } from '../fixtures/provider/scripted.mjs';
+import { Request } from '../../extension/shared/messages.js';
 import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
@@ -77,7 +78,7 @@ describe('panel log', () => {
     // Pause: frames are not recorded; resume: they are again.
     await panel.selectOption('#log select[data-filter="type"]', '');
     const n0 = await rows.count();
-    const query = () => panel.evaluate((k) => window.slopPanel.request('query', { key: k, options: { path: '/', depth: 0 } }), key);
+    const query = () => panel.evaluate(([t, k]) => window.slopPanel.request(t, { key: k, options: { path: '/', depth: 0 } }), [Request.QUERY, key]);
     await panel.click('#log button[data-action="pause"]');
     await query();
     await until(async () => /paused: 2 not recorded/.test(await panel.locator('#log .log-count').textContent()), { what: 'two frames skipped' });
@@ -246,7 +247,7 @@ describe('panel history across a provider restart and a provider change', () => 
     // The provider restarts: the next connection's versions start at 1.
     gate(1);
     gates[1].open();
-    await panel.evaluate((k) => window.slopPanel.request('retry', { key: k }).catch(() => {}), key).catch(() => {});
+    await panel.evaluate(([t, k]) => window.slopPanel.request(t, { key: k }).catch(() => {}), [Request.RETRY, key]).catch(() => {});
     await until(async () => (await history())?.length === 4, { what: 'versions 1 and 2 after the restart', timeout: 20_000 });
     const h = await history();
     assert.deepEqual(h.map((e) => e.version), [20100, 20101, 1, 2], 'versions go back; nothing is dropped or merged');
@@ -291,7 +292,7 @@ describe('panel history across a provider restart and a provider change', () => 
     // A different app now answers at the same address.
     gate(2);
     gates[2].open();
-    await panel.evaluate((k) => window.slopPanel.request('retry', { key: k }).catch(() => {}), key).catch(() => {});
+    await panel.evaluate(([t, k]) => window.slopPanel.request(t, { key: k }).catch(() => {}), [Request.RETRY, key]).catch(() => {});
     const changed = panel.locator('#log .ev-row.ev-provider_changed');
     await changed.waitFor({ timeout: 20_000 });
     assert.match(await changed.textContent(), /a different provider answers at this address: Other app \(other-app\), was Counter \(counter\)/);

@@ -26,7 +26,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Polling helpers are shared with the Chromium tests.
+// Polling helpers are shared with the Chromium tests, and so is the list of uncatalogued
+// messages the test files fail on (see tests/e2e/helpers.mjs).
+import { uncatalogued } from '../e2e/helpers.mjs';
+import { UNCATALOGUED } from '../../extension/shared/messages.js';
 export { until, sleep } from '../e2e/helpers.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,8 +65,10 @@ export async function launchFirefox({ timeout = 30_000 } = {}) {
   for (const stream of [proc?.stdout, proc?.stderr]) {
     stream?.setEncoding('utf8');
     stream?.on('data', (d) => {
-      output.push(...String(d).split('\n').filter(Boolean));
+      const lines = String(d).split('\n').filter(Boolean);
+      output.push(...lines);
       if (output.length > 2000) output.splice(0, output.length - 2000);
+      uncatalogued.push(...lines.filter((l) => l.includes(UNCATALOGUED)).map((l) => `firefox: ${l}`));
     });
   }
   const close = async () => {

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { launchFirefox, extensionPage, webPage, until, sleep, ROOT } from './helpers.mjs';
+import { Request } from '../../extension/shared/messages.js';
 
 const SUITE_TIMEOUT = 75_000;
 const STEP = { timeout: 25_000 };
@@ -124,10 +125,10 @@ test('Firefox ESR: discovery, wasm core, WebSocket auth, postMessage relay, pane
       assert.ok(c.received.some((f) => JSON.parse(f).type === 'subscribe'), 'the core subscribed');
       // The core answers the panel's requests (params are checked by the wasm core).
       const schema = { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] };
-      const bad = await panel.evaluate((sc) => window.slopPanel.request('validateParams', { schema: sc, params: { title: 42 } }), schema);
-      assert.match(String(bad.error), /title/);
-      const fine = await panel.evaluate((sc) => window.slopPanel.request('validateParams', { schema: sc, params: { title: 'x' } }), schema);
-      assert.equal(fine.error, null);
+      const bad = await panel.evaluate(([t, sc]) => window.slopPanel.request(t, { schema: sc, params: { title: 42 } }), [Request.VALIDATE_PARAMS, schema]);
+      assert.deepEqual(bad.errors.map((e) => e.path), [['title']], JSON.stringify(bad));
+      const fine = await panel.evaluate(([t, sc]) => window.slopPanel.request(t, { schema: sc, params: { title: 'x' } }), [Request.VALIDATE_PARAMS, schema]);
+      assert.equal(fine.errors, null);
       await panel.waitForSelector('#tree .row[data-path="/inbox"]', { timeout: 5000 });
       assert.equal(await panel.$eval('#status', (e) => e.dataset.status), 'connected');
 
@@ -184,8 +185,8 @@ test('Firefox ESR: discovery, wasm core, WebSocket auth, postMessage relay, pane
       const received = await pages.spa.evaluate(() => window.slopProvider.received.map((m) => m.type));
       assert.ok(received.includes('subscribe'), JSON.stringify(received));
 
-      const result = await panel.evaluate(() => window.slopPanel.request('invoke',
-        { key: 'postmessage', path: '/todos', action: 'add', params: { title: 'Added from Firefox' } }));
+      const result = await panel.evaluate((t) => window.slopPanel.request(t,
+        { key: 'postmessage', path: '/todos', action: 'add', params: { title: 'Added from Firefox' } }), Request.INVOKE);
       assert.equal(result.event.event, 'result');
       assert.equal(result.event.status, 'ok', JSON.stringify(result.event));
       await panel.waitForSelector('#tree .row[data-path="/todos/t4"]', { timeout: 5000 });

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mount, type, tick } from './dom-env.js';
 import { DetailView } from '../../extension/panel/views/detail-view.js';
+import { ErrorCode } from '../../extension/shared/messages.js';
 
 const LIVE = { providerKey: 'k', mode: 'live', canInvoke: true, whyNot: '', stale: false, contentRefs: true, version: 3 };
 
@@ -155,14 +156,14 @@ test('an accepted invoke follows its task; a refused one says it was not sent', 
   assert.equal(task().querySelector('.task-pct').textContent, '40%');
   assert.match(task().textContent, /copying/);
 
-  answer = Object.assign(new Error('params.tags must be an array'), { code: 'E_PARAMS' });
+  answer = Object.assign(new Error('params.tags must be an array'), { code: ErrorCode.BAD_PARAMS });
   card(root, 'tag').querySelector('[data-action="toggle-raw"]').click();
   card(root, 'tag').querySelector('.pf-raw').value = '{"tags": 1}';
   invokeBtn(root, 'tag').click();
   await settle();
   const result = card(root, 'tag').querySelector('.aff-result');
   assert.equal(outcome(result), 'not-sent');
-  assert.match(result.textContent, /E_PARAMS: params\.tags must be an array/);
+  assert.match(result.textContent, /bad_params: params\.tags must be an array/);
   assert.equal(card(root, 'tag').querySelector('.pf-top-error').textContent, 'params.tags must be an array');
 });
 

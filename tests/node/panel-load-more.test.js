@@ -8,6 +8,7 @@ import { Store } from '../../extension/panel/store.js';
 import {
   countText, childrenText, moreToLoad, nextWindow, collectionSig, exhausted, newChildViews, loadMore, QUERY_PAGE,
 } from '../../extension/panel/load-more.js';
+import { Push, Request } from '../../extension/shared/messages.js';
 
 const KEY = 'ws://127.0.0.1:1/slop';
 const ids = (n, from = 0) => Array.from({ length: n }, (_, i) => `m${from + i}`);
@@ -67,7 +68,7 @@ test('a query answer adds the children not shown yet, as views under the collect
 function setup(answer) {
   const store = new Store();
   const c = collection(ids(50), { total_children: 60, window: [0, 50] });
-  store.applyBatch([{ type: 'tree/reset', key: KEY, sub: 's', path: '/', version: 4, complete: true, nodes: [{ id: 'root', type: 'root', path: '/', child_ids: ['inbox'] }, c] }]);
+  store.applyBatch([{ type: Push.TREE_RESET, key: KEY, sub: 's', path: '/', version: 4, complete: true, nodes: [{ id: 'root', type: 'root', path: '/', child_ids: ['inbox'] }, c] }]);
   const asked = [];
   const bridge = { request: async (type, fields) => { asked.push({ type, ...fields }); return answer(fields); } };
   return { store, bridge, tree: store.tree(KEY, 's'), asked };
@@ -81,7 +82,7 @@ test('load more: the next window is asked for and its children kept as a page of
   const seen = [];
   store.subscribe((ch) => { if (ch.queries.has(KEY)) seen.push(store.queryPages(KEY, 's').get('/inbox')?.loading); });
   await loadMore({ store, bridge }, tree, '/inbox');
-  assert.deepEqual(asked, [{ type: 'query', key: KEY, options: { path: '/inbox', depth: 1, window: [50, 50] } }]);
+  assert.deepEqual(asked, [{ type: Request.QUERY, key: KEY, options: { path: '/inbox', depth: 1, window: [50, 50] } }]);
   const page = store.queryPages(KEY, 's').get('/inbox');
   assert.deepEqual(page.nodes.map((n) => n.path), ids(10, 50).map((id) => `/inbox/${id}`));
   assert.equal(page.version, 5);

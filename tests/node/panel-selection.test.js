@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import { Store } from '../../extension/panel/store.js';
 import { Selection } from '../../extension/panel/selection.js';
 import { MAX_ENTRIES } from '../../extension/panel/history.js';
+import { Push } from '../../extension/shared/messages.js';
 
 const A = 'ws://a/slop';
 const B = 'ws://b/slop';
 const provider = (key, status = 'connected', subs = ['s1']) => ({ key, status, primarySub: status === 'connected' ? subs[0] : null, subscriptions: subs.map((sub) => ({ sub, path: '/' })), capabilities: [] });
-const reset = (key, sub, version = 1, nodes = [{ id: 'root', type: 'root', path: '/', child_ids: [] }]) => ({ type: 'tree/reset', key, sub, path: '/', version, complete: true, nodes });
+const reset = (key, sub, version = 1, nodes = [{ id: 'root', type: 'root', path: '/', child_ids: [] }]) => ({ type: Push.TREE_RESET, key, sub, path: '/', version, complete: true, nodes });
 
 function setup(providers) {
   const store = new Store();
@@ -19,7 +20,7 @@ function setup(providers) {
     watch: async (key) => { calls.push(['watch', key]); },
     unwatch: async (key) => { calls.push(['unwatch', key]); },
   };
-  store.applyBatch([{ type: 'providers', providers }]);
+  store.applyBatch([{ type: Push.PROVIDERS, providers }]);
   return { store, calls, sel: new Selection(store, bridge) };
 }
 
@@ -28,9 +29,9 @@ test('the provider shown: the current one while it exists, else a connected one,
   assert.equal(sel.choice(), B);
   sel.select(A);
   assert.equal(sel.choice(), A, 'kept while it is there');
-  store.applyBatch([{ type: 'providers', providers: [provider(B, 'reconnecting')] }]);
+  store.applyBatch([{ type: Push.PROVIDERS, providers: [provider(B, 'reconnecting')] }]);
   assert.equal(sel.choice(), B);
-  store.applyBatch([{ type: 'providers', providers: [] }]);
+  store.applyBatch([{ type: Push.PROVIDERS, providers: [] }]);
   assert.equal(sel.choice(), null);
 });
 
@@ -60,7 +61,7 @@ test('the subscription shown: the one made here once the worker has it, else the
   assert.equal(sel.sub(), 's1', 'the worker does not list it yet');
   store.applyBatch([reset(A, 'mine')]);
   assert.equal(sel.tree(), store.tree(A, 's1'), 'nor is its tree shown yet');
-  store.applyBatch([{ type: 'providers', providers: [provider(A, 'connected', ['s1', 'mine'])] }]);
+  store.applyBatch([{ type: Push.PROVIDERS, providers: [provider(A, 'connected', ['s1', 'mine'])] }]);
   assert.equal(sel.sub(), 'mine');
   assert.equal(sel.tree(), store.tree(A, 'mine'));
   assert.deepEqual(sel.custom(), { sub: 'mine', options: { path: '/inbox' } });
@@ -74,7 +75,7 @@ test('a disconnected provider shows its last known tree', () => {
   const { store, sel } = setup([provider(A)]);
   sel.select(A);
   store.applyBatch([reset(A, 's1', 7)]);
-  store.applyBatch([{ type: 'providers', providers: [provider(A, 'reconnecting')] }]);
+  store.applyBatch([{ type: Push.PROVIDERS, providers: [provider(A, 'reconnecting')] }]);
   assert.equal(sel.tree()?.version, 7);
   assert.equal(sel.source(), sel.tree());
 });
@@ -83,7 +84,7 @@ test('scrubbing: a version rebuilt from the history, followed as entries come an
   const { store, sel } = setup([provider(A)]);
   sel.select(A);
   store.applyBatch([reset(A, 's1', 1, [{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: 1 } }])]);
-  const delta = (v) => ({ type: 'tree/delta', key: A, sub: 's1', version: v, removed: [], nodes: [{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: v } }] });
+  const delta = (v) => ({ type: Push.TREE_DELTA, key: A, sub: 's1', version: v, removed: [], nodes: [{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: v } }] });
   store.applyBatch([delta(2), delta(3)]);
   sel.scrubTo(1);
   const src = sel.source();

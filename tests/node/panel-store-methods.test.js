@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store, MAX_LOG } from '../../extension/panel/store.js';
+import { Push, PanelNote } from '../../extension/shared/messages.js';
 
 const KEY = 'ws://127.0.0.1:1/slop';
 const SUB = 'sub-1';
@@ -13,9 +14,9 @@ const SUB = 'sub-1';
 /** A node view as the core's node() gives it, plus path and child ids. */
 const view = (path, childIds = [], extra = {}) => ({ id: path === '/' ? 'root' : path.slice(path.lastIndexOf('/') + 1), type: 'item', path, child_ids: childIds, ...extra });
 
-const reset = (nodes, o = {}) => ({ type: 'tree/reset', key: KEY, sub: SUB, path: '/', version: 1, complete: true, nodes, ...o });
-const delta = (version, nodes, removed = [], o = {}) => ({ type: 'tree/delta', key: KEY, sub: SUB, version, nodes, removed, ...o });
-const nodesReply = (nodes, missing = [], count) => ({ type: 'bridge/nodes', key: KEY, sub: SUB, nodes, missing, count });
+const reset = (nodes, o = {}) => ({ type: Push.TREE_RESET, key: KEY, sub: SUB, path: '/', version: 1, complete: true, nodes, ...o });
+const delta = (version, nodes, removed = [], o = {}) => ({ type: Push.TREE_DELTA, key: KEY, sub: SUB, version, nodes, removed, ...o });
+const nodesReply = (nodes, missing = [], count) => ({ type: PanelNote.BRIDGE_NODES, key: KEY, sub: SUB, nodes, missing, count });
 const provider = (key, o = {}) => ({ key, status: 'connected', primarySub: SUB, subscriptions: [{ sub: SUB, path: '/' }], capabilities: [], ...o });
 
 /** A store and the changes its listeners were told. */
@@ -146,7 +147,7 @@ test('the provider list drops trees of providers gone and of subscriptions a con
     { ...reset(SMALL), sub: 'custom-1' },
     { ...reset(SMALL), key: other },
   ]);
-  store.applyBatch([{ type: 'providers', tabId: 7, pageUrl: 'http://x/', providers: [provider(KEY)] }]);
+  store.applyBatch([{ type: Push.PROVIDERS, tabId: 7, pageUrl: 'http://x/', providers: [provider(KEY)] }]);
   assert.ok(last().providers);
   assert.equal(store.tabId, 7);
   assert.ok(store.seenProviders);
@@ -155,7 +156,7 @@ test('the provider list drops trees of providers gone and of subscriptions a con
 
   // Disconnected: the last known trees stay.
   store.applyBatch([{ ...reset(SMALL), sub: 'old' }]);
-  store.applyBatch([{ type: 'providers', providers: [provider(KEY, { status: 'reconnecting', primarySub: null, subscriptions: [] })] }]);
+  store.applyBatch([{ type: Push.PROVIDERS, providers: [provider(KEY, { status: 'reconnecting', primarySub: null, subscriptions: [] })] }]);
   assert.deepEqual([...store.trees.get(KEY).keys()].sort(), ['old', SUB]);
 });
 
@@ -164,7 +165,7 @@ test('a provider restart or a different provider marks the next reset of each tr
   store.applyBatch([reset(SMALL, { version: 9 })]);
   store.applyBatch([reset(SMALL, { version: 1, restarted: true, previousVersion: 9 })]);
   assert.deepEqual(store.tree(KEY, SUB).history.entries.at(-1).boundary, { kind: 'restart', previousVersion: 9 });
-  store.applyBatch([{ type: 'event', key: KEY, event: { event: 'provider_changed', previous: { id: 'a', name: 'A' }, provider: { id: 'b', name: 'B' } } }]);
+  store.applyBatch([{ type: Push.EVENT, key: KEY, event: { event: 'provider_changed', previous: { id: 'a', name: 'A' }, provider: { id: 'b', name: 'B' } } }]);
   store.applyBatch([reset(SMALL, { version: 3 })]);
   assert.deepEqual(store.tree(KEY, SUB).history.entries.at(-1).boundary,
     { kind: 'provider', previous: { id: 'a', name: 'A' }, provider: { id: 'b', name: 'B' }, previousVersion: 1 });
@@ -174,9 +175,9 @@ test('a provider restart or a different provider marks the next reset of each tr
 
 test('events: a new list on every change, the new ones named in the change', () => {
   const { store, last } = watched();
-  store.applyBatch([{ type: 'event', key: KEY, event: { event: 'task', task_id: 't1' } }]);
+  store.applyBatch([{ type: Push.EVENT, key: KEY, event: { event: 'task', task_id: 't1' } }]);
   const list = store.events.get(KEY);
-  store.applyBatch([{ type: 'event', key: KEY, event: { event: 'result' } }]);
+  store.applyBatch([{ type: Push.EVENT, key: KEY, event: { event: 'result' } }]);
   assert.notEqual(store.events.get(KEY), list);
   assert.deepEqual(store.events.get(KEY).map((e) => e.event.event), ['task', 'result']);
   assert.deepEqual(last().newEvents.map((e) => [e.key, e.event.event]), [[KEY, 'result']]);
@@ -188,12 +189,12 @@ test('events: a new list on every change, the new ones named in the change', () 
 test('the frame log: capped, paused (counting what was skipped), cleared, kept across a re-watch', () => {
   const { store, last } = watched();
   const entries = (n, from = 0) => Array.from({ length: n }, (_, i) => ({ dir: 'in', type: 'patch', text: String(from + i) }));
-  store.applyBatch([{ type: 'log', key: KEY, entries: entries(MAX_LOG + 5) }]);
+  store.applyBatch([{ type: Push.LOG, key: KEY, entries: entries(MAX_LOG + 5) }]);
   assert.equal(store.logs.get(KEY).length, MAX_LOG);
   assert.equal(store.logs.get(KEY)[0].text, '5', 'the oldest go first');
 
   store.setLogPaused(KEY, true);
-  store.applyBatch([{ type: 'log', key: KEY, entries: entries(3) }]);
+  store.applyBatch([{ type: Push.LOG, key: KEY, entries: entries(3) }]);
   assert.equal(store.logPaused.get(KEY), 3);
   assert.equal(store.logs.get(KEY).length, MAX_LOG);
   store.setLogPaused(KEY, false);
@@ -203,7 +204,7 @@ test('the frame log: capped, paused (counting what was skipped), cleared, kept a
   assert.deepEqual(store.logs.get(KEY), []);
   assert.ok(last().logs.has(KEY));
   // A re-watch sends the worker's log again (replace): the panel keeps its own, cleared one.
-  store.applyBatch([{ type: 'log', key: KEY, entries: entries(4), replace: true }]);
+  store.applyBatch([{ type: Push.LOG, key: KEY, entries: entries(4), replace: true }]);
   assert.deepEqual(store.logs.get(KEY), []);
 });
 
@@ -217,7 +218,7 @@ test('imports: a read-only tree under its own key, until removed', () => {
   assert.equal(store.imports.get('import:1').name, 'f.json');
   assert.equal('nodes' in store.imports.get('import:1'), false, 'the views are in the tree only');
   // A provider list does not drop it.
-  store.applyBatch([{ type: 'providers', providers: [] }]);
+  store.applyBatch([{ type: Push.PROVIDERS, providers: [] }]);
   assert.ok(store.tree('import:1', 'import'));
   store.removeImport('import:1');
   assert.equal(store.tree('import:1', 'import'), null);

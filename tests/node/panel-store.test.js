@@ -1,5 +1,5 @@
 // The panel's store fed the way the service worker feeds it, from a real core consumer: node
-// views from node-views.js (tree/reset up to a budget, tree/delta per patch event, getNodes
+// views from node-views.js (Push.TREE_RESET up to a budget, TREE_DELTA per patch event, GET_NODES
 // answers with `missing`), applied in the order the bridge applies them. Checks that nodes
 // removed while the panel is still loading the rest of a big tree end its "loading" bookkeeping
 // (nothing stays requested, the total follows the mirror), and that the history marks a
@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Live } from './helpers.js';
+import { Push, PanelNote } from '../../extension/shared/messages.js';
 import { Store } from '../../extension/panel/store.js';
 import { boundaryText, diffStates } from '../../extension/panel/history.js';
 import { breadthFirstViews, patchDelta, viewsOf } from '../../extension/service-worker/node-views.js';
@@ -39,7 +40,7 @@ class Port {
     const info = this.info();
     const { nodes, complete } = breadthFirstViews(this.live.c, this.live.sub, info.path, this.budget);
     this.known = new Set(nodes.map((n) => n.path));
-    this.store.applyBatch([{ type: 'tree/reset', key: KEY, sub: this.sub, path: info.path, version: info.version, count: info.nodes, nodes, complete, ...extra }]);
+    this.store.applyBatch([{ type: Push.TREE_RESET, key: KEY, sub: this.sub, path: info.path, version: info.version, count: info.nodes, nodes, complete, ...extra }]);
   }
 
   /** Feeds a patch to the core and pushes its delta (as the worker does per patch event). */
@@ -49,17 +50,17 @@ class Port {
     for (const o of outs) {
       if (o.kind !== 'event' || o.event.event !== 'patch') continue;
       const { nodes, removed, partial } = patchDelta(this.live.c, this.live.sub, o.event, this.known);
-      batch.push({ type: 'tree/delta', key: KEY, sub: this.sub, version: o.event.version, nodes, removed, ...(partial ? { partial } : {}) });
+      batch.push({ type: Push.TREE_DELTA, key: KEY, sub: this.sub, version: o.event.version, nodes, removed, ...(partial ? { partial } : {}) });
     }
     assert.ok(batch.length, `patch v${version} applied`);
     this.store.applyBatch(batch);
   }
 
-  /** The getNodes answer for paths, applied as the bridge applies it ("bridge/nodes"). */
+  /** The GET_NODES answer for paths, applied as the bridge applies it (PanelNote.BRIDGE_NODES). */
   answer(paths) {
     const r = viewsOf(this.live.c, this.live.sub, paths);
     for (const n of r.nodes) this.known.add(n.path);
-    this.store.applyBatch([{ type: 'bridge/nodes', key: KEY, sub: this.sub, nodes: r.nodes, missing: r.missing, count: this.info().nodes }]);
+    this.store.applyBatch([{ type: PanelNote.BRIDGE_NODES, key: KEY, sub: this.sub, nodes: r.nodes, missing: r.missing, count: this.info().nodes }]);
     return r;
   }
 }
@@ -196,7 +197,7 @@ test('history: a different provider at the same address is a boundary too', asyn
   const port = new Port(live, store);
   port.reset();
   port.patch(2, 1, [{ op: 'add', path: '/properties/x', value: 1 }]);
-  store.applyBatch([{ type: 'event', key: KEY, event: { event: 'provider_changed', previous: { id: 'old', name: 'Old app' }, provider: { id: 'new', name: 'New app' } } }]);
+  store.applyBatch([{ type: Push.EVENT, key: KEY, event: { event: 'provider_changed', previous: { id: 'old', name: 'Old app' }, provider: { id: 'new', name: 'New app' } } }]);
   live.snapshot(7, { id: 'root', type: 'root' });
   port.reset();
   const h = store.tree(KEY, live.sub).history;

@@ -11,6 +11,7 @@
 // with the card. The newest outcome of an affordance still offered shows under its form; the
 // outcomes of affordances no longer offered are listed above the affordances, until dismissed.
 
+import { ErrorCode } from '../../shared/messages.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { childrenText } from '../load-more.js';
 import { jsonView } from './json-view.js';
@@ -307,9 +308,9 @@ export class DetailView {
         const reply = await this.actions.invoke(path, aff.action, r.value);
         Object.assign(rec.o, { pending: false, event: reply.event, at: Date.now() });
       } catch (e) {
-        // The core refused it locally (E_PARAMS, E_CAPABILITY...) or the worker is away.
+        // The core refused it locally (bad_params, no_capability...) or the worker is away.
         Object.assign(rec.o, { pending: false, error: `${e.code ? `${e.code}: ` : ''}${e.message}`, at: Date.now() });
-        if (e.code === 'E_PARAMS') form?.showError(e.message);
+        if (e.code === ErrorCode.BAD_PARAMS) form?.showError(e.message);
       }
       this.#changed(rec.nodeKey, aff.action);
     };
