@@ -3,18 +3,24 @@
 // keeps the answer as a read-only page under the collection (store.js: query pages), never part
 // of the mirror: the core only invokes on mirrored nodes.
 //
-// Every piece of arithmetic on meta.window and meta.total_children is in this file, so that it can
-// give way in one place to what the core says in node views.
+// How many more there are and which window to ask for next come from the core: a node view of a
+// windowed collection carries `more` and `next_window`, and so does the answer to a query for a
+// page (slop_consumer_node, the "query" event). Nothing here counts children against
+// meta.total_children or meta.window; those are only shown.
 
 import { Request } from '../shared/messages.js';
 import { childPath } from '../shared/node-path.js';
 
-/** Children asked for per query when the collection does not say its window size. */
-export const QUERY_PAGE = 50;
 /** At most this many per query, whatever window the collection announces. */
-const QUERY_MAX = 200;
+export const QUERY_MAX = 200;
 
 const windowOf = (view) => (Array.isArray(view?.meta?.window) ? view.meta.window : null);
+/**
+ * The last page's answer is the latest word on the collection while the collection is as it was
+ * then; before an answer, or once the collection changed, the node view's.
+ */
+const latest = (view, page) => (page && page.version !== null && page.sig === collectionSig(view)
+  ? page : { more: view?.more, next: view?.next_window });
 
 /** The number of children the collection says it has (meta.total_children), or undefined. */
 export const announcedTotal = (view) => view?.meta?.total_children;
@@ -42,8 +48,7 @@ export function childrenText(view) {
  */
 export function collectionSig(view) {
   const ids = view?.child_ids ?? [];
-  const win = windowOf(view)?.join(',') ?? '';
-  return `${view?.meta?.total_children}|${win}|${ids.length}|${ids[0] ?? ''}|${ids.at(-1) ?? ''}`;
+  return `${view?.more}|${view?.next_window ?? ''}|${ids.length}|${ids[0] ?? ''}|${ids.at(-1) ?? ''}`;
 }
 
 /** The last query under this collection returned nothing new, and the collection has not changed since. */
@@ -51,21 +56,15 @@ export function exhausted(view, page) {
   return !!page?.exhausted && page.exhausted.sig === collectionSig(view);
 }
 
-/** How many more children exist than the mirror (plus the loaded query pages) shows. */
+/** How many more children the provider has than the mirror and the loaded pages show (the core's count). */
 export function moreToLoad(view, page) {
-  const total = view?.meta?.total_children;
-  if (!Number.isFinite(total)) return 0;
-  const shown = (view.child_ids?.length ?? 0) + (page?.nodes.length ?? 0);
-  const start = windowOf(view)?.[0] ?? 0;
-  return Math.max(0, total - start - shown);
+  return latest(view, page).more ?? 0;
 }
 
-/** The query window for the next page: [offset, count]. */
+/** The query window for the next page, [offset, count] as the core says, or null when none. */
 export function nextWindow(view, page) {
-  const win = windowOf(view);
-  const offset = (win ? win[0] : 0) + view.child_ids.length + (page?.nodes.length ?? 0);
-  const count = win && win[1] > 0 ? Math.min(win[1], QUERY_MAX) : QUERY_PAGE;
-  return [offset, count];
+  const next = latest(view, page).next;
+  return Array.isArray(next) ? [next[0], Math.min(next[1], QUERY_MAX)] : null;
 }
 
 /**
@@ -94,9 +93,11 @@ export async function loadMore({ store, bridge }, tree, path) {
   if (!view) return;
   const before = store.queryPages(tree.key, tree.sub).get(path);
   if (before?.loading || exhausted(view, before)) return;
+  const window = nextWindow(view, before);
+  if (!window) return;
   const page = store.queryStarted(tree.key, tree.sub, path, announcedTotal(view));
   try {
-    const r = await bridge.request(Request.QUERY, { key: tree.key, options: { path, depth: 1, window: nextWindow(view, page) } });
+    const r = await bridge.request(Request.QUERY, { key: tree.key, options: { path, depth: 1, window } });
     const ev = r.event ?? {};
     if (ev.event !== 'query') throw new Error(ev.message ?? `${ev.event}${ev.code ? ` ${ev.code}` : ''}`);
     const nodes = newChildViews(path, view, page, ev.tree);
@@ -104,6 +105,9 @@ export async function loadMore({ store, bridge }, tree, path) {
       nodes,
       version: ev.version,
       total: announcedTotal(ev.tree),
+      more: ev.more ?? 0,
+      next: ev.next_window ?? null,
+      sig: collectionSig(view),
       // Nothing new: say so rather than offer the same empty page again, until the collection changes.
       exhausted: nodes.length === 0 ? { sig: collectionSig(view) } : null,
     });

@@ -411,7 +411,7 @@ export class Store {
   queryStarted(key, sub, path, total) {
     const pages = this.queryPages(key, sub);
     let page = pages.get(path);
-    if (!page) pages.set(path, (page = { nodes: [], total, version: null, loading: false, error: null, exhausted: null, stamp: 0 }));
+    if (!page) pages.set(path, (page = { nodes: [], total, version: null, more: 0, next: null, sig: null, loading: false, error: null, exhausted: null, stamp: 0 }));
     Object.assign(page, { loading: true, error: null, exhausted: null });
     this.#queryChanged(key, page);
     return page;
@@ -419,11 +419,15 @@ export class Store {
 
   /**
    * The answer: `nodes` are the views of children not shown before (maybe none; then
-   * `exhausted` says for which state of the collection). A page cleared meanwhile stays cleared.
+   * `exhausted` says for which state of the collection); `more` and `next` the core's count of
+   * children beyond it and the window after it. A page cleared meanwhile stays cleared.
    */
-  queryAnswered(key, page, { nodes, version, total, exhausted = null }) {
+  queryAnswered(key, page, { nodes, version, total, more = 0, next = null, sig = null, exhausted = null }) {
     page.nodes.push(...nodes);
     page.version = version;
+    page.more = more;       // the core's: children beyond this page, and the window after it,
+    page.next = next;       // for the collection as it was (sig)
+    page.sig = sig;
     if (Number.isFinite(total)) page.total = total;
     page.exhausted = exhausted;
     page.loading = false;

@@ -6,13 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../extension/panel/store.js';
 import {
-  countText, childrenText, moreToLoad, nextWindow, collectionSig, exhausted, newChildViews, loadMore, QUERY_PAGE,
+  countText, childrenText, moreToLoad, nextWindow, collectionSig, exhausted, newChildViews, loadMore, QUERY_MAX,
 } from '../../extension/panel/load-more.js';
 import { Push, Request } from '../../extension/shared/messages.js';
 
 const KEY = 'ws://127.0.0.1:1/slop';
 const ids = (n, from = 0) => Array.from({ length: n }, (_, i) => `m${from + i}`);
-const collection = (childIds, meta) => ({ id: 'inbox', type: 'collection', path: '/inbox', child_ids: childIds, ...(meta ? { meta } : {}) });
+/** A node view as the core gives it: `more` and `next_window` (slop_consumer_node) on a windowed collection. */
+const collection = (childIds, meta, core) => ({ id: 'inbox', type: 'collection', path: '/inbox', child_ids: childIds, ...(meta ? { meta } : {}), ...(core ?? {}) });
 
 test('counts: "50 of 300" for a windowed collection, plain otherwise', () => {
   assert.equal(countText(collection(ids(50), { total_children: 300 })), '50 of 300');
@@ -25,31 +26,35 @@ test('counts: "50 of 300" for a windowed collection, plain otherwise', () => {
   assert.equal(childrenText(collection([], { total_children: 0 })), '0');
 });
 
-test('more to load and the next window, after the mirror’s children and the pages loaded', () => {
-  const c = collection(ids(50), { total_children: 300, window: [0, 50] });
+test('more to load and the next window are the core\'s, from the view and then from the last page', () => {
+  const c = collection(ids(50), { total_children: 300, window: [0, 50] }, { more: 250, next_window: [50, 50] });
   assert.equal(moreToLoad(c, null), 250);
   assert.deepEqual(nextWindow(c, null), [50, 50]);
-  const page = { nodes: ids(50, 50).map((id) => ({ id })) };
+  const asking = { nodes: [], version: null };
+  assert.deepEqual(nextWindow(c, asking), [50, 50], 'a page not answered yet: the view says');
+  const page = { nodes: ids(50, 50).map((id) => ({ id })), version: 3, more: 200, next: [100, 50], sig: collectionSig(c) };
   assert.equal(moreToLoad(c, page), 200);
   assert.deepEqual(nextWindow(c, page), [100, 50]);
-  // A window that starts further in; no window size given; an announced window too big.
-  const later = collection(ids(20), { total_children: 300, window: [200, 20] });
-  assert.equal(moreToLoad(later, null), 80);
-  assert.deepEqual(nextWindow(later, null), [220, 20]);
-  assert.deepEqual(nextWindow(collection(ids(10), { total_children: 99 }), null), [10, QUERY_PAGE]);
-  assert.deepEqual(nextWindow(collection(ids(10), { total_children: 9999, window: [0, 5000] }), null), [10, 200]);
-  assert.equal(moreToLoad(collection(ids(10)), null), 0, 'no total: nothing more');
-  assert.equal(moreToLoad(collection(ids(10), { total_children: 5 }), null), 0, 'never below zero');
+  assert.equal(moreToLoad(c, { ...page, more: 0, next: null }), 0);
+  assert.equal(nextWindow(c, { ...page, more: 0, next: null }), null, 'nothing more: no window');
+  // The collection changed since the page came: the core's view of it is the latest word.
+  const changed = collection(ids(51), { total_children: 310, window: [0, 50] }, { more: 259, next_window: [51, 50] });
+  assert.equal(moreToLoad(changed, page), 259);
+  assert.deepEqual(nextWindow(changed, page), [51, 50]);
+  // A window bigger than the panel asks for at once is cut; a view without the core's fields has nothing more.
+  assert.deepEqual(nextWindow(collection(ids(10), { total_children: 9999 }, { more: 9989, next_window: [10, 5000] }), null), [10, QUERY_MAX]);
+  assert.equal(moreToLoad(collection(ids(10)), null), 0);
+  assert.equal(nextWindow(collection(ids(10)), null), null);
 });
 
 test('a collection that came back empty stays exhausted until it changes', () => {
-  const c = collection(ids(50), { total_children: 300 });
+  const c = collection(ids(50), { total_children: 300 }, { more: 250, next_window: [50, 50] });
   const page = { nodes: [], exhausted: { sig: collectionSig(c) } };
   assert.equal(exhausted(c, page), true);
-  assert.equal(exhausted(collection(ids(51), { total_children: 300 }), page), false, 'a child more');
-  assert.equal(exhausted(collection(ids(50), { total_children: 301 }), page), false, 'another total');
-  assert.equal(exhausted(collection(ids(50, 1), { total_children: 300 }), page), false, 'other children');
-  assert.equal(exhausted(collection(ids(50), { total_children: 300, window: [0, 50] }), page), false, 'a window');
+  assert.equal(exhausted(collection(ids(51), { total_children: 300 }, { more: 249, next_window: [51, 50] }), page), false, 'a child more');
+  assert.equal(exhausted(collection(ids(50), { total_children: 301 }, { more: 251, next_window: [50, 50] }), page), false, 'another total');
+  assert.equal(exhausted(collection(ids(50, 1), { total_children: 300 }, { more: 250, next_window: [50, 50] }), page), false, 'other children');
+  assert.equal(exhausted(collection(ids(50), { total_children: 300, window: [10, 50] }, { more: 240, next_window: [60, 50] }), page), false, 'a window');
   assert.equal(exhausted(c, null), false);
 });
 
@@ -67,7 +72,7 @@ test('a query answer adds the children not shown yet, as views under the collect
 /** A store holding one tree with a windowed collection, and a bridge that answers queries. */
 function setup(answer) {
   const store = new Store();
-  const c = collection(ids(50), { total_children: 60, window: [0, 50] });
+  const c = collection(ids(50), { total_children: 60, window: [0, 50] }, { more: 10, next_window: [50, 50] });
   store.applyBatch([{ type: Push.TREE_RESET, key: KEY, sub: 's', path: '/', version: 4, complete: true, nodes: [{ id: 'root', type: 'root', path: '/', child_ids: ['inbox'] }, c] }]);
   const asked = [];
   const bridge = { request: async (type, fields) => { asked.push({ type, ...fields }); return answer(fields); } };
@@ -77,7 +82,7 @@ function setup(answer) {
 test('load more: the next window is asked for and its children kept as a page of the store', async () => {
   // The provider answers with the same ten children whatever the window.
   const { store, bridge, tree, asked } = setup(() => ({
-    event: { event: 'query', version: 5, tree: { id: 'inbox', meta: { total_children: 61 }, children: ids(10, 50).map((id) => ({ id, type: 'message' })) } },
+    event: { event: 'query', version: 5, more: 1, next_window: [60, 50], tree: { id: 'inbox', meta: { total_children: 61 }, children: ids(10, 50).map((id) => ({ id, type: 'message' })) } },
   }));
   const seen = [];
   store.subscribe((ch) => { if (ch.queries.has(KEY)) seen.push(store.queryPages(KEY, 's').get('/inbox')?.loading); });
@@ -88,7 +93,7 @@ test('load more: the next window is asked for and its children kept as a page of
   assert.equal(page.version, 5);
   assert.equal(page.total, 61);
   assert.deepEqual(seen, [true, false], 'loading, then loaded');
-  assert.equal(moreToLoad(tree.nodes.get('/inbox'), page), 0);
+  assert.equal(moreToLoad(tree.nodes.get('/inbox'), page), 1, 'the core counted one more');
   assert.equal(tree.nodes.size, 2, 'the mirror is untouched');
 
   await loadMore({ store, bridge }, tree, '/inbox');

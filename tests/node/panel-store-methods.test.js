@@ -232,16 +232,17 @@ test('query pages: started, answered, failed and cleared, each told to the liste
   assert.equal(pages.size, 0);
 
   const page = store.queryStarted(KEY, SUB, '/inbox', 300);
-  assert.deepEqual({ ...page, stamp: 0 }, { nodes: [], total: 300, version: null, loading: true, error: null, exhausted: null, stamp: 0 });
+  assert.deepEqual({ ...page, stamp: 0 }, { nodes: [], total: 300, version: null, more: 0, next: null, sig: null, loading: true, error: null, exhausted: null, stamp: 0 });
   assert.ok(last().queries.has(KEY));
   const stamp = page.stamp;
 
-  store.queryAnswered(KEY, page, { nodes: [view('/inbox/m51')], version: 8, total: 301 });
+  store.queryAnswered(KEY, page, { nodes: [view('/inbox/m51')], version: 8, total: 301, more: 249, next: [52, 50] });
   assert.equal(pages.get('/inbox'), page);
   assert.deepEqual(page.nodes.map((n) => n.path), ['/inbox/m51']);
   assert.equal(page.loading, false);
   assert.equal(page.version, 8);
   assert.equal(page.total, 301);
+  assert.deepEqual([page.more, page.next], [249, [52, 50]], 'the core\'s count and next window are kept');
   assert.ok(page.stamp > stamp, 'the tree view sees the page changed');
 
   // The next one brings nothing: exhausted for that state of the collection; then one fails.

@@ -16,7 +16,7 @@ function source(views, o = {}) {
 
 const VIEWS = [
   v('/', ['inbox', 'settings'], { type: 'root', properties: { label: 'Mail' } }),
-  v('/inbox', ['m1', 'm2'], { type: 'collection', properties: { title: 'Inbox' }, meta: { total_children: 40 } }),
+  v('/inbox', ['m1', 'm2'], { type: 'collection', properties: { title: 'Inbox' }, meta: { total_children: 40 }, more: 38, next_window: [2, 50] }),
   v('/inbox/m1', [], {
     type: 'message', properties: { label: 'Hello', count: 5 }, meta: { salience: 0.1, pinned: true, urgency: 'high', reason: 'boss' },
     affordances: [{ action: 'open' }, { action: 'delete', dangerous: true }], content_ref: { mime: 'text/plain' },
@@ -115,7 +115,7 @@ test('keys: arrows move and expand or collapse, Enter opens, * expands everythin
 });
 
 test('clicks: a twisty toggles (Alt: the whole subtree), a row selects, load more and clear call out', () => {
-  const page = { nodes: [v('/inbox/m3', [], { type: 'message' })], total: 40, version: 7, loading: false, error: null, exhausted: null, stamp: 1 };
+  const page = { nodes: [v('/inbox/m3', [], { type: 'message' })], total: 40, version: 7, more: 37, next: [3, 50], sig: collectionSig(VIEWS.find((x) => x.path === '/inbox')), loading: false, error: null, exhausted: null, stamp: 1 };
   const { root, tv, calls } = view(source(VIEWS), new Map([['/inbox', page]]));
   row(root, '/settings').querySelector('.twisty').dispatchEvent(new MouseEvent('click', { bubbles: true }));
   assert.equal(row(root, '/settings/a'), null);

@@ -155,7 +155,8 @@ export class TreeView {
           tail.push([path, depth + 1, 'qhead', extra]);
           for (const q of extra.nodes) tail.push([q.path, depth + 1, 'qnode', q]);
         }
-        if (more > 0 || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra, done, announced: announcedTotal(view) }]);
+        // An empty answer is said until the collection changes, whatever count that answer gave.
+        if (more > 0 || done || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra, done, announced: announcedTotal(view) }]);
         for (let i = tail.length - 1; i >= 0; i--) stack.push(tail[i]);
         for (let i = view.child_ids.length - 1; i >= 0; i--) stack.push([childPath(path, view.child_ids[i]), depth + 1]);
       }
