@@ -1326,6 +1326,15 @@ TEST(a_document_may_be_a_snapshot_message_or_a_bare_node) {
     slop_consumer_free(c);
 }
 
+/* The code a load is refused with on a fresh consumer (SLOP_OK if loaded). */
+static slop_code load_refused(const slop_limits *lim, const char *transport, const char *doc) {
+    slop_consumer *c = slop_consumer_new(lim, transport, 7);
+    const char *info = slop_consumer_load(c, doc, strlen(doc), NULL, 1000, NULL);
+    slop_code code = info ? SLOP_OK : slop_consumer_last_code(c);
+    slop_consumer_free(c);
+    return code;
+}
+
 TEST(a_document_the_core_refuses_says_why_and_loads_nothing) {
     static const struct { const char *doc, *why; slop_code code; } bad[] = {
         {"{nope", "the document is not valid JSON", SLOP_E_ARG},
@@ -1348,22 +1357,12 @@ TEST(a_document_the_core_refuses_says_why_and_loads_nothing) {
         slop_consumer_free(c);
     }
     /* Over the node limit, the frame limit, and a live consumer, are refused too. */
-    slop_limits few = {0};
+    slop_limits few = {0}, short_frames = {0};
     few.max_nodes = 1;
-    slop_consumer *f = slop_consumer_new(&few, "document", 7);
-    CHECK(load_doc(f, "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\"}]}", NULL) == NULL);
-    CHECK(slop_consumer_last_code(f) == SLOP_E_LIMIT);
-    slop_consumer_free(f);
-    slop_limits lim = {0};
-    lim.max_frame_bytes = 16;
-    slop_consumer *c = slop_consumer_new(&lim, "document", 7);
-    CHECK(load_doc(c, "{\"id\":\"r\",\"type\":\"root\"}", NULL) == NULL);
-    CHECK(slop_consumer_last_code(c) == SLOP_E_LIMIT);
-    slop_consumer_free(c);
-    c = slop_consumer_new(NULL, "ws", 7);
-    CHECK(load_doc(c, "{\"id\":\"r\",\"type\":\"root\"}", NULL) == NULL);
-    CHECK(slop_consumer_last_code(c) == SLOP_E_STATE);
-    slop_consumer_free(c);
+    short_frames.max_frame_bytes = 16;
+    CHECK(load_refused(&few, "document", "{\"id\":\"r\",\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\"}]}") == SLOP_E_LIMIT);
+    CHECK(load_refused(&short_frames, "document", "{\"id\":\"r\",\"type\":\"root\"}") == SLOP_E_LIMIT);
+    CHECK(load_refused(NULL, "ws", "{\"id\":\"r\",\"type\":\"root\"}") == SLOP_E_STATE);
 }
 
 /* ---- windowed collections: the next page comes from the core -------- */
