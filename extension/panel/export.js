@@ -1,7 +1,7 @@
 // export.js: snapshot files. A live export holds the core's tree JSON of the subscription
 // (getTree); an export of a version from the history is put together from that version's node
 // views (the core's node() output: a node without children, plus child_ids and path), nesting
-// them by child_ids. Imports go back through the core (inspectTree), never checked here.
+// them by child_ids. Imports go back through the core (ui/inspect-tree), never checked here.
 
 import { childPath } from '../shared/node-path.js';
 

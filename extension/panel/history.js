@@ -1,12 +1,12 @@
 // history.js: the versions a tree went through, as the panel saw them. UI state over node views
-// (what the core's node() returned), never SLOP patches: each tree/delta is recorded as the views
-// it replaced (before) and brought (after), each tree/reset as the whole set of views it
+// (what the core's node() returned), never SLOP patches: each sw/tree-delta is recorded as the views
+// it replaced (before) and brought (after), each sw/tree-reset as the whole set of views it
 // replaced. An earlier state is rebuilt by undoing entries from the live views backwards.
 //
 // Bounded: at most MAX_ENTRIES versions, and at most MAX_VIEWS node views held only by the
 // history (the oldest entries are dropped first).
 //
-// Views loaded on demand (getNodes, the background fill) are not versions: they are taken to
+// Views loaded on demand (ui/get-nodes, the background fill) are not versions: they are taken to
 // have been there since the last reset. A node that changed before the panel first loaded it
 // therefore shows its loaded view at earlier versions too; the panel loads the whole mirror right
 // after every reset, so that window is short.

@@ -1,6 +1,6 @@
 // mirror-fill.js: loading the node views the panel lacks. The service worker pushes the first views
-// of a snapshot (tree/reset up to a budget); the rest of the mirror is fetched in the background
-// with getNodes, breadth-first, FILL_PAGE views per request, up to MIRROR_MAX views, so search,
+// of a snapshot (sw/tree-reset up to a budget); the rest of the mirror is fetched in the background
+// with ui/get-nodes, breadth-first, FILL_PAGE views per request, up to MIRROR_MAX views, so search,
 // history and export cover it all. Rows scrolled into view ask for their views at once.
 
 /** Views the panel loads in the background per tree (beyond that, search covers what is loaded). */

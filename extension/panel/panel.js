@@ -35,7 +35,7 @@ const tabId = inspectedTabId() ?? (params.has('tabId') ? Number(params.get('tabI
 document.body.dataset.inDevtools = String(inspectedTabId() !== null);
 document.body.dataset.themeSource = initTheme();
 
-// Timings (epoch ms) for the benchmark: opened (script start), firstReset (the first tree/reset
+// Timings (epoch ms) for the benchmark: opened (script start), firstReset (the first sw/tree-reset
 // applied), firstRows (rows in the DOM), firstRowsPainted, mirrorComplete (every view loaded).
 const marks = { opened: now() };
 const store = new Store();
@@ -188,7 +188,7 @@ function onTreeChange(change, key) {
     if (change.resets.has(key) || side.detailOutdated(tree, change.touched.get(key))) side.renderDetail();
     if (change.resets.has(key)) notices.renderEmpty();
   }
-  // filled: a getNodes answer (maybe only "missing" paths) may have been the last one pending.
+  // filled: a ui/get-nodes answer (maybe only "missing" paths) may have been the last one pending.
   if (tree && !tree.complete && (change.structure.has(key) || change.resets.has(key) || change.filled.has(key))) fill.kick(tree);
   if (search.text && !selection.scrub) search.later(300);
   side.agentLater();

@@ -41,7 +41,7 @@ export class Selection {
     return !!key && this.store.imports.has(key);
   }
 
-  /** The shown import's inspectTree reply (without nodes), or null. */
+  /** The shown import's ui/inspect-tree reply (without nodes), or null. */
   importInfo() {
     return this.isImport() ? this.store.imports.get(this.key) : null;
   }

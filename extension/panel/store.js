@@ -1,6 +1,6 @@
 // store.js: what the panel knows, built only from the service worker's pushes and replies: the
-// tab's providers, per provider and subscription the node views by path (tree/reset replaces,
-// tree/delta removes then upserts, getNodes adds), the versions each tree went through
+// tab's providers, per provider and subscription the node views by path (sw/tree-reset replaces,
+// sw/tree-delta removes then upserts, ui/get-nodes adds), the versions each tree went through
 // (history.js), core events, the frame log, imported documents, and the query pages loaded
 // under windowed collections. It never parses frames or applies patches: node views come
 // ready-made from the core.
@@ -26,14 +26,14 @@ export const MAX_LOG = 1000;
  * @property {number} version
  * @property {boolean} complete       every view of the mirror is loaded
  * @property {number|null} total      the subscription's node count as the service worker last
- *                                    told it (tree/reset, getNodes replies); null if unknown
+ *                                    told it (sw/tree-reset, ui/get-nodes replies); null if unknown
  * @property {Map<string, object>} nodes   path → NodeView
  * @property {Map<string, number>} stamps  path → change counter (the views' row cache)
- * @property {number} resetId         changes on every tree/reset
+ * @property {number} resetId         changes on every sw/tree-reset
  * @property {number} structure       changes whenever a node appears, disappears or its child_ids change
  * @property {History} history
- * @property {Set<string>} requested  paths asked for with getNodes and not answered yet
- * @property {Set<string>} gone       paths getNodes answered as missing (removed meanwhile): not
+ * @property {Set<string>} requested  paths asked for with ui/get-nodes and not answered yet
+ * @property {Set<string>} gone       paths ui/get-nodes answered as missing (removed meanwhile): not
  *                                    asked for again until the structure changes
  * @property {number} missingAnswered how many requested views came back missing (diagnostics)
  * @property {boolean} readOnly       an import
@@ -82,9 +82,9 @@ export class Store {
     this.logs = new Map();
     /** Providers whose frame log is paused (not recorded), and how many frames were skipped. */
     this.logPaused = new Map();
-    /** @type {Map<string, object>} "import:N" → inspectTree reply without its nodes */
+    /** @type {Map<string, object>} "import:N" → ui/inspect-tree reply without its nodes */
     this.imports = new Map();
-    /** key → the core's provider_changed event, until the next tree/reset of each of its trees */
+    /** key → the core's provider_changed event, until the next sw/tree-reset of each of its trees */
     this.providerChanges = new Map();
     /** @type {Map<string, Map<string, QueryPage>>} "key sub" → collection path → query page */
     this.queries = new Map();
@@ -241,7 +241,7 @@ export class Store {
       }
       case Push.EVENT: {
         if (msg.event?.event === 'provider_changed') {
-          // The core dropped the old mirror: the next tree/reset of each tree starts the new app's history.
+          // The core dropped the old mirror: the next sw/tree-reset of each tree starts the new app's history.
           this.providerChanges.set(msg.key, { event: msg.event, trees: new Set(this.trees.get(msg.key)?.keys() ?? []) });
         }
         // New arrays on every change: views compare by identity.
@@ -294,7 +294,7 @@ export class Store {
     return out;
   }
 
-  /** The history boundary a tree/reset of `old` brings: a different provider, or a restart. */
+  /** The history boundary a sw/tree-reset of `old` brings: a different provider, or a restart. */
   #boundary(msg, old) {
     const pending = this.providerChanges.get(msg.key);
     if (pending?.trees.has(msg.sub)) {
@@ -337,7 +337,7 @@ export class Store {
   }
 
   /**
-   * Notes paths as asked for with getNodes. Returns those that were not pending already nor
+   * Notes paths as asked for with ui/get-nodes. Returns those that were not pending already nor
    * answered as removed: the ones to ask for.
    */
   markRequested(tree, paths) {
@@ -346,7 +346,7 @@ export class Store {
     return want;
   }
 
-  /** A getNodes request that will never be answered (the worker restarted): not pending any more. */
+  /** A ui/get-nodes request that will never be answered (the worker restarted): not pending any more. */
   requestFailed(tree, paths) {
     for (const p of paths) tree.requested.delete(p);
   }
@@ -450,7 +450,7 @@ export class Store {
 
   // ---------------------------------------------------------------------------- imports
 
-  /** An inspectTree reply: a read-only tree under its own key. */
+  /** A ui/inspect-tree reply: a read-only tree under its own key. */
   addImport(reply) {
     const { nodes, ...info } = reply;
     this.imports.set(reply.key, info);

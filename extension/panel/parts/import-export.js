@@ -1,6 +1,6 @@
 // import-export.js: the Export and Import… buttons. Export saves the shown state as a snapshot
 // file (export.js): the core's tree of the subscription, or the version shown from the history.
-// Import sends a file to the service worker, whose core checks it (inspectTree) and answers with a
+// Import sends a file to the service worker, whose core checks it (ui/inspect-tree) and answers with a
 // read-only tree the store keeps under its own key; a refused file is said in the banner.
 
 import { Request } from '../../shared/messages.js';

@@ -23,7 +23,7 @@ export class Notices {
    * @param {{empty: HTMLElement, main: HTMLElement, banner: HTMLElement}} els
    * @param {{store, selection, bridge, tabId: number|null, toast: {show: (text: string) => void},
    *          importError: () => string|null, dismissImportError: () => void, backToLive: () => void,
-   *          closeImport: (key: string) => void, openImport: () => void}} o
+   *          ui/close-import: (key: string) => void, openImport: () => void}} o
    */
   constructor(els, o) {
     this.els = els;

@@ -1,6 +1,6 @@
 // agent-view.js: what an AI agent would be given for this state: the core's canonical tree text
 // and its tool list (names, descriptions, parameters, dangerous flags), each copyable. Everything
-// shown here comes from the core (agentView request); nothing is rebuilt in JS.
+// shown here comes from the core (ui/agent-view request); nothing is rebuilt in JS.
 
 import { h, setChildren } from '../../shared/dom.js';
 import { jsonView } from './json-view.js';

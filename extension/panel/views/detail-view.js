@@ -2,7 +2,7 @@
 // JSON, its content reference (with "Load content" through its read_content affordance), children,
 // and its affordances, each with a form generated from its params schema (params-form.js).
 //
-// Params are checked by the core (validateParams request) as you type and again before sending;
+// Params are checked by the core (ui/validate-params request) as you type and again before sending;
 // dangerous affordances ask for confirmation; the outcome (ok + data, error + code and message,
 // accepted + live task progress from the core's task events) is shown under the form.
 //

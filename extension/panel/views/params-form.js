@@ -3,7 +3,7 @@
 // editor (a toggle, and the fallback for schemas the form does not cover).
 //
 // The form only collects a value. Whether it fits the schema is the core's decision
-// (validateParams / invoke); showError() puts each of the core's failures next to the field at its
+// (ui/validate-params / invoke); showError() puts each of the core's failures next to the field at its
 // path (the core reports paths as data: ["tags", 1]), else above the buttons. Numbers are sent as
 // typed when they do not read as a number, so the core reports them.
 
