@@ -159,6 +159,14 @@ describe('panel detail and invoke', () => {
     await until(async () => (await errorOf('params.count').textContent()) === 'params.count must be an integer', { what: 'the integer error under count' });
     await control('params.count').fill('3');
     await card.locator('.aff-status .ok-text').waitFor({ timeout: 5000 });
+    // Every failure at once, each under its own field (the core reports paths as data).
+    await control('params.name').fill('');
+    await control('params.count').fill('x');
+    await until(async () => (await errorOf('params.name').textContent()) === 'params.name is required'
+      && (await errorOf('params.count').textContent()) === 'params.count must be an integer', { what: 'both errors, each under its field' });
+    assert.equal(await card.locator('.aff-status .error-text').textContent(), '✗ 2 problems (checked by the core)');
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-params-errors.png') });
+    await control('params.count').fill('3');
     // Required: nothing is sent while the core says no.
     await control('params.name').fill('');
     await card.locator('button[data-action="invoke"]').click();

@@ -276,7 +276,10 @@ export class DetailView {
       const problem = await this.actions.validate(aff.params, r.value).catch((e) => e.message);
       if (mine !== seq) return problem;
       form.showError(problem);
-      setChildren(status, problem ? h('span', { class: 'error-text', text: '✗ checked by the core' }) : h('span', { class: 'ok-text', text: '✓ params fit the schema (checked by the core)' }));
+      const n = Array.isArray(problem) ? problem.length : 1;
+      setChildren(status, problem
+        ? h('span', { class: 'error-text', text: `✗ ${n} ${n === 1 ? 'problem' : 'problems'} (checked by the core)` })
+        : h('span', { class: 'ok-text', text: '✓ params fit the schema (checked by the core)' }));
       return problem;
     };
 
