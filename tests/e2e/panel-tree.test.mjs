@@ -275,7 +275,7 @@ describe('panel tree: row labels, and nodes removed while the panel loads', () =
     await panel.close();
   });
 
-  test('nodes removed while the rest of a big tree loads: loading ends and search is complete', { timeout: 3 * TEST_TIMEOUT }, async (t) => {
+  test('nodes removed while the rest of a big tree loads: loading ends and search is complete', { timeout: 5 * TEST_TIMEOUT }, async (t) => {
     // The race: the panel asks for views of nodes it saw listed; the provider removes some of them
     // before the worker answers. The answer says "missing"; the panel must stop waiting for them.
     const conn = srv.connections.at(-1);
@@ -286,7 +286,18 @@ describe('panel tree: row labels, and nodes removed while the panel loads', () =
     let seq = 0;
     let raced = 0;
     let attempts = 0;
-    for (; attempts < 3 && raced === 0; attempts++) {
+    let nextId = FLOOD_ITEMS;
+    // Whether the race happens in one attempt depends on timing: try up to 8 times, each time with
+    // the collection filled up again (with no panel open) so the flood has nodes to remove.
+    for (; attempts < 8 && raced === 0; attempts++) {
+      while (present.length < FLOOD_ITEMS) {
+        const ops = [];
+        for (let k = 0; k < 500 && present.length < FLOOD_ITEMS; k++, nextId++) {
+          present.push(`f-${nextId}`);
+          ops.push({ op: 'add', path: `/flood/f-${nextId}`, value: { id: `f-${nextId}`, type: 'item', properties: { label: `Flood ${nextId}`, n: nextId } } });
+        }
+        conn.send(frames.patch(wire, ++version, ++seq, ops));
+      }
       // A flood of small removal patches across the collection (20 every few ms: the worker keeps
       // a backlog of them), with the panel opened into it so its whole background load runs
       // while nodes disappear.
