@@ -166,6 +166,13 @@ describe('panel detail and invoke', () => {
       && (await errorOf('params.count').textContent()) === 'params.count must be an integer', { what: 'both errors, each under its field' });
     assert.equal(await card.locator('.aff-status .error-text').textContent(), '✗ 2 problems (checked by the core)');
     await panel.screenshot({ path: path.join(SHOTS, 'panel-params-errors.png') });
+    await panel.setViewportSize({ width: 700, height: 500 });
+    await panel.emulateMedia({ colorScheme: 'dark' });
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-params-errors-dark-700.png') });
+    await panel.emulateMedia({ colorScheme: 'light' });
+    await panel.setViewportSize({ width: 480, height: 800 });
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-params-errors-480.png') });
+    await panel.setViewportSize({ width: 1280, height: 800 });
     await control('params.count').fill('3');
     // Required: nothing is sent while the core says no.
     await control('params.name').fill('');

@@ -291,7 +291,9 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
  * {"provider":{id,name}?,"version":V?,"exportedAt":S?,"tree":{..}}, a
  * snapshot message {"type":"snapshot","version":V,"tree":{..}}, or a bare
  * node. `name` (the file's name, or NULL) names the provider when the
- * document does not. Queues a "hello" and a "snapshot" event, and returns
+ * document does not. The document's provider id and name and its
+ * exportedAt are labels for display: each is cut to 200 bytes (on a
+ * character boundary); the tree itself is kept exactly. Queues a "hello" and a "snapshot" event, and returns
  *   {"sub":S,"format":"export"|"snapshot"|"node","version":V,"nodes":N,
  *    "provider":{id,name,capabilities},"names_provider":bool,
  *    "exported_at":S|null}
