@@ -124,11 +124,16 @@ export async function loadSlopCore(options = {}) {
   };
 }
 
+/** Strings up to this many UTF-16 units are encoded in place (a buffer of 3 bytes per unit);
+ * longer ones are measured first, so a 20 MB snapshot does not reserve 60 MB. */
+const ENCODE_INTO_MAX = 1 << 16;
+
 /** Helpers over the module's linear memory. */
 function makeMemory(M) {
   const scratch = M._malloc(8);        // [0]: const char *out, [4]: size_t out_len
   if (!scratch) throw new Error('slop-core: out of wasm memory');
-  const view = () => new DataView(M.HEAPU8.buffer);   // re-created: memory may have grown
+  let dv = new DataView(M.HEAPU8.buffer);
+  const view = () => (dv.buffer === M.HEAPU8.buffer ? dv : (dv = new DataView(M.HEAPU8.buffer))); // memory may have grown
   return {
     view,
     outPtr: scratch,
@@ -147,6 +152,16 @@ function makeMemory(M) {
       try {
         for (const v of values) {
           if (v == null) { bufs.push({ ptr: 0, len: 0 }); continue; }
+          if (typeof v === 'string' && v.length <= ENCODE_INTO_MAX) {
+            // Straight into wasm memory: at most 3 bytes per UTF-16 unit, no copy in between.
+            const cap = v.length * 3 + 1;
+            const ptr = M._malloc(cap);
+            if (!ptr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
+            const { written } = encoder.encodeInto(v, M.HEAPU8.subarray(ptr, ptr + cap - 1));
+            M.HEAPU8[ptr + written] = 0;
+            bufs.push({ ptr, len: written });
+            continue;
+          }
           const bytes = typeof v === 'string' ? encoder.encode(v) : new Uint8Array(v.buffer ?? v, v.byteOffset ?? 0, v.byteLength);
           const ptr = M._malloc(bytes.length + 1);
           if (!ptr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
@@ -216,6 +231,8 @@ function makeConsumerClass(M, mem) {
       const c = this.#live();
       return mem.withStrings([frame], ([f]) => M._slop_consumer_receive(c, f.ptr, f.len, nowMs));
     }
+    /** The "type" of the frame the last receive() took, as the core read it ("" if none). */
+    frameType() { return M.UTF8ToString(M._slop_consumer_frame_type(this.#live())); }
     /** @returns {number} outputs queued */
     tick(nowMs) { return M._slop_consumer_tick(this.#live(), nowMs); }
     /** @returns {number} outputs queued */

@@ -226,6 +226,33 @@ export class Store {
           tree.requested.delete(n.path);
           this.#touch(change, msg.key, n.path);
         }
+        if (msg.children?.length) {
+          const fresh = new Set(msg.nodes.map((n) => n.path));
+          // One copy of a parent's list per message (views are never changed in place), then
+          // each insertion and removal at the core's index.
+          const lists = new Map();
+          for (const k of msg.children) {
+            if (fresh.has(k.parent)) continue; // its view in this message already shows the list
+            let ids = lists.get(k.parent);
+            if (!ids) {
+              const view = tree.nodes.get(k.parent);
+              if (!view) continue;
+              ids = view.child_ids.slice();
+              lists.set(k.parent, ids);
+            }
+            if (k.op === 'insert') ids.splice(k.index, 0, k.id);
+            else ids.splice(k.index, 1);
+          }
+          for (const [path, ids] of lists) {
+            const before = tree.nodes.get(path);
+            const after = { ...before, child_ids: ids };
+            note(path, before, after);
+            tree.nodes.set(path, after);
+            tree.stamps.set(path, ++this.stamp);
+            this.#touch(change, msg.key, path);
+            structural = true;
+          }
+        }
         tree.version = msg.version;
         tree.history.recordDelta(msg.version, changes);
         if (structural) {

@@ -10,6 +10,7 @@ import { Status, LIMITS, ErrorCode } from '../shared/messages.js';
 import { WsTransport, backoffDelay, serverAnswers } from '../../js-glue/ws-transport.js';
 import { tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
 import { core } from './core.js';
+import { logEntry } from './frame-log.js';
 
 /**
  * The first subscription: the whole tree (depth -1, the spec's default), capped at 20,000 nodes.
@@ -58,30 +59,6 @@ const emit = (set, ...args) => {
     try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
   }
 };
-
-const encoder = new TextEncoder();
-function utf8Length(s) {
-  return s.length < 4096 ? encoder.encode(s).length : Math.round(s.length * 1.1); // estimate for big frames
-}
-
-/** A log entry for one frame. The type is read for display only (JSON.parse, no validation). */
-function logEntry(dir, text) {
-  let type = '?';
-  if (typeof text === 'string' && text.length <= 1 << 20) {
-    try {
-      const m = JSON.parse(text);
-      if (m && typeof m.type === 'string') type = m.type.slice(0, 40);
-    } catch { /* left as "?" */ }
-  }
-  const str = typeof text === 'string' ? text : `<${text.byteLength} binary bytes>`;
-  const truncated = str.length > LIMITS.LOG_TEXT_MAX;
-  return {
-    dir, t: Date.now(), type,
-    size: typeof text === 'string' ? utf8Length(text) : text.byteLength,
-    text: truncated ? str.slice(0, LIMITS.LOG_TEXT_MAX) : str,
-    truncated,
-  };
-}
 
 export class Connection {
   /**
@@ -279,8 +256,8 @@ export class Connection {
   /** A frame from the provider (WebSocket message, or verified postMessage via the content script). */
   receive(frame) {
     if (this.disposed || !this.consumer) return;
-    this.#logFrame('in', frame);
     this.consumer.receive(frame, Date.now());
+    this.#logFrame('in', frame, this.consumer.frameType()); // before pump: the log line precedes its events
     this.pump();
   }
 
@@ -500,8 +477,8 @@ export class Connection {
     }
   }
 
-  #logFrame(dir, frame) {
-    const entry = logEntry(dir, frame);
+  #logFrame(dir, frame, type = undefined) {
+    const entry = logEntry(dir, frame, type);
     this.log.push(entry);
     if (this.log.length > LIMITS.LOG_ENTRIES) this.log.splice(0, this.log.length - LIMITS.LOG_ENTRIES);
     emit(connectionEvents.frame, this, entry);

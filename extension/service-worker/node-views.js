@@ -1,6 +1,8 @@
 // node-views.js: what the UI ports are sent of a mirror: node views (the core's node(): one node
 // without children, plus child_ids and path), breadth-first on a snapshot and as deltas on a patch.
-// Reads the core's mirror only; never looks inside frames or applies anything.
+// Reads the core's mirror and its patch events only; never looks inside frames or applies anything.
+// A delta costs what the patch touched, whatever the number of siblings: structural changes go
+// to the panel as the core's child insertions and removals, never as a parent's whole child list.
 
 import { childPath, parentPath, isAtOrUnder } from '../shared/node-path.js';
 
@@ -34,41 +36,81 @@ export function viewsOf(consumer, sub, paths) {
   return { nodes, missing };
 }
 
-function dropUnder(known, path) {
-  for (const k of known) if (isAtOrUnder(k, path)) known.delete(k);
+/**
+ * The paths a port holds views of, as a tree (a path's known children), so that dropping a
+ * removed subtree costs the size of that subtree, not of everything the port knows.
+ */
+export class KnownPaths {
+  /** path → Set of its known children's paths (created on first child) */
+  #kids = new Map();
+  /** known paths whose parent was not known when they came: scanned on a drop (rarely any) */
+  #orphans = new Set();
+
+  /** @param {Iterable<string>} [paths] parents before children, as breadth-first gives them */
+  constructor(paths = []) {
+    for (const p of paths) this.add(p);
+  }
+  get size() { return this.#kids.size; }
+  has(path) { return this.#kids.has(path); }
+  add(path) {
+    if (this.#kids.has(path)) return;
+    this.#kids.set(path, null);
+    const parent = parentPath(path);
+    if (parent !== null && this.#kids.has(parent)) {
+      const set = this.#kids.get(parent) ?? new Set();
+      set.add(path);
+      this.#kids.set(parent, set);
+    } else this.#orphans.add(path);
+  }
+  /** Forgets path and every known path under it. @returns {boolean} whether any was known */
+  drop(path) {
+    let hit = false;
+    if (this.#kids.has(path)) {
+      hit = true;
+      const parent = parentPath(path);
+      if (parent !== null) this.#kids.get(parent)?.delete(path);
+      const stack = [path];
+      while (stack.length) {
+        const p = stack.pop();
+        const set = this.#kids.get(p);
+        if (set) for (const k of set) stack.push(k);
+        this.#kids.delete(p);
+        this.#orphans.delete(p);
+      }
+    }
+    for (const o of this.#orphans) if (isAtOrUnder(o, path)) hit = this.drop(o) || hit;
+    return hit;
+  }
 }
 
 /**
  * The delta for one core `patch` event, for a port that has been sent the paths in `known`
- * (updated in place). Removed paths the port knows (or has descendants of) are listed; changed
- * nodes it knows get fresh views; added nodes get a view when their parent is known.
- * partial: some added nodes under a known parent were left out (more than maxAdded): the port
- * no longer holds every view of the mirror and should fetch the rest.
- * @returns {{nodes: object[], removed: string[], partial: boolean}}
+ * (a KnownPaths, updated in place):
+ * - removed: removed paths the port knows (or has descendants of);
+ * - nodes: fresh views of the changed nodes it knows, and of added nodes under a known parent;
+ * - children: the core's child insertions and removals under parents the port knows, in op
+ *   order; the port applies them to the child lists it holds (never re-sent whole);
+ * - partial: some added nodes under a known parent were left out (more than maxAdded): the
+ *   port no longer holds every view of the mirror and should fetch the rest.
+ * `views`: path → view (null: not in the mirror) read for this patch so far, shared by the ports
+ * watching it, so each node is read from the core once per patch however many panels watch.
+ * @returns {{nodes: object[], removed: string[], children: object[], partial: boolean}}
  */
-export function patchDelta(consumer, sub, patch, known, maxAdded = 500) {
+export function patchDelta(consumer, sub, patch, known, views = new Map(), maxAdded = 500) {
   const removed = [];
-  for (const p of patch.removed ?? []) {
-    let hit = known.has(p);
-    if (!hit) for (const k of known) if (isAtOrUnder(k, p)) { hit = true; break; }
-    if (hit) {
-      removed.push(p);
-      dropUnder(known, p);
-    }
-  }
+  for (const p of patch.removed ?? []) if (known.drop(p)) removed.push(p);
+  const children = (patch.children ?? []).filter((c) => known.has(c.parent));
   const nodes = [];
   const sent = new Set();
   const send = (p) => {
     if (sent.has(p)) return;
-    const v = consumer.node(sub, p);
+    let v = views.get(p);
+    if (v === undefined) views.set(p, v = consumer.node(sub, p));
     if (v) {
       nodes.push(v);
       known.add(p);
       sent.add(p);
-    } else if (known.has(p)) {
-      removed.push(p);
-      dropUnder(known, p);
-    }
+    } else if (known.drop(p)) removed.push(p);
   };
   for (const p of patch.changed ?? []) if (known.has(p)) send(p);
   let added = 0;
@@ -82,5 +124,5 @@ export function patchDelta(consumer, sub, patch, known, maxAdded = 500) {
     }
     send(p);
   }
-  return { nodes, removed, partial };
+  return { nodes, removed, children, partial };
 }

@@ -12,14 +12,14 @@ import { approve, deny } from '../shared/settings-store.js';
 import { withCore, core } from './core.js';
 import { connectionEvents } from './connections.js';
 import { tabs, tabEvents, connectionOf } from './tabs.js';
-import { breadthFirstViews, patchDelta, viewsOf } from './node-views.js';
+import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from './node-views.js';
 import { ImportedTree } from './imports.js';
 
 /**
  * @typedef {object} Watch
  * @property {number} budget
  * @property {boolean} log
- * @property {Map<string, Set<string>>} known   sub → paths this port has a view of
+ * @property {Map<string, KnownPaths>} known   sub → paths this port has a view of
  */
 /**
  * @typedef {object} UiPort
@@ -117,7 +117,7 @@ function sendReset(ui, conn, watch, sub, snapshot = null) {
   const info = st?.subscriptions?.find((s) => s.sub === sub);
   if (!info || info.state === 'waiting') return;
   const { nodes, complete } = breadthFirstViews(conn.consumer, sub, info.path, watch.budget);
-  watch.known.set(sub, new Set(nodes.map((n) => n.path)));
+  watch.known.set(sub, new KnownPaths(nodes.map((n) => n.path)));
   const restart = snapshot?.restarted === true
     ? { restarted: true, previousVersion: Number.isFinite(snapshot.previous_version) ? snapshot.previous_version : null } : {};
   post(ui, {
@@ -136,6 +136,7 @@ connectionEvents.coreEvent.add((conn, ev) => {
       if (ev.restarted === true) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
     }
   } else if (ev.event === 'patch') {
+    const views = new Map(); // read once for all the watchers
     for (const ui of watchers) {
       const watch = ui.watches.get(conn.key);
       const known = watch.known.get(ev.sub);
@@ -145,8 +146,8 @@ connectionEvents.coreEvent.add((conn, ev) => {
         sendReset(ui, conn, watch, ev.sub);
         continue;
       }
-      const { nodes, removed, partial } = patchDelta(conn.consumer, ev.sub, ev, known);
-      post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, nodes, removed, ...(partial ? { partial } : {}) });
+      const { nodes, removed, children, partial } = patchDelta(conn.consumer, ev.sub, ev, known, views);
+      post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, nodes, removed, children, ...(partial ? { partial } : {}) });
     }
   } else {
     for (const ui of watchers) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
@@ -219,7 +220,7 @@ const handlers = {
     const r = viewsOf(conn.consumer, sub, m.paths.slice(0, LIMITS.GET_NODES_MAX));
     const watch = ui.watches.get(conn.key);
     if (watch) {
-      if (!watch.known.has(sub)) watch.known.set(sub, new Set());
+      if (!watch.known.has(sub)) watch.known.set(sub, new KnownPaths());
       for (const n of r.nodes) watch.known.get(sub).add(n.path);
     }
     return { ...r, count: subscriptionInfo(conn.consumer, sub)?.nodes ?? null };

@@ -24,11 +24,14 @@
 //
 // The service worker pushes DELTAS, never whole trees: on a snapshot it sends node views
 // breadth-first up to a budget (Push.TREE_RESET); on each patch it sends fresh views of the
-// changed and added nodes the port has seen (or whose parent it has seen) plus the removed paths
-// (Push.TREE_DELTA). A view not sent yet is fetched on demand with Request.GET_NODES.
+// changed and added nodes the port has seen (or whose parent it has seen), the removed paths, and
+// the core's child insertions and removals under parents the port has seen (Push.TREE_DELTA): a
+// structural change never re-sends a parent's whole child list. A view not sent yet is fetched on
+// demand with Request.GET_NODES.
 //
 // A node view is exactly what the core's slop_consumer_node() returns: the node without its
-// children, plus `child_ids` (in order) and `path` (absolute). The UI never applies patches.
+// children, plus `child_ids` (in order) and `path` (absolute). The UI never applies patches: it
+// splices child_ids at the indexes the core computed.
 //
 // Tokens never appear in any message here. The options page writes a token straight into
 // chrome.storage.local through settings-store.js; the service worker reads it from there.
@@ -390,7 +393,18 @@ export function catalogued(msg, ...groups) {
  * @property {number} version
  * @property {string[]} removed   apply first; drops the path and everything under it
  * @property {NodeView[]} nodes   fresh views (changed, or added under a known parent)
+ * @property {ChildChange[]} children  the core's insertions and removals, in op order, under
+ *                                parents the port holds; a parent whose fresh view is in `nodes`
+ *                                already shows them and is skipped
  * @property {boolean} [partial]  some added nodes under a known parent have no view here (fetch them)
+ */
+
+/**
+ * @typedef {object} ChildChange  one entry of a core patch event's "children" (slop_core.h)
+ * @property {'insert'|'remove'} op
+ * @property {string} parent      absolute path of the list's node
+ * @property {number} index       insert: the child's position after; remove: its position before
+ * @property {string} id
  */
 
 /**

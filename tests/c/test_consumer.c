@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "consumer_harness.h"
+#include "internal.h" /* slop__json_print: events compared as text */
 
 /* ---- connection, hello, ids ------------------------------------------- */
 
@@ -135,6 +136,96 @@ TEST(applies_child_remove) {
     patch(&l, 2, 1, "[{\"op\":\"remove\",\"path\":\"/todos/t1\"}]");
     CHECK_KIDS(&l, "/todos", "[\"t2\"]");
     CHECK(slop_consumer_node(l.c, l.sub, "/todos/t1", NULL) == NULL);
+    stop(&l);
+}
+
+/* Structural changes come as child insertions and removals, in op order, so a
+ * reader keeps child lists without asking for the parent's list again; the
+ * parent itself is "changed" only when its own fields change. */
+TEST(patch_event_lists_child_insertions_and_removals_in_op_order) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1,
+          "[{\"op\":\"add\",\"path\":\"/todos/t3\",\"value\":{\"id\":\"t3\",\"type\":\"item\"},\"index\":0},"
+          "{\"op\":\"remove\",\"path\":\"/todos/t1\"},"
+          "{\"op\":\"move\",\"path\":\"/todos/t3\",\"index\":1},"
+          "{\"op\":\"replace\",\"path\":\"/todos/t2\",\"value\":{\"id\":\"t2\",\"type\":\"item\"}},"
+          "{\"op\":\"add\",\"path\":\"/todos/t4\",\"value\":{\"id\":\"t4\",\"type\":\"item\"}}]");
+    CHECK_KIDS(&l, "/todos", "[\"t2\",\"t3\",\"t4\"]");
+    cJSON *e = ev(&l.o, "patch", 0);
+    CHECK(e != NULL);
+    char *kids = slop__json_print(cJSON_GetObjectItem(e, "children"));
+    CHECK_STR(kids,
+              "[{\"op\":\"insert\",\"parent\":\"/todos\",\"index\":0,\"id\":\"t3\"},"
+              "{\"op\":\"remove\",\"parent\":\"/todos\",\"index\":1,\"id\":\"t1\"},"
+              "{\"op\":\"remove\",\"parent\":\"/todos\",\"index\":0,\"id\":\"t3\"},"
+              "{\"op\":\"insert\",\"parent\":\"/todos\",\"index\":1,\"id\":\"t3\"},"
+              "{\"op\":\"remove\",\"parent\":\"/todos\",\"index\":0,\"id\":\"t2\"},"
+              "{\"op\":\"insert\",\"parent\":\"/todos\",\"index\":0,\"id\":\"t2\"},"
+              "{\"op\":\"insert\",\"parent\":\"/todos\",\"index\":2,\"id\":\"t4\"}]");
+    free(kids);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(e, "changed")) == 0);
+    cJSON_Delete(e);
+    stop(&l);
+}
+
+TEST(child_changes_under_a_subscription_path_are_absolute_and_cover_a_whole_list_replace) {
+    live l;
+    start(&l, HELLO_ALL, "/todos", "{\"id\":\"todos\",\"type\":\"collection\",\"children\":[{\"id\":\"a\",\"type\":\"item\"}]}");
+    patch(&l, 2, 1,
+          "[{\"op\":\"replace\",\"path\":\"/children\",\"value\":[{\"id\":\"b\",\"type\":\"item\"},{\"id\":\"c\",\"type\":\"item\"}]}]");
+    CHECK_KIDS(&l, "/todos", "[\"b\",\"c\"]");
+    cJSON *e = ev(&l.o, "patch", 0);
+    char *kids = slop__json_print(cJSON_GetObjectItem(e, "children"));
+    CHECK_STR(kids,
+              "[{\"op\":\"remove\",\"parent\":\"/todos\",\"index\":0,\"id\":\"a\"},"
+              "{\"op\":\"insert\",\"parent\":\"/todos\",\"index\":0,\"id\":\"b\"},"
+              "{\"op\":\"insert\",\"parent\":\"/todos\",\"index\":1,\"id\":\"c\"}]");
+    free(kids);
+    cJSON_Delete(e);
+    stop(&l);
+}
+
+/* More entries than the lists hold: the event says so, and a reader re-reads
+ * instead of trusting lists that miss changes. */
+TEST(a_patch_past_the_change_lists_limit_is_marked_truncated) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    slop__buf ops = {0};
+    slop__buf_putc(&ops, '[');
+    for (int i = 0; i < 600; i++) {
+        char op[160];
+        snprintf(op, sizeof op, "%s{\"op\":\"add\",\"path\":\"/todos/n%d\",\"value\":{\"id\":\"n%d\",\"type\":\"item\"}}",
+                 i ? "," : "", i, i);
+        slop__buf_puts(&ops, op);
+    }
+    slop__buf_putc(&ops, ']');
+    char *text = slop__buf_take(&ops);
+    patch(&l, 2, 1, text);
+    free(text);
+    cJSON *e = ev(&l.o, "patch", 0);
+    CHECK(e != NULL && cJSON_IsTrue(cJSON_GetObjectItem(e, "truncated")));
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(e, "added")) + cJSON_GetArraySize(cJSON_GetObjectItem(e, "children")) <= 1024);
+    cJSON_Delete(e);
+    CHECK(slop_consumer_node(l.c, l.sub, "/todos/n599", NULL) != NULL);
+    stop(&l);
+}
+
+/* The frame log takes a frame's type from the core instead of parsing it again. */
+TEST(the_type_of_the_last_frame_is_kept_for_the_log) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    CHECK_STR(slop_consumer_frame_type(l.c), "snapshot");
+    patch(&l, 2, 1, "[]");
+    CHECK_STR(slop_consumer_frame_type(l.c), "patch");
+    feed(l.c, "{\"type\":", &l.o);
+    CHECK_STR(slop_consumer_frame_type(l.c), "");
+    feed(l.c, "{\"no\":\"type\"}", &l.o);
+    CHECK_STR(slop_consumer_frame_type(l.c), "");
+    /* cut at 40 bytes, never inside a UTF-8 sequence */
+    feed(l.c, "{\"type\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xC3\xA9zzz\"}", &l.o);
+    CHECK_STR(slop_consumer_frame_type(l.c), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    CHECK_STR(slop_consumer_frame_type(NULL), "");
     stop(&l);
 }
 
@@ -1448,6 +1539,10 @@ int main(void) {
     RUN(applies_property_replace);
     RUN(applies_child_add);
     RUN(applies_child_remove);
+    RUN(patch_event_lists_child_insertions_and_removals_in_op_order);
+    RUN(child_changes_under_a_subscription_path_are_absolute_and_cover_a_whole_list_replace);
+    RUN(a_patch_past_the_change_lists_limit_is_marked_truncated);
+    RUN(the_type_of_the_last_frame_is_kept_for_the_log);
     RUN(applies_multiple_ops_in_sequence);
     RUN(add_with_index_inserts_and_add_without_index_appends);
     RUN(move_reorders_children_with_index_after_removal);

@@ -216,9 +216,17 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *   {"event":"provider_changed","previous":{..},"provider":{..},"message":M}
  *        another provider id answers after a reconnect: mirrors dropped
  *   {"event":"patch","sub":S,"version":V,"ops":K,"changed":[paths],
- *        "added":[paths],"removed":[paths],"truncated":?true}
- *        paths are absolute node paths; truncated: the patch touched more
- *        nodes than the lists hold (512 each): re-read the subtree
+ *        "added":[paths],"removed":[paths],"children":[changes],
+ *        "truncated":?true}
+ *        paths are absolute node paths. changed: nodes whose own fields
+ *        changed; added, removed: roots of the subtrees that came and went;
+ *        children: every insertion into and removal from a children list,
+ *        in op order, {"op":"insert"|"remove","parent":P,"index":I,"id":X}
+ *        (insert: X's position after; remove: before; a move is both):
+ *        applied in order to the ids as they were, they give the ids now,
+ *        so a reader keeps child lists without asking for them again.
+ *        truncated: the patch touched more than the lists hold (1024 entries
+ *        in all): re-read the subtree
  *   {"event":"resync","sub":S,"reason":CODE,"message":M}  frames follow
  *   {"event":"query","id":Q,"path":P,"version":V,"tree":{...},
  *        "more":?N,"next_window":?[offset,count]}          no mirror is kept;
@@ -371,6 +379,13 @@ const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id,
 /* The last error message of a call on c ("" if none) and its code. */
 const char *slop_consumer_last_error(const slop_consumer *c);
 slop_code slop_consumer_last_code(const slop_consumer *c);
+
+/* The "type" of the frame the last slop_consumer_receive() took, as the
+ * provider wrote it, cut at 40 bytes: for a frame log, which then never
+ * parses the frame again. "" when the frame had none (not JSON, not an
+ * object, no string "type", dropped unread). Owned by c, valid until the
+ * next receive. */
+const char *slop_consumer_frame_type(const slop_consumer *c);
 
 /* ------------------------------------------------------------------------ */
 /* Free-standing helpers (results freed by the caller with slop_free)        */

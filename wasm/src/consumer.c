@@ -127,6 +127,7 @@ struct slop_consumer {
     unsigned long long ignored_frames, stale_patches;
     const char *raw_tree;   /* the current frame's snapshot "tree" text, or NULL */
     size_t raw_tree_len;
+    char frame_type[44];    /* "type" of the last frame received, cut; "" if none */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -261,16 +262,6 @@ static const char *rel_path(const char *root, const char *abs) {
     if (abs[l] == 0) return "/";
     if (abs[l] != '/') return NULL;
     return abs + l;
-}
-
-static cJSON *abs_paths(const sub *s, const cJSON *rel) {
-    cJSON *arr = cJSON_CreateArray();
-    for (const cJSON *it = rel ? rel->child : NULL; it; it = it->next) {
-        char *p = slop__path_join(s->path, it->valuestring);
-        if (p) cJSON_AddItemToArray(arr, cJSON_CreateString(p));
-        free(p);
-    }
-    return arr;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -782,6 +773,46 @@ static int patch_in_order(slop_consumer *c, sub *s, double v, const cJSON *seq, 
     return 1;
 }
 
+static void put_paths(slop__buf *b, const char *key, const sub *s, const cJSON *rel) {
+    slop__buf_puts(b, key);
+    for (const cJSON *it = rel ? rel->child : NULL; it; it = it->next) {
+        if (it != rel->child) slop__buf_putc(b, ',');
+        slop__buf_put_path(b, s->path, it->valuestring);
+    }
+    slop__buf_putc(b, ']');
+}
+
+/* The patch event, printed straight from the change lists: it is the one
+ * event of every frame, so it skips building cJSON values. */
+static char *patch_event(const sub *s, double v, int nops, const slop__changes *ch) {
+    slop__buf b = {0};
+    slop__buf_puts(&b, "{\"event\":\"patch\",\"sub\":");
+    slop__buf_put_string(&b, s->handle);
+    slop__buf_puts(&b, ",\"version\":");
+    slop__buf_put_number(&b, v);
+    slop__buf_puts(&b, ",\"ops\":");
+    slop__buf_put_number(&b, nops);
+    put_paths(&b, ",\"changed\":[", s, ch->changed);
+    put_paths(&b, ",\"added\":[", s, ch->added);
+    put_paths(&b, ",\"removed\":[", s, ch->removed);
+    slop__buf_puts(&b, ",\"children\":[");
+    for (size_t i = 0; i < ch->nkids; i++) {
+        const slop__kid_change *k = &ch->kids[i];
+        slop__buf_puts(&b, i ? ",{\"op\":\"" : "{\"op\":\"");
+        slop__buf_puts(&b, k->insert ? "insert\",\"parent\":" : "remove\",\"parent\":");
+        slop__buf_put_path(&b, s->path, k->parent);
+        slop__buf_puts(&b, ",\"index\":");
+        slop__buf_put_number(&b, (double)k->index);
+        slop__buf_puts(&b, ",\"id\":");
+        slop__buf_put_string(&b, k->id);
+        slop__buf_putc(&b, '}');
+    }
+    slop__buf_putc(&b, ']');
+    if (ch->truncated) slop__buf_puts(&b, ",\"truncated\":true");
+    slop__buf_putc(&b, '}');
+    return slop__buf_take(&b);
+}
+
 /* Applies the next patch, all or nothing: a refused one resyncs. */
 static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJSON *ops, double now) {
     if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
@@ -804,16 +835,8 @@ static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJ
     s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
     cJSON_Delete(s->tools);
     s->tools = NULL;
-    cJSON *e = event("patch");
-    cJSON_AddStringToObject(e, "sub", s->handle);
-    cJSON_AddNumberToObject(e, "version", v);
-    cJSON_AddNumberToObject(e, "ops", nops);
-    cJSON_AddItemToObject(e, "changed", abs_paths(s, ch.changed));
-    cJSON_AddItemToObject(e, "added", abs_paths(s, ch.added));
-    cJSON_AddItemToObject(e, "removed", abs_paths(s, ch.removed));
-    if (ch.truncated) cJSON_AddBoolToObject(e, "truncated", 1);
+    push_out(c, SLOP_OUT_EVENT, patch_event(s, v, nops, &ch));
     slop__changes_free(&ch);
-    emit(c, e);
     check_tasks(c, s);
 }
 
@@ -1033,9 +1056,24 @@ void slop_consumer_free(slop_consumer *c) {
     free(c);
 }
 
+/* Keeps the frame's "type" for the caller's frame log (so it never parses the
+ * frame again), cut at 40 bytes on a UTF-8 boundary. */
+static void note_frame_type(slop_consumer *c, const cJSON *msg) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "type");
+    if (!cJSON_IsString(t)) return;
+    size_t n = strlen(t->valuestring);
+    if (n > 40) {
+        n = 40;
+        while (n > 0 && ((unsigned char)t->valuestring[n] & 0xC0) == 0x80) n--;
+    }
+    memcpy(c->frame_type, t->valuestring, n);
+    c->frame_type[n] = '\0';
+}
+
 int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms) {
     if (!c) return 0;
     c->queued = 0;
+    c->frame_type[0] = '\0';
     if (c->closed || c->document) { /* a connection that is gone, or none: never applied */
         c->ignored_frames++;
         return 0;
@@ -1080,6 +1118,7 @@ int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, doubl
         protocol_error(c, "out_of_memory", 0, "no memory to parse a frame of %zu bytes: dropped", len);
         return c->queued;
     }
+    note_frame_type(c, msg);
     handle(c, msg, now_ms, 0);
     cJSON_Delete(msg);
     c->raw_tree = NULL;
@@ -1700,18 +1739,39 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
     sub *s = NULL;
     slop__node *n = lookup(c, sub_id, path, &s);
     if (!n) return give(c, NULL, out_len);
-    cJSON *j = slop__node_to_json(n, 0);
+    /* Printed straight from the mirror: the panel asks for a view of every node a patch touches. */
+    slop__buf b = {0};
+    slop__node_put(&b, n, 0, 0);
     char *rp = slop__node_path(n);
-    char *ap = rp ? slop__path_join(s->path, rp) : NULL;
-    cJSON_AddStringToObject(j, "path", ap ? ap : "");
+    if (!rp) b.oom = 1;
+    slop__buf_puts(&b, ",\"path\":");
+    slop__buf_put_path(&b, s->path, rp ? rp : "/");
     free(rp);
-    free(ap);
-    cJSON *ids = cJSON_AddArrayToObject(j, "child_ids");
+    slop__buf_puts(&b, ",\"child_ids\":[");
     slop__kid_iter it;
-    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it))
-        cJSON_AddItemToArray(ids, cJSON_CreateString(k->id));
-    add_window(j, cJSON_GetObjectItemCaseSensitive(j, "meta"), (double)slop__node_child_count(n), 0, 0);
-    return give_json(c, j, out_len);
+    int first = 1;
+    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it), first = 0) {
+        if (!first) slop__buf_putc(&b, ',');
+        slop__buf_put_string(&b, k->id);
+    }
+    slop__buf_putc(&b, ']');
+    cJSON *meta = slop__node_meta_if(n, "total_children");
+    if (meta) { /* a windowed collection: how many more the provider has */
+        cJSON *w = cJSON_CreateObject();
+        add_window(w, meta, (double)slop__node_child_count(n), 0, 0);
+        for (const cJSON *it2 = w ? w->child : NULL; it2; it2 = it2->next) {
+            slop__buf_putc(&b, ',');
+            slop__buf_put_string(&b, it2->string);
+            slop__buf_putc(&b, ':');
+            slop__buf_put_json(&b, it2);
+        }
+        cJSON_Delete(w);
+        cJSON_Delete(meta);
+    }
+    slop__buf_putc(&b, '}');
+    char *text = slop__buf_take(&b);
+    if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, text, out_len);
 }
 
 const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len) {
@@ -1765,6 +1825,8 @@ const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id, con
 
 const char *slop_consumer_last_error(const slop_consumer *c) { return c ? c->err : "no consumer"; }
 slop_code slop_consumer_last_code(const slop_consumer *c) { return c ? c->code : SLOP_E_ARG; }
+
+const char *slop_consumer_frame_type(const slop_consumer *c) { return c ? c->frame_type : ""; }
 
 /* ---------------------------------------------------------------------- */
 /* Free-standing                                                            */

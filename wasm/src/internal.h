@@ -69,6 +69,18 @@ char *slop__json_print_free(cJSON *v);
 /* Writes d as a JSON number the same way; returns its length. */
 size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]);
 
+typedef struct slop__buf slop__buf;
+/* Appends s as a JSON string (quoted, escaped; NULL as ""), and d as above:
+ * for events printed straight into a buffer without building cJSON values. */
+void slop__buf_put_string(slop__buf *b, const char *s);
+void slop__buf_put_number(slop__buf *b, double d);
+/* Appends v printed as slop__json_print() prints it. */
+void slop__buf_put_json(slop__buf *b, const cJSON *v);
+/* Appends the absolute path of rel (a path relative to a subscription, "/"
+ * for its root) under root, as a JSON string: slop__path_join's result
+ * without the allocation. */
+void slop__buf_put_path(slop__buf *b, const char *root, const char *rel);
+
 /* ---- json_limits.c ---------------------------------------------------- */
 
 #define SLOP__JSON_INVALID 0xFFFFFFFFu

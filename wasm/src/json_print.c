@@ -18,7 +18,18 @@ size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
     int n;
     if (!isfinite(d)) n = snprintf(out, SLOP__NUMBER_BUF, "null"); /* never reaches here: frames refuse them */
     else if (d == 0) n = snprintf(out, SLOP__NUMBER_BUF, signbit(d) ? "-0" : "0");
-    else if (fabs(d) < 1e17 && d == floor(d)) n = snprintf(out, SLOP__NUMBER_BUF, "%.0f", d); /* exact */
+    else if (fabs(d) < 9007199254740992.0 && d == floor(d)) { /* below 2^53: exact as an integer */
+        /* Versions, seqs, counts and indexes are integers on every event: written by hand,
+         * they skip printf's floating-point path. */
+        char tmp[24];
+        unsigned long long u = (unsigned long long)fabs(d);
+        size_t k = 0;
+        do tmp[k++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+        n = 0;
+        if (d < 0) out[n++] = '-';
+        while (k) out[n++] = tmp[--k];
+        out[n] = '\0';
+    } else if (fabs(d) < 1e17 && d == floor(d)) n = snprintf(out, SLOP__NUMBER_BUF, "%.0f", d); /* exact */
     else {
         /* 15 digits print the shortest form whenever it has 15 or fewer
          * (subnormals excepted: they carry fewer significant bits); the
@@ -31,9 +42,8 @@ size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
     return n > 0 ? (size_t)n : 0;
 }
 
-static void put_string(slop__buf *b, const char *s) {
-    if (!s) s = "";
-    slop__buf_putn(b, "\"", 1);
+/* The characters of s escaped for a JSON string, without the quotes. */
+static void put_string_body(slop__buf *b, const char *s) {
     const unsigned char *u = (const unsigned char *)s;
     for (;;) {
         const unsigned char *run = u;
@@ -54,7 +64,22 @@ static void put_string(slop__buf *b, const char *s) {
         else slop__buf_put_u00(b, *u);
         u++;
     }
-    slop__buf_putn(b, "\"", 1);
+}
+
+void slop__buf_put_string(slop__buf *b, const char *s) {
+    slop__buf_putc(b, '"');
+    put_string_body(b, s ? s : "");
+    slop__buf_putc(b, '"');
+}
+
+void slop__buf_put_path(slop__buf *b, const char *root, const char *rel) {
+    slop__buf_putc(b, '"');
+    if (strcmp(rel, "/") == 0) put_string_body(b, root);
+    else {
+        if (strcmp(root, "/") != 0) put_string_body(b, root);
+        put_string_body(b, rel);
+    }
+    slop__buf_putc(b, '"');
 }
 
 static void put_value(slop__buf *b, const cJSON *v) {
@@ -64,7 +89,7 @@ static void put_value(slop__buf *b, const cJSON *v) {
     case cJSON_True: slop__buf_putn(b, "true", 4); break;
     case cJSON_NULL: slop__buf_putn(b, "null", 4); break;
     case cJSON_Number: slop__buf_putn(b, num, slop__format_number(v->valuedouble, num)); break;
-    case cJSON_String: put_string(b, v->valuestring); break;
+    case cJSON_String: slop__buf_put_string(b, v->valuestring); break;
     case cJSON_Raw:
         if (v->valuestring) slop__buf_putn(b, v->valuestring, strlen(v->valuestring));
         break;
@@ -75,7 +100,7 @@ static void put_value(slop__buf *b, const cJSON *v) {
         for (const cJSON *it = v->child; it; it = it->next) {
             if (it != v->child) slop__buf_putn(b, ",", 1);
             if (obj) {
-                put_string(b, it->string);
+                slop__buf_put_string(b, it->string);
                 slop__buf_putn(b, ":", 1);
             }
             put_value(b, it);
@@ -86,6 +111,13 @@ static void put_value(slop__buf *b, const cJSON *v) {
     default: slop__buf_putn(b, "null", 4); break; /* cJSON_Invalid */
     }
 }
+
+void slop__buf_put_number(slop__buf *b, double d) {
+    char num[SLOP__NUMBER_BUF];
+    slop__buf_putn(b, num, slop__format_number(d, num));
+}
+
+void slop__buf_put_json(slop__buf *b, const cJSON *v) { put_value(b, v); }
 
 char *slop__json_print(const cJSON *v) {
     if (!v) return NULL;

@@ -945,6 +945,46 @@ cJSON *slop__node_to_json(const slop__node *n, int depth) {
     return o;
 }
 
+void slop__node_put(slop__buf *b, const slop__node *n, int depth, int close) {
+    slop__buf_puts(b, "{\"id\":");
+    slop__buf_put_string(b, n->id);
+    slop__buf_puts(b, ",\"type\":");
+    slop__buf_put_string(b, n->type);
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
+        if (!n->field[f] && !n->raw[f]) continue;
+        slop__buf_puts(b, ",\"");
+        slop__buf_puts(b, field_names[f]);
+        slop__buf_puts(b, "\":");
+        /* Untouched: the text the scanner accepted, as the provider wrote it. */
+        if (n->field[f]) slop__buf_put_json(b, n->field[f]);
+        else slop__buf_putn(b, n->raw[f], n->raw_len[f]);
+    }
+    if (n->kids && depth != 0) {
+        slop__buf_puts(b, ",\"children\":[");
+        slop__kid_iter it;
+        int first = 1;
+        for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it), first = 0) {
+            if (!first) slop__buf_putc(b, ',');
+            slop__node_put(b, k, depth < 0 ? -1 : depth - 1, 1);
+        }
+        slop__buf_putc(b, ']');
+    }
+    if (close) slop__buf_putc(b, '}');
+}
+
+cJSON *slop__node_meta_if(const slop__node *n, const char *key) {
+    const int f = SLOP__FIELD_META;
+    if (n->field[f]) return cJSON_GetObjectItemCaseSensitive(n->field[f], key) ? cJSON_Duplicate(n->field[f], 1) : NULL;
+    if (!n->raw[f]) return NULL;
+    /* A raw field is searched as text first: parsing it for every view would cost more than the view. */
+    size_t kl = strlen(key);
+    const char *r = n->raw[f], *end = r + n->raw_len[f];
+    for (const char *q = r; q + kl + 2 <= end; q++)
+        if (q[0] == '"' && memcmp(q + 1, key, kl) == 0 && q[kl + 1] == '"')
+            return cJSON_ParseWithLength(r, n->raw_len[f]);
+    return NULL;
+}
+
 cJSON *slop__node_field(slop__node *n, int f) {
     if (!n->field[f] && n->raw[f]) {
         /* The scanner accepted this text and cJSON accepts a superset. */
@@ -964,6 +1004,8 @@ void slop__changes_init(slop__changes *ch) {
     ch->changed = cJSON_CreateArray();
     ch->added = cJSON_CreateArray();
     ch->removed = cJSON_CreateArray();
+    ch->kids = NULL;
+    ch->nkids = ch->kids_cap = 0;
     ch->truncated = 0;
     ch->count = 0;
 }
@@ -972,6 +1014,11 @@ void slop__changes_free(slop__changes *ch) {
     cJSON_Delete(ch->changed);
     cJSON_Delete(ch->added);
     cJSON_Delete(ch->removed);
+    for (size_t i = 0; i < ch->nkids; i++) {
+        free(ch->kids[i].parent);
+        free(ch->kids[i].id);
+    }
+    free(ch->kids);
     memset(ch, 0, sizeof *ch);
 }
 
@@ -1164,6 +1211,27 @@ static void note(op_ctx *c, int which, const slop__node *n, const char *child_id
     free(p);
 }
 
+/* Records that child k of n was inserted at (insert) or removed from its
+ * position at. Out of memory drops the entry and marks the list truncated:
+ * the reader then re-reads the subtree instead of trusting an incomplete list. */
+static void note_kid(op_ctx *c, const slop__node *n, const slop__node *k, size_t at, int insert) {
+    slop__changes *ch = c->ch;
+    if (!ch || ch->truncated) return;
+    if (ch->count >= SLOP__CHANGES_MAX || SLOP__RESERVE(ch->kids, ch->nkids, ch->kids_cap, 8) != 0) {
+        ch->truncated = 1;
+        return;
+    }
+    slop__kid_change kc = {slop__node_path(n), strdup(k->id), at, insert};
+    if (!kc.parent || !kc.id) {
+        free(kc.parent);
+        free(kc.id);
+        ch->truncated = 1;
+        return;
+    }
+    ch->kids[ch->nkids++] = kc;
+    ch->count++;
+}
+
 static int parse_index(op_ctx *c, int required, long *out) {
     cJSON *ji = cJSON_GetObjectItemCaseSensitive(c->op, "index");
     if (!ji || cJSON_IsNull(ji)) {
@@ -1208,6 +1276,7 @@ static int add_child(op_ctx *c, slop__node *n, slop__node *fresh, size_t at) {
         return op_nomem(c);
     }
     note(c, CH_ADDED, n, fresh->id);
+    note_kid(c, n, fresh, at, 1);
     return 0;
 }
 
@@ -1330,6 +1399,7 @@ static int replace_children(op_ctx *c, slop__node *n, cJSON *jv) {
     while (n->kids) {
         slop__node *k = node_child_at(n, 0);
         note(c, CH_REMOVED, n, k->id);
+        note_kid(c, n, k, 0, 0);
         if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
     }
     cJSON *arr = jv ? steal(c->op, jv) : NULL;
@@ -1340,7 +1410,6 @@ static int replace_children(op_ctx *c, slop__node *n, cJSON *jv) {
         rc = k ? add_child(c, n, k, at) : -1;
     }
     cJSON_Delete(arr);
-    if (rc == 0) note(c, CH_CHANGED, n, NULL);
     return rc;
 }
 
@@ -1380,7 +1449,8 @@ static int child_move(op_ctx *c, slop__node *n, slop__node *k, const char *seg) 
         return op_nomem(c);
     }
     c->log->v[c->log->len - 1].old_index = from;
-    note(c, CH_CHANGED, n, NULL);
+    note_kid(c, n, k, from, 0);
+    note_kid(c, n, k, (size_t)idx, 1);
     return 0;
 }
 
@@ -1401,8 +1471,10 @@ static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
     if (k && c->kind == OP_ADD)
         return op_fail(c, "node \"%.64s\" already exists (an add needs a new id; replace replaces)", seg);
     if (k) { /* replace: the new node takes the old one's place */
-        if (idx < 0) at = kid_rank(k);
+        size_t was = kid_rank(k);
+        if (idx < 0) at = was;
         note(c, CH_REMOVED, n, seg);
+        note_kid(c, n, k, was, 0);
         if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
     }
     if (idx >= 0) {
@@ -1413,9 +1485,7 @@ static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
     cJSON *val = steal(c->op, jv);
     slop__node *fresh = build_value(c, val, n, "value");
     cJSON_Delete(val);
-    if (!fresh || add_child(c, n, fresh, at) != 0) return -1;
-    note(c, CH_CHANGED, n, NULL);
-    return 0;
+    return fresh && add_child(c, n, fresh, at) == 0 ? 0 : -1;
 }
 
 /* The op on the child seg of n, the path's last node segment. */
@@ -1425,7 +1495,7 @@ static int child_op(op_ctx *c, slop__node *n, const char *seg) {
     if (c->kind != OP_REMOVE) return child_put(c, n, k, seg);
     if (!k) return op_fail(c, "no node \"%.64s\" to remove", seg);
     note(c, CH_REMOVED, n, seg);
-    note(c, CH_CHANGED, n, NULL);
+    note_kid(c, n, k, kid_rank(k), 0);
     return detach_child(c->m, c->log, k) == 0 ? 0 : op_nomem(c);
 }
 

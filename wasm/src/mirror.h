@@ -66,15 +66,30 @@ typedef struct slop__mirror {
     slop__budget *budget;        /* not owned                                  */
 } slop__mirror;
 
-/* Paths of nodes touched by a patch, relative to the mirror root. */
+/* A child inserted into or removed from a node's children list, in op
+ * order: applied one after the other to the list as it was before the patch,
+ * they give the list after it. A move is a removal and an insertion. */
+typedef struct slop__kid_change {
+    char *parent;               /* path relative to the mirror root, owned    */
+    char *id;                   /* the child's id, owned                      */
+    size_t index;               /* insert: its position after; remove: before */
+    int insert;                 /* 1 inserted, 0 removed                      */
+} slop__kid_change;
+
+/* Paths of nodes touched by a patch, relative to the mirror root. A node is
+ * "changed" when its own fields changed; insertions into and removals from
+ * its children list are in kids, so a consumer of the changes never needs the
+ * whole list again (O(1) per op, whatever the number of siblings). */
 typedef struct slop__changes {
     cJSON *changed;             /* array of strings, owned                    */
     cJSON *added;
     cJSON *removed;
+    slop__kid_change *kids;     /* owned, nkids of them                        */
+    size_t nkids, kids_cap;
     int truncated;              /* more than SLOP__CHANGES_MAX: refetch all    */
-    int count;                  /* paths in the three lists                   */
+    int count;                  /* entries in the four lists                  */
 } slop__changes;
-#define SLOP__CHANGES_MAX 512
+#define SLOP__CHANGES_MAX 1024
 
 /* Deepest node the mirror holds, so recursion over it stays bounded even
  * when patches grow the tree one level at a time. */
@@ -140,6 +155,15 @@ typedef struct slop__kid_iter {
 slop__node *slop__kids_first(const slop__node *parent, slop__kid_iter *it);
 slop__node *slop__kids_next(slop__kid_iter *it);
 
+/* Appends n as the JSON text slop__node_to_json(n, depth) prints (the
+ * fields a patch never touched copied as the provider wrote them, without
+ * building cJSON values). close 0 leaves the object open, without its '}',
+ * for the caller to add members. */
+typedef struct slop__buf slop__buf;
+void slop__node_put(slop__buf *b, const slop__node *n, int depth, int close);
+/* A parsed copy of n's meta (caller cJSON_Delete()s) when it may have the
+ * member key, else NULL. */
+cJSON *slop__node_meta_if(const slop__node *n, const char *key);
 /* The node as SLOP JSON, children cut at depth (-1: all). Caller deletes. */
 cJSON *slop__node_to_json(const slop__node *n, int depth);
 

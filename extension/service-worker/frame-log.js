@@ -1,0 +1,37 @@
+// frame-log.js: the worker's log entry for one frame (what the panel's Log shows). Pure: the
+// benchmark measures it as the worker runs it.
+
+import { LIMITS } from '../shared/messages.js';
+
+const encoder = new TextEncoder();
+const ASCII = /^[\x00-\x7f]*$/;
+function utf8Length(s) {
+  if (ASCII.test(s)) return s.length; // most frames: no copy to count them
+  return s.length < 4096 ? encoder.encode(s).length : Math.round(s.length * 1.1); // estimate for big frames
+}
+
+/**
+ * A log entry for one frame. `type`: the frame's "type" as the core read it when it took the
+ * frame (SlopConsumer.frameType(), "" for none), so the log never parses a frame again; without
+ * it (frames the core wrote) the type is read here, for display only.
+ */
+export function logEntry(dir, text, type = undefined) {
+  if (typeof type === 'string') type = type || '?';
+  else {
+    type = '?';
+    if (typeof text === 'string' && text.length <= 1 << 20) {
+      try {
+        const m = JSON.parse(text);
+        if (m && typeof m.type === 'string') type = m.type.slice(0, 40);
+      } catch { /* left as "?" */ }
+    }
+  }
+  const str = typeof text === 'string' ? text : `<${text.byteLength} binary bytes>`;
+  const truncated = str.length > LIMITS.LOG_TEXT_MAX;
+  return {
+    dir, t: Date.now(), type,
+    size: typeof text === 'string' ? utf8Length(text) : text.byteLength,
+    text: truncated ? str.slice(0, LIMITS.LOG_TEXT_MAX) : str,
+    truncated,
+  };
+}
