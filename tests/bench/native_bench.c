@@ -81,6 +81,59 @@ static slop_consumer *loaded(int n, char *sub, size_t subcap) {
     return c;
 }
 
+/* Heap in use next to the JSON text of the tree, for items like a mail app's (about 740
+ * bytes: properties, meta, affordances with params): after the snapshot, and after every
+ * field of every item was patched once (a patched field is parsed; untouched ones stay text). */
+static void rich_memory(int n) {
+    struct mallinfo2 before = mallinfo2();
+    slop_consumer *c = slop_consumer_new(NULL, "ws", 5);
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s", slop_consumer_subscribe(c, "{}", 2, 0, NULL));
+    const char *hello = "{\"type\":\"hello\",\"provider\":{\"id\":\"b\",\"name\":\"B\",\"capabilities\":[\"state\",\"patches\"]}}";
+    slop_consumer_receive(c, hello, strlen(hello), 0);
+    buf t = {0};
+    put(&t, "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"items\",\"type\":\"collection\",\"children\":[");
+    for (int i = 0; i < n; i++)
+        put(&t, "%s{\"id\":\"m%d\",\"type\":\"item\",\"properties\":{\"subject\":\"Quarterly report, draft %d\","
+                "\"from\":\"alice.example@example.com\",\"preview\":\"Thanks for the notes from Tuesday. I went "
+                "through the figures again and the second quarter looks better than we thought; the only open "
+                "point is the travel budget, which we can settle on Friday.\",\"unread\":true,\"size\":%d,"
+                "\"received\":\"2026-11-23T10:00:00Z\",\"labels\":[\"inbox\",\"work\"]},\"meta\":{\"salience\":0.5,"
+                "\"summary\":\"From Alice: quarterly report draft %d\"},\"affordances\":[{\"action\":\"archive\","
+                "\"label\":\"Archive\"},{\"action\":\"reply\",\"label\":\"Reply\",\"params\":{\"type\":\"object\","
+                "\"properties\":{\"body\":{\"type\":\"string\"}},\"required\":[\"body\"]}}]}",
+            i ? "," : "", i, i, 12000 + i, i);
+    put(&t, "]}]}");
+    size_t text = t.len;
+    buf f = {0};
+    put(&f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"seq\":0,\"tree\":%s}", sub, t.s);
+    free(t.s);
+    slop_consumer_receive(c, f.s, f.len, 0);
+    free(f.s);
+    int patches = 0;
+    drain(c, &patches);
+    double ingest = (double)(mallinfo2().uordblks - before.uordblks);
+    for (int i = 0; i < n; i++) {
+        char p[600];
+        int len = snprintf(p, sizeof p,
+                           "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":%d,\"seq\":%d,\"ops\":["
+                           "{\"op\":\"replace\",\"path\":\"/items/m%d/properties/unread\",\"value\":false},"
+                           "{\"op\":\"replace\",\"path\":\"/items/m%d/meta/salience\",\"value\":0.75},"
+                           "{\"op\":\"replace\",\"path\":\"/items/m%d/affordances/0/label\",\"value\":\"Archive it\"}]}",
+                           sub, i + 2, i + 1, i, i, i);
+        slop_consumer_receive(c, p, (size_t)len, 0);
+        drain(c, &patches);
+    }
+    double patched = (double)(mallinfo2().uordblks - before.uordblks);
+    if (patches != n) printf("  !! %d of %d patches applied\n", patches, n);
+    printf("Heap in use for %d items of %.0f bytes of JSON each (%.1f MB of text), glibc malloc:\n", n,
+           (double)text / n, text / 1e6);
+    printf("  after the snapshot:                      %.2fx the text (%.0f bytes/item)\n", ingest / text, ingest / n);
+    printf("  after every field of every item patched: %.2fx the text (%.0f bytes/item)   (aim: both <= 1.5x)\n",
+           patched / text, patched / n);
+    slop_consumer_free(c);
+}
+
 int main(int argc, char **argv) {
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int total = quick ? 20000 : 200000, per_patch = 10;
@@ -150,5 +203,6 @@ int main(int argc, char **argv) {
     double per = (double)(after.uordblks - before.uordblks) / 100001.0;
     printf("\nHeap in use per mirrored node (100,000 items with 3 properties each, glibc malloc): %.0f bytes\n", per);
     slop_consumer_free(c);
+    rich_memory(quick ? 5000 : 20000);
     return 0;
 }

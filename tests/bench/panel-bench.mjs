@@ -157,6 +157,10 @@ async function main() {
       new MutationObserver((records) => {
         for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) grab(n);
       }).observe(document.getElementById('tree'), { childList: true, subtree: true });
+      // Tasks over 50 ms on the panel's main thread: frames the user would see stall.
+      window.__long = [];
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); })
+        .observe({ type: 'longtask' });
     });
     const clock = await clockOffset(panel);
 
@@ -197,7 +201,17 @@ async function main() {
       }
     }
     const elapsed = (now() - start) / 1000;
+    // How long after the last send the panel shows the provider's last version (the whole
+    // path's backlog: worker and panel), up to 60 s.
+    const lastSent = now();
+    let caughtUp = null;
+    while (now() - lastSent < 60_000) {
+      const v = await panel.evaluate(() => window.slopPanel.currentTree()?.version);
+      if (v === 1 + total) { caughtUp = now() - lastSent; break; }
+      await sleep(20);
+    }
     await sleep(500);
+    const longTasks = (await panel.evaluate(() => window.__long)).sort((a, b) => a - b);
     const seen = new Map(await panel.evaluate(() => [...window.__seen]));
     const lat = [];
     for (const [s, t] of sent) if (seen.has(s)) lat.push(seen.get(s) - clock.offset - t);
@@ -212,11 +226,12 @@ async function main() {
     console.log(`  panel opened → whole mirror in the panel  ${ms(f('mirror'))}  (${first[0].size.toLocaleString()} views, ui/get-nodes pages of 1000)`);
     console.log(`patch → DOM at ${RATE} patches/s for ${SECONDS} s (${total} patches sent in ${elapsed.toFixed(1)} s; ${sent.size} on rows on screen):`);
     if (lat.length) {
-      console.log(`  median ${ms(pct(lat, 50))}   p95 ${ms(pct(lat, 95))}   max ${ms(lat.at(-1))}   (${lat.length} measured; clock offset ±${(clock.rtt / 2).toFixed(2)} ms)`);
+      console.log(`  median ${ms(pct(lat, 50))}   p95 ${ms(pct(lat, 95))}   p99 ${ms(pct(lat, 99))}   max ${ms(lat.at(-1))}   (${lat.length} measured; clock offset ±${(clock.rtt / 2).toFixed(2)} ms)`);
     }
     const missed = sent.size - lat.length;
     if (missed) console.log(`  ${missed} on-screen labels never showed (overwritten by a newer patch before a render)`);
-    console.log(`  the panel ended at v${version} (provider: v${1 + total})`);
+    console.log(`  the panel ended at v${version} (provider: v${1 + total}); ${caughtUp === null ? 'not caught up 60 s after the last send' : `caught up ${ms(caughtUp)} after the last send`}`);
+    console.log(`  panel tasks over 50 ms: ${longTasks.length}${longTasks.length ? ` (longest ${ms(longTasks.at(-1))})` : ''} (aim: none)`);
   } finally {
     await browser.close();
     await srv.close();

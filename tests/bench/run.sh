@@ -9,6 +9,9 @@ quick=()
 echo "*** native core (C, -O2)"
 build/native-release/native_bench "${quick[@]}"
 echo
+echo "*** the worker's patch path in Node (frame in, panel delta out)"
+node tests/bench/path-bench.mjs "${quick[@]}"
+echo
 echo "*** wasm core in Node (as the extension runs it)"
 node tests/bench/core-bench.mjs "${quick[@]}"
 if [ -f tests/bench/panel-bench.mjs ]; then

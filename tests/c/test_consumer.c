@@ -229,6 +229,23 @@ TEST(the_type_of_the_last_frame_is_kept_for_the_log) {
     stop(&l);
 }
 
+/* A windowed collection's view counts what the provider has beyond the window
+ * ("more"), which moves with the children present: it is re-read. */
+TEST(a_child_change_under_a_windowed_collection_marks_it_changed) {
+    live l;
+    start(&l, HELLO_ALL, "/",
+          "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"w\",\"type\":\"collection\","
+          "\"meta\":{\"total_children\":10,\"window\":[0,2]},\"children\":[{\"id\":\"a\",\"type\":\"item\"},"
+          "{\"id\":\"b\",\"type\":\"item\"}]}]}");
+    CHECK_CONTAINS(slop_consumer_node(l.c, l.sub, "/w", NULL), "\"more\":8");
+    patch(&l, 2, 1, "[{\"op\":\"add\",\"path\":\"/w/c\",\"value\":{\"id\":\"c\",\"type\":\"item\"}}]");
+    cJSON *e = ev(&l.o, "patch", 0);
+    CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "changed"), 0)->valuestring, "/w");
+    cJSON_Delete(e);
+    CHECK_CONTAINS(slop_consumer_node(l.c, l.sub, "/w", NULL), "\"more\":7");
+    stop(&l);
+}
+
 TEST(applies_multiple_ops_in_sequence) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
@@ -1543,6 +1560,7 @@ int main(void) {
     RUN(child_changes_under_a_subscription_path_are_absolute_and_cover_a_whole_list_replace);
     RUN(a_patch_past_the_change_lists_limit_is_marked_truncated);
     RUN(the_type_of_the_last_frame_is_kept_for_the_log);
+    RUN(a_child_change_under_a_windowed_collection_marks_it_changed);
     RUN(applies_multiple_ops_in_sequence);
     RUN(add_with_index_inserts_and_add_without_index_appends);
     RUN(move_reorders_children_with_index_after_removal);

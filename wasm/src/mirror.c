@@ -972,17 +972,24 @@ void slop__node_put(slop__buf *b, const slop__node *n, int depth, int close) {
     if (close) slop__buf_putc(b, '}');
 }
 
-cJSON *slop__node_meta_if(const slop__node *n, const char *key) {
+/* Whether n's meta may have the member key: a raw field is searched as text
+ * (parsing it for every view would cost more than the view), so a string
+ * value equal to the key counts too; callers then parse and look. */
+static int meta_may_have(const slop__node *n, const char *key) {
     const int f = SLOP__FIELD_META;
-    if (n->field[f]) return cJSON_GetObjectItemCaseSensitive(n->field[f], key) ? cJSON_Duplicate(n->field[f], 1) : NULL;
-    if (!n->raw[f]) return NULL;
-    /* A raw field is searched as text first: parsing it for every view would cost more than the view. */
+    if (n->field[f]) return cJSON_GetObjectItemCaseSensitive(n->field[f], key) != NULL;
+    if (!n->raw[f]) return 0;
     size_t kl = strlen(key);
     const char *r = n->raw[f], *end = r + n->raw_len[f];
     for (const char *q = r; q + kl + 2 <= end; q++)
-        if (q[0] == '"' && memcmp(q + 1, key, kl) == 0 && q[kl + 1] == '"')
-            return cJSON_ParseWithLength(r, n->raw_len[f]);
-    return NULL;
+        if (q[0] == '"' && memcmp(q + 1, key, kl) == 0 && q[kl + 1] == '"') return 1;
+    return 0;
+}
+
+cJSON *slop__node_meta_if(const slop__node *n, const char *key) {
+    const int f = SLOP__FIELD_META;
+    if (!meta_may_have(n, key)) return NULL;
+    return n->field[f] ? cJSON_Duplicate(n->field[f], 1) : cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
 }
 
 cJSON *slop__node_field(slop__node *n, int f) {
@@ -1230,6 +1237,9 @@ static void note_kid(op_ctx *c, const slop__node *n, const slop__node *k, size_t
     }
     ch->kids[ch->nkids++] = kc;
     ch->count++;
+    /* A windowed collection's view says how many more the provider has, which
+     * depends on the children present: its view must be read again. */
+    if (meta_may_have(n, "total_children")) note(c, CH_CHANGED, n, NULL);
 }
 
 static int parse_index(op_ctx *c, int required, long *out) {
