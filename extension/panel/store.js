@@ -1,6 +1,6 @@
 // store.js: what the panel knows, built only from the service worker's pushes and replies: the
 // tab's providers, per provider and subscription the node views by path (sw/tree-reset replaces,
-// sw/tree-delta removes then upserts, ui/get-nodes adds), the versions each tree went through
+// sw/tree-delta removes, upserts, then splices child lists at the core's indexes; ui/get-nodes adds), the versions each tree went through
 // (history.js), core events, the frame log, imported documents, and the query pages loaded
 // under windowed collections. It never parses frames or applies patches: node views come
 // ready-made from the core.
