@@ -35,9 +35,21 @@ step() { printf '*** %s\n' "$*"; }
 die()  { printf '\n!!! build.sh: %s\n\n' "$*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else die "needs root for: $*"; fi; }
 
+# Registries time out now and then (a CI run once died on one npm idle timeout):
+# each download is retried with a growing pause before the build gives up.
+retry() {
+    local attempt=1 max=4
+    until "$@"; do
+        [ "$attempt" -ge "$max" ] && return 1
+        echo "--- attempt $attempt of $max failed: $*; again in $((attempt * 10)) s" >&2
+        sleep $((attempt * 10)); attempt=$((attempt + 1))
+    done
+}
+APT_OPTS=(-o Acquire::Retries=3)
+
 APT_UPDATED=0
 apt_update_once() {
-    if [ "$APT_UPDATED" = 0 ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
+    if [ "$APT_UPDATED" = 0 ]; then retry as_root apt-get "${APT_OPTS[@]}" update -qq; APT_UPDATED=1; fi
 }
 
 # ------------------------------------------------------------------ packages
@@ -54,7 +66,7 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     apt_update_once
-    as_root apt-get install -y -q "${missing[@]}"
+    retry as_root apt-get "${APT_OPTS[@]}" install -y -q "${missing[@]}"
 else
     echo "all present"
 fi
@@ -118,7 +130,7 @@ else
         if ! (cd "$CACHE" && apt-get source -q cjson); then
             # A deb-src entry whose index was never fetched: update once and retry.
             APT_UPDATED=0; apt_update_once
-            (cd "$CACHE" && apt-get source -q cjson) || die "apt-get source cjson failed"
+            retry bash -c "cd \"$CACHE\" && apt-get ${APT_OPTS[*]} source -q cjson" || die "apt-get source cjson failed"
         fi
         CJSON_DIR=$(find_cached)
         [ -n "$CJSON_DIR" ] || die "apt-get source cjson produced no cjson-* directory in $CACHE"
@@ -130,7 +142,7 @@ check_cjson_patches "$CJSON_DIR"
 step "npm dependencies"
 # npm ci writes node_modules/.package-lock.json: it is the stamp.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund
+    retry npm ci --no-audit --no-fund --fetch-retries=4 --fetch-timeout=120000
     touch node_modules/.package-lock.json
 else
     echo "node_modules up to date"
