@@ -2,12 +2,20 @@
  * native_bench.c: the core's algorithmic costs without the wasm boundary,
  * built -O2 against the release library (build/native-release/).
  *
- *   build/native-release/bench/native_bench [--quick]
+ *   build/native-release/native_bench [--quick]
+ *   build/native-release/native_bench --frames N FRAMES
  *
  * Prints per-op cost of a replace/add/remove/move mix on collections of
  * 100, 10,000 and 100,000 children, and heap bytes per mirrored node
  * (glibc mallinfo2: bytes in use after the snapshot minus before).
  * A benchmark, not a test: nothing here asserts on time.
+ *
+ * --frames: the patch path's mix (tests/bench/path-bench.mjs: one op per
+ * frame, 70 % property replace, 10 % add at a random index, 10 % remove,
+ * 10 % meta replace) on N items, FRAMES frames fed through receive + drain
+ * inside apply_frames() and nothing else timed. tests/bench/run.sh runs it
+ * under callgrind with --toggle-collect=apply_frames: instructions per frame,
+ * the figure that does not depend on the machine's load.
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -63,7 +71,9 @@ static void drain(slop_consumer *c, int *patches) {
 }
 
 static slop_consumer *loaded(int n, char *sub, size_t subcap) {
-    slop_consumer *c = slop_consumer_new(NULL, "ws", 5);
+    /* The defaults refuse a 1M-node mirror: raised, as a user would (0: the default). */
+    slop_limits big = {(size_t)1 << 30, 0, 4000000, 0, 0};
+    slop_consumer *c = slop_consumer_new(n > 100000 ? &big : NULL, "ws", 5);
     snprintf(sub, subcap, "%s", slop_consumer_subscribe(c, "{}", 2, 0, NULL));
     const char *hello = "{\"type\":\"hello\",\"provider\":{\"id\":\"b\",\"name\":\"B\",\"capabilities\":[\"state\",\"patches\"]}}";
     slop_consumer_receive(c, hello, strlen(hello), 0);
@@ -134,7 +144,58 @@ static void rich_memory(int n) {
     slop_consumer_free(c);
 }
 
+/* Receives and drains each frame; the only code callgrind counts in --frames. */
+static __attribute__((noinline)) int apply_frames(slop_consumer *c, char **frames, const size_t *lens, int n) {
+    int patches = 0;
+    for (int f = 0; f < n; f++) {
+        slop_consumer_receive(c, frames[f], lens[f], 0);
+        drain(c, &patches);
+    }
+    return patches;
+}
+
+static int frames_mode(int n, int nframes) {
+    char sub[64];
+    slop_consumer *c = loaded(n, sub, sizeof sub);
+    int cap = n + nframes + 8, count = n, next = n;
+    int *ids = malloc(sizeof(int) * (size_t)cap);
+    for (int i = 0; i < n; i++) ids[i] = i;
+    char **frames = malloc(sizeof(char *) * (size_t)nframes);
+    size_t *lens = malloc(sizeof(size_t) * (size_t)nframes);
+    for (int f = 0; f < nframes; f++) {
+        buf b = {0};
+        double x = rnd();
+        int at = (int)(rnd() * count);
+        put(&b, "{\"type\":\"patch\",\"subscription\":\"%s\",\"version\":%d,\"seq\":%d,\"ops\":[", sub, f + 2, f + 1);
+        if (x < 0.7 || count < 2) {
+            put(&b, "{\"op\":\"replace\",\"path\":\"/items/i%d/properties/title\",\"value\":\"Item %d v%d\"}", ids[at],
+                ids[at], f);
+        } else if (x < 0.8) {
+            put(&b, "{\"op\":\"add\",\"path\":\"/items/i%d\",\"value\":{\"id\":\"i%d\",\"type\":\"item\","
+                    "\"properties\":{\"title\":\"New\",\"n\":0}},\"index\":%d}", next, next, (int)(rnd() * (count + 1)));
+            ids[count++] = next++;
+        } else if (x < 0.9) {
+            put(&b, "{\"op\":\"remove\",\"path\":\"/items/i%d\"}", ids[at]);
+            ids[at] = ids[--count];
+        } else {
+            put(&b, "{\"op\":\"replace\",\"path\":\"/items/i%d/meta\",\"value\":{\"salience\":%.2f}}", ids[at], rnd());
+        }
+        put(&b, "]}");
+        frames[f] = b.s;
+        lens[f] = b.len;
+    }
+    int patches = apply_frames(c, frames, lens, nframes);
+    printf("%d items, %d frames, %d patch events\n", n, nframes, patches);
+    for (int f = 0; f < nframes; f++) free(frames[f]);
+    free(frames);
+    free(lens);
+    free(ids);
+    slop_consumer_free(c);
+    return patches == nframes ? 0 : 1;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--frames") == 0) return frames_mode(atoi(argv[2]), atoi(argv[3]));
     int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int total = quick ? 20000 : 200000, per_patch = 10;
     double cost[3];

@@ -9,6 +9,21 @@ quick=()
 echo "*** native core (C, -O2)"
 build/native-release/native_bench "${quick[@]}"
 echo
+# Instructions per frame on the patch path's mix (native_bench --frames): the noise-free figure
+# beside path-bench's times. callgrind counts only inside apply_frames (receive + drain).
+if command -v valgrind >/dev/null; then
+  echo "*** native core under callgrind: instructions per frame (1 op per frame, path-bench's mix)"
+  sizes=(100 1000 10000 100000)
+  [ ${#quick[@]} -eq 0 ] && sizes+=(1000000)
+  for n in "${sizes[@]}"; do
+    ir=$(valgrind --tool=callgrind --toggle-collect=apply_frames --callgrind-out-file=/dev/null \
+      build/native-release/native_bench --frames "$n" 2000 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    printf '  %-9s %8d instructions per frame\n' "$n" $(( ir / 2000 ))
+  done
+else
+  echo "(valgrind not installed: no instruction counts)"
+fi
+echo
 echo "*** the worker's patch path in Node (frame in, panel delta out)"
 node tests/bench/path-bench.mjs "${quick[@]}"
 echo

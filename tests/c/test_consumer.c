@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "consumer_harness.h"
 #include "internal.h" /* slop__json_print: events compared as text */
+#include "mirror.h"   /* SLOP__HOT_MAX */
 
 /* ---- connection, hello, ids ------------------------------------------- */
 
@@ -116,6 +117,106 @@ TEST(applies_property_replace) {
     cJSON *e = ev(&l.o, "patch", 0);
     CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(e, "changed"), 0)->valuestring, "/todos/t1");
     cJSON_Delete(e);
+    stop(&l);
+}
+
+/* A consumer fed a snapshot of n items under the root: /iK with properties
+ * {"label":"item K","n":K}. */
+static void start_items(live *l, int n) {
+    char *tree = malloc((size_t)n * 96 + 200), *w = tree;
+    w += sprintf(w, "{\"id\":\"root\",\"type\":\"root\",\"children\":[");
+    for (int i = 0; i < n; i++)
+        w += sprintf(w, "%s{\"id\":\"i%d\",\"type\":\"item\",\"properties\":{\"label\":\"item %d\",\"n\":%d}}",
+                     i ? "," : "", i, i, i);
+    sprintf(w, "]}");
+    start(l, HELLO_ALL, "/", tree);
+    free(tree);
+}
+
+/* Patched fields are kept parsed only while they are among the last
+ * SLOP__HOT_MAX patched, then printed back to text (into their room in the
+ * node, or a buffer of their own when they grew). Every view, later patch
+ * and rollback must see the same values either way. */
+TEST(patched_fields_printed_back_to_text_keep_their_values_and_take_new_patches) {
+    enum { N = 3 * SLOP__HOT_MAX };
+    live l;
+    start_items(&l, N);
+    int v = 1;
+    char ops[512];
+    /* Every item patched once: the first ones leave the ring, printed back. */
+    for (int i = 0; i < N; i++) {
+        snprintf(ops, sizeof ops,
+                 "[{\"op\":\"replace\",\"path\":\"/i%d/properties/n\",\"value\":%s}]", i,
+                 i % 3 == 0 ? "0.1" : i % 3 == 1 ? "1e300" : "\"\\u00e9\\\"\\\\\\n\"");
+        v++;
+        patch(&l, v, v - 1, ops);
+    }
+    CHECK_PROP(&l, "/i0", "n", "0.1");         /* printed back long ago */
+    CHECK_PROP(&l, "/i1", "n", "1e+300");
+    CHECK_PROP(&l, "/i2", "n", "\"\xc3\xa9\\\"\\\\\\n\"");
+    CHECK_PROP(&l, "/i0", "label", "\"item 0\"");
+    CHECK_PROP(&l, "/i" "191", "n", "\"\xc3\xa9\\\"\\\\\\n\""); /* still parsed */
+    /* A printed-back field grows past its room (own buffer), is pushed out
+     * again, then shrinks back into its room: the values follow. */
+    v++;
+    patch(&l, v, v - 1,
+          "[{\"op\":\"add\",\"path\":\"/i0/properties/extra\",\"value\":\"a string much longer than the room "
+          "this field had in the snapshot\"}]");
+    for (int i = 1; i <= SLOP__HOT_MAX; i++) {
+        snprintf(ops, sizeof ops, "[{\"op\":\"replace\",\"path\":\"/i%d/properties/label\",\"value\":\"x%d\"}]", i, i);
+        v++;
+        patch(&l, v, v - 1, ops);
+    }
+    CHECK_PROP(&l, "/i0", "extra", "\"a string much longer than the room this field had in the snapshot\"");
+    CHECK_PROP(&l, "/i0", "n", "0.1");
+    v++;
+    patch(&l, v, v - 1, "[{\"op\":\"replace\",\"path\":\"/i0/properties\",\"value\":{\"k\":[1,2.5,true,null]}}]");
+    for (int i = 1; i <= SLOP__HOT_MAX; i++) {
+        snprintf(ops, sizeof ops, "[{\"op\":\"replace\",\"path\":\"/i%d/properties/label\",\"value\":\"y%d\"}]", i, i);
+        v++;
+        patch(&l, v, v - 1, ops);
+    }
+    CHECK_PROP(&l, "/i0", "k", "[1,2.5,true,null]");
+    CHECK_PROP(&l, "/i5", "label", "\"y5\"");
+    /* A patch through printed-back fields that fails rolls all of them back. */
+    char *before = tree_at(&l, "/");
+    v++;
+    patch(&l, v, v - 1,
+          "[{\"op\":\"replace\",\"path\":\"/i0/properties/k/1\",\"value\":7},"
+          "{\"op\":\"remove\",\"path\":\"/i3/properties/n\"},"
+          "{\"op\":\"replace\",\"path\":\"/nope/properties/x\",\"value\":1}]");
+    char *after = tree_at(&l, "/");
+    CHECK_STR(after, before);
+    free(before);
+    free(after);
+    stop(&l);
+}
+
+/* A failing patch that touches more fields than the ring holds: rolling back
+ * its later ops pushes the first op's field out of the ring (printed back,
+ * with the patch's value, into a buffer of its own) before the first op is
+ * rolled back itself. Every value must come back as it was (and ASan sees
+ * the buffer freed). */
+TEST(a_rollback_past_the_hot_ring_restores_every_field) {
+    live l;
+    start_items(&l, 3 * SLOP__HOT_MAX);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/i0/properties/n\",\"value\":0.5}]"); /* i0 is hot */
+    char *before = tree_at(&l, "/");
+    char *big = malloc(2 * SLOP__HOT_MAX * 96 + 1024), *bw = big;
+    bw += sprintf(bw, "[{\"op\":\"replace\",\"path\":\"/i0/properties\",\"value\":{\"long\":\"%0200d\"}}", 7);
+    for (int i = 1; i <= SLOP__HOT_MAX + 8; i++)
+        bw += sprintf(bw, ",{\"op\":\"replace\",\"path\":\"/i%d/properties/n\",\"value\":%d}", i, -i);
+    sprintf(bw, ",{\"op\":\"remove\",\"path\":\"/nope\"}]");
+    patch(&l, 3, 2, big);
+    free(big);
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e != NULL); /* the patch failed and was rolled back */
+    cJSON_Delete(e);
+    char *after = tree_at(&l, "/");
+    CHECK_STR(after, before);
+    CHECK_PROP(&l, "/i0", "n", "0.5");
+    free(before);
+    free(after);
     stop(&l);
 }
 
@@ -1554,6 +1655,8 @@ int main(void) {
     RUN(only_a_real_hello_counts_as_hello);
     RUN(initializes_from_snapshot);
     RUN(applies_property_replace);
+    RUN(patched_fields_printed_back_to_text_keep_their_values_and_take_new_patches);
+    RUN(a_rollback_past_the_hot_ring_restores_every_field);
     RUN(applies_child_add);
     RUN(applies_child_remove);
     RUN(patch_event_lists_child_insertions_and_removals_in_op_order);

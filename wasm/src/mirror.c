@@ -429,7 +429,13 @@ static void node_free(slop__mirror *m, slop__node *n) {
         kids_destroy(k);
     }
     index_del(&m->index, n);
-    for (int f = 0; f < SLOP__FIELD_COUNT; f++) cJSON_Delete(n->field[f]);
+    if (n->hot)
+        for (size_t i = 0; i < SLOP__HOT_MAX; i++)
+            if (m->hot[i].node == n) m->hot[i].node = NULL;
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
+        cJSON_Delete(n->field[f]);
+        if (n->owned & (1u << f)) free((char *)n->raw[f]);
+    }
     m->nodes--;
     m->budget->used--;
     free(n);
@@ -546,10 +552,17 @@ static int parts_add_kid(build_ctx *b, node_parts *p, slop__node *k) {
     return 0;
 }
 
+/* Room for a field's text in its node: an eighth more than the snapshot's
+ * text, so a patched field printed back (a counter going up, true becoming
+ * false) usually fits where it was instead of moving to a buffer of its own
+ * and leaving its old room unused. */
+static size_t raw_room(size_t n) { return n + n / 8 + 2; }
+
 /* One allocation holds the node, its id, its type and its raw fields. */
 static slop__node *node_alloc(build_ctx *b, const node_parts *p) {
     size_t rawn = 0;
-    for (int f = 0; f < SLOP__FIELD_COUNT; f++) rawn += p->raw[f].n;
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++)
+        if (p->raw[f].p) rawn += raw_room(p->raw[f].n);
     slop__node *n = calloc(1, sizeof *n + p->id_len + p->type_len + 2 + rawn);
     if (!n) return NULL;
     char *s = (char *)(n + 1);
@@ -564,7 +577,8 @@ static slop__node *node_alloc(build_ctx *b, const node_parts *p) {
             memcpy(s, p->raw[f].p, p->raw[f].n);
             n->raw[f] = s;
             n->raw_len[f] = (uint32_t)p->raw[f].n;
-            s += p->raw[f].n;
+            n->raw_cap[f] = (uint32_t)raw_room(p->raw[f].n);
+            s += n->raw_cap[f];
         } else if (p->json[f]) {
             n->field[f] = steal(p->obj, p->json[f]);
         }
@@ -992,13 +1006,73 @@ cJSON *slop__node_meta_if(const slop__node *n, const char *key) {
     return n->field[f] ? cJSON_Duplicate(n->field[f], 1) : cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
 }
 
+/* Forgets field f's text (freeing it when it has a buffer of its own). */
+static void raw_drop(slop__node *n, int f) {
+    if (n->owned & (1u << f)) free((char *)n->raw[f]);
+    n->owned &= (uint8_t)~(1u << f);
+    n->raw[f] = NULL;
+    n->raw_len[f] = 0;
+}
+
 cJSON *slop__node_field(slop__node *n, int f) {
     if (!n->field[f] && n->raw[f]) {
-        /* The scanner accepted this text and cJSON accepts a superset. */
+        /* The scanner (or the printer, for a field printed back) wrote this
+         * text, and cJSON accepts a superset. */
         n->field[f] = cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
-        if (n->field[f]) n->raw[f] = NULL;
+        if (n->field[f]) raw_drop(n, f);
     }
     return n->field[f];
+}
+
+/* Where field f's text went in n's allocation: after the id, the type and
+ * the room of the fields before it (node_alloc's layout). */
+static char *raw_home(slop__node *n, int f) {
+    char *s = (char *)n->type + strlen(n->type) + 1;
+    for (int g = 0; g < f; g++) s += n->raw_cap[g];
+    return s;
+}
+
+/* Prints a parsed field back to compact text: into its room in the node's
+ * allocation when it fits, else into a buffer of its own. Left parsed when
+ * out of memory. Numbers come out in the shortest text that reads back the
+ * same double, as in every view of a patched field. */
+static void field_compact(slop__node *n, int f) {
+    if (!n->field[f]) return;
+    slop__buf b = {0};
+    slop__buf_put_json(&b, n->field[f]);
+    if (b.oom || !b.s || b.len > UINT32_MAX) {
+        free(b.s);
+        return;
+    }
+    if (b.len <= n->raw_cap[f]) {
+        char *home = raw_home(n, f);
+        memcpy(home, b.s, b.len);
+        free(b.s);
+        n->raw[f] = home;
+    } else {
+        char *own = realloc(b.s, b.len ? b.len : 1); /* give back the slack */
+        n->raw[f] = own ? own : b.s;
+        n->owned |= (uint8_t)(1u << f);
+    }
+    n->raw_len[f] = (uint32_t)b.len;
+    cJSON_Delete(n->field[f]);
+    n->field[f] = NULL;
+}
+
+/* Field f of n was just patched: it joins the hot ring, and the field it
+ * pushes out is printed back to text. */
+static void hot_touch(slop__mirror *m, slop__node *n, int f) {
+    if (n->hot & (1u << f)) return;
+    slop__hot *slot = &m->hot[m->hot_next];
+    m->hot_next = (m->hot_next + 1) % SLOP__HOT_MAX;
+    if (slot->node) {
+        slop__node *old = slot->node;
+        old->hot &= (uint8_t)~(1u << slot->field);
+        field_compact(old, slot->field);
+    }
+    slot->node = n;
+    slot->field = f;
+    n->hot |= (uint8_t)(1u << f);
 }
 
 int slop__node_has_field(const slop__node *n, int f) { return n->field[f] != NULL || n->raw[f] != NULL; }
@@ -1080,9 +1154,14 @@ static void rollback(slop__mirror *m, undo_log *l) {
         undo *u = &l->v[--l->len];
         switch (u->kind) {
         case U_FIELD:
+            /* Rolling back a later op may have printed this field back to
+             * text (pushed out of the hot ring): the pre-image replaces that
+             * text too, so a field is never both parsed and text. */
+            raw_drop(u->node, u->field);
             cJSON_Delete(u->node->field[u->field]);
             u->node->field[u->field] = u->old;
             u->old = NULL;
+            hot_touch(m, u->node, u->field); /* parsed now: printed back in its turn */
             break;
         case U_ADD:
             kids_remove(u->node);
@@ -1109,8 +1188,10 @@ static void rollback(slop__mirror *m, undo_log *l) {
 static void commit(slop__mirror *m, undo_log *l) {
     for (size_t i = 0; i < l->len; i++) {
         undo *u = &l->v[i];
-        if (u->kind == U_FIELD) cJSON_Delete(u->old);
-        else if (u->kind == U_REMOVE || (u->kind == U_ROOT && u->old_root)) {
+        if (u->kind == U_FIELD) {
+            cJSON_Delete(u->old);
+            hot_touch(m, u->node, u->field);
+        } else if (u->kind == U_REMOVE || (u->kind == U_ROOT && u->old_root)) {
             slop__node *dead = u->kind == U_REMOVE ? u->node : u->old_root;
             count_back(m, dead); /* counted out when detached; node_free counts again */
             node_free(m, dead);

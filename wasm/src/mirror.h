@@ -31,15 +31,21 @@ typedef struct slop__chunk slop__chunk;
 struct slop__node {
     const char *id;             /* points into the same allocation            */
     const char *type;           /* idem                                       */
-    cJSON *field[SLOP__FIELD_COUNT]; /* owned; NULL when absent or still raw  */
-    const char *raw[SLOP__FIELD_COUNT]; /* JSON text of a field not parsed yet,
-                                    * inside this node's allocation (NULL: none) */
+    cJSON *field[SLOP__FIELD_COUNT]; /* owned; NULL when absent or held as text */
+    const char *raw[SLOP__FIELD_COUNT]; /* the field as compact JSON text when not
+                                    * parsed (NULL: none, or parsed): inside this
+                                    * node's allocation, or malloc'd and owned
+                                    * when its bit in `owned` is set            */
     uint32_t raw_len[SLOP__FIELD_COUNT];
+    uint32_t raw_cap[SLOP__FIELD_COUNT]; /* room for field f's text inside the
+                                    * allocation (raw_room() in mirror.c)      */
     slop__node *parent;          /* NULL for the mirror root                   */
     slop__kids *kids;            /* the children, NULL if none                 */
     slop__chunk *chunk;          /* the chunk of the parent's children holding
                                  * this node (NULL for the root)              */
     uint32_t hash;              /* hash of (parent, id) for the index         */
+    uint8_t owned;              /* bit f: raw[f] is malloc'd (see raw)        */
+    uint8_t hot;                /* bit f: field f is in the mirror's hot ring */
 };
 
 typedef struct slop__slot {
@@ -59,11 +65,23 @@ typedef struct slop__budget {
     size_t max;
 } slop__budget;
 
+/* Patched fields stay parsed (cJSON) while they are among the last
+ * SLOP__HOT_MAX fields patched, so a field patched again and again is not
+ * printed and parsed each time; a field leaving the ring is printed back to
+ * compact text, which costs a fraction of its cJSON tree. */
+#define SLOP__HOT_MAX 64
+typedef struct slop__hot {
+    slop__node *node;            /* NULL: free slot                            */
+    int field;
+} slop__hot;
+
 typedef struct slop__mirror {
     slop__node *root;            /* NULL until the first snapshot              */
     slop__index index;
     size_t nodes;               /* nodes in this mirror                        */
     slop__budget *budget;        /* not owned                                  */
+    slop__hot hot[SLOP__HOT_MAX];
+    size_t hot_next;            /* the slot the next hot field takes           */
 } slop__mirror;
 
 /* A child inserted into or removed from a node's children list, in op
