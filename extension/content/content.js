@@ -26,7 +26,7 @@
   if (!ext?.runtime?.id || window.top !== window) return; // top frame only (also all_frames: false)
   if (location.protocol !== 'http:' && location.protocol !== 'https:') return;
 
-  const PROTOCOL_VERSION = 3;
+  const PROTOCOL_VERSION = 4;
   const PORT_NAME = 'slop-content';
   const T = {
     HELLO: 'content/hello',

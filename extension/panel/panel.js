@@ -179,12 +179,27 @@ store.subscribe((change) => {
   }
 });
 
+// The tree's rows are rebuilt at most once per animation frame, right before the paint: a flood
+// of deltas (several batches a frame) then costs one render a frame (style, layout, paint, and
+// the hover hit test Chrome runs after a layout under the pointer), not one per batch.
+let treeTouched = null; // {key, paths} changed since the last render, for the flash
+const renderTreeLater = oncePerFrame(() => {
+  const touched = treeTouched?.key === selection.key ? treeTouched.paths : null;
+  treeTouched = null;
+  treePane.render(touched ? { touched: new Map([[selection.key, touched]]) } : null);
+});
+
 /** A delta, reset or loaded views of the shown provider's trees. */
 function onTreeChange(change, key) {
   const tree = selection.tree();
   trackScrub();
   if (!selection.scrub) {
-    treePane.render(change);
+    const touched = change.touched.get(key);
+    if (touched) {
+      if (treeTouched?.key !== key) treeTouched = { key, paths: new Set() };
+      for (const p of touched) treeTouched.paths.add(p);
+    }
+    renderTreeLater();
     if (change.resets.has(key) || side.detailOutdated(tree, change.touched.get(key))) side.renderDetail();
     if (change.resets.has(key)) notices.renderEmpty();
   }

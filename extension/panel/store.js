@@ -217,7 +217,8 @@ export class Store {
           // Asked for but not answered yet: the answer will say "missing"; nothing to wait for.
           if (tree.requested.size) for (const r of tree.requested) if (isAtOrUnder(r, p)) tree.requested.delete(r);
         }
-        for (const n of msg.nodes) {
+        const nodes = JSON.parse(msg.views);
+        for (const n of nodes) {
           const before = tree.nodes.get(n.path);
           if (!before || !sameIds(before.child_ids, n.child_ids)) structural = true;
           note(n.path, before, n);
@@ -227,7 +228,7 @@ export class Store {
           this.#touch(change, msg.key, n.path);
         }
         if (msg.children?.length) {
-          const fresh = new Set(msg.nodes.map((n) => n.path));
+          const fresh = new Set(nodes.map((n) => n.path));
           // One copy of a parent's list per message (views are never changed in place), then
           // each insertion and removal at the core's index.
           const lists = new Map();

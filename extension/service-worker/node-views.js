@@ -87,16 +87,17 @@ export class KnownPaths {
  * The delta for one core `patch` event, for a port that has been sent the paths in `known`
  * (a KnownPaths, updated in place):
  * - removed: removed paths the port knows (or has descendants of);
- * - nodes: fresh views of the changed nodes it knows, and of added nodes under a known parent;
+ * - views: fresh views of the changed nodes it knows, and of added nodes under a known parent,
+ *   as the JSON text of an array: the core's own text, neither parsed nor re-serialised here;
  * - children: the core's child insertions and removals under parents the port knows, in op
  *   order; the port applies them to the child lists it holds (never re-sent whole);
  * - partial: some added nodes under a known parent were left out (more than maxAdded): the
  *   port no longer holds every view of the mirror and should fetch the rest.
- * `views`: path → view (null: not in the mirror) read for this patch so far, shared by the ports
- * watching it, so each node is read from the core once per patch however many panels watch.
- * @returns {{nodes: object[], removed: string[], children: object[], partial: boolean}}
+ * `read`: path → view text (null: not in the mirror) read for this patch so far, shared by the
+ * ports watching it, so each node is read from the core once per patch however many panels watch.
+ * @returns {{views: string, removed: string[], children: object[], partial: boolean}}
  */
-export function patchDelta(consumer, sub, patch, known, views = new Map(), maxAdded = 500) {
+export function patchDelta(consumer, sub, patch, known, read = new Map(), maxAdded = 500) {
   const removed = [];
   for (const p of patch.removed ?? []) if (known.drop(p)) removed.push(p);
   const children = (patch.children ?? []).filter((c) => known.has(c.parent));
@@ -104,8 +105,8 @@ export function patchDelta(consumer, sub, patch, known, views = new Map(), maxAd
   const sent = new Set();
   const send = (p) => {
     if (sent.has(p)) return;
-    let v = views.get(p);
-    if (v === undefined) views.set(p, v = consumer.node(sub, p));
+    let v = read.get(p);
+    if (v === undefined) read.set(p, v = consumer.nodeText(sub, p));
     if (v) {
       nodes.push(v);
       known.add(p);
@@ -124,5 +125,5 @@ export function patchDelta(consumer, sub, patch, known, views = new Map(), maxAd
     }
     send(p);
   }
-  return { nodes, removed, children, partial };
+  return { views: `[${nodes.join(',')}]`, removed, children, partial };
 }

@@ -28,6 +28,10 @@ import { ImportedTree } from './imports.js';
  * @property {Map<string, Watch>} watches   provider key → watch
  * @property {Map<string, Set<string>>} ownedSubs   provider key → subscriptions this port made
  * @property {Map<string, ImportedTree>} imports   "import:N" → imported document
+ * @property {object[]} outbox   pushes not posted yet (see post)
+ * @property {boolean} flushDue   a flush is scheduled (a timer, or a microtask)
+ * @property {ReturnType<typeof setTimeout>|null} flushTimer
+ * @property {number} lastFlush   performance.now() of the last post
  */
 
 /** @type {Set<UiPort>} */
@@ -39,13 +43,15 @@ export function acceptUiPort(port) {
     return;
   }
   /** @type {UiPort} */
-  const ui = { port, tabId: null, watches: new Map(), ownedSubs: new Map(), imports: new Map() };
+  const ui = { port, tabId: null, watches: new Map(), ownedSubs: new Map(), imports: new Map(), outbox: [], flushDue: false, flushTimer: null, lastFlush: -Infinity };
   uiPorts.add(ui);
   port.onMessage.addListener((msg) => withCore(() => onUiMessage(ui, msg)).catch((e) => {
     console.error('SLOP Inspector: UI message failed:', e?.message ?? e);
   }));
   port.onDisconnect.addListener(() => {
     uiPorts.delete(ui);
+    clearTimeout(ui.flushTimer);
+    ui.outbox = [];
     releasePort(ui);
   });
 }
@@ -63,7 +69,42 @@ function releasePort(ui) {
   ui.imports.clear();
 }
 
+// Pushes are coalesced per port: every runtime message costs a trip through the browser
+// process and a task in the panel, so a burst of provider frames (thousands a second) goes out
+// as one Push.BATCH at most every OUTBOX_DELAY_MS instead of one message per frame. A push after
+// a quiet spell goes at the end of the current task, so a lone patch is not delayed. Replies go
+// through the same outbox and flush it, so a UI sees pushes and replies in the order they were
+// made (a GET_NODES reply is never overtaken by an older delta). Consecutive log pushes merge.
+const OUTBOX_DELAY_MS = 4;
+const OUTBOX_MAX = 256;
+
 function post(ui, msg) {
+  if (!catalogued(msg, Push)) return;
+  const last = ui.outbox[ui.outbox.length - 1];
+  if (msg.type === Push.LOG && !msg.replace && last?.type === Push.LOG && last.key === msg.key) {
+    for (const e of msg.entries) last.entries.push(e);
+  } else {
+    ui.outbox.push(msg);
+  }
+  if (msg.type === Push.REPLY || ui.outbox.length >= OUTBOX_MAX) {
+    flush(ui);
+  } else if (!ui.flushDue) {
+    ui.flushDue = true;
+    const wait = ui.lastFlush + OUTBOX_DELAY_MS - performance.now();
+    if (wait > 0) ui.flushTimer = setTimeout(() => flush(ui), wait);
+    else queueMicrotask(() => flush(ui));
+  }
+}
+
+function flush(ui) {
+  clearTimeout(ui.flushTimer);
+  ui.flushTimer = null;
+  ui.flushDue = false;
+  const pushes = ui.outbox;
+  if (pushes.length === 0) return;
+  ui.outbox = [];
+  ui.lastFlush = performance.now();
+  const msg = pushes.length === 1 ? pushes[0] : { type: Push.BATCH, pushes };
   if (!catalogued(msg, Push)) return;
   try {
     ui.port.postMessage(msg);
@@ -136,7 +177,7 @@ connectionEvents.coreEvent.add((conn, ev) => {
       if (ev.restarted === true) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
     }
   } else if (ev.event === 'patch') {
-    const views = new Map(); // read once for all the watchers
+    const read = new Map(); // views read once for all the watchers
     for (const ui of watchers) {
       const watch = ui.watches.get(conn.key);
       const known = watch.known.get(ev.sub);
@@ -146,8 +187,8 @@ connectionEvents.coreEvent.add((conn, ev) => {
         sendReset(ui, conn, watch, ev.sub);
         continue;
       }
-      const { nodes, removed, children, partial } = patchDelta(conn.consumer, ev.sub, ev, known, views);
-      post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, nodes, removed, children, ...(partial ? { partial } : {}) });
+      const { views, removed, children, partial } = patchDelta(conn.consumer, ev.sub, ev, known, read);
+      post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, views, removed, children, ...(partial ? { partial } : {}) });
     }
   } else {
     for (const ui of watchers) post(ui, { type: Push.EVENT, key: conn.key, event: ev });

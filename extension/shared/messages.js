@@ -44,12 +44,14 @@
 //   3  one naming scheme (issue 8): every type is `<sender>/<kebab-name>` (watch became ui/watch,
 //      getNodes ui/get-nodes, tree/reset sw/tree-reset, reply sw/reply...); reply errors carry
 //      one of ErrorCode (E_STATE became bad_state, the core's E_PARAMS bad_params...).
+//   4  pushes and replies may arrive coalesced in one Push.BATCH; TREE_DELTA carries its views
+//      as JSON text (`views`) instead of objects (`nodes`) (issue 9).
 //
 // content/content.js is a classic script and cannot import this module: it repeats the type
 // strings of the content section, PROTOCOL_VERSION and UNCATALOGUED verbatim (tests/node/
 // messages.test.js checks they match).
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** Port names. The service worker also checks each port's sender (see service-worker/sw.js). */
 export const PORTS = Object.freeze({
@@ -162,6 +164,8 @@ export const Push = Object.freeze({
   LOG: 'sw/log',
   /** The answer to a request. {id, ok, result?, error?: {code: ErrorCode, message}} */
   REPLY: 'sw/reply',
+  /** Several of the above, to be handled in order (a burst coalesced into one message). {pushes} */
+  BATCH: 'sw/batch',
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -392,7 +396,8 @@ export function catalogued(msg, ...groups) {
  * @property {string} sub
  * @property {number} version
  * @property {string[]} removed   apply first; drops the path and everything under it
- * @property {NodeView[]} nodes   fresh views (changed, or added under a known parent)
+ * @property {string} views      JSON text of NodeView[]: fresh views (changed, or added under a
+ *                                known parent), the core's own text passed on unparsed
  * @property {ChildChange[]} children  the core's insertions and removals, in op order, under
  *                                parents the port holds; a parent whose fresh view is in `nodes`
  *                                already shows them and is skipped

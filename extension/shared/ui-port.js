@@ -113,6 +113,10 @@ export class UiPort {
       this.onState('connected', { reconnected: this.#everConnected });
       this.#everConnected = true;
     }
+    if (msg.type === Push.BATCH) {
+      if (Array.isArray(msg.pushes)) for (const m of msg.pushes) if (m?.type !== Push.BATCH) this.#onMessage(m);
+      return;
+    }
     if (msg.type === Push.REPLY) {
       const p = this.#pending.get(msg.id);
       if (!p) return;

@@ -125,10 +125,16 @@ describe('panel states and theme', () => {
     closers.push(() => locked.close());
     const a = await tabOf(locked.url('/locked.html'), (p) => p.status === 'auth-failed');
     const panel = await openPanel(browser.ctx, browser.extId, a.tabId);
-    await until(async () => (await state(panel)) === 'auth-failed', { what: 'the auth state' });
-    assert.match(await panel.locator('#empty').textContent(), /refused the connection.*Set the provider’s bearer token in Options/s);
-    assert.equal(await panel.locator('#empty button[data-action="options"]').count(), 1);
-    assert.equal(await panel.locator('#empty button[data-action="retry"]').count(), 1);
+    // Read in one go: the extension retries on a back-off, and each retry shows "connecting"
+    // for a moment, so the state and the text must come from the same instant.
+    const seen = await until(() => panel.evaluate(() => (document.body.dataset.state === 'auth-failed' ? {
+      text: document.getElementById('empty').textContent,
+      options: document.querySelectorAll('#empty button[data-action="options"]').length,
+      retry: document.querySelectorAll('#empty button[data-action="retry"]').length,
+    } : null)), { what: 'the auth state' });
+    assert.match(seen.text, /refused the connection.*Set the provider’s bearer token in Options/s);
+    assert.equal(seen.options, 1);
+    assert.equal(seen.retry, 1);
     await shot(panel, 'panel-auth-failed.png');
     await panel.close();
 

@@ -542,3 +542,21 @@ test('a document loads into a read-only consumer through the glue; a bad one thr
   assert.throws(() => bad.load('{"id":"x"}', 'x.json'), /the tree was refused/);
   bad.free();
 });
+
+test('strings reach the core byte for byte whatever their length and characters', async () => {
+  // ASCII strings up to 4096 units are copied by a loop, others (and any non-ASCII one, found
+  // after part of it was copied) by TextEncoder; past 64K units they are measured first.
+  const labels = [
+    'plain ascii',
+    'ascii first, then é',
+    '日本語 and 😀 (a surrogate pair)',
+    'x'.repeat(4096), `${'x'.repeat(4095)}é`, 'y'.repeat(4097),
+    `${'z'.repeat(70000)}😀`, 'w'.repeat(70000),
+  ];
+  const l = await Live.start({ tree: { id: 'root', type: 'root', children: labels.map((label, i) => ({ id: `n${i}`, type: 'item', properties: { label } })) } });
+  labels.forEach((label, i) => assert.equal(l.c.node(l.sub, `/n${i}`).properties.label, label, `label ${i}`));
+  // and the other way: paths with non-ASCII ids
+  l.patch(2, 1, [{ op: 'add', path: '/é-😀', value: { id: 'é-😀', type: 'item' } }]);
+  assert.equal(l.c.node(l.sub, '/é-😀').id, 'é-😀');
+  l.free();
+});

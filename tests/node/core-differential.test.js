@@ -14,19 +14,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Live } from './helpers.js';
+import { mulberry32 } from '../fixtures/provider/state.mjs';
 
 const PATCHES = 500;
 const CHECK_EVERY = 50;
 const SEEDS = process.env.SLOP_DIFF_SEED ? [Number(process.env.SLOP_DIFF_SEED)] : [1, 20261120, 777];
 
-function mulberry32(a) {
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const clone = (v) => structuredClone(v);
 const esc = (k) => k.replace(/~/g, '~0').replace(/\//g, '~1');

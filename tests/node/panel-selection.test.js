@@ -84,7 +84,7 @@ test('scrubbing: a version rebuilt from the history, followed as entries come an
   const { store, sel } = setup([provider(A)]);
   sel.select(A);
   store.applyBatch([reset(A, 's1', 1, [{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: 1 } }])]);
-  const delta = (v) => ({ type: Push.TREE_DELTA, key: A, sub: 's1', version: v, removed: [], nodes: [{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: v } }] });
+  const delta = (v) => ({ type: Push.TREE_DELTA, key: A, sub: 's1', version: v, removed: [], views: JSON.stringify([{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: v } }]) });
   store.applyBatch([delta(2), delta(3)]);
   sel.scrubTo(1);
   const src = sel.source();

@@ -54,8 +54,8 @@ class Port {
         this.reset();
         continue;
       }
-      const { nodes, removed, children, partial } = patchDelta(this.live.c, this.live.sub, o.event, this.known, new Map(), maxAdded);
-      this.store.applyBatch([{ type: Push.TREE_DELTA, key: KEY, sub: this.sub, version: o.event.version, nodes, removed, children, ...(partial ? { partial } : {}) }]);
+      const { views, removed, children, partial } = patchDelta(this.live.c, this.live.sub, o.event, this.known, new Map(), maxAdded);
+      this.store.applyBatch([{ type: Push.TREE_DELTA, key: KEY, sub: this.sub, version: o.event.version, views, removed, children, ...(partial ? { partial } : {}) }]);
     }
     assert.ok(applied, `patch v${version} applied: ${JSON.stringify(outs.map((o) => o.event ?? o.frame)).slice(0, 400)} ops ${JSON.stringify(ops).slice(0, 300)}`);
   }

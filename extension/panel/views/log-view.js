@@ -174,8 +174,7 @@ export class LogView {
   }
 
   #refilter() {
-    const el = this.framesEl;
-    const stick = el.scrollHeight - el.scrollTop - el.clientHeight < LOG_ROW * 2;
+    const stick = this.list.atEnd();
     const rows = [];
     for (const f of this.frames) {
       if (!this.#matches(f)) continue;
@@ -185,7 +184,7 @@ export class LogView {
     }
     this.rows = rows;
     this.list.setCount(rows.length);
-    if (stick) el.scrollTop = el.scrollHeight;
+    if (stick) this.list.scrollToEnd();
     this.list.render();
     this.#count();
   }

@@ -23,8 +23,13 @@ export class VirtualList {
     this.layer.className = 'vl-layer';
     this.sizer.append(this.layer);
     scroller.append(this.sizer);
+    // The viewport's height and scroll offset are cached: reading them after a DOM change
+    // forces a synchronous layout, and render() runs several times a frame during a patch flood.
+    this.height = 600;
+    this.top = 0;
     let pending = false;
     scroller.addEventListener('scroll', () => {
+      this.top = scroller.scrollTop;
       if (pending) return;
       pending = true;
       requestAnimationFrame(() => {
@@ -32,18 +37,26 @@ export class VirtualList {
         this.render();
       });
     }, { passive: true });
-    new ResizeObserver(() => this.render()).observe(scroller);
+    new ResizeObserver(() => {
+      this.height = scroller.clientHeight || 600;
+      this.top = scroller.scrollTop;
+      this.render();
+    }).observe(scroller);
   }
 
   setCount(n) {
+    if (n < this.count) {
+      // The browser clamps the offset when the list gets shorter (its scroll event comes later).
+      this.top = Math.max(0, Math.min(this.top, n * this.rowHeight - this.height));
+    }
     this.count = n;
     this.sizer.style.height = `${n * this.rowHeight}px`;
   }
 
   /** The rows that are (or would be) in the DOM now: [first, last). */
   range() {
-    const h = this.scroller.clientHeight || 600;
-    const top = this.scroller.scrollTop;
+    const h = this.height;
+    const top = this.top;
     const first = Math.max(0, Math.floor(top / this.rowHeight) - this.overscan);
     const last = Math.min(this.count, Math.ceil((top + h) / this.rowHeight) + this.overscan);
     return [first, last];
@@ -70,11 +83,22 @@ export class VirtualList {
     this.onRender(first, last);
   }
 
+  /** Whether the view shows the end of the list (within `slack` px). */
+  atEnd(slack = this.rowHeight * 2) {
+    return this.count * this.rowHeight - this.top - this.height < slack;
+  }
+
+  /** Scrolls to the end (a log that follows new lines). */
+  scrollToEnd() {
+    this.top = Math.max(0, this.count * this.rowHeight - this.height);
+    this.scroller.scrollTop = this.top;
+  }
+
   /** Scrolls so row i is visible ('nearest'), or at the top ('start') / middle ('center'). */
   scrollToIndex(i, align = 'nearest') {
-    const h = this.scroller.clientHeight || 600;
+    const h = this.height;
     const top = i * this.rowHeight;
-    const st = this.scroller.scrollTop;
+    const st = this.top;
     let next = st;
     if (align === 'start') next = top;
     else if (align === 'center') next = top - h / 2 + this.rowHeight / 2;
@@ -82,6 +106,7 @@ export class VirtualList {
     else if (top + this.rowHeight > st + h) next = top + this.rowHeight - h;
     if (next !== st) {
       this.scroller.scrollTop = Math.max(0, next);
+      this.top = this.scroller.scrollTop; // as clamped by the browser (a rare forced layout)
       this.render(); // now, not on the scroll event: callers look for the row right away
     }
   }
