@@ -12,6 +12,7 @@
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { loadSlopCoreNode, WASM_URL } from '../../js-glue/load-core-node.js';
+import { mulberry32 } from '../fixtures/provider/state.mjs';
 
 const quick = process.argv.includes('--quick');
 const core = await loadSlopCoreNode();
@@ -21,14 +22,6 @@ const HELLO = JSON.stringify({
   provider: { id: 'bench', name: 'Bench', capabilities: ['state', 'patches', 'affordances', 'attention'] },
 });
 
-// Deterministic PRNG so runs are comparable.
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 4294967296;
-  };
-}
 
 function item(i) {
   return { id: `i${i}`, type: 'item', properties: { title: `Item ${i}`, n: i, done: false } };
@@ -48,7 +41,7 @@ function snapshotFrame(sub, version, tree) {
 
 /** Patch frames with a replace/add/remove/move mix over a collection of n. */
 function makePatches(sub, n, ops, opsPerPatch, seed) {
-  const r = rng(seed);
+  const r = mulberry32(seed); // deterministic, so runs are comparable
   const ids = Array.from({ length: n }, (_, i) => `i${i}`);
   let next = n, count = n, seq = 0;
   const frames = [];
@@ -118,7 +111,7 @@ console.log(`  per-op cost at 100k / at 100: ${fmt(perOp[100000] / perOp[100])}x
 
 // ---- snapshot ingest --------------------------------------------------------
 function bigTree(targetBytes, seed) {
-  const r = rng(seed);
+  const r = mulberry32(seed); // deterministic, so runs are comparable
   const groups = [];
   let bytes = 0, g = 0;
   while (bytes < targetBytes) {

@@ -17,7 +17,12 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { startGatedServer } from '../fixtures/provider/ws-server.mjs';
 import { ALL_CAPABILITIES, SLOP_VERSION } from '../fixtures/provider/state.mjs';
-import { launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, sleep } from '../e2e/helpers.mjs';
+import { launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, sleep, currentWorker } from '../e2e/helpers.mjs';
+
+// Playwright inspects the service worker's network traffic: every WebSocket frame the worker
+// receives becomes a DevTools event sent to Playwright, which costs the worker's thread more than
+// the frame itself. A user's browser has no such observer, so the bench turns it off.
+process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK ??= '1';
 
 const { values: args } = parseArgs({
   options: {
@@ -25,6 +30,10 @@ const { values: args } = parseArgs({
     seconds: { type: 'string' },
     rate: { type: 'string', default: '100' },
     runs: { type: 'string' },
+    // Writes CPU profiles of the service worker and the panel during the soak
+    // (FILE.worker.cpuprofile, FILE.panel.cpuprofile; open them in DevTools' Performance panel)
+    // and prints the worker's heaviest functions by self time.
+    profile: { type: 'string' },
   },
 });
 const SECONDS = Number(args.seconds ?? (args.quick ? 4 : 10));
@@ -83,12 +92,14 @@ async function startBenchProvider() {
     },
   });
   /** Sends one patch to every subscriber; `ops` may use the stamp (taken right before sending). */
+  srv.sentAt = new Map(); // version → send time
   srv.patch = (makeOps) => {
     const stamp = now();
     const ops = makeOps(stamp);
     for (const c of conns) {
       if (!c.sub || c.ws.readyState !== c.ws.OPEN) continue;
       c.version += 1;
+      srv.sentAt.set(c.version, stamp);
       c.seq += 1;
       c.ws.send(JSON.stringify({ type: 'patch', subscription: c.sub, version: c.version, seq: c.seq, ops }));
     }
@@ -113,14 +124,66 @@ async function clockOffset(page) {
   return best;
 }
 
+const DEBUG_PORT = 9329;
+
+/**
+ * A CPU profiler on the extension's service worker, over a CDP connection of its own (Playwright
+ * gives CDP sessions for pages only). Returns stop() → the profile.
+ */
+async function profileWorker() {
+  const { WebSocket } = await import('ws');
+  const version = await (await fetch(`http://127.0.0.1:${DEBUG_PORT}/json/version`)).json();
+  const ws = new WebSocket(version.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  let nextId = 1;
+  const waiting = new Map();
+  ws.on('message', (data) => {
+    const m = JSON.parse(data.toString('utf8'));
+    if (m.id && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+  });
+  const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    waiting.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+    ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+  });
+  const { targetInfos } = await send('Target.getTargets');
+  const target = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith('chrome-extension://'));
+  if (!target) throw new Error('no extension service worker to profile');
+  const { sessionId } = await send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+  await send('Profiler.enable', {}, sessionId);
+  await send('Profiler.setSamplingInterval', { interval: 200 }, sessionId);
+  await send('Profiler.start', {}, sessionId);
+  return async () => {
+    const { profile } = await send('Profiler.stop', {}, sessionId);
+    ws.close();
+    return profile;
+  };
+}
+
+/** Self time per function (name, file:line) of a CPU profile, heaviest first. */
+function selfTimes(profile) {
+  const dt = new Map();
+  for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  const byName = new Map();
+  let total = 0;
+  for (const n of profile.nodes) {
+    const us = dt.get(n.id) ?? 0;
+    total += us;
+    const f = n.callFrame;
+    const name = `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.split('/').pop()}:${f.lineNumber + 1}` : ''}`.trim();
+    byName.set(name, (byName.get(name) ?? 0) + us);
+  }
+  return { total, top: [...byName].sort((a, b) => b[1] - a[1]) };
+}
+
 async function main() {
   const srv = await startBenchProvider();
-  const browser = await launch();
+  const browser = await launch({ extraArgs: args.profile ? [`--remote-debugging-port=${DEBUG_PORT}`] : [] });
   try {
     await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
     const page = await browser.ctx.newPage();
     await page.goto(srv.url('/bench.html'));
-    const { tabId } = await waitForProvider(browser.ctx, srv.url('/bench.html'), (p) => p.status === 'connected' && p.nodes >= NODES, { timeout: 60_000 });
+    const { tabId, provider } = await waitForProvider(browser.ctx, srv.url('/bench.html'), (p) => p.status === 'connected' && p.nodes >= NODES, { timeout: 60_000 });
 
     // ------------------------------------------------------------------ first render
     const first = [];
@@ -170,6 +233,28 @@ async function main() {
     const live = [];
     let seed = 12345;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
+    // The worker's lag, sampled every 50 ms: how long ago the oldest patch it has not applied
+    // yet was sent (0 when it has applied everything sent).
+    const sw = await currentWorker(browser.ctx);
+    const workerLag = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const v = await sw.evaluate(([t, k]) => globalThis.slopInspector.info(t, k)?.subscriptions?.[0]?.version ?? 0, [tabId, provider.key]);
+        const t = now();
+        const next = srv.sentAt.get(v + 1);
+        workerLag.push(next !== undefined && next < t ? t - next : 0);
+        await sleep(50);
+      }
+    })();
+    const stopWorkerProfile = args.profile ? await profileWorker() : null;
+    let panelCdp = null;
+    if (args.profile) {
+      panelCdp = await browser.ctx.newCDPSession(panel);
+      await panelCdp.send('Profiler.enable');
+      await panelCdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await panelCdp.send('Profiler.start');
+    }
     const start = now();
     for (let k = 0; k < total; k++) {
       const due = start + (k * 1000) / RATE;
@@ -201,6 +286,9 @@ async function main() {
       }
     }
     const elapsed = (now() - start) / 1000;
+    sampling = false;
+    await sampler;
+    workerLag.sort((a, b) => a - b);
     // How long after the last send the panel shows the provider's last version (the whole
     // path's backlog: worker and panel), up to 60 s.
     const lastSent = now();
@@ -209,6 +297,19 @@ async function main() {
       const v = await panel.evaluate(() => window.slopPanel.currentTree()?.version);
       if (v === 1 + total) { caughtUp = now() - lastSent; break; }
       await sleep(20);
+    }
+    if (args.profile) {
+      const { writeFile } = await import('node:fs/promises');
+      const wp = await stopWorkerProfile();
+      const { profile: pp } = await panelCdp.send('Profiler.stop');
+      await writeFile(`${args.profile}.worker.cpuprofile`, JSON.stringify(wp));
+      await writeFile(`${args.profile}.panel.cpuprofile`, JSON.stringify(pp));
+      for (const [what, p] of [['service worker', wp], ['panel', pp]]) {
+        const { total: t, top } = selfTimes(p);
+        console.log(`${what}: heaviest functions by self time (of ${(t / 1000).toFixed(0)} ms profiled):`);
+        for (const [name, us] of top.slice(0, 15)) console.log(`  ${(us / 1000).toFixed(0).padStart(7)} ms  ${(100 * us / t).toFixed(1).padStart(5)} %  ${name}`);
+      }
+      console.log(`profiles: ${args.profile}.worker.cpuprofile, ${args.profile}.panel.cpuprofile`);
     }
     await sleep(500);
     const longTasks = (await panel.evaluate(() => window.__long)).sort((a, b) => a - b);
@@ -228,6 +329,7 @@ async function main() {
     if (lat.length) {
       console.log(`  median ${ms(pct(lat, 50))}   p95 ${ms(pct(lat, 95))}   p99 ${ms(pct(lat, 99))}   max ${ms(lat.at(-1))}   (${lat.length} measured; clock offset ±${(clock.rtt / 2).toFixed(2)} ms)`);
     }
+    console.log(`  the worker's lag behind the provider (${workerLag.length} samples): median ${ms(pct(workerLag, 50))}   p99 ${ms(pct(workerLag, 99))}   max ${ms(workerLag.at(-1))} (aim: p99 < 100 ms)`);
     const missed = sent.size - lat.length;
     if (missed) console.log(`  ${missed} on-screen labels never showed (overwritten by a newer patch before a render)`);
     console.log(`  the panel ended at v${version} (provider: v${1 + total}); ${caughtUp === null ? 'not caught up 60 s after the last send' : `caught up ${ms(caughtUp)} after the last send`}`);
