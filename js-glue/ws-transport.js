@@ -51,11 +51,11 @@ export class WsTransport {
 
   /**
    * @param {string} url  ws:// or wss:// URL (from the core's parseMeta / parseDescriptor)
-   * @param {{token?: string|null, onOpen: () => void, onFrame: (text: string) => void,
+   * @param {{token?: string|null, WebSocket?: typeof WebSocket, onOpen: () => void, onFrame: (text: string) => void,
    *          onBadFrame?: (bytes: Uint8Array, message: string) => void,
    *          onClose: (info: CloseInfo) => void}} handlers
    */
-  constructor(url, { token = null, onOpen, onFrame, onBadFrame = () => {}, onClose }) {
+  constructor(url, { token = null, WebSocket = globalThis.WebSocket, onOpen, onFrame, onBadFrame = () => {}, onClose }) {
     this.url = url;
     this.tokenOffered = !!token;
     this.onOpen = onOpen;
@@ -107,7 +107,7 @@ export class WsTransport {
   }
 
   get isOpen() {
-    return this.#accepted && this.#ws?.readyState === WebSocket.OPEN;
+    return this.#accepted && this.#ws?.readyState === 1; // OPEN, in every WebSocket class
   }
 
   /** Sends one frame; false if the socket is not open. */

@@ -5,12 +5,17 @@
 // opens, consumer.reset() makes the core forget the old hello and re-send its subscriptions, so
 // the mirror re-bases from a fresh snapshot. Status, hello and events are published to the UI
 // ports through `connectionEvents`.
+//
+// It imports nothing of the WebExtension API: what it needs from where it runs (the core, the
+// stored token, approvals, a WebSocket class) comes in `o.host`, so the Node client
+// (js-glue/client-node.js) runs this same class outside the browser.
 
 import { Status, LIMITS, ErrorCode } from '../shared/messages.js';
 import { WsTransport, backoffDelay, serverAnswers } from '../../js-glue/ws-transport.js';
-import { tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
-import { core } from './core.js';
 import { logEntry } from './frame-log.js';
+
+/** How many core events (all but patches) a connection keeps for events(). */
+const EVENTS_KEPT = 1000;
 
 /**
  * The first subscription: the whole tree (depth -1, the spec's default), capped at 20,000 nodes.
@@ -45,6 +50,15 @@ function syncOf(st, sub) {
   };
 }
 
+/**
+ * @typedef {object} ConnectionHost
+ * @property {() => object} core                  the loaded SlopCore (js-glue/slop-core.js)
+ * @property {(wsUrl: string) => Promise<string|null>} tokenFor
+ * @property {(approvalKey: string) => Promise<boolean>} isApproved
+ * @property {(approvalKey: string) => Promise<boolean>} isDenied
+ * @property {typeof WebSocket} [WebSocket]       default: the global one
+ */
+
 /** Listeners the UI side registers (panel-ports.js). */
 export const connectionEvents = {
   /** (conn) status, hello, subscriptions changed */
@@ -71,8 +85,10 @@ export class Connection {
    * @param {{classification: string, page_origin: string|null, target: string, approval_key: string|null}} o.target
    *   core classifyTarget()
    * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
+   * @param {ConnectionHost} o.host
    */
   constructor(o) {
+    this.host = o.host;
     this.tabId = o.tabId;
     this.key = o.key;
     this.transport = o.transport;
@@ -95,6 +111,8 @@ export class Connection {
     this.capabilities = [];
     this.primarySub = null;
     this.log = [];
+    /** Core events but patches, newest last, each with `at` (ms): what the test library reads. */
+    this.events = [];
 
     this.consumer = null;
     this.wire = null;          // the open transport (WsTransport, or the page channel)
@@ -192,7 +210,7 @@ export class Connection {
     if (this.disposed) return;
     if (this.classification !== 'same-origin') {
       const gen = ++this.generation;
-      const [approved, denied] = await Promise.all([isApproved(this.approvalKey), isDenied(this.approvalKey)]);
+      const [approved, denied] = await Promise.all([this.host.isApproved(this.approvalKey), this.host.isDenied(this.approvalKey)]);
       if (this.disposed || gen !== this.generation) return;
       if (!approved) {
         // Not (or no longer) approved: nothing of this provider is kept.
@@ -218,7 +236,7 @@ export class Connection {
     const gen = ++this.generation;
     const now = Date.now();
     if (!this.consumer) {
-      this.consumer = new (core().SlopConsumer)({ transport: this.isPostMessage ? 'postmessage' : 'ws' });
+      this.consumer = new (this.host.core().SlopConsumer)({ transport: this.isPostMessage ? 'postmessage' : 'ws' });
       this.primarySub = this.consumer.subscribe(FIRST_SUBSCRIPTION, now);
     } else {
       this.consumer.reset(now);
@@ -235,12 +253,13 @@ export class Connection {
       return;
     }
 
-    const token = await tokenFor(this.transport.url);
+    const token = await this.host.tokenFor(this.transport.url);
     if (this.disposed || gen !== this.generation) return;
     this.tokenSet = !!token;
     this.#setStatus(Status.CONNECTING, token ? 'Opening the WebSocket (with token)…' : 'Opening the WebSocket…');
     const ws = new WsTransport(this.transport.url, {
       token,
+      WebSocket: this.host.WebSocket,
       onOpen: () => {
         if (gen !== this.generation) return;
         this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
@@ -372,6 +391,10 @@ export class Connection {
   // ----------------------------------------------------------------------------- private
 
   #handleEvent(ev) {
+    if (ev.event !== 'patch') {
+      this.events.push({ at: Date.now(), ...ev });
+      if (this.events.length > EVENTS_KEPT) this.events.splice(0, this.events.length - EVENTS_KEPT);
+    }
     switch (ev.event) {
       case 'hello':
         this.provider = {

@@ -15,6 +15,8 @@ import { onConnect, onStorageChanged, onTabRemoved } from '../shared/browser.js'
 import { coreReady, withCore } from './core.js';
 import { acceptContentPort, dropTab, tickAll, settingsChanged, tabs, connectionOf, allConnections } from './tabs.js';
 import { acceptUiPort } from './panel-ports.js';
+import { callProviderApi } from '../../js-glue/provider-api.js';
+import { setToken, approve } from '../shared/settings-store.js';
 
 onConnect((port) => {
   if (port.name === PORTS.CONTENT) acceptContentPort(port);
@@ -35,9 +37,10 @@ setInterval(() => {
 
 coreReady.catch(() => { /* reported in core.js; every handler reports it again */ });
 
-// Debugging handle for the developer console of this worker and for the end-to-end tests
-// (Playwright's worker.evaluate). Pages cannot reach a service worker's globals. It returns
-// mirror data and statuses only; no token is reachable from here.
+// Debugging handle for the developer console of this worker, for the end-to-end tests and for
+// the Playwright library (js-glue/playwright-node.js), all through worker.evaluate. Pages cannot
+// reach a service worker's globals. It returns mirror data and statuses only: a token can be
+// stored from here, never read.
 globalThis.slopInspector = {
   ready: () => coreReady.then(() => true),
   /** [{tabId, pageUrl, providers: ProviderInfo[]}] */
@@ -63,4 +66,17 @@ globalThis.slopInspector = {
   /** The frame log of one connection. */
   log: (tabId, key) => connectionOf(tabId, key)?.log.slice() ?? [],
   connectionCount: () => allConnections().length,
+  /** providerApi[method](connection, ...args) (js-glue/provider-api.js) for one (tab, provider). */
+  call: (tabId, key, method, args = []) => {
+    const c = connectionOf(tabId, key);
+    if (!c) throw new Error(`no provider ${key} in tab ${tabId}`);
+    return callProviderApi(c, method, args);
+  },
+  /** Stores a token as the options page does; returns the provider origin it is kept under. */
+  setToken: (origin, token) => setToken(origin, token),
+  /** Approves a cross-origin (page, target) pair as the popup does. */
+  approve: (approvalKey) => {
+    const c = allConnections().find((x) => x.approvalKey === approvalKey);
+    return approve(approvalKey, { page: c?.approvalPage ?? null, target: c?.approvalTarget ?? null }).then(() => true);
+  },
 };

@@ -10,9 +10,12 @@
 
 import { FromContent, ToContent, PROTOCOL_VERSION, Status, catalogued } from '../shared/messages.js';
 import { isOwnContentScript, setBadge } from '../shared/browser.js';
-import { KEYS, providerOriginOf } from '../shared/settings-store.js';
+import { KEYS, providerOriginOf, tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
 import { withCore, core } from './core.js';
 import { Connection, connectionEvents } from './connections.js';
+
+/** What a Connection takes from the worker (connections.js imports no extension API). */
+const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied });
 
 /**
  * @typedef {object} TabState
@@ -161,7 +164,7 @@ function reconcile(tab) {
     const target = c.classifyTarget(pageUrl, t.transport.type === 'postmessage' ? 'postmessage' : t.transport.url);
     const conn = new Connection({
       tabId: tab.tabId, key, transport: t.transport, source: t.source, pageUrl, target,
-      page: t.transport.type === 'postmessage' ? pageChannel(tab) : null,
+      page: t.transport.type === 'postmessage' ? pageChannel(tab) : null, host: workerHost,
     });
     tab.connections.set(key, conn);
     conn.start().catch((e) => console.error('SLOP Inspector: connect failed:', e?.message ?? e));

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// slop-inspector: a terminal inspector on the Node client (js-glue/client-node.js).
+//
+//   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]
+//   slop-inspector watch  <ws-url> [--json]
+//   slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
+//   slop-inspector tools  <ws-url>
+//
+// The token comes from $SLOP_TOKEN or --token-file FILE (a token on the command line would be
+// visible to every user of the machine in the process list). Exit codes: 0 done, 1 the provider or
+// the connection failed, 2 bad usage.
+
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { connect, stableText } from '../js-glue/client-node.js';
+
+const USAGE = `usage:
+  slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]   the mirrored tree (canonical text)
+  slop-inspector watch  <ws-url> [--json]                           the tree, then each patch as it comes
+  slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
+                                                                    invoke an affordance (--yes for dangerous ones)
+  slop-inspector tools  <ws-url>                                    the affordances as LLM tools (JSON)
+options:
+  --token-file FILE   read the token from FILE (else $SLOP_TOKEN; none: connect without one)
+  --origin ORIGIN     the Origin header to send (for providers that check it)
+  --timeout MS        how long to wait for the provider (default 10000)`;
+
+function usage(message) {
+  if (message) process.stderr.write(`slop-inspector: ${message}\n`);
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(2);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      'token-file': { type: 'string' }, origin: { type: 'string' }, timeout: { type: 'string' },
+      path: { type: 'string' }, depth: { type: 'string' }, json: { type: 'boolean' }, yes: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+} catch (e) {
+  usage(e.message);
+}
+const { values: opt, positionals: [command, url, ...rest] } = parsed;
+if (opt.help) { process.stdout.write(`${USAGE}\n`); process.exit(0); }
+if (!['tree', 'watch', 'invoke', 'tools'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
+if (!url) usage('no provider URL');
+
+const int = (name, text, fallback) => {
+  if (text === undefined) return fallback;
+  if (!/^-?\d+$/.test(text)) usage(`--${name} must be an integer`);
+  return Number(text);
+};
+const timeout = int('timeout', opt.timeout, 10_000);
+let token = process.env.SLOP_TOKEN || null;
+if (opt['token-file']) {
+  try {
+    token = fs.readFileSync(opt['token-file'], 'utf8').trim();
+  } catch (e) {
+    usage(`cannot read --token-file: ${e.code ?? e.message}`);
+  }
+}
+let params;
+if (command === 'invoke') {
+  if (rest.length < 2) usage('invoke needs <path> <action>');
+  if (rest[2] !== undefined) {
+    try { params = JSON.parse(rest[2]); } catch { usage('params must be JSON, for example \'{"folder":"archive"}\''); }
+  }
+}
+
+const out = (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+let client;
+try {
+  client = await connect(url, { token, origin: opt.origin, timeout });
+  if (command === 'tree') {
+    const path = opt.path ?? '/';
+    const depth = int('depth', opt.depth, -1);
+    const tree = await client.tree(path, depth);
+    if (!tree) throw new Error(`no node at ${path}`);
+    if (opt.json) out(JSON.stringify(tree, null, 2));
+    else out(path === '/' && depth === -1 ? await client.text() : stableText(tree, { ignore: [] }));
+  } else if (command === 'tools') {
+    out(JSON.stringify(await client.tools(), null, 2));
+  } else if (command === 'invoke') {
+    const result = await client.invoke(rest[0], rest[1], params, { confirmDangerous: !!opt.yes });
+    out(JSON.stringify(result, null, 2));
+  } else {
+    await watch(client, !!opt.json);
+  }
+  client.close();
+} catch (e) {
+  client?.close();
+  process.stderr.write(`slop-inspector: ${e.message}\n`);
+  process.exit(1);
+}
+
+/** Prints the tree, then one line per event until the connection ends or Ctrl-C. */
+async function watch(c, json) {
+  if (json) out(JSON.stringify({ event: 'tree', tree: await c.tree() }));
+  else out(await c.text());
+  await new Promise((resolve) => {
+    c.onEvent((ev) => {
+      if (json) { out(JSON.stringify(ev)); return; }
+      if (ev.event === 'patch') {
+        const parts = [['changed', ev.changed], ['added', ev.added], ['removed', ev.removed]]
+          .filter(([, list]) => list?.length).map(([k, list]) => `${k} ${list.join(' ')}`);
+        out(`v${ev.version} ${ev.ops} op${ev.ops === 1 ? '' : 's'}: ${parts.join('; ') || 'no node changed'}${ev.truncated ? ' (truncated)' : ''}`);
+      } else {
+        out(`${ev.event}${ev.code ? ` ${ev.code}` : ''}${ev.message ? `: ${ev.message}` : ''}`);
+      }
+    });
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+}

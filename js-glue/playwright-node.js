@@ -1,0 +1,314 @@
+// playwright-node.js: SLOP in users' own Playwright tests (`slop-inspector/playwright`).
+//
+// Chromium only: the extension is loaded with --load-extension into a persistent context, which
+// Playwright's Firefox cannot do. Everything a test reads comes from the extension's service
+// worker through worker.evaluate (globalThis.slopInspector, extension/service-worker/sw.js), so a
+// test sees exactly the mirror the DevTools panel shows.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SlopProvider, SlopTestError, SlopTestCode, matchesPartial } from './provider-node.js';
+
+export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The unpacked extension's folder: the installed package itself (it has the manifest, the
+ * extension's pages and the wasm core), or build/extension in a checkout of the repository
+ * (the package root there also holds node_modules and build output).
+ */
+export const extensionPath = fs.existsSync(path.join(PACKAGE_ROOT, 'build/extension/manifest.json'))
+  ? path.join(PACKAGE_ROOT, 'build/extension') : PACKAGE_ROOT;
+
+/** Chromium for Playwright: $CHROMIUM, else Debian's /usr/bin/chromium when present, else Playwright's own. */
+export function defaultExecutablePath() {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  return fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+}
+
+/** The Chromium arguments that load the extension: add them to your own launchPersistentContext. */
+export function slopLaunchArgs(extDir = extensionPath) {
+  return [
+    `--disable-extensions-except=${extDir}`,
+    `--load-extension=${extDir}`,
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-default-apps',
+    '--disable-sync',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--metrics-recording-only',
+  ];
+}
+
+const isExtensionWorker = (w) => w.url().startsWith('chrome-extension://');
+
+/** The extension's service worker that runs now (waits for one to start). */
+export async function currentWorker(context, timeout = 10_000) {
+  const live = context.serviceWorkers().filter(isExtensionWorker);
+  if (live.length) return live.at(-1);
+  return context.waitForEvent('serviceworker', { timeout, predicate: isExtensionWorker });
+}
+
+/** Errors that mean "the worker stopped or restarted under us": try again on the new one. */
+const STALE_WORKER = /Target (page, context or browser )?(has been )?closed|Execution context was destroyed|has been closed|slopInspector is not defined|reading 'call'|reading 'tabs'/;
+
+/**
+ * worker.evaluate(fn, arg) on the extension's current service worker, retried while a restarting
+ * worker makes the handle stale; any other error is thrown at once.
+ */
+export async function workerEval(context, fn, arg, timeout = 10_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      const sw = await currentWorker(context, Math.max(500, deadline - Date.now()));
+      return await sw.evaluate(fn, arg);
+    } catch (e) {
+      if (!STALE_WORKER.test(e?.message ?? '') || Date.now() >= deadline) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
+ * Stores tokens and approvals in the extension, as its options page and popup would. Tokens are
+ * never printed, and never readable back from the extension.
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {{tokens?: Record<string, string>, approvals?: string[]}} options
+ */
+export async function configureSlop(context, { tokens = {}, approvals = [] } = {}) {
+  for (const [origin, token] of Object.entries(tokens)) {
+    if (token == null) continue;
+    await workerEval(context, ([o, t]) => globalThis.slopInspector.setToken(o, t), [origin, token])
+      .catch((e) => { throw new Error(`slop-inspector: the token for ${origin} was not stored: ${e.message.replace(token, '<token>')}`); });
+  }
+  for (const key of approvals) await workerEval(context, (k) => globalThis.slopInspector.approve(k), key);
+}
+
+/**
+ * A persistent Chromium context with the extension loaded, its core ready, and tokens and
+ * approvals stored. close() also removes the temporary profile.
+ * @param {object} [options]  chromium: Playwright's BrowserType (default: playwright-core's),
+ *   headless (default true), executablePath, args, tokens, approvals, userDataDir, and any other
+ *   launchPersistentContext option
+ */
+export async function launchWithSlop(options = {}) {
+  const { chromium: browserType, tokens, approvals, args = [], userDataDir, executablePath = defaultExecutablePath(),
+    headless = true, ...rest } = options;
+  const chromium = browserType ?? (await import('playwright-core')).chromium;
+  if (!fs.existsSync(path.join(extensionPath, 'manifest.json'))) {
+    throw new Error(`slop-inspector: no extension at ${extensionPath} (in a checkout, run bash build.sh first)`);
+  }
+  const dir = userDataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'slop-inspector-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    viewport: { width: 1280, height: 800 }, ...rest, headless, executablePath, args: [...slopLaunchArgs(), ...args],
+  });
+  if (!userDataDir) {
+    context.on('close', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  try {
+    await currentWorker(context, 15_000);
+    await workerEval(context, () => globalThis.slopInspector.ready(), undefined, 15_000);
+    await configureSlop(context, { tokens, approvals });
+  } catch (e) {
+    await context.close().catch(() => {});
+    throw e;
+  }
+  return context;
+}
+
+/** Why a provider is not ready yet, in words, from its ProviderInfo. */
+function describe(p) {
+  const who = p.provider?.name ? `"${p.provider.name}" (${p.key})` : p.key;
+  const sync = p.status === 'connected' ? `, mirror ${p.sync.state}${p.sync.reason ? `: ${p.sync.reason.message}` : ''}` : '';
+  return `${who}: ${p.status}${sync}${p.message ? ` — ${p.message}` : ''}`;
+}
+
+/** Statuses a wait cannot get past without the test changing something. */
+const STUCK = new Map([
+  ['auth-failed', SlopTestCode.AUTH_FAILED],
+  ['denied', SlopTestCode.DENIED],
+  ['error', SlopTestCode.PROTOCOL_ERROR],
+]);
+
+function matchesSelector(p, { id, name, url }) {
+  if (id !== undefined && p.provider?.id !== id) return false;
+  if (name !== undefined && p.provider?.name !== name) return false;
+  if (url !== undefined && p.key !== url && p.transport?.url !== url) return false;
+  return true;
+}
+
+/** The SLOP side of a context that has the extension (launchWithSlop, or the withSlop fixture). */
+export class Slop {
+  /** @param {import('playwright-core').BrowserContext} context */
+  constructor(context) {
+    this.context = context;
+  }
+
+  /** Every tab the extension knows, with its providers (ProviderInfo). */
+  tabs() {
+    return workerEval(this.context, () => globalThis.slopInspector.tabs());
+  }
+
+  /** The tab showing page (by URL), or null; throws when several tabs show the same URL. */
+  async #tabOf(page) {
+    const url = page.url();
+    const tabs = (await this.tabs()).filter((t) => t.pageUrl === url);
+    if (tabs.length > 1) {
+      throw new SlopTestError(SlopTestCode.AMBIGUOUS, `${tabs.length} tabs show ${url}: the extension cannot tell which one is this page; open one of them only`);
+    }
+    return tabs[0] ?? null;
+  }
+
+  /** The providers the extension found on page (ProviderInfo[]; empty before discovery). */
+  async providers(page) {
+    return (await this.#tabOf(page))?.providers ?? [];
+  }
+
+  /**
+   * Waits until page has a provider matching {id | name | url} (any, if the page has one) that is
+   * connected with a live mirror; returns it. approve: true approves a cross-origin provider the
+   * page names, as a user would in the popup. The timeout error says what was found instead.
+   * @param {import('playwright-core').Page} page
+   * @param {{id?: string, name?: string, url?: string, timeout?: number, approve?: boolean}} [selector]
+   * @returns {Promise<SlopProvider>}
+   */
+  async provider(page, { id, name, url, timeout = 15_000, approve = false } = {}) {
+    const sel = { id, name, url };
+    const wanted = [id !== undefined && `id "${id}"`, name !== undefined && `name "${name}"`, url !== undefined && `url ${url}`]
+      .filter(Boolean).join(', ') || 'any provider';
+    const deadline = Date.now() + timeout;
+    const approved = new Set();
+    let seen = { tab: null };
+    for (;;) {
+      const tab = await this.#tabOf(page);
+      seen = { tab };
+      const all = tab?.providers ?? [];
+      const hits = all.filter((p) => matchesSelector(p, sel));
+      if (hits.length > 1 && wanted === 'any provider') {
+        throw new SlopTestError(SlopTestCode.AMBIGUOUS, `${page.url()} has ${hits.length} providers; say which one with {id | name | url}:\n` +
+          hits.map((p) => `  ${describe(p)}`).join('\n'));
+      }
+      const hit = hits[0];
+      if (hit?.live) return this.#handle(tab.tabId, hit);
+      if (hit && approve && hit.status === 'pending-approval' && !approved.has(hit.approvalKey)) {
+        approved.add(hit.approvalKey);
+        await workerEval(this.context, (k) => globalThis.slopInspector.approve(k), hit.approvalKey);
+      }
+      const stuck = hit && STUCK.get(hit.status);
+      if (stuck) throw new SlopTestError(stuck, `${page.url()}: ${describe(hit)}`, { status: hit.status });
+      if (Date.now() >= deadline) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw this.#timeoutError(page, wanted, timeout, seen.tab, sel);
+  }
+
+  #timeoutError(page, wanted, timeout, tab, sel) {
+    const head = `timed out after ${timeout} ms waiting for ${wanted} on ${page.url()}`;
+    if (!tab) {
+      return new SlopTestError(SlopTestCode.NO_PAGE, `${head}: the extension has not seen this page (only http and https pages are inspected; is it loaded?)`);
+    }
+    if (tab.providers.length === 0) {
+      const problems = (tab.problems ?? []).map((p) => `\n  ${typeof p === 'string' ? p : p.message ?? JSON.stringify(p)}`).join('');
+      return new SlopTestError(SlopTestCode.NO_PROVIDER, `${head}: no SLOP provider on the page (no <meta name="slop"> and no /.well-known/slop)${problems}`);
+    }
+    const hit = tab.providers.find((p) => matchesSelector(p, sel));
+    if (!hit) {
+      return new SlopTestError(SlopTestCode.NO_PROVIDER, `${head}: none matches; the page has:\n` +
+        tab.providers.map((p) => `  ${describe(p)}`).join('\n'));
+    }
+    const code = {
+      'pending-approval': SlopTestCode.PENDING_APPROVAL,
+      unreachable: SlopTestCode.UNREACHABLE,
+    }[hit.status] ?? SlopTestCode.TIMEOUT;
+    const hint = hit.status === 'pending-approval'
+      ? `\n  it waits for the user's approval of "${hit.approvalKey}": pass {approve: true}, or approvals: ["${hit.approvalKey}"] at launch` : '';
+    return new SlopTestError(code, `${head}: ${describe(hit)}${hint}`, { status: hit.status });
+  }
+
+  #handle(tabId, info) {
+    const context = this.context;
+    const call = (method, ...args) =>
+      workerEval(context, ([t, k, m, a]) => globalThis.slopInspector.call(t, k, m, a), [tabId, info.key, method, args]);
+    const label = info.provider?.name ? `provider "${info.provider.name}" (${info.key})` : `provider ${info.key}`;
+    return new SlopProvider(call, label);
+  }
+}
+
+/**
+ * Extends @playwright/test's `test`: `context` becomes a Chromium context with the extension
+ * (launched with test's own Playwright), and a `slop` fixture (a Slop) is added.
+ * @param {any} test  @playwright/test's test
+ * @param {object} [options]  as launchWithSlop (tokens, approvals, headless, executablePath, args...)
+ */
+export function withSlop(test, options = {}) {
+  return test.extend({
+    context: async ({ playwright }, use) => {
+      const context = await launchWithSlop({ chromium: playwright.chromium, ...options });
+      await use(context);
+      await context.close();
+    },
+    slop: async ({ context }, use) => {
+      await use(new Slop(context));
+    },
+  });
+}
+
+/** Polls check() until it passes (or, under .not, fails) or the timeout ends; the last outcome. */
+async function poll(check, isNot, timeout) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const outcome = await check();
+    if (outcome.pass !== isNot || Date.now() >= deadline) return outcome;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function asProvider(received, matcher) {
+  if (!(received instanceof SlopProvider)) {
+    throw new TypeError(`${matcher}: expected a SLOP provider (from slop.provider() or connect()), got ${typeof received}`);
+  }
+  return received;
+}
+
+/** A failing assertion's message, with the nearest part of the tree (read now: messages are synchronous). */
+async function failureText(provider, pass, isNot, nodePath, message) {
+  if (pass !== isNot) return message; // the assertion holds: the text is never shown
+  return (await provider.failure(SlopTestCode.NOT_FOUND, message, nodePath)).message;
+}
+
+/**
+ * Matchers for @playwright/test's expect.extend(slopMatchers). They retry until the timeout
+ * (expect's, or {timeout}), like Playwright's own web-first assertions:
+ *   await expect(app).toHaveSlopNode('/inbox/msg-1', { properties: { unread: false } });
+ *   await expect(app).toHaveAffordance('/inbox/msg-1', 'archive');
+ */
+export const slopMatchers = {
+  async toHaveSlopNode(received, nodePath, partial = undefined, { timeout } = {}) {
+    const provider = asProvider(received, 'toHaveSlopNode');
+    let node = null;
+    const { pass } = await poll(async () => {
+      node = await provider.node(nodePath);
+      return { pass: node !== null && matchesPartial(node, partial) };
+    }, this.isNot, timeout ?? this.timeout ?? 5000);
+    const what = partial === undefined ? 'a node' : `a node matching ${JSON.stringify(partial)}`;
+    const text = await failureText(provider, pass, this.isNot, nodePath,
+      `expected ${this.isNot ? 'no ' : ''}${what} at ${nodePath}; it is ${node ? JSON.stringify(node).slice(0, 400) : 'absent'}`);
+    return { pass, name: 'toHaveSlopNode', expected: partial, actual: node, message: () => text };
+  },
+  async toHaveAffordance(received, nodePath, action, { timeout } = {}) {
+    const provider = asProvider(received, 'toHaveAffordance');
+    let node = null;
+    const { pass } = await poll(async () => {
+      node = await provider.node(nodePath);
+      return { pass: !!node?.affordances?.some((a) => a.action === action) };
+    }, this.isNot, timeout ?? this.timeout ?? 5000);
+    const have = node ? (node.affordances ?? []).map((a) => a.action).join(', ') || 'none' : null;
+    const text = await failureText(provider, pass, this.isNot, nodePath,
+      `expected ${nodePath} ${this.isNot ? 'not ' : ''}to have the affordance "${action}"; ${node ? `it has: ${have}` : 'the node is absent'}`);
+    return { pass, name: 'toHaveAffordance', expected: action, actual: have, message: () => text };
+  },
+};

@@ -1,0 +1,50 @@
+// provider-api.js: what a test or a script may ask of one provider connection. The same functions
+// answer in the extension's service worker (globalThis.slopInspector.call, reached by the
+// Playwright library through worker.evaluate) and in Node (the Node client), so both read the one
+// core mirror the same way. Every result is plain JSON; no token is ever part of one.
+//
+// `conn` is a Connection (extension/service-worker/connections.js). `sub` defaults to the
+// connection's first subscription (the whole tree).
+
+/** @typedef {import('../extension/service-worker/connections.js').Connection} Connection */
+
+function consumerOf(conn) {
+  if (!conn.consumer) throw Object.assign(new Error(`not connected (status: ${conn.status})`), { code: 'not_connected' });
+  return conn.consumer;
+}
+const subOf = (conn, sub) => sub ?? conn.primarySub;
+
+export const providerApi = Object.freeze({
+  /** ProviderInfo: status, message, provider (from hello), subscriptions, nodes. */
+  info: (conn) => conn.info(),
+  /** The mirrored subtree at path, cut at depth (-1: all), as SLOP node JSON; null if absent. */
+  tree: (conn, path = '/', depth = -1, sub = undefined) => consumerOf(conn).tree(subOf(conn, sub), path, depth),
+  /** The node view at path (the node without children, plus child_ids and path); null if absent. */
+  node: (conn, path, sub = undefined) => consumerOf(conn).node(subOf(conn, sub), path),
+  /** The canonical tree text of the mirror (one line per node). */
+  text: (conn, sub = undefined) => consumerOf(conn).treeText(subOf(conn, sub)),
+  /** The affordances as LLM tools (the agent view). */
+  tools: (conn, sub = undefined) => consumerOf(conn).tools(subOf(conn, sub)),
+  /** Core events but patches (hello, snapshot, resync, result, error, protocol_error...), oldest first. */
+  events: (conn, sinceMs = 0) => conn.events.filter((e) => e.at >= sinceMs),
+  /** The frame log: {dir, t, type, size, text, truncated}, oldest first (bounded). */
+  frames: (conn) => conn.log.slice(),
+  /** Sends an invoke; resolves with {requestId, event} (the core's result, error, timeout or closed event). */
+  invoke: (conn, path, action, params) => conn.invoke(path, action, params),
+  /** Sends a query; resolves with {requestId, event} (the core's query, error, timeout or closed event). */
+  query: (conn, options) => conn.query(options),
+  /** Opens another subscription; returns its id. */
+  subscribe: (conn, options) => conn.subscribe(options),
+  unsubscribe: (conn, sub) => { conn.unsubscribe(sub); return true; },
+  /** {sub, path, state, version, nodes, reason} of one subscription, or null. */
+  subscription: (conn, sub = undefined) => {
+    const s = subOf(conn, sub);
+    return conn.consumer?.status().subscriptions?.find((x) => x.sub === s) ?? null;
+  },
+});
+
+/** Calls providerApi[method] with an error for an unknown name (the name arrives as data). */
+export function callProviderApi(conn, method, args) {
+  if (!Object.hasOwn(providerApi, method)) throw new Error(`unknown provider API method "${method}"`);
+  return providerApi[method](conn, ...args);
+}
