@@ -142,7 +142,8 @@ check_cjson_patches "$CJSON_DIR"
 step "npm dependencies"
 # npm ci writes node_modules/.package-lock.json: it is the stamp.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    retry npm ci --no-audit --no-fund --fetch-retries=4 --fetch-timeout=120000
+    # Playwright browsers never come from npm: the tests use Debian's chromium.
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 retry npm ci --no-audit --no-fund --fetch-retries=4 --fetch-timeout=120000
     touch node_modules/.package-lock.json
 else
     echo "node_modules up to date"
@@ -195,7 +196,7 @@ for entry in manifest.json extension js-glue dist; do
     if [ -f "$entry" ]; then
         cmp -s "$entry" "$EXT/$entry" || { cp -p "$entry" "$EXT/$entry"; echo "  $entry"; }
     elif [ -d "$entry" ]; then
-        sync_dir "$ROOT/$entry" "$EXT/$entry" '*-node.js'   # Node-only loaders stay out
+        sync_dir "$ROOT/$entry" "$EXT/$entry" '*-node.js' '*.d.ts'   # Node-only code and its types stay out
     else
         [ -e "$EXT/$entry" ] && { rm -rf "${EXT:?}/$entry"; echo "  removed $entry"; }
         echo "  ($entry does not exist yet: skipped)"

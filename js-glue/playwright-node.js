@@ -107,7 +107,8 @@ export async function launchWithSlop(options = {}) {
     viewport: { width: 1280, height: 800 }, ...rest, headless, executablePath, args: [...slopLaunchArgs(), ...args],
   });
   if (!userDataDir) {
-    context.on('close', () => fs.rmSync(dir, { recursive: true, force: true }));
+    // Chromium may still be writing its profile as the context closes: retry, never fail the test.
+    context.on('close', () => fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => {}));
   }
   try {
     await currentWorker(context, 15_000);

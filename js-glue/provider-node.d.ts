@@ -1,0 +1,173 @@
+// Types of js-glue/provider-node.js: the provider object of slop-inspector/playwright and
+// slop-inspector/node. Every method reads the one core mirror the extension's panel shows.
+
+/** A SLOP node as the provider sent it (numbers and strings exactly as sent). */
+export interface SlopNode {
+  id: string;
+  type: string;
+  properties?: Record<string, unknown>;
+  meta?: Record<string, unknown>;
+  affordances?: SlopAffordance[];
+  content_ref?: Record<string, unknown>;
+  children?: SlopNode[];
+}
+
+export interface SlopAffordance {
+  action: string;
+  label?: string;
+  description?: string;
+  params?: Record<string, unknown>;
+  dangerous?: boolean;
+  idempotent?: boolean;
+  estimate?: string;
+}
+
+/** A node without its children, plus its absolute path and its children's ids in order. */
+export interface SlopNodeView extends Omit<SlopNode, 'children'> {
+  path: string;
+  child_ids: string[];
+  /** On a windowed collection: children the provider has beyond those present. */
+  more?: number;
+  next_window?: [number, number];
+}
+
+/** The extension's summary of one provider connection. Never contains a token. */
+export interface ProviderInfo {
+  key: string;
+  transport: { type: 'ws' | 'postmessage'; url?: string };
+  status: 'discovered' | 'pending-approval' | 'denied' | 'connecting' | 'connected' | 'reconnecting' |
+    'auth-failed' | 'unreachable' | 'error';
+  message: string;
+  /** Connected and the first subscription's mirror is what the provider holds now. */
+  live: boolean;
+  sync: { state: string; reason: { code: string; message: string } | null; retryAt: number | null };
+  provider: { id: string; name: string; slop_version: string } | null;
+  capabilities: string[];
+  approvalKey: string | null;
+  subscriptions: { sub: string; path: string; state: string; version: number; nodes: number }[];
+  nodes: number;
+  [field: string]: unknown;
+}
+
+/** A core event (slop_core.h, SLOP_OUT_EVENT) with the time it was seen, `at` (ms since the epoch). */
+export interface SlopEvent {
+  event: 'hello' | 'snapshot' | 'provider_changed' | 'resync' | 'query' | 'result' | 'task' | 'error' |
+    'timeout' | 'closed' | 'provider_event' | 'protocol_error';
+  at: number;
+  [field: string]: unknown;
+}
+
+/** One frame of the log, in or out (text cut at the log's limit). */
+export interface SlopFrame {
+  dir: 'in' | 'out';
+  t: number;
+  type: string;
+  size: number;
+  text: string;
+  truncated: boolean;
+}
+
+export interface InvokeResult {
+  status: 'ok' | 'accepted';
+  data: unknown;
+  /** For status "accepted": the task node's id. */
+  taskId: string | null;
+  requestId: string;
+}
+
+export interface SubscribeOptions {
+  path?: string;
+  depth?: number;
+  max_nodes?: number;
+  filter?: { types?: string[]; min_salience?: number };
+}
+
+export interface QueryOptions extends SubscribeOptions {
+  window?: [number, number];
+}
+
+export interface StableTextOptions {
+  /** Fields left out, as "properties.<key>" or "meta.<key>". Default: ["meta.changed"]. */
+  ignore?: string[];
+  /** Fields printed as a fixed text, e.g. {"properties.updated_at": "<time>"}. */
+  replace?: Record<string, string>;
+}
+
+export type SlopTestCodeName = 'timeout' | 'no_page' | 'no_provider' | 'ambiguous' | 'pending_approval' | 'denied' |
+  'auth_failed' | 'unreachable' | 'protocol_error' | 'not_found' | 'dangerous' | 'invoke_failed' | 'query_failed' | 'closed';
+
+export const SlopTestCode: Readonly<{
+  TIMEOUT: 'timeout'; NO_PAGE: 'no_page'; NO_PROVIDER: 'no_provider'; AMBIGUOUS: 'ambiguous';
+  PENDING_APPROVAL: 'pending_approval'; DENIED: 'denied'; AUTH_FAILED: 'auth_failed'; UNREACHABLE: 'unreachable';
+  PROTOCOL_ERROR: 'protocol_error'; NOT_FOUND: 'not_found'; DANGEROUS: 'dangerous'; INVOKE_FAILED: 'invoke_failed';
+  QUERY_FAILED: 'query_failed'; CLOSED: 'closed';
+}>;
+
+/**
+ * Every failure of the library. `message` names the provider and the path and, for a missing or
+ * unexpected node, shows the nearest existing part of the tree.
+ */
+export class SlopTestError extends Error {
+  name: 'SlopTestError';
+  code: SlopTestCodeName;
+  /** The node path the failure is about, when there is one. */
+  path?: string;
+  /** The provider status that stopped a wait (auth-failed, unreachable...). */
+  status?: string;
+  /** For invoke_failed / query_failed: the provider's error code. */
+  providerCode?: string | null;
+  /** The core event that ended the request (result with an error, error, timeout, closed). */
+  event?: SlopEvent;
+}
+
+/** A stable, diff-friendly text of a tree for snapshot files (sorted fields, volatile ones left out). */
+export function stableText(tree: SlopNode | null, options?: StableTextOptions): string;
+
+/** Deep partial match: every key of `want` is in `have` with an equal value (arrays exactly). */
+export function matchesPartial(have: unknown, want: unknown): boolean;
+
+export class SlopProvider {
+  /** How failure messages name this provider, e.g. `provider "Acme Mail" (ws://…)`. */
+  readonly label: string;
+  /** The connection's status and provider identity. */
+  info(): Promise<ProviderInfo>;
+  /** The mirrored subtree at path (default "/") cut at depth (-1, the default: all); null if absent. */
+  tree(path?: string, depth?: number, options?: { sub?: string }): Promise<SlopNode | null>;
+  /** The node view at path, or null if there is no such node. */
+  node(path: string, options?: { sub?: string }): Promise<SlopNodeView | null>;
+  /** The core's canonical tree text: one line per node, as the panel's "copy as text". */
+  text(options?: { sub?: string }): Promise<string>;
+  /** stableText() of the subtree at path: for toMatchSnapshot. */
+  snapshot(path?: string, options?: StableTextOptions & { sub?: string }): Promise<string>;
+  /** The affordances as LLM tools (the agent view). */
+  tools(options?: { sub?: string }): Promise<{ tools: { name: string; description: string; parameters: object; dangerous: boolean }[];
+    resolve: Record<string, { path: string; action: string }> }>;
+  /** Core events other than patches (protocol errors, resyncs, results...), oldest first; bounded. */
+  events(options?: { since?: number }): Promise<SlopEvent[]>;
+  /** The frame log, oldest first; bounded. */
+  frames(): Promise<SlopFrame[]>;
+  /**
+   * Polls the node at path until predicate(node) is truthy (default: the node exists) and returns
+   * it; the predicate sees null while the node is absent. Throws SlopTestError "timeout" with the
+   * nearest part of the tree. Default timeout 5000 ms.
+   */
+  waitFor(path: string, predicate?: (node: SlopNodeView | null) => unknown,
+    options?: { timeout?: number; interval?: number; sub?: string }): Promise<SlopNodeView | null>;
+  /**
+   * Invokes an affordance and waits for its result. Throws SlopTestError: "not_found" (no node or
+   * no such affordance), "dangerous" (a dangerous affordance without confirmDangerous: nothing is
+   * sent), "invoke_failed" (params outside the schema, or the provider's error result), "timeout"
+   * (no result within the core's request timeout), "closed" (the connection went first).
+   */
+  invoke(path: string, action: string, params?: unknown, options?: { confirmDangerous?: boolean }): Promise<InvokeResult>;
+  /** A one-off read of the provider's state (not mirrored): the core's "query" event. Throws "query_failed". */
+  query(options?: QueryOptions): Promise<{ event: 'query'; id: string; path: string; version: number; tree: SlopNode;
+    more?: number; next_window?: [number, number] }>;
+  /** Opens another subscription; returns its id, for the `sub` option of the readers. */
+  subscribe(options?: SubscribeOptions): Promise<string>;
+  unsubscribe(sub: string): Promise<true>;
+  /** A subscription's state (live, stale, ...), version and node count; null if unknown. */
+  subscription(sub?: string): Promise<{ sub: string; path: string; state: string; version: number; nodes: number } | null>;
+  /** A SlopTestError naming this provider and path, with the nearest part of the tree. */
+  failure(code: SlopTestCodeName, message: string, path: string): Promise<SlopTestError>;
+}
