@@ -2,6 +2,7 @@
 // Firefox cannot load an extension). Works with @playwright/test and with playwright-core.
 
 import type { BrowserContext, BrowserType, Page, Worker } from 'playwright-core';
+import type { TestType } from '@playwright/test';
 import { SlopProvider, ProviderInfo } from './provider-node.js';
 
 export * from './provider-node.js';
@@ -84,25 +85,27 @@ export class Slop {
  * and a `slop` fixture is added.
  *   const it = withSlop(test, { tokens: { 'ws://localhost:3737': process.env.SLOP_TOKEN } });
  */
-export function withSlop<T extends { extend: Function }>(test: T, options?: LaunchOptions): any;
+export function withSlop<A extends {}, W extends {}>(test: TestType<A, W>, options?: LaunchOptions): TestType<A & { slop: Slop }, W>;
+
+/** What a matcher returns to expect (Playwright's MatcherReturnType). */
+export interface SlopMatcherResult {
+  pass: boolean;
+  message: () => string;
+  name: string;
+  expected?: unknown;
+  actual?: unknown;
+}
 
 /**
- * For expect.extend(slopMatchers). Both retry until the timeout (expect's, or {timeout}):
+ * For expect.extend(slopMatchers): the returned expect knows both matchers and their arguments.
+ * Both retry until the timeout (expect's, or {timeout}):
  *   await expect(app).toHaveSlopNode('/inbox/msg-1', { properties: { unread: false } });
  *   await expect(app).toHaveAffordance('/inbox/msg-1', 'archive');
+ * A failure's message names the provider and the path and shows the nearest part of the tree.
  */
 export const slopMatchers: {
-  toHaveSlopNode(received: SlopProvider, path: string, partial?: object, options?: { timeout?: number }): Promise<object>;
-  toHaveAffordance(received: SlopProvider, path: string, action: string, options?: { timeout?: number }): Promise<object>;
+  /** The provider has a node at path, matching `partial` (a deep subset of its node view) if given. */
+  toHaveSlopNode(received: SlopProvider, path: string, partial?: object, options?: { timeout?: number }): Promise<SlopMatcherResult>;
+  /** The node at path offers the affordance. */
+  toHaveAffordance(received: SlopProvider, path: string, action: string, options?: { timeout?: number }): Promise<SlopMatcherResult>;
 };
-
-declare global {
-  namespace PlaywrightTest {
-    interface Matchers<R, T = unknown> {
-      /** The provider has a node at path, matching `partial` (a deep subset of its node view) if given. */
-      toHaveSlopNode(path: string, partial?: object, options?: { timeout?: number }): Promise<R>;
-      /** The node at path offers the affordance. */
-      toHaveAffordance(path: string, action: string, options?: { timeout?: number }): Promise<R>;
-    }
-  }
-}

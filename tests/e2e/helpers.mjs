@@ -17,6 +17,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { UNCATALOGUED } from '../../extension/shared/messages.js';
+import { slopLaunchArgs, currentWorker } from '../../js-glue/playwright-node.js';
+
+export { currentWorker };
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const EXT_DIR = path.join(ROOT, 'build/extension');
@@ -44,20 +47,9 @@ if (process.env.NODE_TEST_CONTEXT || /\.test\.m?js$/.test(process.argv[1] ?? '')
   });
 }
 
-/** Flags for a quiet, deterministic Chromium; *.test names resolve to 127.0.0.1 (cross-origin tests). */
+/** The library's flags (the extension, a quiet Chromium); *.test names resolve to 127.0.0.1 (cross-origin tests). */
 export function chromiumArgs(extDir = EXT_DIR) {
-  return [
-    `--disable-extensions-except=${extDir}`,
-    `--load-extension=${extDir}`,
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-default-apps',
-    '--disable-sync',
-    '--no-first-run',
-    '--no-default-browser-check',
-    '--metrics-recording-only',
-    '--host-resolver-rules=MAP *.test 127.0.0.1',
-  ];
+  return [...slopLaunchArgs(extDir), '--host-resolver-rules=MAP *.test 127.0.0.1'];
 }
 
 /**
@@ -93,13 +85,6 @@ export async function launch({ headless = true, extDir = EXT_DIR, extraArgs = []
     await close();
     throw e;
   }
-}
-
-/** The extension's service worker that is running now (waits for one to start). */
-export async function currentWorker(ctx, timeout = 10_000) {
-  const live = ctx.serviceWorkers().filter((w) => w.url().startsWith('chrome-extension://'));
-  if (live.length) return live.at(-1);
-  return ctx.waitForEvent('serviceworker', { timeout, predicate: (w) => w.url().startsWith('chrome-extension://') });
 }
 
 /**
