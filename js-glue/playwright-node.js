@@ -154,10 +154,16 @@ export class Slop {
     return workerEval(this.context, () => globalThis.slopInspector.tabs());
   }
 
-  /** The tab showing page (by URL), or null; throws when several tabs show the same URL. */
+  /**
+   * The tab showing page, by URL (the page may have changed its hash since the extension saw it),
+   * or null; throws when several tabs show the same URL.
+   */
   async #tabOf(page) {
     const url = page.url();
-    const tabs = (await this.tabs()).filter((t) => t.pageUrl === url);
+    const noHash = (u) => String(u).split('#')[0];
+    const all = await this.tabs();
+    let tabs = all.filter((t) => t.pageUrl === url);
+    if (tabs.length === 0) tabs = all.filter((t) => noHash(t.pageUrl) === noHash(url));
     if (tabs.length > 1) {
       throw new SlopTestError(SlopTestCode.AMBIGUOUS, `${tabs.length} tabs show ${url}: the extension cannot tell which one is this page; open one of them only`);
     }

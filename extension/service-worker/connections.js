@@ -392,7 +392,8 @@ export class Connection {
 
   #handleEvent(ev) {
     if (ev.event !== 'patch') {
-      this.events.push({ at: Date.now(), ...ev });
+      // A query's tree goes to its caller, not into this list (it may be megabytes).
+      this.events.push(ev.event === 'query' ? { at: Date.now(), ...ev, tree: undefined } : { at: Date.now(), ...ev });
       if (this.events.length > EVENTS_KEPT) this.events.splice(0, this.events.length - EVENTS_KEPT);
     }
     switch (ev.event) {

@@ -34,3 +34,6 @@ if [ -f tests/bench/panel-bench.mjs ]; then
   echo "*** DevTools panel in headless Chromium"
   timeout -k 10 600 node tests/bench/panel-bench.mjs "${quick[@]}"
 fi
+echo
+echo "*** the test library (slop-inspector/node and /playwright) next to a bare ws client"
+timeout -k 10 300 node tests/bench/library-bench.mjs "${quick[@]}"
