@@ -219,8 +219,9 @@ export class Slop {
       return new SlopTestError(SlopTestCode.NO_PAGE, `${head}: the extension has not seen this page (only http and https pages are inspected; is it loaded?)`);
     }
     if (tab.providers.length === 0) {
-      const problems = (tab.problems ?? []).map((p) => `\n  ${typeof p === 'string' ? p : p.message ?? JSON.stringify(p)}`).join('');
-      return new SlopTestError(SlopTestCode.NO_PROVIDER, `${head}: no SLOP provider on the page (no <meta name="slop"> and no /.well-known/slop)${problems}`);
+      // Discovery's findings: {content, error}, e.g. a /.well-known/slop that is not JSON.
+      const problems = (tab.problems ?? []).map((p) => `\n  ${p?.content ? `${p.content}: ` : ''}${p?.error ?? p?.message ?? JSON.stringify(p)}`).join('');
+      return new SlopTestError(SlopTestCode.NO_PROVIDER, `${head}: no SLOP provider on the page (no usable <meta name="slop"> or /.well-known/slop)${problems}`);
     }
     const hit = tab.providers.find((p) => matchesSelector(p, sel));
     if (!hit) {

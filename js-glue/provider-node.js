@@ -192,8 +192,8 @@ export class SlopProvider {
     try {
       return await this.#call(method, ...args);
     } catch (e) {
-      // Through worker.evaluate the message arrives as "Error: <core message>" plus a stack.
-      const message = String(e?.message ?? e).replace(/^(Error|SlopError): /, '').split('\n')[0];
+      // Through worker.evaluate the message arrives as "worker.evaluate: SlopError: <core message>" plus a stack.
+      const message = String(e?.message ?? e).replace(/^(worker\.evaluate: )?(Error|SlopError): /, '').split('\n')[0];
       throw new SlopTestError(code, `${this.#label}: ${what} refused: ${message}`, { cause: e });
     }
   }
