@@ -376,6 +376,25 @@ const char *slop_consumer_tools(slop_consumer *c, const char *sub_id,
 const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id,
                                        const char *tool_name, size_t *out_len);
 
+/*
+ * Where the provider breaks SLOP, for its author: every rule the core checks
+ * and every finding so far, as JSON:
+ *   {"frames":N,"mirrors":M,"nodes":K,"must":A,"should":B,"dropped":D,
+ *    "rules":[{"id","severity":"MUST"|"SHOULD","spec","text",
+ *              "checked":"frames"|"mirror"}],
+ *    "findings":[{"rule","severity","count","path"?,"detail","frame"?,
+ *                 "version"?,"seen":"frame"|"mirror"}]}
+ * Frame rules (hello, seq, version, capabilities against behaviour, results,
+ * error codes) are judged as frames arrive; a finding keeps the first frame
+ * that showed it (cut at 400 bytes), deduplicated by (rule, path) with a
+ * count. Tree rules (types, meta ranges, affordances, what the subscription
+ * asked for) are judged over the mirrors now, at a cost linear in their
+ * nodes; their findings name the path and the mirror's version. Findings
+ * last as long as the consumer, across reconnects; past 512 of them, only
+ * `dropped` counts. Owned by c (valid until the next call on c).
+ */
+const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len);
+
 /* The last error message of a call on c ("" if none) and its code. */
 const char *slop_consumer_last_error(const slop_consumer *c);
 slop_code slop_consumer_last_code(const slop_consumer *c);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance.h"
 #include "internal.h"
 #include "mirror.h"
 
@@ -86,6 +87,7 @@ typedef struct pending {
 typedef struct task {
     char *req_id, *task_id, *path, *last;
     int seen;
+    double at;              /* when the accepted result came                 */
 } task;
 
 typedef struct out_item {
@@ -128,6 +130,8 @@ struct slop_consumer {
     const char *raw_tree;   /* the current frame's snapshot "tree" text, or NULL */
     size_t raw_tree_len;
     char frame_type[44];    /* "type" of the last frame received, cut; "" if none */
+    double now;             /* the latest time a caller gave                 */
+    slop__conformance conf; /* the frame rules' findings (conformance.h)     */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -194,17 +198,37 @@ static cJSON *event(const char *name) {
     return e;
 }
 
-static void protocol_error(slop_consumer *c, const char *code, int fatal, const char *fmt, ...) {
+static void protocol_error_v(slop_consumer *c, const char *rule, const char *code, int fatal, const char *fmt,
+                             va_list ap) {
     char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    if (rule) slop__conf_note(&c->conf, rule, NULL, -1, "%s", msg);
     cJSON *e = event("protocol_error");
     cJSON_AddStringToObject(e, "code", code);
     cJSON_AddStringToObject(e, "message", msg);
     cJSON_AddBoolToObject(e, "fatal", fatal);
     emit(c, e);
+}
+
+/* A protocol error; the conformance rule it breaks is the one its code
+ * stands for (none for the consumer's own limits). */
+static void protocol_error(slop_consumer *c, const char *code, int fatal, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void protocol_error(slop_consumer *c, const char *code, int fatal, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    protocol_error_v(c, slop__conf_rule_of_error(code), code, fatal, fmt, ap);
+    va_end(ap);
+}
+
+/* The same, breaking a rule other than the one the code stands for. */
+static void rule_error(slop_consumer *c, const char *rule, const char *code, int fatal, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void rule_error(slop_consumer *c, const char *rule, const char *code, int fatal, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    protocol_error_v(c, rule, code, fatal, fmt, ap);
+    va_end(ap);
 }
 
 static void send_frame(slop_consumer *c, const cJSON *frame) {
@@ -496,9 +520,20 @@ static cJSON *hello_provider(slop_consumer *c, const cJSON *msg, unsigned *bits)
     else if (name && !cJSON_IsString(name)) bad = "\"provider.name\" must be a string";
     else if (!cJSON_IsArray(caps)) bad = "\"provider.capabilities\" must be an array";
     if (bad) {
-        protocol_error(c, "bad_message", 0, "hello: %s", bad);
+        rule_error(c, "hello-fields", "bad_message", 0, "hello: %s", bad);
         return NULL;
     }
+    /* What the core can do without, a provider author still wants to hear. */
+    if (!cJSON_IsString(name)) slop__conf_note(&c->conf, "hello-fields", NULL, -1, "hello: no \"provider.name\"");
+    if (!cJSON_IsString(ver))
+        slop__conf_note(&c->conf, "hello-fields", NULL, -1, "hello: \"provider.slop_version\" is not a string");
+    else if (strcmp(ver->valuestring, "0.1") != 0)
+        slop__conf_note(&c->conf, "slop-version", NULL, -1, "hello: slop_version \"%.40s\"", ver->valuestring);
+    for (cJSON *it = caps->child; it; it = it->next)
+        if (!cJSON_IsString(it)) {
+            slop__conf_note(&c->conf, "hello-fields", NULL, -1, "hello: a capability is not a string");
+            break;
+        }
     cJSON *clean = cJSON_CreateArray();
     *bits = 0;
     for (cJSON *it = caps->child; it; it = it->next) {
@@ -637,7 +672,9 @@ static void answer_query(slop_consumer *c, pending *q, double version, const cha
     slop__budget b = {0, c->lim.max_nodes};
     slop__mirror tmp;
     slop__mirror_init(&tmp, &b);
-    if (load_tree(c, &tmp, raw, raw_len, tree, err, sizeof err) != SLOP__MIRROR_OK) {
+    slop__mirror_status st = load_tree(c, &tmp, raw, raw_len, tree, err, sizeof err);
+    if (st != SLOP__MIRROR_OK) {
+        if (st == SLOP__MIRROR_INVALID) slop__conf_note(&c->conf, "tree-shape", q->path, version, "query answer: %s", err);
         refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
     } else {
         cJSON *e = event("query");
@@ -729,18 +766,23 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
         refuse_snapshot(c, s, q, "bad_message", "\"tree\" must be a node object", now);
         return;
     }
+    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+    if (q && seq) slop__conf_note(&c->conf, "query-seq", q->path, ver->valuedouble, "the answer to query %s carries seq", q->id);
+    if (s && !seq) slop__conf_note(&c->conf, "seq-present", s->path, ver->valuedouble, "snapshot for %s without seq", s->handle);
     if (q) answer_query(c, q, ver->valuedouble, raw, raw_len, tree, now);
-    else take_snapshot(c, s, ver->valuedouble, cJSON_GetObjectItemCaseSensitive(msg, "seq"), raw, raw_len, tree, now);
+    else take_snapshot(c, s, ver->valuedouble, seq, raw, raw_len, tree, now);
 }
 
 /* The seq and version rules for a patch to a live mirror: 1 when it is the
  * one to apply next; 0 when it is ignored or a resync was asked for. */
 static int patch_in_order(slop_consumer *c, sub *s, double v, const cJSON *seq, double now) {
     char m[400];
+    if (!seq) slop__conf_note(&c->conf, "seq-present", s->path, v, "patch for %s without seq", s->handle);
     if (seq) { /* seq counts this subscription's patches: it decides */
         long long got = (long long)seq->valuedouble, want = s->last_seq + 1;
         if (got > want) {
             snprintf(m, sizeof m, "expected seq %lld, got %lld", want, got);
+            slop__conf_note(&c->conf, "seq-order", s->path, v, "patch for %s: %s", s->handle, m);
             resync(c, s, "gap", m, now);
             return 0;
         }
@@ -827,6 +869,7 @@ static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJ
     slop__mirror_status st = slop__mirror_apply(&s->m, ops, &ch, err, sizeof err);
     if (st != SLOP__MIRROR_OK) {
         slop__changes_free(&ch);
+        if (st == SLOP__MIRROR_INVALID) slop__conf_note(&c->conf, "patch-apply", s->path, v, "patch v%.17g: %s", v, err);
         snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
         resync(c, s, st == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "patch_failed", m, now);
         return;
@@ -870,7 +913,18 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
     if (patch_in_order(c, s, ver->valuedouble, seq, now)) apply_patch(c, s, ver->valuedouble, seq, ops, now);
 }
 
-static void on_result(slop_consumer *c, cJSON *msg) {
+/* The error codes of results, then the two only error messages may carry. */
+static const char *const error_codes[] = {"not_found", "invalid_params", "unauthorized", "conflict",
+                                          "internal",  "bad_request",    "not_supported"};
+
+static int known_error_code(const cJSON *code, int for_result) {
+    if (!cJSON_IsString(code)) return 0;
+    for (int i = 0; i < (for_result ? 5 : 7); i++)
+        if (strcmp(code->valuestring, error_codes[i]) == 0) return 1;
+    return 0;
+}
+
+static void on_result(slop_consumer *c, cJSON *msg, double now) {
     cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     cJSON *status = cJSON_GetObjectItemCaseSensitive(msg, "status");
     pending *p = cJSON_IsString(id) ? find_pending(c, id->valuestring) : NULL;
@@ -885,6 +939,17 @@ static void on_result(slop_consumer *c, cJSON *msg) {
     const char *st = cJSON_IsString(status) ? status->valuestring : NULL;
     cJSON *data = cJSON_GetObjectItemCaseSensitive(msg, "data");
     cJSON *error = cJSON_GetObjectItemCaseSensitive(msg, "error");
+    int accepted = st && strcmp(st, "accepted") == 0;
+    if (!st || (strcmp(st, "ok") != 0 && strcmp(st, "error") != 0 && !accepted))
+        slop__conf_note(&c->conf, "result-status", p->path, -1, "invoke \"%.60s\": status %s%.40s%s", p->action,
+                        st ? "\"" : "", st ? st : "missing", st ? "\"" : "");
+    else if (accepted && !(c->caps & CAP_ASYNC))
+        slop__conf_note(&c->conf, "capability-async", p->path, -1, "invoke \"%.60s\" answered \"accepted\"", p->action);
+    else if (accepted && !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(data, "taskId")))
+        slop__conf_note(&c->conf, "accepted-task", p->path, -1, "invoke \"%.60s\": \"accepted\" without data.taskId", p->action);
+    else if (strcmp(st, "error") == 0 && !known_error_code(cJSON_GetObjectItemCaseSensitive(error, "code"), 1))
+        slop__conf_note(&c->conf, "error-code", p->path, -1, "invoke \"%.60s\": error code %s", p->action,
+                        cJSON_IsString(cJSON_GetObjectItemCaseSensitive(error, "code")) ? "not among the spec's" : "missing");
     if (!st) {
         cJSON_AddStringToObject(e, "status", "error");
         cJSON *er = cJSON_AddObjectToObject(e, "error");
@@ -908,7 +973,7 @@ static void on_result(slop_consumer *c, cJSON *msg) {
     if (st && strcmp(st, "accepted") == 0 && (c->caps & CAP_ASYNC) && cJSON_IsString(tid)) {
         cJSON_AddStringToObject(e, "task_id", tid->valuestring);
         if (SLOP__RESERVE(c->tasks, c->ntasks, c->captasks, 8) == 0)
-            c->tasks[c->ntasks++] = (task){slop__strdup(p->id), slop__strdup(tid->valuestring), NULL, NULL, 0};
+            c->tasks[c->ntasks++] = (task){slop__strdup(p->id), slop__strdup(tid->valuestring), NULL, NULL, 0, now};
     }
     pending_drop(c, p);
     emit(c, e);
@@ -945,6 +1010,9 @@ static void on_error(slop_consumer *c, cJSON *msg, double now) {
             pending_drop(c, p);
         }
     }
+    if (!known_error_code(code, 0))
+        slop__conf_note(&c->conf, "error-code", NULL, -1, "error message: code %s",
+                        cJSON_IsString(code) ? "not among the spec's" : "missing");
     cJSON_AddStringToObject(e, "code", cJSON_IsString(code) ? code->valuestring : "internal");
     cJSON_AddStringToObject(e, "message", cJSON_IsString(m) ? m->valuestring : "");
     emit(c, e);
@@ -965,7 +1033,7 @@ static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
     else if (c->refused) c->ignored_frames++;
     else if (strcmp(t, "snapshot") == 0) on_snapshot(c, msg, now);
     else if (strcmp(t, "patch") == 0) on_patch(c, msg, now);
-    else if (strcmp(t, "result") == 0) on_result(c, msg);
+    else if (strcmp(t, "result") == 0) on_result(c, msg, now);
     else if (strcmp(t, "error") == 0) on_error(c, msg, now);
     else if (strcmp(t, "event") == 0) {
         cJSON *name = cJSON_GetObjectItemCaseSensitive(msg, "name");
@@ -1052,6 +1120,7 @@ void slop_consumer_free(slop_consumer *c) {
     cJSON_Delete(c->held);
     cJSON_Delete(c->provider);
     cJSON_Delete(c->prev_provider);
+    slop__conf_free(&c->conf);
     free(c->scratch);
     free(c);
 }
@@ -1070,15 +1139,7 @@ static void note_frame_type(slop_consumer *c, const cJSON *msg) {
     c->frame_type[n] = '\0';
 }
 
-int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms) {
-    if (!c) return 0;
-    c->queued = 0;
-    c->frame_type[0] = '\0';
-    if (c->closed || c->document) { /* a connection that is gone, or none: never applied */
-        c->ignored_frames++;
-        return 0;
-    }
-    if (!frame) len = 0;
+static int receive_frame(slop_consumer *c, const char *frame, size_t len, double now_ms) {
     if (len > c->lim.max_frame_bytes) {
         protocol_error(c, "frame_too_large", 0, "frame of %zu bytes exceeds the limit of %zu: dropped", len,
                        c->lim.max_frame_bytes);
@@ -1125,9 +1186,29 @@ int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, doubl
     return c->queued;
 }
 
+int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms) {
+    if (!c) return 0;
+    c->queued = 0;
+    c->frame_type[0] = '\0';
+    if (c->closed || c->document) { /* a connection that is gone, or none: never applied */
+        c->ignored_frames++;
+        return 0;
+    }
+    if (!frame) len = 0;
+    c->now = now_ms;
+    /* Findings keep the frame that showed them. */
+    c->conf.frames++;
+    c->conf.frame = frame;
+    c->conf.frame_len = len;
+    int n = receive_frame(c, frame, len, now_ms);
+    c->conf.frame = NULL;
+    return n;
+}
+
 int slop_consumer_tick(slop_consumer *c, double now_ms) {
     if (!c) return 0;
     c->queued = 0;
+    c->now = now_ms;
     for (size_t i = 0; i < c->npend;) {
         pending *p = &c->pend[i];
         if (now_ms - p->sent_ms >= (double)c->lim.request_timeout_ms) {
@@ -1136,6 +1217,9 @@ int slop_consumer_tick(slop_consumer *c, double now_ms) {
             cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
             cJSON_AddStringToObject(e, "request", req_names[p->kind]);
             emit(c, e);
+            if (p->kind == REQ_INVOKE)
+                slop__conf_note(&c->conf, "result-in-time", p->path, -1, "invoke \"%.60s\": no result in %u ms", p->action,
+                                c->lim.request_timeout_ms);
             if (s) give_up(s, "timeout", "no snapshot came in time", now_ms); /* a late one still counts */
             pending_drop(c, p);
             continue;
@@ -1869,3 +1953,33 @@ char *slop_render_state_tail(slop_consumer *const *consumers, size_t n, const ch
 void slop_free(void *p) { free(p); }
 
 const char *slop_core_version(void) { return "0.1.0 (SLOP 0.1)"; }
+
+/* ---------------------------------------------------------------------- */
+/* Public: conformance                                                      */
+/* ---------------------------------------------------------------------- */
+
+const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    slop__conformance trees = {0};
+    size_t mirrors = 0, nodes = 0;
+    const cJSON *caps = cJSON_GetObjectItemCaseSensitive(c->provider, "capabilities");
+    for (size_t i = 0; i < c->nsubs; i++) {
+        sub *s = c->subs[i];
+        if (!s->has_mirror || s->state == SUB_DOCUMENT) continue;
+        mirrors++;
+        nodes += s->m.nodes;
+        slop__conf_check_mirror(&trees, &s->m, s->path, s->options, caps, s->last_version);
+    }
+    /* A task still missing once a request would have timed out. */
+    for (size_t i = 0; i < c->ntasks; i++) {
+        const task *t = &c->tasks[i];
+        if (!t->seen && c->now - t->at >= (double)c->lim.request_timeout_ms)
+            slop__conf_note(&trees, "task-node", NULL, -1, "task \"%.60s\" (invoke %s) never appeared as a node",
+                            t->task_id, t->req_id);
+    }
+    char *report = slop__conf_report(&c->conf, &trees, mirrors, nodes);
+    slop__conf_free(&trees);
+    if (!report) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, report, out_len);
+}
