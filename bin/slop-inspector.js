@@ -5,14 +5,16 @@
 //   slop-inspector watch  <ws-url> [--json]
 //   slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
 //   slop-inspector tools  <ws-url>
+//   slop-inspector check  <ws-url> [--watch MS] [--allow RULE,...] [--json|--markdown]
 //
 // The token comes from $SLOP_TOKEN or --token-file FILE (a token on the command line would be
 // visible to every user of the machine in the process list). Exit codes: 0 done, 1 the provider or
-// the connection failed, 2 bad usage.
+// the connection failed, 2 bad usage, 3 `check` found a MUST rule broken.
 
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connect, stableText } from '../js-glue/client-node.js';
+import { reportLines, reportMarkdown } from '../extension/shared/conformance-report.js';
 
 const USAGE = `usage:
   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]   the mirrored tree (canonical text)
@@ -20,6 +22,10 @@ const USAGE = `usage:
   slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
                                                                     invoke an affordance (--yes for dangerous ones)
   slop-inspector tools  <ws-url>                                    the affordances as LLM tools (JSON)
+  slop-inspector check  <ws-url> [--watch MS] [--allow RULE,...] [--json|--markdown]
+                                                                    where the provider breaks SLOP, after
+                                                                    watching its patches for MS (default 2000);
+                                                                    exit 3 on a MUST finding
 options:
   --token-file FILE   read the token from FILE (else $SLOP_TOKEN; none: connect without one)
   --origin ORIGIN     the Origin header to send (for providers that check it)
@@ -38,6 +44,7 @@ try {
     options: {
       'token-file': { type: 'string' }, origin: { type: 'string' }, timeout: { type: 'string' },
       path: { type: 'string' }, depth: { type: 'string' }, json: { type: 'boolean' }, yes: { type: 'boolean' },
+      watch: { type: 'string' }, allow: { type: 'string' }, markdown: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -46,7 +53,7 @@ try {
 }
 const { values: opt, positionals: [command, url, ...rest] } = parsed;
 if (opt.help) { process.stdout.write(`${USAGE}\n`); process.exit(0); }
-if (!['tree', 'watch', 'invoke', 'tools'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
+if (!['tree', 'watch', 'invoke', 'tools', 'check'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
 if (!url) usage('no provider URL');
 
 const int = (name, text, fallback) => {
@@ -88,6 +95,10 @@ try {
   } else if (command === 'invoke') {
     const result = await client.invoke(rest[0], rest[1], params, { confirmDangerous: !!opt.yes });
     out(JSON.stringify(result, null, 2));
+  } else if (command === 'check') {
+    const mustBroken = await check(client, int('watch', opt.watch, 2000), (opt.allow ?? '').split(',').filter(Boolean));
+    client.close();
+    if (mustBroken) process.exit(3);
   } else {
     await watch(client, !!opt.json);
   }
@@ -96,6 +107,18 @@ try {
   client?.close();
   process.stderr.write(`slop-inspector: ${e.message}\n`);
   process.exit(1);
+}
+
+/** Watches for `ms`, prints the conformance report; true when a MUST rule not allowed is broken. */
+async function check(c, ms, allow) {
+  await new Promise((r) => setTimeout(r, Math.max(0, ms)));
+  const report = await c.conformance();
+  const findings = report.findings.filter((f) => !allow.includes(f.rule));
+  const shown = { ...report, findings };
+  if (opt.json) out(JSON.stringify(shown, null, 2));
+  else if (opt.markdown) out(reportMarkdown(shown, { provider: (await c.info()).provider, url: c.url }));
+  else out(reportLines(shown).join('\n'));
+  return findings.some((f) => f.severity === 'MUST');
 }
 
 /** Prints the tree, then one line per event until the connection ends or Ctrl-C. */

@@ -101,6 +101,7 @@ export interface SlopMatcherResult {
  * Both retry until the timeout (expect's, or {timeout}):
  *   await expect(app).toHaveSlopNode('/inbox/msg-1', { properties: { unread: false } });
  *   await expect(app).toHaveAffordance('/inbox/msg-1', 'archive');
+ *   await expect(app).toConformToSlop({ allow: ['node-type'] });
  * A failure's message names the provider and the path and shows the nearest part of the tree.
  */
 export const slopMatchers: {
@@ -108,4 +109,9 @@ export const slopMatchers: {
   toHaveSlopNode(received: SlopProvider, path: string, partial?: object, options?: { timeout?: number }): Promise<SlopMatcherResult>;
   /** The node at path offers the affordance. */
   toHaveAffordance(received: SlopProvider, path: string, action: string, options?: { timeout?: number }): Promise<SlopMatcherResult>;
+  /**
+   * No conformance finding but the rules in `allow` (with severity "MUST": MUST findings only).
+   * The failure lists every finding with its rule, path and first frame. Not retried.
+   */
+  toConformToSlop(received: SlopProvider, options?: { allow?: string[]; severity?: 'MUST' | 'SHOULD' }): Promise<SlopMatcherResult>;
 };

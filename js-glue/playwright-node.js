@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SlopProvider, SlopTestError, SlopTestCode, matchesPartial } from './provider-node.js';
+import { reportLines } from '../extension/shared/conformance-report.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
 
@@ -318,5 +319,20 @@ export const slopMatchers = {
     const text = await failureText(provider, pass, this.isNot, nodePath,
       `expected ${nodePath} ${this.isNot ? 'not ' : ''}to have the affordance "${action}"; ${node ? `it has: ${have}` : 'the node is absent'}`);
     return { pass, name: 'toHaveAffordance', expected: action, actual: have, message: () => text };
+  },
+  /**
+   * The provider has no conformance finding beyond the rules in `allow` (rule ids), or none of
+   * severity MUST when {severity: 'MUST'}. Not retried: the report is what was seen so far.
+   */
+  async toConformToSlop(received, { allow = [], severity = 'SHOULD' } = {}) {
+    const provider = asProvider(received, 'toConformToSlop');
+    const report = await provider.conformance();
+    const counted = report.findings.filter((f) => !allow.includes(f.rule) && (severity === 'SHOULD' || f.severity === 'MUST'));
+    const pass = counted.length === 0;
+    const shown = { ...report, findings: counted };
+    const text = this.isNot
+      ? `expected ${provider.label} to break a SLOP rule, and it followed every one checked`
+      : `${provider.label} breaks SLOP:\n${reportLines(shown).join('\n')}`;
+    return { pass, name: 'toConformToSlop', expected: [], actual: counted.map((f) => f.rule), message: () => text };
   },
 };

@@ -36,6 +36,8 @@ export const providerApi = Object.freeze({
   /** Opens another subscription; returns its id. */
   subscribe: (conn, options) => conn.subscribe(options),
   unsubscribe: (conn, sub) => { conn.unsubscribe(sub); return true; },
+  /** The core's conformance report: the rules checked and where this provider breaks them. */
+  conformance: (conn) => consumerOf(conn).conformance(),
   /** {sub, path, state, version, nodes, reason} of one subscription, or null. */
   subscription: (conn, sub = undefined) => {
     const s = subOf(conn, sub);

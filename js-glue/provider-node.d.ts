@@ -86,6 +86,44 @@ export interface QueryOptions extends SubscribeOptions {
   window?: [number, number];
 }
 
+/** A rule the core checks (slop_core.h, slop_consumer_conformance). */
+export interface ConformanceRule {
+  /** Stable id, e.g. "meta-salience": what allow lists name. */
+  id: string;
+  severity: 'MUST' | 'SHOULD';
+  /** Where in the spec. */
+  spec: string;
+  /** The rule in one line, for a provider's author. */
+  text: string;
+  /** Judged as frames arrive, or over the mirror when the report is made. */
+  checked: 'frames' | 'mirror';
+}
+
+/** A rule broken at a path: how often, and the first frame that showed it. */
+export interface ConformanceFinding {
+  rule: string;
+  severity: 'MUST' | 'SHOULD';
+  count: number;
+  path?: string;
+  detail: string;
+  /** The first frame (cut at 400 bytes), for frame rules. */
+  frame?: string;
+  version?: number;
+  seen: 'frame' | 'mirror';
+}
+
+export interface ConformanceReport {
+  frames: number;
+  mirrors: number;
+  nodes: number;
+  must: number;
+  should: number;
+  /** Findings past the 512 kept. */
+  dropped: number;
+  rules: ConformanceRule[];
+  findings: ConformanceFinding[];
+}
+
 export interface StableTextOptions {
   /** Fields left out, as "properties.<key>" or "meta.<key>". Default: ["meta.changed"]. */
   ignore?: string[];
@@ -168,6 +206,11 @@ export class SlopProvider {
   unsubscribe(sub: string): Promise<true>;
   /** A subscription's state (live, stale, ...), version and node count; null if unknown. */
   subscription(sub?: string): Promise<{ sub: string; path: string; state: string; version: number; nodes: number } | null>;
+  /**
+   * Where this provider breaks SLOP so far: every rule the core checks, and each finding. Frame
+   * rules cover every frame since the connection (and reconnects); tree rules the mirror now.
+   */
+  conformance(): Promise<ConformanceReport>;
   /** A SlopTestError naming this provider and path, with the nearest part of the tree. */
   failure(code: SlopTestCodeName, message: string, path: string): Promise<SlopTestError>;
 }

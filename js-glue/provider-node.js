@@ -136,6 +136,8 @@ export class SlopProvider {
   subscribe(options = {}) { return this.#call('subscribe', options); }
   unsubscribe(sub) { return this.#call('unsubscribe', sub); }
   subscription(sub) { return this.#call('subscription', sub); }
+  /** The core's conformance report: every rule checked, and where this provider breaks them. */
+  conformance() { return this.#call('conformance'); }
 
   /**
    * Polls the node at path until predicate(node) is truthy (default: the node exists); returns

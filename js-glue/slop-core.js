@@ -347,6 +347,12 @@ function makeConsumerClass(M, mem) {
       const c = this.#live();
       return mem.withStrings([subId, prefix], ([s, p]) => this.#outJson(M._slop_consumer_tools(c, s.ptr, p.ptr, maxLen, mem.lenPtr)));
     }
+    /**
+     * Where the provider breaks SLOP (slop_consumer_conformance): every rule checked and every
+     * finding so far. @returns {{frames: number, mirrors: number, nodes: number, must: number,
+     *   should: number, dropped: number, rules: object[], findings: object[]}}
+     */
+    conformance() { return this.#outJson(M._slop_consumer_conformance(this.#live(), mem.lenPtr)); }
     /** @returns {{path: string, action: string}|null} */
     resolveTool(subId, name) {
       const c = this.#live();

@@ -17,6 +17,7 @@ import { ROOT, TEST_TIMEOUT } from './helpers.mjs';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { startScriptedProvider, frames } from '../fixtures/provider/scripted.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
+import { StateEngine } from '../fixtures/provider/state.mjs';
 
 const exec = promisify(execFile);
 /** The Origin the user's Node client sends (the mail provider allows it, as a real one would be told to). */
@@ -135,7 +136,7 @@ import { withSlop, slopMatchers } from 'slop-inspector/playwright';
 
 const fx = JSON.parse(process.env.SLOP_FIXTURES);
 const expect = baseExpect.extend(slopMatchers);
-const it = withSlop(test, { tokens: { [fx.mail.origin]: fx.mail.token } });
+const it = withSlop(test, { tokens: { [fx.mail.origin]: fx.mail.token, [fx.odd.origin]: fx.odd.token } });
 
 it('deleting a message removes it from the inbox', async ({ page, slop }) => {
   await page.goto(fx.mail.page);
@@ -147,6 +148,7 @@ it('deleting a message removes it from the inbox', async ({ page, slop }) => {
   await expect(app).not.toHaveSlopNode('/inbox/msg-3');
   await expect(app).toHaveSlopNode('/inbox', { properties: { total: 4 } });
   expect(await app.snapshot('/inbox')).toMatchSnapshot('inbox.txt');
+  await expect(app).toConformToSlop();
 });
 
 it('a failing matcher names the provider and shows the nearest tree', async ({ page, slop }) => {
@@ -155,6 +157,18 @@ it('a failing matcher names the provider and shows the nearest tree', async ({ p
   const error = await expect(app).toHaveSlopNode('/inbox/msg-42', undefined, { timeout: 300 }).catch((e) => e);
   expect(error.message).toContain('provider "Acme Mail"');
   expect(error.message).toContain('nearest node: /inbox');
+});
+
+it('a provider that breaks SLOP fails toConformToSlop with its findings', async ({ page, slop }) => {
+  await page.goto(fx.odd.page);
+  const app = await slop.provider(page);
+  const error = await expect(app).toConformToSlop().catch((e) => e);
+  expect(error.message).toContain('1 MUST and 0 SHOULD findings');
+  expect(error.message).toContain('MUST meta-salience');
+  expect(error.message).toContain('/n v1: meta.salience is out of 0..1');
+  await expect(app).toConformToSlop({ allow: ['meta-salience'] });
+  const report = await app.conformance();
+  expect(report.findings.map((f) => f.rule)).toEqual(['meta-salience']);
 });
 `;
 
@@ -177,6 +191,8 @@ describe("the npm package in a user's project", () => {
       pages: { '/cross.html': '<!doctype html><meta name="slop" content="ws://127.0.0.1:{{PORT}}/slop"><title>cross</title>' },
     });
     const other = await startWsProvider({ host: '127.0.0.1', port: 0, engine: createMailEngine({ messages: 2 }) });
+    const odd = await startWsProvider({ host: '127.0.0.1', port: 0, engine: new StateEngine({
+      tree: { id: 'root', type: 'root', children: [{ id: 'n', type: 'item', meta: { salience: 3 } }] } }) });
     const broken = await startScriptedProvider({ host: '127.0.0.1', port: 0,
       script: [frames.hello({ id: 'broken', name: 'Broken', capabilities: ['patches'] })] });
     // A plain site: a page without SLOP, and one naming a WebSocket where nothing listens.
@@ -191,12 +207,13 @@ describe("the npm package in a user's project", () => {
       else { res.statusCode = 404; res.end(); }
     });
     await new Promise((r) => site.listen(0, '127.0.0.1', r));
-    servers.push(mail, other, broken, { close: () => new Promise((r) => site.close(r)) });
+    servers.push(mail, other, odd, broken, { close: () => new Promise((r) => site.close(r)) });
     const origin = (s) => new URL(s.wsUrl).origin;
     const siteUrl = `http://127.0.0.1:${site.address().port}`;
     fixtures = {
       mail: { page: `${mail.url('/pages/meta-ws.html')}`, ws: mail.wsUrl, origin: origin(mail), token: mail.token, nodeOrigin: NODE_ORIGIN },
       other: { page: `${other.url('/pages/meta-ws.html')}`, origin: origin(other) },
+      odd: { page: odd.url('/pages/meta-ws.html'), origin: origin(odd), token: odd.token },
       broken: { page: `${broken.url('/pages/meta-ws.html')}`, origin: origin(broken), token: broken.token },
       spa: mail.url('/pages/spa.html'),
       plain: `${siteUrl}/`,
@@ -245,7 +262,7 @@ describe("the npm package in a user's project", () => {
     // A second run compares with the stored snapshot: the text is stable.
     const second = await run(process.execPath, [cli, 'test'], project, ENV());
     assert.equal(second.code, 0, second.out);
-    assert.match(second.out, /2 passed/);
+    assert.match(second.out, /3 passed/);
   });
 
   test('the tarball holds the extension, the core, the libraries and their types; no sources or tests', { timeout: TEST_TIMEOUT }, async () => {

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
+import { StateEngine } from '../fixtures/provider/state.mjs';
 import { connect, SlopTestError, SlopTestCode, stableText } from '../../js-glue/client-node.js';
 
 const BIN = fileURLToPath(new URL('../../bin/slop-inspector.js', import.meta.url));
@@ -196,6 +197,31 @@ describe('slop-inspector command', () => {
       await seen(/^v\d+ \d+ ops?: changed .*\/inbox\/msg-3/m);
     } finally {
       child.kill('SIGINT');
+    }
+  });
+
+  test('check: the conformance report; exit 3 on a MUST finding, --allow to accept one', async () => {
+    const ok = await run(['check', srv.wsUrl, '--watch', '100'], { SLOP_TOKEN: srv.token });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 35 rules checked over \d+ frames and \d+ mirrored nodes/);
+    const bad = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: new StateEngine({
+      tree: { id: 'root', type: 'root', children: [{ id: 'n', type: 'gadget', meta: { salience: 3 } }] } }) });
+    try {
+      const env = { SLOP_TOKEN: bad.token };
+      const r = await run(['check', bad.wsUrl, '--watch', '0'], env);
+      assert.equal(r.code, 3, r.stderr);
+      assert.match(r.stdout, /^1 MUST and 1 SHOULD findings/);
+      assert.match(r.stdout, /\nMUST meta-salience \(1×, spec: attention\): meta\.salience is a number from 0 to 1\.\n {2}\/n v\d+: meta\.salience is out of 0\.\.1\n/);
+      assert.match(r.stdout, /\nSHOULD node-type /);
+      const allowed = await run(['check', bad.wsUrl, '--watch', '0', '--allow', 'meta-salience'], env);
+      assert.equal(allowed.code, 0);
+      const md = await run(['check', bad.wsUrl, '--watch', '0', '--markdown'], env);
+      assert.match(md.stdout, /^# SLOP conformance: SLOP fixture provider\n/);
+      assert.match(md.stdout, /\n## MUST: `meta-salience` \(1×\)\n/);
+      const json = JSON.parse((await run(['check', bad.wsUrl, '--watch', '0', '--json'], env)).stdout);
+      assert.deepEqual(json.findings.map((f) => f.rule).sort(), ['meta-salience', 'node-type']);
+    } finally {
+      await bad.close();
     }
   });
 

@@ -272,8 +272,14 @@ static int schema_ok(const cJSON *s, int depth, char *why, size_t whylen) {
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) known |= strcmp(k->string, keys[i]) == 0;
         if (!known) return snprintf(why, whylen, "keyword \"%.40s\" is outside the subset", k->string), 0;
     }
+    /* "type": a JSON type's name, or a list of them (as the params checker reads it). */
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(s, "type");
-    if (type && !one_of(type, types, 7)) return snprintf(why, whylen, "\"type\" is not one of the JSON types"), 0;
+    int type_ok = !type || one_of(type, types, 7);
+    if (cJSON_IsArray(type)) {
+        type_ok = cJSON_GetArraySize(type) > 0;
+        for (const cJSON *t = type->child; t; t = t->next) type_ok &= one_of(t, types, 7);
+    }
+    if (!type_ok) return snprintf(why, whylen, "\"type\" is not one of the JSON types"), 0;
     const cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
     if (props && !cJSON_IsObject(props)) return snprintf(why, whylen, "\"properties\" is not an object"), 0;
     for (const cJSON *p = props ? props->child : NULL; p; p = p->next)
