@@ -5,7 +5,7 @@
 //   slop-inspector watch  <ws-url> [--json]
 //   slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
 //   slop-inspector tools  <ws-url>
-//   slop-inspector check  <ws-url> [--watch MS] [--allow RULE,...] [--json|--markdown]
+//   slop-inspector check  <ws-url> [--watch MS] [--drift] [--allow RULE,...] [--json|--markdown]
 //
 // The token comes from $SLOP_TOKEN or --token-file FILE (a token on the command line would be
 // visible to every user of the machine in the process list). Exit codes: 0 done, 1 the provider or
@@ -22,10 +22,11 @@ const USAGE = `usage:
   slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
                                                                     invoke an affordance (--yes for dangerous ones)
   slop-inspector tools  <ws-url>                                    the affordances as LLM tools (JSON)
-  slop-inspector check  <ws-url> [--watch MS] [--allow RULE,...] [--json|--markdown]
+  slop-inspector check  <ws-url> [--watch MS] [--drift] [--allow RULE,...] [--json|--markdown]
                                                                     where the provider breaks SLOP, after
-                                                                    watching its patches for MS (default 2000);
-                                                                    exit 3 on a MUST finding
+                                                                    watching its patches for MS (default 2000)
+                                                                    and, with --drift, comparing the mirror
+                                                                    with its state; exit 3 on a MUST finding
 options:
   --token-file FILE   read the token from FILE (else $SLOP_TOKEN; none: connect without one)
   --origin ORIGIN     the Origin header to send (for providers that check it)
@@ -44,7 +45,7 @@ try {
     options: {
       'token-file': { type: 'string' }, origin: { type: 'string' }, timeout: { type: 'string' },
       path: { type: 'string' }, depth: { type: 'string' }, json: { type: 'boolean' }, yes: { type: 'boolean' },
-      watch: { type: 'string' }, allow: { type: 'string' }, markdown: { type: 'boolean' },
+      watch: { type: 'string' }, allow: { type: 'string' }, markdown: { type: 'boolean' }, drift: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -112,6 +113,10 @@ try {
 /** Watches for `ms`, prints the conformance report; true when a MUST rule not allowed is broken. */
 async function check(c, ms, allow) {
   await new Promise((r) => setTimeout(r, Math.max(0, ms)));
+  if (opt.drift) {
+    const d = await c.checkDrift();
+    if (d.status === 'inconclusive') process.stderr.write(`slop-inspector: drift check inconclusive: ${d.message}\n`);
+  }
   const report = await c.conformance();
   const findings = report.findings.filter((f) => !allow.includes(f.rule));
   const shown = { ...report, findings };

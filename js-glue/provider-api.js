@@ -38,6 +38,8 @@ export const providerApi = Object.freeze({
   unsubscribe: (conn, sub) => { conn.unsubscribe(sub); return true; },
   /** The core's conformance report: the rules checked and where this provider breaks them. */
   conformance: (conn) => consumerOf(conn).conformance(),
+  /** A drift check of a subscription (default: the first); resolves with {requestId, event}. */
+  checkDrift: (conn, sub = undefined) => conn.checkDrift(subOf(conn, sub)),
   /** {sub, path, state, version, nodes, reason} of one subscription, or null. */
   subscription: (conn, sub = undefined) => {
     const s = subOf(conn, sub);

@@ -124,6 +124,20 @@ export interface ConformanceReport {
   findings: ConformanceFinding[];
 }
 
+/** The outcome of a drift check. */
+export interface DriftResult {
+  event: 'drift';
+  id: string;
+  sub: string;
+  status: 'same' | 'differs' | 'inconclusive';
+  version?: number;
+  /** Differences in all (at most 20 are listed). */
+  count?: number;
+  /** JSON Pointer paths ("/inbox/m7/properties/unread"); a side is absent where the value is. */
+  differences?: { path: string; mirror?: unknown; provider?: unknown }[];
+  message?: string;
+}
+
 export interface StableTextOptions {
   /** Fields left out, as "properties.<key>" or "meta.<key>". Default: ["meta.changed"]. */
   ignore?: string[];
@@ -211,6 +225,12 @@ export class SlopProvider {
    * rules cover every frame since the connection (and reconnects); tree rules the mirror now.
    */
   conformance(): Promise<ConformanceReport>;
+  /**
+   * Asks the provider for the subscribed subtree (same path, depth, max_nodes, filter) and
+   * compares it with the mirror at the same version, asking again while patches are in flight.
+   * Each difference is also a "drift" conformance finding. Throws "query_failed", "timeout", "closed".
+   */
+  checkDrift(options?: { sub?: string }): Promise<DriftResult>;
   /** A SlopTestError naming this provider and path, with the nearest part of the tree. */
   failure(code: SlopTestCodeName, message: string, path: string): Promise<SlopTestError>;
 }

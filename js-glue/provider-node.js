@@ -138,6 +138,17 @@ export class SlopProvider {
   subscription(sub) { return this.#call('subscription', sub); }
   /** The core's conformance report: every rule checked, and where this provider breaks them. */
   conformance() { return this.#call('conformance'); }
+  /**
+   * Asks the provider for the subscribed subtree and compares it with the mirror at the same
+   * version: resolves with the core's drift event {status: "same"|"differs"|"inconclusive",
+   * version, count, differences: [{path, mirror?, provider?}]}. Each difference is also a "drift"
+   * conformance finding. Throws SlopTestError on a provider error, a timeout or a closed connection.
+   */
+  async checkDrift({ sub } = {}) {
+    const { requestId, event } = await this.#send(SlopTestCode.QUERY_FAILED, 'drift check', 'checkDrift', sub);
+    if (event.event === 'drift') return event;
+    throw this.#requestFailure(SlopTestCode.QUERY_FAILED, 'drift check', event, { requestId });
+  }
 
   /**
    * Polls the node at path until predicate(node) is truthy (default: the node exists); returns

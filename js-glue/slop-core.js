@@ -353,6 +353,16 @@ function makeConsumerClass(M, mem) {
      *   should: number, dropped: number, rules: object[], findings: object[]}}
      */
     conformance() { return this.#outJson(M._slop_consumer_conformance(this.#live(), mem.lenPtr)); }
+    /**
+     * Checks the subscription's mirror against the provider's state (slop_consumer_check_drift):
+     * the outcome is a "drift" event with the returned request id. @returns {string}
+     */
+    checkDrift(subId, nowMs = Date.now()) {
+      const c = this.#live();
+      const id = mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_check_drift(c, s.ptr, nowMs, mem.lenPtr)));
+      if (id === null) throw this.#fail();
+      return id;
+    }
     /** @returns {{path: string, action: string}|null} */
     resolveTool(subId, name) {
       const c = this.#live();

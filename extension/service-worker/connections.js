@@ -370,6 +370,14 @@ export class Connection {
     return p.then((event) => ({ requestId: id, event }));
   }
 
+  /** Compares a subscription's mirror with the provider's state; resolves with {requestId, event} (drift, error, timeout, closed). */
+  checkDrift(sub = this.primarySub) {
+    const id = this.#live().checkDrift(sub, Date.now());
+    const p = this.#track(id);
+    this.pump();
+    return p.then((event) => ({ requestId: id, event }));
+  }
+
   subscribe(options) {
     const sub = this.#live().subscribe(options, Date.now());
     this.pump();
@@ -422,7 +430,7 @@ export class Connection {
         break;
     }
     if (ev.id !== undefined && this.pending.has(ev.id) &&
-        ['result', 'query', 'error', 'timeout', 'closed'].includes(ev.event)) {
+        ['result', 'query', 'drift', 'error', 'timeout', 'closed'].includes(ev.event)) {
       this.pending.get(ev.id).resolve(ev);
       this.pending.delete(ev.id);
     }

@@ -107,7 +107,7 @@ TEST(a_conforming_provider_has_no_finding_and_the_report_lists_every_rule) {
     CHECK(cJSON_GetObjectItem(r, "mirrors")->valuedouble == 1);
     CHECK(cJSON_GetObjectItem(r, "nodes")->valuedouble == 7);
     CHECK(cJSON_GetObjectItem(r, "must")->valuedouble == 0);
-    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "rules")) == 35);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "rules")) == 36);
     cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "rules"), 0);
     CHECK(str(rule, "id") && str(rule, "severity") && str(rule, "spec") && str(rule, "text") && str(rule, "checked"));
     cJSON_Delete(r);
@@ -443,6 +443,126 @@ TEST(findings_are_bounded_and_the_rest_counted) {
     stop(&l);
 }
 
+/* ---- drift ------------------------------------------------------------------ */
+
+/* Starts a drift check of l's subscription; its id in id (64 bytes); the query sent, parsed. */
+static cJSON *drift_start(live *l, char *id) {
+    const char *d = slop_consumer_check_drift(l->c, l->sub, 1000, NULL);
+    snprintf(id, 64, "%s", d ? d : "");
+    outs_free(&l->o);
+    drain(l->c, &l->o);
+    return sent(&l->o, "query", 0);
+}
+
+static void drift_answer(live *l, const char *id, int version, const char *tree) {
+    char *f = malloc(strlen(tree) + 200);
+    sprintf(f, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":%d,\"tree\":%s}", id, version, tree);
+    feed(l->c, f, &l->o);
+    free(f);
+}
+
+static const char *TODOS_DRIFTED =
+    "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"todos\",\"type\":\"collection\","
+    "\"properties\":{\"count\":2},\"children\":["
+    "{\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"title\":\"Buy milk\",\"done\":true},"
+    "\"affordances\":[{\"action\":\"toggle\"},{\"action\":\"tag\",\"params\":{\"type\":\"object\","
+    "\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"tags\"]}},"
+    "{\"action\":\"delete\",\"dangerous\":true}]},"
+    "{\"id\":\"t3\",\"type\":\"item\"},"
+    "{\"id\":\"t2\",\"type\":\"item\",\"properties\":{\"title\":\"Walk dog\",\"done\":true,\"a/b\":1}}]}]}";
+
+TEST(a_drift_check_asks_for_what_the_subscription_asked_for_and_finds_none_when_equal) {
+    live l;
+    begin(&l, HELLO_ALL, "{\"path\":\"/\",\"depth\":-1,\"max_nodes\":500}", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true}]");
+    char id[64];
+    cJSON *q = drift_start(&l, id);
+    CHECK(q != NULL);
+    CHECK_STR(str(q, "id"), id);
+    CHECK_STR(str(q, "path"), "/");
+    CHECK(cJSON_GetObjectItem(q, "depth")->valuedouble == -1);
+    CHECK(cJSON_GetObjectItem(q, "max_nodes")->valuedouble == 500);
+    cJSON_Delete(q);
+    /* The provider's state, as the patches made it (meta.changed aside). */
+    const char *same =
+        "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"todos\",\"type\":\"collection\","
+        "\"properties\":{\"count\":2},\"children\":["
+        "{\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"title\":\"Buy milk\",\"done\":true},"
+        "\"meta\":{\"changed\":true},"
+        "\"affordances\":[{\"action\":\"toggle\"},{\"action\":\"tag\",\"params\":{\"type\":\"object\","
+        "\"properties\":{\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"tags\"]}},"
+        "{\"action\":\"delete\",\"dangerous\":true}]},"
+        "{\"id\":\"t2\",\"type\":\"item\",\"properties\":{\"done\":true,\"title\":\"Walk dog\"}}]}]}";
+    drift_answer(&l, id, 2, same);
+    cJSON *e = ev(&l.o, "drift", 0);
+    CHECK_STR(e ? str(e, "status") : NULL, "same");
+    CHECK(e && cJSON_GetObjectItem(e, "count")->valuedouble == 0);
+    CHECK_STR(e ? str(e, "sub") : NULL, l.sub);
+    CHECK(count_ev(&l.o, "query") == 0); /* the answer is the core's, not the caller's */
+    cJSON_Delete(e);
+    CHECK_STR(found(l.c), "");
+    stop(&l);
+}
+
+TEST(a_drift_check_names_each_difference_with_both_values) {
+    live l;
+    begin(&l, HELLO_ALL, "{}", TODOS);
+    char id[64];
+    cJSON_Delete(drift_start(&l, id));
+    drift_answer(&l, id, 1, TODOS_DRIFTED);
+    cJSON *e = ev(&l.o, "drift", 0);
+    CHECK_STR(e ? str(e, "status") : NULL, "differs");
+    CHECK(e && cJSON_GetObjectItem(e, "count")->valuedouble == 3);
+    char *text = e ? cJSON_PrintUnformatted(cJSON_GetObjectItem(e, "differences")) : NULL;
+    CHECK_STR(text,
+              "[{\"path\":\"/todos/children\",\"mirror\":[\"t1\",\"t2\"],\"provider\":[\"t1\",\"t3\",\"t2\"]},"
+              "{\"path\":\"/todos/t1/properties/done\",\"mirror\":false,\"provider\":true},"
+              "{\"path\":\"/todos/t2/properties/a~1b\",\"provider\":1}]");
+    free(text);
+    cJSON_Delete(e);
+    CHECK_STR(found(l.c), "drift");
+    cJSON *root;
+    cJSON *f = finding(l.c, "drift", &root);
+    CHECK_STR(f ? str(f, "path") : NULL, "/todos/children"); /* a parent's difference before its children's */
+    CHECK_STR(f ? str(f, "detail") : NULL, "at version 1 the patches give [\"t1\",\"t2\"], the provider's state is [\"t1\",\"t3\",\"t2\"]");
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(root, "findings")) == 3);
+    CHECK_CONTAINS(f ? str(f, "frame") : NULL, "\"type\":\"snapshot\"");
+    cJSON_Delete(root);
+    stop(&l);
+}
+
+TEST(a_drift_check_asks_again_while_patches_are_in_flight_then_gives_up) {
+    live l;
+    begin(&l, HELLO_ALL, "{}", TODOS);
+    char id[64];
+    cJSON_Delete(drift_start(&l, id));
+    for (int attempt = 1; attempt <= 3; attempt++) {
+        outs_free(&l.o);
+        drift_answer(&l, id, 5 + attempt, TODOS_DRIFTED);
+        cJSON *again = sent(&l.o, "query", 0);
+        if (attempt < 3) {
+            CHECK_STR(again ? str(again, "id") : NULL, id); /* the same check, asked again */
+            CHECK(count_ev(&l.o, "drift") == 0);
+        } else {
+            CHECK(again == NULL);
+        }
+        cJSON_Delete(again);
+    }
+    cJSON *e = ev(&l.o, "drift", 0);
+    CHECK_STR(e ? str(e, "status") : NULL, "inconclusive");
+    CHECK_CONTAINS(e ? str(e, "message") : NULL, "patches kept coming");
+    cJSON_Delete(e);
+    CHECK_STR(found(l.c), ""); /* nothing compared, nothing found */
+    stop(&l);
+
+    begin(&l, HELLO_ALL, "{}", NULL); /* no snapshot yet */
+    CHECK(slop_consumer_check_drift(l.c, l.sub, 1000, NULL) == NULL);
+    CHECK(slop_consumer_last_code(l.c) == SLOP_E_STATE);
+    CHECK(slop_consumer_check_drift(l.c, "nope", 1000, NULL) == NULL);
+    CHECK(slop_consumer_last_code(l.c) == SLOP_E_ARG);
+    stop(&l);
+}
+
 int main(void) {
     RUN(a_conforming_provider_has_no_finding_and_the_report_lists_every_rule);
     RUN(frames_that_are_not_messages);
@@ -457,5 +577,8 @@ int main(void) {
     RUN(results_errors_and_tasks);
     RUN(what_the_subscription_asked_for);
     RUN(findings_are_bounded_and_the_rest_counted);
+    RUN(a_drift_check_asks_for_what_the_subscription_asked_for_and_finds_none_when_equal);
+    RUN(a_drift_check_names_each_difference_with_both_values);
+    RUN(a_drift_check_asks_again_while_patches_are_in_flight_then_gives_up);
     return check_report();
 }

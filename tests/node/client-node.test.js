@@ -139,6 +139,32 @@ describe('Node client', () => {
     await rejectsWith(connect('not a url'), SlopTestCode.UNREACHABLE, /is not a URL/);
   });
 
+  test('a drift check: same, then the provider changes its state without a patch', async () => {
+    const engine = new StateEngine({ tree: { id: 'root', type: 'root', children: [
+      { id: 'inbox', type: 'collection', children: [{ id: 'm7', type: 'item', properties: { unread: true } }] }] } });
+    const p = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine });
+    try {
+      const app = await connect(p.wsUrl, { token: p.token });
+      assert.equal((await app.checkDrift()).status, 'same');
+      engine.root.children[0].children[0].properties.unread = false; // no patch goes out
+      const d = await app.checkDrift();
+      assert.equal(d.status, 'differs');
+      assert.deepEqual(d.differences, [{ path: '/inbox/m7/properties/unread', mirror: true, provider: false }]);
+      const f = (await app.conformance()).findings;
+      assert.deepEqual(f.map((x) => [x.rule, x.path, x.detail]), [['drift', '/inbox/m7/properties/unread',
+        `at version ${d.version} the patches give true, the provider's state is false`]]);
+      app.close();
+      // The command's own connection: the state changes silently while it watches.
+      const pending = run(['check', p.wsUrl, '--watch', '1500', '--drift'], { SLOP_TOKEN: p.token });
+      setTimeout(() => { engine.root.children[0].children[0].properties.unread = true; }, 700);
+      const r = await pending;
+      assert.equal(r.code, 3, r.stderr);
+      assert.match(r.stdout, /MUST drift .*\n {2}\/inbox\/m7\/properties\/unread v\d+: at version \d+ the patches give false, the provider's state is true/);
+    } finally {
+      await p.close();
+    }
+  });
+
   test('an Origin header for providers that check it', async () => {
     const strict = await startWsProvider({ host: '127.0.0.1', port: 0, allowedOrigins: ['http://tests.example'] });
     try {
@@ -203,7 +229,7 @@ describe('slop-inspector command', () => {
   test('check: the conformance report; exit 3 on a MUST finding, --allow to accept one', async () => {
     const ok = await run(['check', srv.wsUrl, '--watch', '100'], { SLOP_TOKEN: srv.token });
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 35 rules checked over \d+ frames and \d+ mirrored nodes/);
+    assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 36 rules checked over \d+ frames and \d+ mirrored nodes/);
     const bad = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: new StateEngine({
       tree: { id: 'root', type: 'root', children: [{ id: 'n', type: 'gadget', meta: { salience: 3 } }] } }) });
     try {

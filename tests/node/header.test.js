@@ -110,6 +110,12 @@ async function emittedEvents() {
   l.feed({ type: 'result', id: inv2, status: 'accepted', data: { taskId: 'k1' } });
   l.patch(5, 1, [{ op: 'add', path: '/tasks', value: { id: 'tasks', type: 'collection', children: [{ id: 'k1', type: 'task', properties: { status: 'running', progress: 0.5, message: 'half' } }] } }]);
   l.patch(6, 2, [{ op: 'remove', path: '/tasks/k1' }]);
+  const drift = l.c.checkDrift(l.sub, 1000);
+  l.drain();
+  l.feed({ type: 'snapshot', id: drift, version: 6, tree: TODOS }); // differs: the mirror has /tasks
+  const drift2 = l.c.checkDrift(l.sub, 1000);
+  l.drain();
+  for (const v of [7, 8, 9]) l.feed({ type: 'snapshot', id: drift2, version: v, tree: TODOS }); // inconclusive
   const q = l.c.query({ path: '/', depth: 1, window: [0, 5] }, 1000);
   l.drain();
   l.feed({ type: 'snapshot', id: q, version: 5, tree: wide });

@@ -232,6 +232,9 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *        "more":?N,"next_window":?[offset,count]}          no mirror is kept;
  *        more/next_window: for a query with a window, on a windowed
  *        collection (see slop_consumer_node): the page after this one
+ *   {"event":"drift","id":I,"sub":S,"status":"same"|"differs"|"inconclusive",
+ *        "version":V,"count":?N,"differences":?[{path,mirror?,provider?}],
+ *        "message":?M}            the outcome of slop_consumer_check_drift
  *   {"event":"result","id":I,"path":P,"action":A,"status":"ok"|"error"|"accepted",
  *        "data":?,"error":?{code,message},"task_id":?}
  *   {"event":"task","id":I,"task_id":T,"path":P,"status":..,"progress":..,
@@ -394,6 +397,24 @@ const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id,
  * `dropped` counts. Owned by c (valid until the next call on c).
  */
 const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len);
+
+/*
+ * Checks that a live subscription's mirror equals the provider's state: asks
+ * the provider for what the subscription asked for (a query with the same
+ * path, depth, max_nodes and filter) and compares the answer with the mirror
+ * at the same version, node by node (a cost linear in the subtree; the answer
+ * is freed once compared). When the versions differ (patches in flight) it
+ * asks again, three times in all. The outcome is one event with the returned
+ * request id:
+ *   {"event":"drift","id":I,"sub":S,"status":"same"|"differs"|"inconclusive",
+ *    "version":V,"count":N,"differences":[{"path","mirror"?,"provider"?}],
+ *    "message"?}
+ * at most 20 differences listed, all counted; a side is absent where the
+ * value is absent. Each difference is also a "drift" conformance finding.
+ * A timeout, error or closed event with the id ends it as for a query.
+ * Returns the request id (owned by c), or NULL (not live, unknown sub).
+ */
+const char *slop_consumer_check_drift(slop_consumer *c, const char *sub_id, double now_ms, size_t *out_len);
 
 /* The last error message of a call on c ("" if none) and its code. */
 const char *slop_consumer_last_error(const slop_consumer *c);

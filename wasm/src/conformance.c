@@ -100,6 +100,10 @@ static const rule rules[] = {
      "An error carries error {code, message}, the code one of not_found, invalid_params, unauthorized, "
      "conflict, internal (and for error messages also bad_request, not_supported).",
      FRAME_RULE},
+    {"drift", "MUST", "messages: patch",
+     "The patches bring the consumer's copy to the provider's state: a query of the subscribed subtree at the "
+     "same version shows the same tree.",
+     FRAME_RULE},
     {"sub-depth", "MUST", "messages: subscribe",
      "A subscription's tree holds no node deeper than the depth it asked for.", TREE_RULE},
     {"sub-max-nodes", "MUST", "scaling: max_nodes", "A subscription's tree holds at most max_nodes nodes.",
@@ -399,6 +403,121 @@ void slop__conf_check_mirror(slop__conformance *out, const slop__mirror *m, cons
     if (is_count(max) && max->valuedouble > 0 && (double)m->nodes > max->valuedouble)
         slop__conf_note(out, "sub-max-nodes", root, version, "%zu nodes; the subscription asked for at most %.17g",
                         m->nodes, max->valuedouble);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Drift                                                                    */
+/* ---------------------------------------------------------------------- */
+
+typedef struct drift {
+    const slop__mirror *mine;
+    const char *root;
+    cJSON *out;
+    size_t max, count;
+} drift;
+
+static void differ(drift *d, const char *node_rel, const char *field, const char *key, const cJSON *a,
+                   const cJSON *b) {
+    d->count++;
+    if (cJSON_GetArraySize(d->out) >= (int)d->max) return;
+    slop__buf p = {0};
+    char *abs = slop__path_join(d->root, node_rel);
+    slop__buf_puts(&p, abs && strcmp(abs, "/") != 0 ? abs : "");
+    free(abs);
+    slop__buf_putc(&p, '/');
+    slop__buf_puts(&p, field);
+    if (key) { /* a JSON Pointer segment: ~ and / escaped (RFC 6901) */
+        slop__buf_putc(&p, '/');
+        for (const char *k = key; *k; k++) {
+            if (*k == '~') slop__buf_puts(&p, "~0");
+            else if (*k == '/') slop__buf_puts(&p, "~1");
+            else slop__buf_putc(&p, *k);
+        }
+    }
+    char *path = slop__buf_take(&p);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "path", path ? path : "");
+    free(path);
+    if (a) cJSON_AddItemToObject(e, "mirror", cJSON_Duplicate(a, 1));
+    if (b) cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(b, 1));
+    cJSON_AddItemToArray(d->out, e);
+}
+
+/* Two objects key by key (properties, meta). */
+static void differ_keys(drift *d, const char *rel, const char *field, const cJSON *a, const cJSON *b,
+                        const char *skip) {
+    for (const cJSON *k = a ? a->child : NULL; k; k = k->next) {
+        if (skip && strcmp(k->string, skip) == 0) continue;
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(b, k->string);
+        if (!o || !cJSON_Compare(k, o, 1)) differ(d, rel, field, k->string, k, o);
+    }
+    for (const cJSON *k = b ? b->child : NULL; k; k = k->next) {
+        if (skip && strcmp(k->string, skip) == 0) continue;
+        if (!cJSON_GetObjectItemCaseSensitive(a, k->string)) differ(d, rel, field, k->string, NULL, k);
+    }
+}
+
+static cJSON *child_ids(const slop__node *n, size_t max) {
+    cJSON *ids = cJSON_CreateArray();
+    slop__kid_iter it;
+    size_t i = 0;
+    for (slop__node *k = slop__kids_first(n, &it); k && i < max; k = slop__kids_next(&it), i++)
+        cJSON_AddItemToArray(ids, cJSON_CreateString(k->id));
+    return ids;
+}
+
+static void drift_node(drift *d, const slop__node *a, const slop__node *b, const char *rel) {
+    if (strcmp(a->type, b->type) != 0) {
+        cJSON *ta = cJSON_CreateString(a->type), *tb = cJSON_CreateString(b->type);
+        differ(d, rel, "type", NULL, ta, tb);
+        cJSON_Delete(ta);
+        cJSON_Delete(tb);
+    }
+    static const char *const names[SLOP__FIELD_COUNT] = {"properties", "meta", "affordances", "content_ref"};
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
+        cJSON *ta, *tb;
+        const cJSON *fa = field_of(a, f, &ta), *fb = field_of(b, f, &tb);
+        if (f == SLOP__FIELD_PROPERTIES || f == SLOP__FIELD_META)
+            differ_keys(d, rel, names[f], fa, fb, f == SLOP__FIELD_META ? "changed" : NULL);
+        else if ((fa || fb) && !(fa && fb && cJSON_Compare(fa, fb, 1)))
+            differ(d, rel, names[f], NULL, fa, fb);
+        cJSON_Delete(ta);
+        cJSON_Delete(tb);
+    }
+    /* Children: the lists of ids, then the nodes present on both sides. */
+    size_t na = slop__node_child_count(a), nb = slop__node_child_count(b);
+    int same = na == nb;
+    slop__kid_iter ia, ib;
+    slop__node *ka = slop__kids_first(a, &ia), *kb = slop__kids_first(b, &ib);
+    for (; same && ka && kb; ka = slop__kids_next(&ia), kb = slop__kids_next(&ib)) same = strcmp(ka->id, kb->id) == 0;
+    if (!same) {
+        cJSON *la = child_ids(a, 20), *lb = child_ids(b, 20);
+        differ(d, rel, "children", NULL, la, lb);
+        cJSON_Delete(la);
+        cJSON_Delete(lb);
+    }
+    for (kb = slop__kids_first(b, &ib); kb; kb = slop__kids_next(&ib)) {
+        char *kr = slop__path_child(rel, kb->id);
+        const slop__node *mine = kr ? slop__mirror_find(d->mine, kr) : NULL;
+        if (mine) drift_node(d, mine, kb, kr);
+        free(kr);
+    }
+}
+
+size_t slop__conf_drift(const slop__mirror *mine, const slop__mirror *theirs, const char *root, cJSON *out,
+                        size_t max) {
+    drift d = {mine, root, out, max, 0};
+    if (mine->root && theirs->root) {
+        if (strcmp(mine->root->id, theirs->root->id) != 0) {
+            cJSON *a = cJSON_CreateString(mine->root->id), *b = cJSON_CreateString(theirs->root->id);
+            differ(&d, "/", "id", NULL, a, b);
+            cJSON_Delete(a);
+            cJSON_Delete(b);
+        } else {
+            drift_node(&d, mine->root, theirs->root, "/");
+        }
+    }
+    return d.count;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -59,6 +59,17 @@ const char *slop__conf_rule_of_error(const char *code);
 void slop__conf_check_mirror(slop__conformance *out, const slop__mirror *m, const char *root,
                              const cJSON *options, const cJSON *caps, double version);
 
+/* Compares the mirror `mine` with `theirs` (the provider's answer to the same
+ * query, at the same version) node by node, at a cost linear in their
+ * nodes: each difference goes to `out` (a cJSON array) as {"path", "mirror"?,
+ * "provider"?} (a side absent when the value is absent there), at most max of
+ * them; returns how many there are in all. Paths are absolute (root + the
+ * node's path), into fields as JSON Pointers ("/inbox/m7/properties/unread";
+ * "/inbox/children" for the list of child ids, "/x/type" for the type);
+ * meta.changed is not compared (the spec clears it on the next patch). */
+size_t slop__conf_drift(const slop__mirror *mine, const slop__mirror *theirs, const char *root, cJSON *out,
+                        size_t max);
+
 /* The report as JSON text (caller frees): every rule checked, then the
  * findings of `frames` and of `trees` together. */
 char *slop__conf_report(const slop__conformance *frames, const slop__conformance *trees, size_t mirrors,

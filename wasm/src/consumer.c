@@ -82,6 +82,7 @@ typedef struct pending {
     char *sub_handle;       /* subscribe                                     */
     char *path, *action;    /* invoke; query (path)                          */
     double win[2];          /* query: the window asked for, win[1] 0 if none */
+    int drift_try;          /* a drift check's query: its attempt (1..), else 0 */
 } pending;
 
 typedef struct task {
@@ -665,6 +666,75 @@ static cJSON *snapshot_event(const sub *s, double version, int rebase) {
     return e;
 }
 
+/* A drift check asks again while patches are in flight, this many times. */
+#define DRIFT_TRIES 3
+/* Differences a drift event lists (all of them are counted). */
+#define DRIFT_SHOW_MAX 20
+
+/* Sends attempt `attempt` of the drift check `id` of s: a query for what the
+ * subscription asked for (path, depth, max_nodes, filter). */
+static void send_drift_query(slop_consumer *c, sub *s, const char *id, int attempt, double now) {
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "type", "query");
+    cJSON_AddStringToObject(f, "id", id);
+    for (const cJSON *it = s->options ? s->options->child : NULL; it; it = it->next)
+        cJSON_AddItemToObject(f, it->string, cJSON_Duplicate(it, 1));
+    if (pending_add(c, id, REQ_QUERY, now, s->handle, s->path, NULL) == 0) c->pend[c->npend - 1].drift_try = attempt;
+    dispatch(c, f);
+}
+
+static void drift_event(slop_consumer *c, const char *id, const sub *s, const char *status, double version,
+                        cJSON *differences, size_t count, const char *message) {
+    cJSON *e = event("drift");
+    cJSON_AddStringToObject(e, "id", id);
+    if (s) cJSON_AddStringToObject(e, "sub", s->handle);
+    cJSON_AddStringToObject(e, "status", status);
+    if (version >= 0) cJSON_AddNumberToObject(e, "version", version);
+    if (differences) {
+        cJSON_AddNumberToObject(e, "count", (double)count);
+        cJSON_AddItemToObject(e, "differences", differences);
+    }
+    if (message) cJSON_AddStringToObject(e, "message", message);
+    emit(c, e);
+}
+
+/* The answer to a drift check, in tmp: compared with the mirror at the same
+ * version, or asked again when patches moved one of them on. */
+static void drift_answer(slop_consumer *c, pending *q, double version, slop__mirror *tmp, double now) {
+    sub *s = find_sub(c, q->sub_handle);
+    char *id = slop__strdup(q->id);
+    int attempt = q->drift_try;
+    pending_drop(c, q);
+    char m[300];
+    if (!id) return;
+    if (!s || !s->has_mirror || s->state != SUB_LIVE) {
+        drift_event(c, id, s, "inconclusive", version, NULL, 0, "the subscription is not live any more");
+    } else if (version != s->last_version) {
+        if (attempt < DRIFT_TRIES) {
+            send_drift_query(c, s, id, attempt + 1, now);
+        } else {
+            snprintf(m, sizeof m, "the provider answered at version %.17g while the mirror was at %.17g, %d times: "
+                     "patches kept coming", version, s->last_version, DRIFT_TRIES);
+            drift_event(c, id, s, "inconclusive", version, NULL, 0, m);
+        }
+    } else {
+        cJSON *diffs = cJSON_CreateArray();
+        size_t n = slop__conf_drift(&s->m, tmp, s->path, diffs, DRIFT_SHOW_MAX);
+        const cJSON *d;
+        cJSON_ArrayForEach(d, diffs) {
+            char *a = slop__json_print(cJSON_GetObjectItemCaseSensitive(d, "mirror"));
+            char *b = slop__json_print(cJSON_GetObjectItemCaseSensitive(d, "provider"));
+            slop__conf_note(&c->conf, "drift", cJSON_GetObjectItemCaseSensitive(d, "path")->valuestring, version,
+                            "at version %.17g the patches give %.120s, the provider's state is %.120s", version,
+                            a ? a : "(absent)", b ? b : "(absent)");
+            free(a);
+            free(b);
+        }
+        drift_event(c, id, s, n ? "differs" : "same", version, diffs, n, NULL);
+    }
+    free(id);
+}
+
 /* A query's answer: checked as a snapshot, handed over, nothing kept. */
 static void answer_query(slop_consumer *c, pending *q, double version, const char *raw, size_t raw_len, cJSON *tree,
                          double now) {
@@ -676,6 +746,8 @@ static void answer_query(slop_consumer *c, pending *q, double version, const cha
     if (st != SLOP__MIRROR_OK) {
         if (st == SLOP__MIRROR_INVALID) slop__conf_note(&c->conf, "tree-shape", q->path, version, "query answer: %s", err);
         refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
+    } else if (q->drift_try) {
+        drift_answer(c, q, version, &tmp, now);
     } else {
         cJSON *e = event("query");
         cJSON_AddStringToObject(e, "id", q->id);
@@ -1982,4 +2054,26 @@ const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len) {
     slop__conf_free(&trees);
     if (!report) fail(c, SLOP_E_NOMEM, "out of memory");
     return give(c, report, out_len);
+}
+
+const char *slop_consumer_check_drift(slop_consumer *c, const char *sub_id, double now_ms, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    sub *s = find_sub(c, sub_id);
+    if (!s) {
+        fail(c, SLOP_E_ARG, "no subscription %s", sub_id ? sub_id : "(null)");
+        return give(c, NULL, out_len);
+    }
+    if (!can_request(c)) return give(c, NULL, out_len);
+    if (!s->has_mirror || s->state != SUB_LIVE) {
+        fail(c, SLOP_E_STATE, "subscription %s is not live: nothing to compare", s->handle);
+        return give(c, NULL, out_len);
+    }
+    char *id = new_id(c, 'd');
+    if (!id) {
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
+    }
+    send_drift_query(c, s, id, 1, now_ms);
+    return give(c, id, out_len);
 }
