@@ -44,8 +44,8 @@ export function exportDocument({ provider, source, subscription, version, scrubb
 }
 
 /** Saves text as a download named `name`. */
-export function download(text, name) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+export function download(text, name, type = 'application/json') {
+  const url = URL.createObjectURL(new Blob([text], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = name;

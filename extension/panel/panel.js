@@ -19,6 +19,7 @@ import { MirrorFill } from './mirror-fill.js';
 import { initTheme } from './theme.js';
 import { Toast } from './parts/toast.js';
 import { Toolbar } from './parts/toolbar.js';
+import { ConformancePane } from './parts/conformance-pane.js';
 import { Notices } from './parts/notices.js';
 import { TreePane } from './parts/tree-pane.js';
 import { SearchBar } from './parts/search-bar.js';
@@ -64,7 +65,7 @@ const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state') }, {
   onOpen: () => side.openNode(),
 });
 const treeView = treePane.view;
-const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), diff: $('diff') }, { store, bridge, selection, treeView, copy });
+const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), diff: $('diff'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
 const search = new SearchBar({
   input: $('search'), field: $('search-field'), count: $('search-count'), prev: $('search-prev'), next: $('search-next'), tree: $('tree'), main: $('main'),
 }, { selection, treeView });
@@ -73,6 +74,18 @@ const toolbar = new Toolbar({
   exportBtn: $('export'), historyBtn: $('toggle-history'), subBtn: $('toggle-sub'), swState: $('sw-state'),
 }, { store, selection, tabId, onSelect: (key) => show(key) });
 const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log') }, { store, selection, copy });
+const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
+  bridge, selection,
+  isOpen: () => side.tab === 'conformance',
+  open: () => side.setTab('conformance'),
+  revealNode: (path) => {
+    if (!selection.source()?.nodes.has(path)) return false;
+    treeView.reveal(path);
+    return true;
+  },
+  revealFrame: (text) => logDrawer.reveal(text),
+});
+side.onConformance = () => conformance.refresh();
 const historyStrip = new HistoryStrip({ strip: $('history-strip'), button: $('toggle-history'), diff: $('diff') }, {
   selection, treeView,
   onScrub: () => {
@@ -109,6 +122,7 @@ function show(key) {
   if (!selection.select(key)) return;
   subscription.providerShown();
   logDrawer.syncPaused();
+  conformance.select();
   renderAll();
 }
 
@@ -207,6 +221,7 @@ function onTreeChange(change, key) {
   if (tree && !tree.complete && (change.structure.has(key) || change.resets.has(key) || change.filled.has(key))) fill.kick(tree);
   if (search.text && !selection.scrub) search.later(300);
   side.agentLater();
+  conformance.later();
   renderLater();
 }
 
@@ -219,6 +234,7 @@ globalThis.slopPanel = {
   currentSub: () => selection.sub(),
   request: (type, fields) => bridge.request(type, fields),
   selection: () => treeView.selection(),
+  conformance: () => conformance.report,
   reveal: (path) => treeView.reveal(path),
   toggle: (path, open) => treeView.toggle(path, open),
   rowCount: () => treeView.rowCount,

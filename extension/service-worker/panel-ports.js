@@ -294,6 +294,21 @@ const handlers = {
     const sub = needSub(conn, m.sub);
     return { treeText: conn.consumer.treeText(sub), tools: conn.consumer.tools(sub) };
   },
+  [Request.CONFORMANCE](ui, m) {
+    const conn = needConnection(ui, m.key);
+    if (!conn.consumer) throw new RequestError(ErrorCode.BAD_STATE, 'Not connected: nothing was checked yet.');
+    return conn.consumer.conformance();
+  },
+  async [Request.CHECK_DRIFT](ui, m) {
+    const conn = needConnection(ui, m.key);
+    const sub = needSub(conn, m.sub);
+    const { event } = await conn.checkDrift(sub);
+    if (event.event === 'drift') return event;
+    throw new RequestError(ErrorCode.BAD_STATE,
+      event.event === 'timeout' ? 'The provider did not answer the drift check in time.'
+        : event.event === 'closed' ? 'The connection closed during the drift check.'
+          : `The provider answered the drift check with an error: ${event.code ?? ''} ${event.message ?? ''}`.trim());
+  },
   [Request.GET_TREE](ui, m) {
     const conn = needSource(ui, m.key);
     const sub = needSub(conn, m.sub);

@@ -123,6 +123,16 @@ export const Request = Object.freeze({
   /** What an agent would be given. {key, sub?} → {treeText, tools} */
   AGENT_VIEW: 'ui/agent-view',
   /**
+   * Where the provider breaks SLOP: the core's conformance report (slop_consumer_conformance).
+   * {key} → {frames, mirrors, nodes, must, should, dropped, rules, findings}
+   */
+  CONFORMANCE: 'ui/conformance',
+  /**
+   * Compare a subscription's mirror with the provider's state now (slop_consumer_check_drift).
+   * {key, sub?} → the core's `drift` event; a provider error, timeout or closed connection fails it.
+   */
+  CHECK_DRIFT: 'ui/check-drift',
+  /**
    * Check params against an affordance schema (the core decides). {schema, params} →
    * {errors: [{code, path: (string|number)[], message}] | null}: every failing path, null when they fit.
    */

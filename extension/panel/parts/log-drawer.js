@@ -34,6 +34,12 @@ export class LogDrawer {
     });
   }
 
+  /** Opens the drawer on the frame whose text starts as `text` does (a finding's first frame); false if the log no longer has it. */
+  reveal(text) {
+    if (!this.open) this.els.button.click();
+    return this.view.reveal(text);
+  }
+
   /** The pause state of the shown provider's log (another provider may be paused, or not). */
   syncPaused() {
     const key = this.selection.key;

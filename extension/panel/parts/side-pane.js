@@ -1,7 +1,7 @@
 // side-pane.js: the pane beside the tree, with its tabs. "Node": the selected node's detail
 // (views/detail-view.js), with whether it may be invoked and why not; "Agent view": the core's tree
 // text and tools for the shown subscription (views/agent-view.js); "Diff": filled by the history
-// strip.
+// strip; "Conformance": parts/conformance-pane.js fills it.
 
 import { Request, Status } from '../../shared/messages.js';
 import { h, setChildren } from '../../shared/dom.js';
@@ -14,6 +14,8 @@ const AGENT_SETTLE_MS = 400;
 
 export class SidePane {
   tab = 'node';
+  /** Called when the Conformance tab opens (panel.js wires the conformance pane). */
+  onConformance = null;
   /** The core's last agent view shown (for tests). */
   lastAgentView = null;
   /** The node view the detail shows, to tell whether a change touched it. */
@@ -21,7 +23,7 @@ export class SidePane {
   #agentTimer = 0;
 
   /**
-   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, diff: HTMLElement}} els
+   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, diff: HTMLElement, conformance: HTMLElement}} els
    * @param {{store, bridge, selection, treeView, copy: (text: string, what: string) => void}} o
    */
   constructor(els, { store, bridge, selection, treeView, copy }) {
@@ -45,7 +47,9 @@ export class SidePane {
     els.detail.hidden = tab !== 'node';
     els.agent.hidden = tab !== 'agent';
     els.diff.hidden = tab !== 'diff';
+    els.conformance.hidden = tab !== 'conformance';
     if (tab === 'agent') this.refreshAgent();
+    if (tab === 'conformance') this.onConformance?.();
     if (tab === 'diff' && !els.diff.firstChild) {
       setChildren(els.diff, h('div', { class: 'empty small' }, h('p', { text: 'Open History, pick two versions and press Diff.' })));
     }

@@ -275,6 +275,25 @@ export class LogView {
     }
   }
 
+  /**
+   * Selects the frame whose text starts as `text` does (both may be cut), filters cleared, and
+   * scrolls to it; false when the log does not have it.
+   */
+  reveal(text) {
+    this.#switch('frames');
+    if (this.typeFilter || this.dirFilter) {
+      this.typeFilter = this.dirFilter = '';
+      this.typeSel.value = this.dirSel.value = '';
+      this.#refilter();
+    }
+    const n = Math.min(text.length, 200);
+    const j = this.rows.findIndex((r) => r.depth === 0 && r.frame.dir === 'in' && r.frame.text.slice(0, n) === text.slice(0, n));
+    if (j < 0) return false;
+    this.#select(this.rows[j]);
+    this.list.scrollToIndex(j, 'center');
+    return true;
+  }
+
   /** The selected frame (or inner message) as pretty JSON text, or its raw text. */
   selectedJson() {
     const r = this.selected;

@@ -1,0 +1,118 @@
+// conformance-pane.js: the Conformance tab of the side pane (views/conformance-view.js) and the
+// toolbar's badge with the number of MUST findings. The report is the core's (ui/conformance),
+// read again when the tab opens, a while after the shown provider's state changed, and every few
+// seconds for the badge; the drift check runs on request and, when switched on, every 30 s while
+// this panel is open.
+
+import { Request } from '../../shared/messages.js';
+import { reportMarkdown } from '../../shared/conformance-report.js';
+import { ConformanceView } from '../views/conformance-view.js';
+import { download, fileName } from '../export.js';
+
+/** The report is read again this long after the state last changed (the tab open). */
+const SETTLE_MS = 400;
+/** The badge follows the findings this often. */
+const BADGE_MS = 5000;
+/** The periodic drift check. */
+const DRIFT_EVERY_MS = 30_000;
+
+export class ConformancePane {
+  /** The last report shown (for tests). */
+  report = null;
+  #timer = 0;
+  #driftTimer = 0;
+  #key = null;
+
+  /**
+   * @param {{root: HTMLElement, badge: HTMLButtonElement}} els
+   * @param {{bridge, selection, isOpen: () => boolean, open: () => void, revealNode: (path: string) => boolean,
+   *          revealFrame: (text: string) => boolean}} o
+   */
+  constructor(els, { bridge, selection, isOpen, open, revealNode, revealFrame }) {
+    Object.assign(this, { els, bridge, selection, isOpen });
+    this.view = new ConformanceView(els.root, {
+      refresh: () => this.refresh(),
+      checkDrift: () => this.checkDrift(),
+      setPeriodic: (on) => this.#periodic(on),
+      exportJson: () => this.#export('json'),
+      exportMarkdown: () => this.#export('md'),
+      revealNode,
+      revealFrame,
+    });
+    els.badge.addEventListener('click', () => open());
+    setInterval(() => { if (!this.isOpen()) this.refresh({ quiet: true }); }, BADGE_MS);
+  }
+
+  /** The shown provider changed: forget what belonged to the last one. */
+  select() {
+    const key = this.selection.key;
+    if (key === this.#key) return;
+    this.#key = key;
+    this.report = null;
+    this.view.drift = null;
+    this.#periodic(false);
+    this.view.periodic = false;
+    this.refresh();
+  }
+
+  /** Reads the report (the tab shows it; the badge counts it). quiet: the badge only. */
+  refresh({ quiet = false } = {}) {
+    const { selection } = this;
+    const p = selection.provider();
+    if (!p || selection.isImport() || !p.subscriptions?.length) {
+      this.#badge(null);
+      if (!quiet && this.isOpen()) this.view.show(null, p ? 'Nothing checked yet: the provider is not connected.' : 'No provider.');
+      return;
+    }
+    const key = selection.key;
+    this.bridge.request(Request.CONFORMANCE, { key })
+      .then((r) => {
+        if (key !== selection.key) return;
+        this.report = r;
+        this.#badge(r);
+        if (this.isOpen()) this.view.show(r);
+      })
+      .catch((e) => { if (this.isOpen() && !quiet) this.view.show(null, e.message); });
+  }
+
+  /** The state changed: read the report again once it settles, if the tab is open. */
+  later() {
+    if (!this.isOpen()) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.refresh(), SETTLE_MS);
+  }
+
+  checkDrift() {
+    const { selection } = this;
+    const key = selection.key;
+    if (!key) return;
+    this.view.setDrift(null);
+    this.bridge.request(Request.CHECK_DRIFT, { key, sub: selection.tree()?.sub })
+      .then((event) => { if (key === selection.key) this.view.setDrift({ event }); })
+      .catch((e) => { if (key === selection.key) this.view.setDrift({ error: e.message }); })
+      .finally(() => this.refresh());
+  }
+
+  #periodic(on) {
+    clearInterval(this.#driftTimer);
+    this.#driftTimer = on ? setInterval(() => this.checkDrift(), DRIFT_EVERY_MS) : 0;
+  }
+
+  #badge(r) {
+    const b = this.els.badge;
+    b.hidden = !r || r.must === 0;
+    if (!r) return;
+    b.textContent = `${r.must} MUST`;
+    b.title = `This provider breaks ${r.must} MUST rule${r.must === 1 ? '' : 's'} of SLOP` +
+      `${r.should ? ` (and ${r.should} SHOULD)` : ''}: open Conformance`;
+  }
+
+  #export(kind) {
+    const r = this.report;
+    if (!r) return;
+    const p = this.selection.provider();
+    const name = fileName('slop-conformance', p?.provider?.id ?? 'provider'); // "….json"
+    if (kind === 'json') download(JSON.stringify({ provider: p?.provider ?? null, url: p?.transport?.url ?? p?.key, report: r }, null, 2), name);
+    else download(reportMarkdown(r, { provider: p?.provider, url: p?.transport?.url ?? p?.key }), name.replace(/\.json$/, '.md'), 'text/markdown');
+  }
+}
