@@ -19,7 +19,7 @@ const core = await loadSlopCoreNode();
 
 const HELLO = JSON.stringify({
   type: 'hello',
-  provider: { id: 'bench', name: 'Bench', capabilities: ['state', 'patches', 'affordances', 'attention'] },
+  provider: { id: 'bench', name: 'Bench', slop_version: '0.1', capabilities: ['state', 'patches', 'affordances', 'attention'] },
 });
 
 
@@ -155,6 +155,47 @@ for (const target of quick ? [1e6] : [1e6, 20e6]) {
   const j = median(jp), m = median(ci);
   console.log(`  ${fmt(mb, 1).padStart(5)} MB  ${String(nodes).padEnd(8)}  ${fmt(j, 1).padStart(12)}  ${fmt(mb / (j / 1000), 0).padStart(6)}  ${fmt(m, 1).padStart(8)}  ${fmt(mb / (m / 1000), 0).padStart(6)}   ${fmt(j / m)}x (aim: >= 0.5x)`);
   c.free();
+}
+
+// ---- conformance ----------------------------------------------------------------
+// Frame rules cost a counter per frame (their findings only when a rule breaks: see callgrind in
+// run.sh against the previous build); tree rules and the drift check walk the mirror on request.
+{
+  console.log('\nConformance on request (mail-like items with meta and affordances; JSON.parse of the same answer as the baseline)');
+  console.log('  nodes     report ms   drift check ms   JSON.parse of the answer ms');
+  const mailItem = (i) => ({ id: `m${i}`, type: 'item', properties: { from: `p${i % 97}@acme.example`, subject: `Subject ${i}`, unread: i % 3 === 0 },
+    meta: { salience: (i % 10) / 10, summary: `Subject ${i}` },
+    affordances: [{ action: 'open', idempotent: true }, { action: 'move', params: { type: 'object', properties: { folder: { type: 'string', enum: ['a', 'b'] } }, required: ['folder'] } }, { action: 'delete', dangerous: true }] });
+  for (const n of quick ? [1000, 10000] : [1000, 10000, 100000]) {
+    const tree = { id: 'root', type: 'root', children: [{ id: 'inbox', type: 'collection', children: Array.from({ length: n }, (_, i) => mailItem(i)) }] };
+    const { c, sub } = connect({ maxNodes: 2 * n + 10 });
+    c.receive(snapshotFrame(sub, 1, tree), 0);
+    c.drain();
+    const reports = [];
+    for (let k = 0; k < 5; k++) {
+      const t0 = performance.now();
+      const r = c.conformance();
+      reports.push(performance.now() - t0);
+      if (r.findings.length) console.log(`  !! unexpected findings: ${JSON.stringify(r.findings.slice(0, 2))}`);
+    }
+    const answer = `{"type":"snapshot","id":"ID","version":1,"tree":${JSON.stringify(tree)}}`;
+    const drifts = [], parses = [];
+    for (let k = 0; k < 5; k++) {
+      const id = c.checkDrift(sub, 0);
+      c.drain();
+      const frame = answer.replace('"ID"', JSON.stringify(id));
+      const t0 = performance.now();
+      c.receive(frame, 0);
+      const ev = c.drain().find((o) => o.kind === 'event' && o.event.event === 'drift')?.event;
+      drifts.push(performance.now() - t0);
+      if (ev?.status !== 'same') console.log(`  !! drift check: ${JSON.stringify(ev).slice(0, 200)}`);
+      const t1 = performance.now();
+      JSON.parse(frame);
+      parses.push(performance.now() - t1);
+    }
+    console.log(`  ${String(n).padEnd(8)}  ${fmt(median(reports), 1).padStart(9)}   ${fmt(median(drifts), 1).padStart(14)}   ${fmt(median(parses), 1).padStart(10)}`);
+    c.free();
+  }
 }
 
 // ---- size and memory ----------------------------------------------------------

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { StateEngine } from '../fixtures/provider/state.mjs';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, stopServiceWorker, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
 
@@ -133,5 +133,22 @@ describe('panel conformance', () => {
     await panel.locator('#log:not([hidden]) .log-detail .frame-json').waitFor({ timeout: 5000 });
     assert.match(await panel.locator('#log .log-detail .frame-json').textContent(), /"type": "gossip"/);
     await panel.close();
+  });
+
+  test('after a service-worker restart the frame findings start over and the tree findings come back', { timeout: TEST_TIMEOUT }, async () => {
+    const report = (tabId) => swEval(browser.ctx, (t) => {
+      const info = globalThis.slopInspector.tabs().find((x) => x.tabId === t)?.providers[0];
+      return info ? globalThis.slopInspector.call(t, info.key, 'conformance', []) : null;
+    }, tabId);
+    for (const s of good.sessions) s.send({ type: 'gossip' });
+    await until(async () => (await report(goodTab))?.findings.some((f) => f.rule === 'message-type'), { what: 'a frame finding' });
+    await stopServiceWorker(browser.ctx, browser.extId);
+    await waitForProvider(browser.ctx, good.origin, (p) => p.status === 'connected' && p.live, { timeout: 20_000 });
+    await waitForProvider(browser.ctx, odd.origin, (p) => p.status === 'connected' && p.live, { timeout: 20_000 });
+    const goodAfter = await until(() => report(goodTab), { what: 'a report after the restart' });
+    assert.deepEqual(goodAfter.findings.map((f) => f.rule), [], 'frame findings live in the worker: they start over');
+    const oddAfter = await until(() => report(oddTab), { what: 'the odd provider\'s report' });
+    assert.deepEqual(oddAfter.findings.map((f) => f.rule).sort(),
+      ['affordance-action', 'affordance-estimate', 'meta-salience', 'meta-window', 'node-type'], 'tree findings are judged on the new mirror');
   });
 });
