@@ -125,6 +125,15 @@ TEST(frames_that_are_not_messages) {
     feed(l.c, "{not json", &l.o);
     CHECK_STR(found(l.c), "json");
     stop(&l);
+    /* A frame of any bytes: the report still carries valid UTF-8 (U+FFFD for the rest). */
+    begin(&l, HELLO_ALL, "{}", TODOS);
+    feed(l.c, "{\"type\":\"x\xff\xc3\"}", &l.o);
+    CHECK_STR(found(l.c), "json");
+    cJSON *root;
+    cJSON *f = finding(l.c, "json", &root);
+    CHECK_STR(f ? str(f, "frame") : NULL, "{\"type\":\"x\xef\xbf\xbd\xef\xbf\xbd\"}");
+    cJSON_Delete(root);
+    stop(&l);
     begin(&l, HELLO_ALL, "{}", TODOS);
     feed(l.c, "{\"type\":5}", &l.o);
     CHECK_STR(found(l.c), "message-shape");
@@ -318,6 +327,10 @@ TEST(node_and_meta_rules_name_the_path) {
     begin(&l, HELLO_ALL, "{}",
           "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"n\",\"type\":\"widget\"},{\"id\":\"m\",\"type\":\"acme:widget\"}]}");
     CHECK_STR(found(l.c), "node-type");
+    stop(&l);
+    /* A window whose children a depth limit left out is no page: nothing to count. */
+    begin(&l, HELLO_ALL, "{}", one("\"meta\":{\"total_children\":9,\"window\":[0,2]}"));
+    CHECK_STR(found(l.c), "");
     stop(&l);
 }
 

@@ -8,8 +8,9 @@
  * first frame, and every frame is followed by a tick, so snapshots, patches,
  * gaps, resyncs, timeouts and scheduled retries all get exercised. A line
  * "#RESET" closes the connection and opens a new one (a provider restart or
- * another app may follow); "#RESYNC" is the user's Retry. Every event must be
- * JSON the core's own strict scanner accepts.
+ * another app may follow); "#RESYNC" is the user's Retry; "#DRIFT" starts a
+ * drift check, whose request id "$DRF" spells. Every event must be JSON the
+ * core's own strict scanner accepts, and so must the conformance report.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -34,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slop_limits lim = {1 << 20, 64, 5000, 1000, 64};
     slop_consumer *c = slop_consumer_new(&lim, (size & 1) ? "postmessage" : "ws", 1234);
     if (!c) return 0;
-    char sub[64], sub2[64];
+    char sub[64], sub2[64], drf[64] = "none";
     snprintf(sub, sizeof sub, "%s", slop_consumer_subscribe(c, "{\"path\":\"/\"}", 12, 0, NULL));
     snprintf(sub2, sizeof sub2, "%s", slop_consumer_subscribe(c, "{\"path\":\"/a\",\"depth\":2}", 24, 0, NULL));
     drain(c);
@@ -45,6 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while (p < end && frame) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (len == 6 && memcmp(p, "#DRIFT", 6) == 0) {
+            const char *d = slop_consumer_check_drift(c, sub, now, NULL);
+            snprintf(drf, sizeof drf, "%s", d ? d : "none");
+            drain(c);
+            p += len + 1;
+            continue;
+        }
         if ((len == 6 && memcmp(p, "#RESET", 6) == 0) || (len == 7 && memcmp(p, "#RESYNC", 7) == 0)) {
             if (len == 6) {
                 slop_consumer_close(c, now);
@@ -59,9 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         size_t o = 0;
         for (size_t i = 0; i < len; i++) {
-            if (i + 4 <= len && memcmp(p + i, "$SUB", 4) == 0) {
-                size_t sl = strlen(sub);
-                memcpy(frame + o, sub, sl);
+            if (i + 4 <= len && (memcmp(p + i, "$SUB", 4) == 0 || memcmp(p + i, "$DRF", 4) == 0)) {
+                const char *id = p[i + 1] == 'S' ? sub : drf;
+                size_t sl = strlen(id);
+                memcpy(frame + o, id, sl);
                 o += sl;
                 i += 3;
             } else {
@@ -83,6 +92,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slop_consumer_node(c, sub, "/", NULL);
     slop_consumer_tree_text(c, sub, NULL);
     slop_consumer_tools(c, sub, "fz", 40, NULL);
+    {
+        size_t n = 0;
+        const char *report = slop_consumer_conformance(c, &n);
+        slop__frame_info fi;
+        if (!report || strlen(report) != n || slop__scan_frame(report, n, 200, &fi) != 0) __builtin_trap();
+    }
     slop_consumer_resolve_tool(c, sub, "a__b", NULL);
     slop_consumer_tree(c, sub2, "/a", 1, NULL);
     slop_consumer_invoke(c, "/a", "go", "{}", 2, now, NULL);

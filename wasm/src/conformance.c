@@ -78,7 +78,8 @@ static const rule rules[] = {
     {"meta-urgency", "MUST", "attention", "meta.urgency is one of none, low, medium, high, critical.", TREE_RULE},
     {"meta-window", "MUST", "scaling: windowing",
      "meta.total_children is a non-negative integer, at least the children present; meta.window is "
-     "[offset, count] with total_children, offset + count <= total_children, and count children present.",
+     "[offset, count] with total_children, offset + count <= total_children, and count children present "
+     "(when any are).",
      TREE_RULE},
     {"affordance-action", "MUST", "affordances",
      "Each affordance is an object with a non-empty string action, unique within its node.", TREE_RULE},
@@ -132,6 +133,39 @@ void slop__conf_free(slop__conformance *cf) {
     cf->n = cf->cap = 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid
+ * (overlong forms, surrogates and code points past U+10FFFF are invalid). */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+    if (s[0] < 0x80) return 1;
+    size_t len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+    if (len == 0 || s[0] > 0xF4 || len > n) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (len == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
+    if (len == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+    return len;
+}
+
+/* A finding's frame or detail: at most max bytes of it, as text a report can
+ * carry (a frame that broke "json" may hold any bytes, a detail a provider
+ * string cut by "%.60s"): invalid UTF-8 and NUL become U+FFFD. Caller frees. */
+static char *frame_text(const char *f, size_t len, size_t max) {
+    slop__buf b = {0};
+    const unsigned char *s = (const unsigned char *)f;
+    for (size_t i = 0; i < len;) {
+        size_t k = s[i] ? utf8_seq(s + i, len - i) : 0;
+        if (b.len + (k ? k : 3) > max) break;
+        if (k == 0) {
+            slop__buf_puts(&b, "\xEF\xBF\xBD");
+            i++;
+        } else {
+            slop__buf_putn(&b, f + i, k);
+            i += k;
+        }
+    }
+    return slop__buf_take(&b);
+}
+
 static int same_path(const char *a, const char *b) {
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
@@ -155,9 +189,9 @@ void slop__conf_note(slop__conformance *cf, const char *rule_id, const char *pat
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
     slop__finding *f = &cf->f[cf->n++];
-    *f = (slop__finding){r, 1, path ? slop__strdup(path) : NULL, slop__strdup(detail), NULL, version};
-    if (cf->frame)
-        f->frame = slop__strndup(cf->frame, slop__utf8_cut(cf->frame, cf->frame_len, SLOP__FINDING_FRAME_MAX));
+    *f = (slop__finding){r, 1, path ? slop__strdup(path) : NULL, frame_text(detail, strlen(detail), sizeof detail),
+                         NULL, version};
+    if (cf->frame) f->frame = frame_text(cf->frame, cf->frame_len, SLOP__FINDING_FRAME_MAX);
 }
 
 const char *slop__conf_rule_of_error(const char *code) {
@@ -258,7 +292,7 @@ static void check_meta(walk *w, const slop__node *n, const char *path, const cJS
     } else if (off->valuedouble + cnt->valuedouble > total->valuedouble) {
         slop__conf_note(w->out, "meta-window", path, w->version, "meta.window [%.17g, %.17g] goes past total_children %.17g",
                         off->valuedouble, cnt->valuedouble, total->valuedouble);
-    } else if (cnt->valuedouble != present) {
+    } else if (present > 0 && cnt->valuedouble != present) { /* none present: cut by depth, not a page */
         slop__conf_note(w->out, "meta-window", path, w->version, "meta.window says %.17g children, %.17g are present",
                         cnt->valuedouble, present);
     }
