@@ -3,7 +3,7 @@
 // service worker sees the change (storage.onChanged) and reconnects or disconnects. The token
 // therefore never travels in a message, and this page never reads a stored token.
 
-import { setToken, removeToken, listTokens, listApprovals, revokeApproval } from '../shared/settings-store.js';
+import { setToken, removeToken, listTokens, listApprovals, revokeApproval, setStringWebhook, removeStringWebhook, stringWebhookInfo } from '../shared/settings-store.js';
 import { onStorageChanged, extensionBase } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
 
@@ -66,11 +66,66 @@ $('token-form').addEventListener('submit', async (e) => {
   }
 });
 
+// ---- String agent: the webhook URL is a secret (written here, read only by the worker) --------
+
+function sayString(text, kind) {
+  const m = $('string-message');
+  m.textContent = text;
+  m.className = `form-message ${kind ?? ''}`;
+}
+
+/** The daemon's liveness (GET /health; /describe where a newer daemon has it): no secret involved. */
+async function stringHealth(origin) {
+  const el = $('string-health');
+  el.textContent = `Checking ${origin}…`;
+  try {
+    const res = await fetch(`${origin}/health`, { cache: 'no-store', credentials: 'omit' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    let version = '';
+    const d = await fetch(`${origin}/describe`, { cache: 'no-store', credentials: 'omit' }).catch(() => null);
+    if (d?.ok) {
+      const j = await d.json().catch(() => null);
+      version = j?.version ?? j?.instance?.version ?? '';
+    }
+    el.textContent = `The String daemon at ${origin} is running${version ? ` (version ${version})` : ''}.`;
+    el.dataset.state = 'up';
+  } catch {
+    el.textContent = `No String daemon answers at ${origin}: start it (string daemon start) to send it states.`;
+    el.dataset.state = 'down';
+  }
+}
+
+async function renderString() {
+  const info = await stringWebhookInfo();
+  $('string-saved').hidden = !info;
+  $('string-health').hidden = !info;
+  if (!info) return;
+  $('string-saved-text').textContent = `Saved: ${info.origin}/webhook/•••••••• (${info.tokenLength} characters, ${when(info.setAt)}).`;
+  stringHealth(info.origin);
+}
+
+$('string-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = $('string-url');
+  try {
+    const origin = await setStringWebhook(input.value);
+    input.value = '';
+    sayString(`Webhook saved for the daemon at ${origin}.`, 'ok');
+  } catch (err) {
+    sayString(err.message, 'bad'); // parseStringWebhook's messages never quote the token
+  }
+});
+$('string-remove').addEventListener('click', async () => {
+  await removeStringWebhook();
+  sayString('Webhook removed.', 'ok');
+});
+
 onStorageChanged((changes, area) => {
   if (area !== 'local') return;
   if ('tokenIndex' in changes) renderTokens();
   if ('approvals' in changes) renderApprovals();
+  if ('stringWebhookIndex' in changes) renderString();
 });
 
 $('ext-origin').textContent = extensionBase.replace(/\/$/, '');
-Promise.all([renderTokens(), renderApprovals()]).then(() => { document.body.dataset.ready = '1'; });
+Promise.all([renderTokens(), renderApprovals(), renderString()]).then(() => { document.body.dataset.ready = '1'; });

@@ -20,6 +20,7 @@ import { initTheme } from './theme.js';
 import { Toast } from './parts/toast.js';
 import { Toolbar } from './parts/toolbar.js';
 import { ConformancePane } from './parts/conformance-pane.js';
+import { StringSend } from './parts/string-send.js';
 import { Notices } from './parts/notices.js';
 import { TreePane } from './parts/tree-pane.js';
 import { SearchBar } from './parts/search-bar.js';
@@ -74,6 +75,7 @@ const toolbar = new Toolbar({
   exportBtn: $('export'), historyBtn: $('toggle-history'), subBtn: $('toggle-sub'), swState: $('sw-state'),
 }, { store, selection, tabId, onSelect: (key) => show(key) });
 const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log') }, { store, selection, copy });
+const stringSend = new StringSend($('send-string'), { bridge, selection, toast });
 const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
   bridge, selection,
   isOpen: () => side.tab === 'conformance',
@@ -136,6 +138,7 @@ function trackScrub() {
 /** What need not be exact to the millisecond: once per animation frame at most. */
 function renderLazy() {
   toolbar.render();
+  stringSend.render();
   treePane.renderLoadState();
   historyStrip.render();
   subscription.render();
@@ -235,6 +238,7 @@ globalThis.slopPanel = {
   request: (type, fields) => bridge.request(type, fields),
   selection: () => treeView.selection(),
   conformance: () => conformance.report,
+  stringResult: () => stringSend.lastResult,
   reveal: (path) => treeView.reveal(path),
   toggle: (path, open) => treeView.toggle(path, open),
   rowCount: () => treeView.rowCount,

@@ -3,7 +3,8 @@
 // As a plain page for tests: popup.html?tabId=N.
 
 import { PORTS, Request, Push, Status } from '../shared/messages.js';
-import { activeTabId, openOptionsPage } from '../shared/browser.js';
+import { activeTabId, openOptionsPage, onStorageChanged } from '../shared/browser.js';
+import { stringWebhookInfo } from '../shared/settings-store.js';
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
@@ -11,6 +12,8 @@ import { statusLabel, syncText, providerTitle, transportText } from '../shared/s
 const $ = (id) => document.getElementById(id);
 let last = null;
 let port = null;
+/** A String agent's webhook is set (Options): providers with state get "Send to String agent". */
+let stringSet = false;
 
 function originOf(url) {
   try { return new URL(url).origin; } catch { return url ?? ''; }
@@ -21,6 +24,20 @@ function act(button, type, key) {
   port.request(type, { key })
     .catch((e) => { button.replaceWith(h('span', { class: 'error-text', text: e.message })); })
     .finally(() => { button.disabled = false; });
+}
+
+/** The last "Send to String agent" outcome per provider: kept across re-renders. */
+const stringResults = new Map();
+
+/** One request per click; the daemon's answer shown in words under the card's buttons. */
+function sendToString(button, key) {
+  button.disabled = true;
+  stringResults.set(key, { text: 'Sending…', ok: '' });
+  if (last) render(last);
+  port.request(Request.SEND_TO_STRING, { key })
+    .then((r) => stringResults.set(key, { text: r.message + (r.kept < r.total ? ` (cut to ${r.kept} of ${r.total} nodes to fit)` : ''), ok: String(r.ok) }))
+    .catch((e) => stringResults.set(key, { text: e.message, ok: 'false' }))
+    .finally(() => { if (last) render(last); });
 }
 
 function providerCard(p) {
@@ -42,6 +59,10 @@ function providerCard(p) {
     if (stuck || [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status)) {
       row.push(h('button', { type: 'button', 'data-action': 'retry', onclick: (e) => act(e.target, Request.RETRY, p.key) }, 'Retry now'));
     }
+    if (stringSet && p.nodes > 0) {
+      row.push(h('button', { type: 'button', 'data-action': 'send-to-string', title: 'Send a text snapshot of this state to your String agent (one request)',
+        disabled: stringResults.get(p.key)?.text === 'Sending…', onclick: (e) => sendToString(e.target, p.key) }, 'Send to String agent'));
+    }
     if (row.length) actions.push(h('div', { class: 'actions' }, row));
   }
   const bad = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.ERROR].includes(p.status);
@@ -55,7 +76,8 @@ function providerCard(p) {
       p.provider.slop_version ? ` · SLOP ${p.provider.slop_version}` : '', p.nodes ? ` · ${p.nodes} nodes mirrored` : '') : null,
     p.message && p.status !== Status.PENDING_APPROVAL ? h('div', { class: `message ${bad ? 'error-text' : 'muted'}`, text: p.message }) : null,
     p.capabilities.length ? h('div', { class: 'caps' }, p.capabilities.map((c) => h('span', { class: 'chip', text: c }))) : null,
-    actions);
+    actions,
+    stringResults.has(p.key) ? h('div', { class: 'string-result', 'data-ok': stringResults.get(p.key).ok, text: stringResults.get(p.key).text }) : null);
 }
 
 function render(msg) {
@@ -79,6 +101,12 @@ function render(msg) {
 
 async function main() {
   $('options').addEventListener('click', () => openOptionsPage());
+  stringSet = !!(await stringWebhookInfo());
+  onStorageChanged((changes, area) => {
+    if (area !== 'local' || !('stringWebhookIndex' in changes)) return;
+    stringSet = !!changes.stringWebhookIndex.newValue;
+    if (last) render(last);
+  });
   const q = new URLSearchParams(location.search);
   const tabId = q.has('tabId') ? Number(q.get('tabId')) : await activeTabId();
   if (!Number.isInteger(tabId)) {

@@ -8,7 +8,8 @@
 
 import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
 import { isOwnExtensionPage } from '../shared/browser.js';
-import { approve, deny } from '../shared/settings-store.js';
+import { approve, deny, stringWebhookUrl } from '../shared/settings-store.js';
+import { stringPayload, postToWebhook } from './string-webhook.js';
 import { withCore, core } from './core.js';
 import { connectionEvents } from './connections.js';
 import { tabs, tabEvents, connectionOf } from './tabs.js';
@@ -308,6 +309,21 @@ const handlers = {
       event.event === 'timeout' ? 'The provider did not answer the drift check in time.'
         : event.event === 'closed' ? 'The connection closed during the drift check.'
           : `The provider answered the drift check with an error: ${event.code ?? ''} ${event.message ?? ''}`.trim());
+  },
+  async [Request.SEND_TO_STRING](ui, m) {
+    const conn = needConnection(ui, m.key);
+    const sub = needSub(conn, m.sub);
+    const info = subscriptionInfo(conn.consumer, sub);
+    if (!info?.nodes) throw new RequestError(ErrorCode.BAD_STATE, 'Nothing to send: the provider has no state yet.');
+    const url = await stringWebhookUrl();
+    if (!url) throw new RequestError(ErrorCode.BAD_STATE, 'No String agent is set: paste its webhook URL (`string webhook show`) in Options.');
+    const payload = stringPayload({
+      pageUrl: conn.pageUrl, provider: conn.provider, live: conn.live, status: conn.status,
+      transport: conn.isPostMessage ? 'postMessage, in the page' : conn.transport.url,
+      version: info.version ?? 0, nodes: info.nodes, treeText: conn.consumer.treeText(sub) ?? '', tools: conn.consumer.tools(sub),
+    });
+    const answer = await postToWebhook(url, payload.text);
+    return { ...answer, bytes: payload.bytes, kept: payload.kept, total: payload.total };
   },
   [Request.GET_TREE](ui, m) {
     const conn = needSource(ui, m.key);

@@ -133,6 +133,14 @@ export const Request = Object.freeze({
    */
   CHECK_DRIFT: 'ui/check-drift',
   /**
+   * "Send to String agent": one POST of a text snapshot of the provider to the String agent's
+   * local webhook stored in Options (never retried). {key, sub?} →
+   * {ok, status, message, eventId?, bytes, kept, total}: the daemon's answer in words, the
+   * payload's size and how many of the tree's nodes it holds. Fails with BAD_STATE when no webhook
+   * is set or the provider has no state yet.
+   */
+  SEND_TO_STRING: 'ui/send-to-string',
+  /**
    * Check params against an affordance schema (the core decides). {schema, params} →
    * {errors: [{code, path: (string|number)[], message}] | null}: every failing path, null when they fit.
    */

@@ -5,6 +5,8 @@
 //   tokens      {[providerOrigin]: token}           read only by the service worker (tokenFor)
 //   tokenIndex  {[providerOrigin]: {setAt, length}}  what the options page lists: never the token
 //   approvals   {[approvalKey]: {at, page, target}}  key and parts come from the core (classifyTarget)
+//   stringWebhook       "http://127.0.0.1:3923/webhook/wh_…"  read only by the service worker (a secret)
+//   stringWebhookIndex  {origin, setAt, tokenLength}         what pages show: never the token
 // chrome.storage.session
 //   denied      {[approvalKey]: at}                  "Deny" in the popup, for this browser session
 //
@@ -18,6 +20,8 @@ export const KEYS = Object.freeze({
   TOKEN_INDEX: 'tokenIndex',
   APPROVALS: 'approvals',
   DENIED: 'denied',
+  STRING_WEBHOOK: 'stringWebhook',
+  STRING_WEBHOOK_INDEX: 'stringWebhookIndex',
 });
 
 /**
@@ -144,4 +148,50 @@ export async function deny(approvalKey) {
 export async function isDenied(approvalKey) {
   const { denied = {} } = await storageSession.get(KEYS.DENIED);
   return Object.prototype.hasOwnProperty.call(denied, approvalKey);
+}
+
+// ------------------------------------------------------------------ String agent webhook
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * A String agent's local webhook URL (from `string webhook show`), checked: http on a loopback
+ * host, path /webhook/<token>. Returns {url, origin, tokenLength}; throws with a message that never
+ * quotes the token.
+ */
+export function parseStringWebhook(input) {
+  let url;
+  try {
+    url = new URL(String(input ?? '').trim());
+  } catch {
+    throw new Error('Paste the whole webhook URL, for example http://127.0.0.1:3923/webhook/wh_…');
+  }
+  if (url.protocol !== 'http:') throw new Error('A String webhook is an http:// URL on this machine');
+  if (!LOOPBACK.has(url.hostname)) throw new Error('Only a webhook on this machine (127.0.0.1, localhost or [::1]) is accepted: the state of your pages goes nowhere else');
+  const m = /^\/webhook\/([A-Za-z0-9_-]{8,256})$/.exec(url.pathname);
+  if (!m || url.search || url.hash || url.username || url.password) throw new Error('The URL must end in /webhook/<token>, as `string webhook show` prints it');
+  return { url: `${url.origin}${url.pathname}`, origin: url.origin, tokenLength: m[1].length };
+}
+
+/** Stores the webhook URL (options page). Throws with a user-facing message. */
+export async function setStringWebhook(input) {
+  const w = parseStringWebhook(input);
+  await storageLocal.set({ [KEYS.STRING_WEBHOOK]: w.url, [KEYS.STRING_WEBHOOK_INDEX]: { origin: w.origin, setAt: Date.now(), tokenLength: w.tokenLength } });
+  return w.origin;
+}
+
+export async function removeStringWebhook() {
+  await storageLocal.remove([KEYS.STRING_WEBHOOK, KEYS.STRING_WEBHOOK_INDEX]);
+}
+
+/** {origin, setAt, tokenLength} or null: what a page may show. */
+export async function stringWebhookInfo() {
+  const { [KEYS.STRING_WEBHOOK_INDEX]: info = null } = await storageLocal.get(KEYS.STRING_WEBHOOK_INDEX);
+  return info;
+}
+
+/** Service worker only: the webhook URL, or null. */
+export async function stringWebhookUrl() {
+  const { [KEYS.STRING_WEBHOOK]: url = null } = await storageLocal.get(KEYS.STRING_WEBHOOK);
+  return typeof url === 'string' ? url : null;
 }

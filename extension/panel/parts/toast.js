@@ -15,11 +15,11 @@ export class Toast {
     this.el = el;
   }
 
-  show(text) {
+  show(text, ms = SHOW_MS) {
     this.el.textContent = text;
     this.el.hidden = false;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => { this.el.hidden = true; }, SHOW_MS);
+    this.#timer = setTimeout(() => { this.el.hidden = true; }, ms);
   }
 
   async copy(text, what) {
