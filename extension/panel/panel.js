@@ -21,6 +21,7 @@ import { Toast } from './parts/toast.js';
 import { Toolbar } from './parts/toolbar.js';
 import { ConformancePane } from './parts/conformance-pane.js';
 import { StringSend } from './parts/string-send.js';
+import { ConnectStrip } from './parts/connect-strip.js';
 import { Notices } from './parts/notices.js';
 import { TreePane } from './parts/tree-pane.js';
 import { SearchBar } from './parts/search-bar.js';
@@ -75,6 +76,7 @@ const toolbar = new Toolbar({
   exportBtn: $('export'), historyBtn: $('toggle-history'), subBtn: $('toggle-sub'), swState: $('sw-state'),
 }, { store, selection, tabId, onSelect: (key) => show(key) });
 const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log') }, { store, selection, copy });
+const connectStrip = new ConnectStrip({ strip: $('connect-strip'), button: $('toggle-connect') }, { store, bridge, onSelect: (key) => pendingSelect(key) });
 const stringSend = new StringSend($('send-string'), { bridge, selection, toast });
 const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
   bridge, selection,
@@ -119,6 +121,16 @@ const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('ban
   openImport: () => importExport.pick(),
 });
 
+/** A provider added by address: shown once the worker lists it. */
+let wantedKey = null;
+function pendingSelect(key) {
+  wantedKey = key;
+  if (store.providers.some((p) => p.key === key)) {
+    wantedKey = null;
+    show(key);
+  }
+}
+
 /** Shows another provider (or import, or nothing). */
 function show(key) {
   if (!selection.select(key)) return;
@@ -138,6 +150,7 @@ function trackScrub() {
 /** What need not be exact to the millisecond: once per animation frame at most. */
 function renderLazy() {
   toolbar.render();
+  connectStrip.render();
   stringSend.render();
   treePane.renderLoadState();
   historyStrip.render();
@@ -175,7 +188,9 @@ store.subscribe((change) => {
   // A new port (first time, or after a service worker restart): the worker knows no watch yet.
   if (change.bridge && store.bridgeState === 'connected') selection.syncWatch(true);
   if (change.providers) {
-    show(selection.choice());
+    const wanted = wantedKey && store.providers.some((p) => p.key === wantedKey) ? wantedKey : null;
+    if (wanted) wantedKey = null;
+    show(wanted ?? selection.choice());
     selection.syncWatch();
     subscription.restore();
     document.body.dataset.ready = '1';
@@ -239,6 +254,7 @@ globalThis.slopPanel = {
   selection: () => treeView.selection(),
   conformance: () => conformance.report,
   stringResult: () => stringSend.lastResult,
+  connectResult: () => connectStrip.last,
   reveal: (path) => treeView.reveal(path),
   toggle: (path, open) => treeView.toggle(path, open),
   rowCount: () => treeView.rowCount,

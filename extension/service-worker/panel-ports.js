@@ -8,11 +8,12 @@
 
 import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
 import { isOwnExtensionPage } from '../shared/browser.js';
-import { approve, deny, stringWebhookUrl } from '../shared/settings-store.js';
+import { approve, deny, stringWebhookUrl, removeManualProvider } from '../shared/settings-store.js';
+import { connectTo } from './connect-to.js';
 import { stringPayload, postToWebhook } from './string-webhook.js';
 import { withCore, core } from './core.js';
 import { connectionEvents } from './connections.js';
-import { tabs, tabEvents, connectionOf } from './tabs.js';
+import { tabs, tabEvents, connectionOf, manualConnections, MANUAL_TAB } from './tabs.js';
 import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from './node-views.js';
 import { ImportedTree } from './imports.js';
 
@@ -122,7 +123,8 @@ function providersPush(tabId) {
     type: Push.PROVIDERS,
     tabId,
     pageUrl: tab?.pageUrl ?? null,
-    providers: tab ? [...tab.connections.values()].map((c) => c.info()) : [],
+    // The page's providers, then those added by address (shown on every tab).
+    providers: [...(tab ? tab.connections.values() : []), ...manualConnections.values()].map((c) => c.info()),
     problems: tab?.problems ?? [],
   };
 }
@@ -131,7 +133,8 @@ function providersPush(tabId) {
 const dirtyTabs = new Set();
 function scheduleProviders(tabId) {
   if (dirtyTabs.size === 0) setTimeout(flushProviders, 0);
-  dirtyTabs.add(tabId);
+  if (tabId !== MANUAL_TAB) dirtyTabs.add(tabId);
+  else for (const u of uiPorts) if (u.tabId !== null) dirtyTabs.add(u.tabId);
 }
 function flushProviders() {
   const ids = [...dirtyTabs];
@@ -146,7 +149,7 @@ function flushProviders() {
 tabEvents.change.add(scheduleProviders);
 
 function watchersOf(conn) {
-  return [...uiPorts].filter((u) => u.tabId === conn.tabId && u.watches.has(conn.key));
+  return [...uiPorts].filter((u) => (u.tabId === conn.tabId || conn.tabId === MANUAL_TAB) && u.watches.has(conn.key));
 }
 
 /**
@@ -324,6 +327,19 @@ const handlers = {
     });
     const answer = await postToWebhook(url, payload.text);
     return { ...answer, bytes: payload.bytes, kept: payload.kept, total: payload.total };
+  },
+  async [Request.CONNECT_TO](ui, m) {
+    if (typeof m.address !== 'string' || (m.token != null && typeof m.token !== 'string')) throw new RequestError(ErrorCode.BAD_REQUEST, 'address must be a string');
+    try {
+      return await connectTo(m.address, m.token || null);
+    } catch (e) {
+      throw new RequestError(e.code === 'bad_request' ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL, e.message);
+    }
+  },
+  async [Request.REMOVE_PROVIDER](ui, m) {
+    if (typeof m.key !== 'string' || !manualConnections.has(m.key)) throw new RequestError(ErrorCode.NOT_FOUND, 'Not a provider added by address');
+    await removeManualProvider(m.key);
+    return {};
   },
   [Request.GET_TREE](ui, m) {
     const conn = needSource(ui, m.key);

@@ -13,7 +13,7 @@
 import { PORTS } from '../shared/messages.js';
 import { onConnect, onStorageChanged, onTabRemoved } from '../shared/browser.js';
 import { coreReady, withCore } from './core.js';
-import { acceptContentPort, dropTab, tickAll, settingsChanged, tabs, connectionOf, allConnections } from './tabs.js';
+import { acceptContentPort, dropTab, tickAll, settingsChanged, tabs, connectionOf, allConnections, reconcileManual } from './tabs.js';
 import { acceptUiPort } from './panel-ports.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
 import { setToken, approve } from '../shared/settings-store.js';
@@ -32,10 +32,12 @@ onTabRemoved((tabId) => dropTab(tabId));
 
 // Request timeouts: the core never reads a clock; it is told the time once a second.
 setInterval(() => {
-  if (tabs.size > 0) tickAll(Date.now());
+  if (allConnections().length > 0) tickAll(Date.now());
 }, 1000);
 
 coreReady.catch(() => { /* reported in core.js; every handler reports it again */ });
+// Providers added by address ("Connect to…") come back after a restart of the worker.
+withCore(() => reconcileManual()).catch((e) => console.error('SLOP Inspector:', e?.message ?? e));
 
 // Debugging handle for the developer console of this worker, for the end-to-end tests and for
 // the Playwright library (js-glue/playwright-node.js), all through worker.evaluate. Pages cannot

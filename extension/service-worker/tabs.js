@@ -10,7 +10,7 @@
 
 import { FromContent, ToContent, PROTOCOL_VERSION, Status, catalogued } from '../shared/messages.js';
 import { isOwnContentScript, setBadge } from '../shared/browser.js';
-import { KEYS, providerOriginOf, tokenFor, isApproved, isDenied } from '../shared/settings-store.js';
+import { KEYS, providerOriginOf, tokenFor, isApproved, isDenied, listManualProviders } from '../shared/settings-store.js';
 import { withCore, core } from './core.js';
 import { Connection, connectionEvents } from './connections.js';
 
@@ -39,12 +39,40 @@ function tabChanged(tabId) {
 }
 connectionEvents.change.add((conn) => tabChanged(conn.tabId));
 
+/** The pseudo tab of providers added by address ("Connect to…"): every tab's UI sees them. */
+export const MANUAL_TAB = -1;
+/** @type {Map<string, Connection>} ws URL → connection */
+export const manualConnections = new Map();
+
 export function connectionOf(tabId, key) {
-  return tabs.get(tabId)?.connections.get(key) ?? null;
+  return tabs.get(tabId)?.connections.get(key) ?? manualConnections.get(key) ?? null;
 }
 
 export function allConnections() {
-  return [...tabs.values()].flatMap((t) => [...t.connections.values()]);
+  return [...[...tabs.values()].flatMap((t) => [...t.connections.values()]), ...manualConnections.values()];
+}
+
+/**
+ * The providers added by address, as stored (options: manualProviders): one connection each,
+ * started at once (the user named it: no approval), disposed when removed.
+ */
+export async function reconcileManual() {
+  const urls = new Set(await listManualProviders());
+  for (const [url, conn] of manualConnections) {
+    if (urls.has(url)) continue;
+    conn.dispose();
+    manualConnections.delete(url);
+  }
+  for (const url of urls) {
+    if (manualConnections.has(url)) continue;
+    const conn = new Connection({
+      tabId: MANUAL_TAB, key: url, transport: { type: 'ws', url }, source: 'manual', pageUrl: null,
+      target: { classification: 'same-origin', page_origin: null, target: url, approval_key: null }, host: workerHost,
+    });
+    manualConnections.set(url, conn);
+    conn.start().catch((e) => console.error('SLOP Inspector: connect failed:', e?.message ?? e));
+  }
+  tabChanged(MANUAL_TAB);
 }
 
 // ------------------------------------------------------------------------ content port
@@ -227,6 +255,7 @@ function changedKeys(change) {
 export function settingsChanged(changes) {
   const approvalKeys = new Set([...changedKeys(changes[KEYS.APPROVALS]), ...changedKeys(changes[KEYS.DENIED])]);
   const tokenOrigins = changedKeys(changes[KEYS.TOKEN_INDEX]);
+  if (KEYS.MANUAL_PROVIDERS in changes) reconcileManual().catch((e) => console.error('SLOP Inspector:', e?.message ?? e));
   if (approvalKeys.size === 0 && tokenOrigins.size === 0) return;
   for (const conn of allConnections()) {
     if (conn.disposed) continue;
@@ -244,6 +273,7 @@ export function settingsChanged(changes) {
 }
 
 function updateBadge(tabId) {
+  if (tabId === MANUAL_TAB) return;
   const tab = tabs.get(tabId);
   const conns = tab ? [...tab.connections.values()] : [];
   if (conns.some((c) => c.status === Status.PENDING_APPROVAL)) setBadge(tabId, '?', '#b26b00');

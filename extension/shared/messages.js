@@ -141,6 +141,16 @@ export const Request = Object.freeze({
    */
   SEND_TO_STRING: 'ui/send-to-string',
   /**
+   * "Connect to…": a provider no page announces. {address, token?} where address is ws(s):// (kept
+   * and connected, shown on every tab until removed) or http(s):// (its /.well-known/slop is read
+   * for the ws:// address). → {kind: "slop", key} | {kind: "agnt-gg", url, info, tools, resources}
+   * (an agnt-gg "Simple Language Open Protocol" HTTP server: a different protocol, shown read-only)
+   * | {kind: "not-slop", message}. A bad address or token fails with BAD_REQUEST.
+   */
+  CONNECT_TO: 'ui/connect-to',
+  /** Forget a provider added by address. {key} → {} */
+  REMOVE_PROVIDER: 'ui/remove-provider',
+  /**
    * Check params against an affordance schema (the core decides). {schema, params} →
    * {errors: [{code, path: (string|number)[], message}] | null}: every failing path, null when they fit.
    */

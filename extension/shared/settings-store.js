@@ -5,6 +5,7 @@
 //   tokens      {[providerOrigin]: token}           read only by the service worker (tokenFor)
 //   tokenIndex  {[providerOrigin]: {setAt, length}}  what the options page lists: never the token
 //   approvals   {[approvalKey]: {at, page, target}}  key and parts come from the core (classifyTarget)
+//   manualProviders     {[wsUrl]: {addedAt}}                  "Connect to…": providers no page announces
 //   stringWebhook       "http://127.0.0.1:3923/webhook/wh_…"  read only by the service worker (a secret)
 //   stringWebhookIndex  {origin, setAt, tokenLength}         what pages show: never the token
 // chrome.storage.session
@@ -20,6 +21,7 @@ export const KEYS = Object.freeze({
   TOKEN_INDEX: 'tokenIndex',
   APPROVALS: 'approvals',
   DENIED: 'denied',
+  MANUAL_PROVIDERS: 'manualProviders',
   STRING_WEBHOOK: 'stringWebhook',
   STRING_WEBHOOK_INDEX: 'stringWebhookIndex',
 });
@@ -194,4 +196,40 @@ export async function stringWebhookInfo() {
 export async function stringWebhookUrl() {
   const { [KEYS.STRING_WEBHOOK]: url = null } = await storageLocal.get(KEYS.STRING_WEBHOOK);
   return typeof url === 'string' ? url : null;
+}
+
+// ------------------------------------------------------------ providers added by address
+
+/** "ws://host:port/path" as the key of a provider added by address; throws with a message. */
+export function normalizeProviderUrl(input) {
+  let url;
+  try {
+    url = new URL(String(input ?? '').trim());
+  } catch {
+    throw new Error('Enter the provider’s address, for example ws://localhost:3737/slop');
+  }
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new Error('A SLOP provider’s address is a ws:// or wss:// URL');
+  if (url.username || url.password) throw new Error('Put the token in the token field, not in the address');
+  if (url.hash) url.hash = '';
+  return url.href;
+}
+
+export async function addManualProvider(wsUrl) {
+  const key = normalizeProviderUrl(wsUrl);
+  const { [KEYS.MANUAL_PROVIDERS]: list = {} } = await storageLocal.get(KEYS.MANUAL_PROVIDERS);
+  list[key] = { addedAt: list[key]?.addedAt ?? Date.now() };
+  await storageLocal.set({ [KEYS.MANUAL_PROVIDERS]: list });
+  return key;
+}
+
+export async function removeManualProvider(wsUrl) {
+  const { [KEYS.MANUAL_PROVIDERS]: list = {} } = await storageLocal.get(KEYS.MANUAL_PROVIDERS);
+  delete list[wsUrl];
+  await storageLocal.set({ [KEYS.MANUAL_PROVIDERS]: list });
+}
+
+/** The ws:// URLs added by address, oldest first. */
+export async function listManualProviders() {
+  const { [KEYS.MANUAL_PROVIDERS]: list = {} } = await storageLocal.get(KEYS.MANUAL_PROVIDERS);
+  return Object.entries(list).sort((a, b) => (a[1]?.addedAt ?? 0) - (b[1]?.addedAt ?? 0)).map(([url]) => url);
 }

@@ -78,6 +78,6 @@ export function providerTitle(info) {
 
 /** Where the provider is, for a second line. */
 export function transportText(info) {
-  const how = info.source === 'well-known' ? 'via /.well-known/slop' : 'via <meta name="slop">';
+  const how = info.source === 'well-known' ? 'via /.well-known/slop' : info.source === 'manual' ? 'added by address' : 'via <meta name="slop">';
   return info.transport.type === 'postmessage' ? `postMessage (in this page) ${how}` : `${info.transport.url} ${how}`;
 }

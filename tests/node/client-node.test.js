@@ -155,8 +155,15 @@ describe('Node client', () => {
         `at version ${d.version} the patches give true, the provider's state is false`]]);
       app.close();
       // The command's own connection: the state changes silently while it watches.
-      const pending = run(['check', p.wsUrl, '--watch', '1500', '--drift'], { SLOP_TOKEN: p.token });
-      setTimeout(() => { engine.root.children[0].children[0].properties.unread = true; }, 700);
+      const earlier = new Set(p.sessions);
+      const pending = run(['check', p.wsUrl, '--watch', '3000', '--drift'], { SLOP_TOKEN: p.token });
+      // Once the command's own subscription has its snapshot, the state changes silently.
+      const deadline = Date.now() + 10_000;
+      while (![...p.sessions].some((s) => !earlier.has(s) && s.subscriptions.size > 0) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      engine.root.children[0].children[0].properties.unread = true;
       const r = await pending;
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stdout, /MUST drift .*\n {2}\/inbox\/m7\/properties\/unread v\d+: at version \d+ the patches give false, the provider's state is true/);

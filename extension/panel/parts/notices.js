@@ -71,7 +71,7 @@ export class Notices {
     return stateCard('No SLOP provider on this page', [
       h('p', {}, 'A page announces one with ', h('code', { text: '<meta name="slop" content="ws://host:port/slop">' }),
         ' or ', h('code', { text: '<meta name="slop" content="postmessage">' }), ', or serves ', h('code', { text: '/.well-known/slop' }), '.'),
-      h('p', { class: 'muted', text: 'Reload the page after adding one; this panel updates by itself. You can also import a snapshot file.' }),
+      h('p', { class: 'muted', text: 'Reload the page after adding one; this panel updates by itself. A provider that no page announces (a desktop app, a server) can be added by address with Connect…; a snapshot file can be imported.' }),
       problems.length ? h('div', { class: 'problems' }, h('p', { class: 'error-text', text: 'The core refused what this page announced:' }),
         h('ul', {}, problems.map((x) => h('li', { class: 'mono small', text: `${x.content} — ${x.error}` })))) : null],
     h('button', { type: 'button', 'data-action': 'import', onclick: () => this.o.openImport() }, 'Import a snapshot…'));

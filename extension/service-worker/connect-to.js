@@ -1,0 +1,86 @@
+// connect-to.js: "Connect to…" an address no page announces. A ws:// address is a SLOP provider to
+// keep (settings-store: manualProviders; tabs.js connects it). An http:// address is read for a
+// /.well-known/slop descriptor (the core parses it); failing that, its /info tells whether it is an
+// agnt-gg "Simple Language Open Protocol" server, which shares the name but not the protocol: its
+// /info, /tools and /resources are shown read-only and nothing is ever invoked there.
+
+import { addManualProvider, normalizeProviderUrl, setToken } from '../shared/settings-store.js';
+import { core } from './core.js';
+
+/** Bytes of an answer read at most (a probe, not a download). */
+const READ_MAX = 256 * 1024;
+const PROBE_MS = 5000;
+
+async function getJson(url) {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), PROBE_MS);
+  try {
+    const res = await fetch(url, { credentials: 'omit', cache: 'no-store', redirect: 'error', signal: ctl.signal });
+    const text = (await res.text()).slice(0, READ_MAX);
+    let json;
+    try { json = JSON.parse(text); } catch { json = undefined; }
+    return { status: res.status, type: res.headers.get('content-type') ?? '', text, json };
+  } catch (e) {
+    return { status: 0, error: e?.name === 'AbortError' ? 'no answer in 5 s' : 'the request failed (nothing there, or the server does not let the extension read it: CORS)' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** An agnt-gg /info: {name, version?, endpoints: [{path, ...}]}. */
+function looksAgntGg(info) {
+  return !!info && typeof info === 'object' && typeof info.name === 'string' && Array.isArray(info.endpoints) &&
+    info.endpoints.some((e) => typeof e?.path === 'string' && /^\/(chat|tools|memory|resources|pay)\b/.test(e.path));
+}
+
+function said(r) {
+  if (r.status === 0) return r.error;
+  return `HTTP ${r.status}${r.type ? ` ${r.type.split(';')[0]}` : ''}${r.json === undefined && r.text ? `: “${r.text.slice(0, 80).replace(/\s+/g, ' ')}”` : ''}`;
+}
+
+/** @returns {Promise<{kind: 'slop', key: string}|{kind: 'agnt-gg', url, info, tools, resources}|{kind: 'not-slop', message: string}>} */
+export async function connectTo(address, token) {
+  const text = String(address ?? '').trim();
+  let url;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `ws://${text}`);
+  } catch {
+    throw Object.assign(new Error(`“${text}” is not an address`), { code: 'bad_request' });
+  }
+  if (url.protocol === 'ws:' || url.protocol === 'wss:') return keep(url.href, token);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw Object.assign(new Error('Use a ws://, wss://, http:// or https:// address'), { code: 'bad_request' });
+  }
+  const base = url.href.replace(/\/+$/, '');
+  const wk = await getJson(`${url.origin}/.well-known/slop`);
+  if (wk.status === 200) {
+    const d = core().parseDescriptor(wk.text);
+    if (d.ok && d.descriptor.transport?.type === 'ws') return keep(d.descriptor.transport.url, token);
+    if (d.ok) return { kind: 'not-slop', message: `${url.origin}/.well-known/slop names a provider in a page (${d.descriptor.transport?.type}): open that page instead.` };
+  }
+  const info = await getJson(`${base}/info`);
+  if (info.status === 200 && looksAgntGg(info.json)) {
+    const [tools, resources] = await Promise.all([getJson(`${base}/tools`), getJson(`${base}/resources`)]);
+    return {
+      kind: 'agnt-gg', url: base, info: info.json,
+      tools: tools.status === 200 && tools.json !== undefined ? tools.json : null,
+      resources: resources.status === 200 && resources.json !== undefined ? resources.json : null,
+    };
+  }
+  return {
+    kind: 'not-slop',
+    message: `${base} is not a SLOP provider: /.well-known/slop gave ${said(wk)}${wk.status === 200 ? ' (not a SLOP descriptor)' : ''}, /info gave ${said(info)}.`,
+  };
+}
+
+async function keep(wsUrl, token) {
+  let key;
+  try {
+    key = normalizeProviderUrl(wsUrl);
+    if (token) await setToken(key, token);
+  } catch (e) {
+    throw Object.assign(new Error(e.message), { code: 'bad_request' });
+  }
+  await addManualProvider(key);
+  return { kind: 'slop', key };
+}
