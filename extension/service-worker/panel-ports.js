@@ -123,8 +123,10 @@ function providersPush(tabId) {
     type: Push.PROVIDERS,
     tabId,
     pageUrl: tab?.pageUrl ?? null,
-    // The page's providers, then those added by address (shown on every tab).
-    providers: [...(tab ? tab.connections.values() : []), ...manualConnections.values()].map((c) => c.info()),
+    // The page's providers, then those added by address (shown on every tab; once, when the
+    // page announces the same address: requests reach the page's connection first).
+    providers: [...(tab ? tab.connections.values() : []),
+      ...[...manualConnections.values()].filter((c) => !tab?.connections.has(c.key))].map((c) => c.info()),
     problems: tab?.problems ?? [],
   };
 }
