@@ -7,16 +7,39 @@
 import { addManualProvider, normalizeProviderUrl, setToken } from '../shared/settings-store.js';
 import { core } from './core.js';
 
-/** Bytes of an answer read at most (a probe, not a download). */
+/** Bytes of an answer read at most. */
 const READ_MAX = 256 * 1024;
 const PROBE_MS = 5000;
+
+/** The body as text, at most `max` bytes of it: the rest is never read (a probe, not a download). */
+async function readAtMost(res, max) {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks = [];
+  let n = 0;
+  while (n < max) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    n += value.length;
+  }
+  reader.cancel().catch(() => {});
+  const all = new Uint8Array(Math.min(n, max));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, all.length - at);
+    all.set(part, at);
+    at += part.length;
+  }
+  return new TextDecoder().decode(all);
+}
 
 async function getJson(url) {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), PROBE_MS);
   try {
     const res = await fetch(url, { credentials: 'omit', cache: 'no-store', redirect: 'error', signal: ctl.signal });
-    const text = (await res.text()).slice(0, READ_MAX);
+    const text = await readAtMost(res, READ_MAX);
     let json;
     try { json = JSON.parse(text); } catch { json = undefined; }
     return { status: res.status, type: res.headers.get('content-type') ?? '', text, json };

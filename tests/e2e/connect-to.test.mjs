@@ -20,7 +20,16 @@ describe('Connect to…', () => {
   before(async () => {
     srv = await startProvider({ engine: createMailEngine({ messages: 5 }), cors: true });
     agnt = await startAgntGgServer();
-    plain = http.createServer((req, res) => { res.writeHead(404, { 'Content-Type': 'text/html', 'Access-Control-Allow-Origin': '*' }); res.end('<h1>Not here</h1>'); });
+    plain = http.createServer((req, res) => {
+      if (req.url === '/endless/info') { // a body that never ends: a probe reads a little of it, then lets go
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' });
+        const more = () => { if (!res.destroyed && res.write('x'.repeat(65536))) setImmediate(more); else if (!res.destroyed) res.once('drain', more); };
+        req.on('close', () => res.destroy());
+        return more();
+      }
+      res.writeHead(404, { 'Content-Type': 'text/html', 'Access-Control-Allow-Origin': '*' });
+      res.end('<h1>Not here</h1>');
+    });
     await new Promise((r) => plain.listen(0, '127.0.0.1', r));
     plainUrl = `http://127.0.0.1:${plain.address().port}`;
     browser = await launch();
@@ -104,6 +113,10 @@ describe('Connect to…', () => {
     assert.equal(no.kind, 'not-slop');
     assert.match(await panel.locator('#connect-strip [data-role="connect-message"]').textContent(),
       /is not a SLOP provider: \/\.well-known\/slop gave HTTP 404 text\/html: “<h1>Not here<\/h1>”, \/info gave HTTP 404/);
+    // An answer that never ends is read only so far: the probe answers at once, not at its 5 s timeout.
+    const endless = await connect(panel, `${plainUrl}/endless`);
+    assert.equal(endless.kind, 'not-slop');
+    assert.match(endless.message, /\/info gave HTTP 200 text\/plain: “x{80}”/);
     const bad = await connect(panel, 'ftp://example.invalid/x');
     assert.match(bad.error, /Use a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ address/);
     await panel.close();
