@@ -133,19 +133,6 @@ void slop__conf_free(slop__conformance *cf) {
     cf->n = cf->cap = 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid
- * (overlong forms, surrogates and code points past U+10FFFF are invalid). */
-static size_t utf8_seq(const unsigned char *s, size_t n) {
-    if (s[0] < 0x80) return 1;
-    size_t len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
-    if (len == 0 || s[0] > 0xF4 || len > n) return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    if (len == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
-    if (len == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
-    return len;
-}
-
 /* A finding's frame or detail: at most max bytes of it, as text a report can
  * carry (a frame that broke "json" may hold any bytes, a detail a provider
  * string cut by "%.60s"): invalid UTF-8 and NUL become U+FFFD. Caller frees. */
@@ -153,7 +140,7 @@ static char *frame_text(const char *f, size_t len, size_t max) {
     slop__buf b = {0};
     const unsigned char *s = (const unsigned char *)f;
     for (size_t i = 0; i < len;) {
-        size_t k = s[i] ? utf8_seq(s + i, len - i) : 0;
+        size_t k = s[i] ? slop__utf8_len(s + i, len - i) : 0;
         if (b.len + (k ? k : 3) > max) break;
         if (k == 0) {
             slop__buf_puts(&b, "\xEF\xBF\xBD");

@@ -171,6 +171,9 @@ int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_
 char *slop__strdup(const char *s);
 char *slop__strndup(const char *s, size_t n);
 
+/* Length of the well-formed UTF-8 sequence at u (avail bytes there), or 0
+ * (overlong, surrogate, above U+10FFFF, stray or truncated). json_limits.c. */
+size_t slop__utf8_len(const unsigned char *u, size_t avail);
 /* Bytes of s (n long) to keep so that at most max are kept and no UTF-8
  * sequence is cut in half: for echoing provider text into a message. */
 size_t slop__utf8_cut(const char *s, size_t n, size_t max);

@@ -76,7 +76,7 @@ static int refuse(slop__scan *sc, const char *why) {
 /* Length of the UTF-8 sequence at u (avail bytes there), or 0 when it is not
  * well-formed: overlong forms, surrogates, code points above U+10FFFF, bytes
  * C0, C1, F5..FF, stray continuation bytes and truncated sequences. */
-static size_t utf8_len(const unsigned char *u, size_t avail) {
+size_t slop__utf8_len(const unsigned char *u, size_t avail) {
     unsigned char c = u[0];
     size_t n;
     unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
@@ -214,7 +214,7 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
         if (c == '"') break;
         if (c < 0x20) return refuse(sc, "raw control character in a string");
         if (c >= 0x80) {
-            size_t u8 = utf8_len((const unsigned char *)sc->s + i, sc->len - i);
+            size_t u8 = slop__utf8_len((const unsigned char *)sc->s + i, sc->len - i);
             if (!u8) return refuse(sc, "invalid UTF-8 in a string");
             if (decode) {
                 memcpy(sc->buf + o, sc->s + i, u8);
