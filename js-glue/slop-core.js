@@ -52,6 +52,8 @@ export class SlopError extends Error {
  * @property {(content: string, pageUrl: string) => any} parseMeta
  * @property {(pageUrl: string, targetUrl: string) => any} classifyTarget
  * @property {(consumers: SlopConsumerT[], generatedAt: string) => (string|null)} renderStateTail
+ * @property {ReturnType<typeof makeRelayClass>} SlopRelay
+ * @property {(kind: string, requestId: string, code: string, message: string) => object} relayRefusal
  * @property {() => string} version
  */
 /** @typedef {InstanceType<ReturnType<typeof makeConsumerClass>['SlopConsumer']>} SlopConsumerT */
@@ -82,6 +84,16 @@ export async function loadSlopCore(options = {}) {
 
   return {
     SlopConsumer,
+    SlopRelay: makeRelayClass(M, mem, freeResult),
+    /**
+     * The provider-style answer to a relayed request refused before it reached the provider
+     * (slop_relay_refusal): a result for an invoke, an error message for the rest.
+     * @returns {object}
+     */
+    relayRefusal(kind, requestId, code, message) {
+      return JSON.parse(mem.withStrings([kind, requestId, code, message], ([k, r, c, m]) =>
+        freeResult(M._slop_relay_refusal(k.ptr, r.ptr, c.ptr, m.ptr))));
+    },
     /**
      * @param {any} schema affordance params schema @param {any} params (undefined: NULL to the core)
      * @returns {Array<{code: string, path: Array<string|number>, message: string}>|null} null when
@@ -378,4 +390,51 @@ function makeConsumerClass(M, mem) {
     }
   }
   return { SlopConsumer, pointerOf };
+}
+
+/**
+ * An outside consumer (the desktop bridge's) on a provider channel shared with others
+ * (slop_relay in slop_core.h): its ids get the relay's prefix on the way out, and only the
+ * provider frames addressed to them come back, the prefix taken off.
+ */
+function makeRelayClass(M, mem, freeResult) {
+  const registry = new FinalizationRegistry((ptr) => M._slop_relay_free(ptr));
+  return class SlopRelay {
+    #ptr = 0;
+    /** @param {string} tag 1 to 16 of [a-z0-9_-], unique among the channel's relays */
+    constructor(tag) {
+      this.#ptr = mem.withStrings([tag], ([t]) => M._slop_relay_new(t.ptr));
+      if (!this.#ptr) throw new SlopError(SlopCode.E_ARG, `bad relay tag "${String(tag).slice(0, 40)}"`);
+      registry.register(this, this.#ptr, this);
+    }
+    #live() {
+      if (!this.#ptr) throw new SlopError(SlopCode.E_STATE, 'SlopRelay used after free()');
+      return this.#ptr;
+    }
+    /**
+     * One message of the outside consumer (its JSON text).
+     * @returns {{ok: true, type: string, message: object, id?: string, path?: string, action?: string}
+     *   | {ok: false, error: string, reply: object|null}}
+     */
+    outbound(text) {
+      const r = this.#live();
+      return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_relay_outbound(r, t.ptr, t.len))));
+    }
+    /** One provider frame of the shared channel: the text to forward, or null when none of it is the relay's. */
+    inbound(frame) {
+      const r = this.#live();
+      return mem.withStrings([frame], ([f]) => freeResult(M._slop_relay_inbound(r, f.ptr, f.len, 0)));
+    }
+    /** The relay closes: the unsubscribe frames for what the outside consumer left open. @returns {object[]} */
+    close() {
+      return JSON.parse(freeResult(M._slop_relay_close(this.#live())));
+    }
+    /** Frees the relay; further calls throw. Idempotent. */
+    free() {
+      if (!this.#ptr) return;
+      registry.unregister(this);
+      M._slop_relay_free(this.#ptr);
+      this.#ptr = 0;
+    }
+  };
 }

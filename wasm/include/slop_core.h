@@ -485,6 +485,72 @@ char *slop_classify_target(const char *page_url, const char *target_url);
 char *slop_render_state_tail(slop_consumer *const *consumers, size_t n,
                              const char *generated_at);
 
+/* ------------------------------------------------------------------------ */
+/* Relay: an outside consumer on a shared provider channel                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The desktop bridge relays a desktop consumer's messages to a page's
+ * postMessage provider, whose window channel the extension's own consumer
+ * and the page's scripts share. A relay keeps that outside consumer apart:
+ * each request and subscription id it forwards becomes "<tag>~<id>", and of
+ * the provider's frames only those addressed to such ids go back to it, the
+ * prefix taken off (the core's own ids never hold a '~'). The relay keeps no
+ * mirror and judges no state: the outside consumer is a SLOP consumer itself.
+ *
+ *     slop_relay *r = slop_relay_new("b1");
+ *     char *o = slop_relay_outbound(r, msg, len);   // {"ok":true,"message":..}
+ *     char *back = slop_relay_inbound(r, frame, n, &back_len); // or NULL
+ *     char *bye = slop_relay_close(r);              // unsubscribe frames
+ *     slop_free(o); slop_free(back); slop_free(bye); slop_relay_free(r);
+ *
+ * Every char * returned is the caller's, freed with slop_free().
+ */
+typedef struct slop_relay slop_relay;
+
+/* tag: 1 to 16 of [a-z0-9_-], unique among the channel's relays. NULL on a
+ * bad tag or out of memory. */
+slop_relay *slop_relay_new(const char *tag);
+void slop_relay_free(slop_relay *r);
+
+/*
+ * One message of the outside consumer. Only consumer messages pass (connect;
+ * subscribe, unsubscribe, query and invoke with a string id): a provider
+ * message from outside would reach the page's other consumers as if the
+ * provider had sent it. Returns
+ *   {"ok":true,"type":"invoke","message":{..with "id":"<tag>~<id>"..},
+ *    "id":"<id>","path":"/a","action":"delete"}   (path, action: invoke only)
+ * or {"ok":false,"error":"<why>","reply":<frame for the outside consumer>|null}
+ * (reply: the provider-style answer to a refused request that has an id).
+ * Frames of at most 1 MiB and 96 levels of nesting.
+ */
+char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len);
+
+/*
+ * One provider frame from the shared channel: the text to forward to the
+ * outside consumer, or NULL when none of it is its own. Forwarded: snapshot,
+ * patch, result and error frames addressed to the relay's ids (the prefix
+ * taken off, every other byte as the provider wrote it); the provider's
+ * events and its errors about no request; one hello per connect the outside
+ * consumer sent; a batch cut down to those. *out_len: the text's length.
+ */
+char *slop_relay_inbound(slop_relay *r, const char *frame, size_t len, size_t *out_len);
+
+/*
+ * The relay closes (the outside consumer left): a JSON array of unsubscribe
+ * frames for the subscriptions it still had open, to send to the provider,
+ * so that it stops sending patches nobody reads.
+ */
+char *slop_relay_close(slop_relay *r);
+
+/*
+ * The answer to a request of the outside consumer refused before it reached
+ * the provider (the user declined a dangerous invoke, it timed out):
+ * kind "invoke" gives {"type":"result","id":..,"status":"error","error":{code,
+ * message}}, other kinds an error message {"type":"error","id":..,"error":..}.
+ */
+char *slop_relay_refusal(const char *kind, const char *request_id, const char *code, const char *message);
+
 /* Frees a buffer returned by a free-standing slop_* function. NULL is a no-op. */
 void slop_free(void *p);
 
