@@ -1,9 +1,13 @@
-// options.js: tokens per provider origin (add, replace, remove; listed masked, never read back)
-// and approvals (revoke). Writes go straight to chrome.storage through settings-store.js; the
+// options.js: tokens per provider origin (add, replace, remove; listed masked, never read back),
+// approvals (revoke), the String agent's webhook and the desktop bridge (on/off, pairing token,
+// address, and its status as the worker publishes it). Writes go straight to chrome.storage through settings-store.js; the
 // service worker sees the change (storage.onChanged) and reconnects or disconnects. The token
 // therefore never travels in a message, and this page never reads a stored token.
 
-import { setToken, removeToken, listTokens, listApprovals, revokeApproval, setStringWebhook, removeStringWebhook, stringWebhookInfo } from '../shared/settings-store.js';
+import {
+  setToken, removeToken, listTokens, listApprovals, revokeApproval, setStringWebhook, removeStringWebhook, stringWebhookInfo,
+  KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus,
+} from '../shared/settings-store.js';
 import { onStorageChanged, extensionBase } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
 
@@ -120,7 +124,63 @@ $('string-remove').addEventListener('click', async () => {
   sayString('Webhook removed.', 'ok');
 });
 
+// ---- desktop bridge: the pairing token is a secret (written here, read only by the worker) ------
+
+function sayBridge(id, text, kind) {
+  const m = $(id);
+  m.textContent = text;
+  m.className = `form-message ${kind ?? ''}`;
+}
+
+async function renderBridgeSettings() {
+  const info = await bridgeSettingsInfo();
+  $('bridge-enabled').checked = info.enabled;
+  if (document.activeElement !== $('bridge-url')) $('bridge-url').value = info.url;
+  $('bridge-saved').hidden = !info.token;
+  if (info.token) $('bridge-saved-text').textContent = `Pairing token saved: •••••••• (${info.token.length} characters, ${when(info.token.setAt)}).`;
+}
+
+function renderBridgeStatus(st) {
+  const el = $('bridge-status');
+  el.dataset.state = st?.state ?? 'off';
+  if (!st || st.state === 'off') {
+    el.textContent = 'The bridge is off.';
+    return;
+  }
+  const shared = st.state === 'connected' ? ` Sharing ${st.shared.length} provider${st.shared.length === 1 ? '' : 's'}.` : '';
+  el.textContent = `${st.message}${shared}`;
+}
+
+$('bridge-enabled').addEventListener('change', (e) => setBridgeEnabled(e.target.checked));
+$('bridge-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = $('bridge-token');
+  try {
+    await setBridgeToken(input.value);
+    input.value = '';
+    sayBridge('bridge-message', 'Pairing token saved.', 'ok');
+  } catch (err) {
+    sayBridge('bridge-message', err.message, 'bad'); // tokenProblem never quotes the token
+  }
+});
+$('bridge-remove').addEventListener('click', async () => {
+  await removeBridgeToken();
+  sayBridge('bridge-message', 'Pairing token removed: nothing is shared until a new one is saved.', 'ok');
+});
+$('bridge-url-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  try {
+    const url = await setBridgeUrl($('bridge-url').value);
+    $('bridge-url').value = url;
+    sayBridge('bridge-url-message', `The bridge is dialled at ${url}.`, 'ok');
+  } catch (err) {
+    sayBridge('bridge-url-message', err.message, 'bad');
+  }
+});
+
 onStorageChanged((changes, area) => {
+  if (area === 'session' && KEYS.BRIDGE_STATUS in changes) renderBridgeStatus(changes[KEYS.BRIDGE_STATUS].newValue);
+  if (area === 'local' && [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX].some((k) => k in changes)) renderBridgeSettings();
   if (area !== 'local') return;
   if ('tokenIndex' in changes) renderTokens();
   if ('approvals' in changes) renderApprovals();
@@ -128,4 +188,5 @@ onStorageChanged((changes, area) => {
 });
 
 $('ext-origin').textContent = extensionBase.replace(/\/$/, '');
-Promise.all([renderTokens(), renderApprovals(), renderString()]).then(() => { document.body.dataset.ready = '1'; });
+Promise.all([renderTokens(), renderApprovals(), renderString(), renderBridgeSettings(), bridgeStatus().then(renderBridgeStatus)])
+  .then(() => { document.body.dataset.ready = '1'; });

@@ -1,10 +1,11 @@
 // popup.js: the toolbar popup for one tab: providers found, their status, name and capabilities
-// (from hello), approve/deny for cross-origin targets, retry, and a way to the options page.
+// (from hello), approve/deny for cross-origin targets, retry, the desktop bridge (its status, what
+// it shares, and the invokes from desktop agents waiting for approval), and a way to options.
 // As a plain page for tests: popup.html?tabId=N.
 
 import { PORTS, Request, Push, Status } from '../shared/messages.js';
 import { activeTabId, openOptionsPage, onStorageChanged } from '../shared/browser.js';
-import { stringWebhookInfo } from '../shared/settings-store.js';
+import { stringWebhookInfo, bridgeStatus, KEYS } from '../shared/settings-store.js';
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
@@ -99,10 +100,76 @@ function render(msg) {
   document.body.dataset.ready = '1';
 }
 
+// ------------------------------------------------------------------------ desktop bridge
+
+let bridge = null;
+const BRIDGE_PILL = { connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Refused', 'not-bridge': 'Not a bridge', 'no-token': 'Not paired' };
+
+function decide(button, id, allow) {
+  for (const b of button.parentElement.querySelectorAll('button')) b.disabled = true;
+  port.request(Request.BRIDGE_DECIDE, { approval: id, allow })
+    .catch((e) => button.parentElement.replaceWith(h('p', { class: 'error-text', text: e.message })));
+}
+
+const secondsLeft = (at) => Math.max(0, Math.round((at - Date.now()) / 1000));
+
+/** Countdowns tick in place: the buttons are never rebuilt under the user's pointer. */
+function tickBridge() {
+  for (const el of $('bridge').querySelectorAll('[data-until]')) {
+    el.textContent = el.dataset.format.replace('{s}', String(secondsLeft(Number(el.dataset.until))));
+  }
+}
+
+function countdown(at, format, cls = 'muted') {
+  return h('span', { class: cls, 'data-until': String(at), 'data-format': format, text: format.replace('{s}', String(secondsLeft(at))) });
+}
+
+function bridgeAsk(a) {
+  const cancel = h('button', { type: 'button', 'data-action': 'bridge-refuse', onclick: (e) => decide(e.target, a.id, false) }, 'Refuse');
+  return h('div', { class: 'approval bridge-ask', 'data-approval': a.id },
+    h('p', {}, 'A desktop agent asks to invoke ', h('code', { text: a.action }), ' on ', h('code', { text: a.path }), ' in ',
+      h('b', { text: a.provider }), a.why === 'dangerous' ? ', which the provider marks dangerous.' : ', which this page’s state does not show as safe.'),
+    a.params && a.params !== '{}' ? h('p', { class: 'params mono', text: `params ${a.params}` }) : null,
+    h('p', {}, countdown(a.expiresAt, 'Refused by itself in {s} s.')),
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'danger', 'data-action': 'bridge-allow', onclick: (e) => decide(e.target, a.id, true) }, 'Invoke'),
+      cancel));
+}
+
+function renderBridge() {
+  const el = $('bridge');
+  const st = bridge;
+  el.hidden = !st || st.state === 'off';
+  if (el.hidden) return;
+  const retry = ['refused', 'retrying', 'not-bridge'].includes(st.state)
+    ? h('button', { type: 'button', 'data-action': 'bridge-retry', onclick: (e) => { e.target.disabled = true; port.request(Request.BRIDGE_RETRY, {}).catch(() => {}); } }, 'Retry now') : null;
+  setChildren(el,
+    h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, text: BRIDGE_PILL[st.state] ?? st.state })),
+    st.state === 'connected'
+      ? h('p', { class: 'muted', 'data-testid': 'bridge-shared' }, st.shared.length
+        ? `Agents on this machine see ${st.shared.length === 1 ? 'this provider' : `these ${st.shared.length} providers`}:`
+        : 'Connected. No provider is shared yet: only connected providers are.')
+      : h('p', { class: st.state === 'refused' || st.state === 'not-bridge' ? 'error-text' : 'muted' }, st.message,
+        st.state === 'retrying' && st.retryAt ? countdown(st.retryAt, ' Next try in {s} s.', '') : null),
+    st.state === 'connected' && st.shared.length
+      ? h('ul', { class: 'shared' }, st.shared.map((p) => h('li', { 'data-provider-key': p.providerKey },
+        h('b', { text: p.name || p.id }), ` (${p.transport === 'ws' ? 'WebSocket: the agent connects itself' : `in-page${p.relayed ? ', relayed now' : ''}`})`)))
+      : null,
+    st.approvals.map(bridgeAsk),
+    retry ? h('div', { class: 'actions' }, retry) : null);
+  // A dangerous action must not run on a stray Enter: the safe answer has the focus.
+  el.querySelector('[data-action="bridge-refuse"]')?.focus();
+}
+
 async function main() {
   $('options').addEventListener('click', () => openOptionsPage());
   stringSet = !!(await stringWebhookInfo());
+  bridge = await bridgeStatus();
   onStorageChanged((changes, area) => {
+    if (area === 'session' && KEYS.BRIDGE_STATUS in changes) {
+      bridge = changes[KEYS.BRIDGE_STATUS].newValue ?? null;
+      renderBridge();
+    }
     if (area !== 'local' || !('stringWebhookIndex' in changes)) return;
     stringSet = !!changes.stringWebhookIndex.newValue;
     if (last) render(last);
@@ -116,8 +183,12 @@ async function main() {
   port = new UiPort(PORTS.POPUP, tabId, {
     onPush: (msg) => { if (msg.type === Push.PROVIDERS) render(msg); },
   }).start();
-  // Retry countdowns tick down.
-  setInterval(() => { if (last?.providers.some((p) => p.retryAt || p.sync?.retryAt)) render(last); }, 1000);
+  renderBridge();
+  // Retry and approval countdowns tick down.
+  setInterval(() => {
+    if (last?.providers.some((p) => p.retryAt || p.sync?.retryAt)) render(last);
+    tickBridge();
+  }, 1000);
 }
 
 main();

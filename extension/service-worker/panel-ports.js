@@ -39,6 +39,9 @@ import { ImportedTree } from './imports.js';
 /** @type {Set<UiPort>} */
 const uiPorts = new Set();
 
+/** Services the worker wires in (sw.js): the desktop bridge (desktop-bridge.js). */
+export const services = { bridge: null };
+
 export function acceptUiPort(port) {
   if (!isOwnExtensionPage(port.sender)) {
     port.disconnect();
@@ -240,6 +243,15 @@ function needSub(conn, sub) {
 }
 
 const handlers = {
+  [Request.BRIDGE_DECIDE](ui, m) {
+    if (typeof m.approval !== 'string' || typeof m.allow !== 'boolean') throw new RequestError(ErrorCode.BAD_REQUEST, 'approval must be a string and allow a boolean');
+    if (!services.bridge?.decide(m.approval, m.allow)) throw new RequestError(ErrorCode.NOT_FOUND, 'That invoke is no longer waiting (it timed out or the desktop went away)');
+    return {};
+  },
+  [Request.BRIDGE_RETRY]() {
+    services.bridge?.retry();
+    return {};
+  },
   [Request.WATCH](ui, m) {
     if (typeof m.key !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'key must be a string');
     const budget = Number.isInteger(m.budget) && m.budget > 0 ? Math.min(m.budget, 20000) : LIMITS.RESET_BUDGET;

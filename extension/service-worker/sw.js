@@ -7,16 +7,19 @@
 //   connections.js   one core consumer + transport per (tab, provider)
 //   panel-ports.js   DevTools panel and popup ports: provider lists, tree deltas, requests
 //   node-views.js    node views for the UI from the core's mirror
+//   desktop-bridge.js  the desktop bridge: announcements, the relay, approvals
 // Only settings (tokens, approvals) are persisted; after a restart the content scripts and the
 // panels reconnect and everything is rebuilt from their announcements.
 
 import { PORTS } from '../shared/messages.js';
 import { onConnect, onStorageChanged, onTabRemoved } from '../shared/browser.js';
-import { coreReady, withCore } from './core.js';
-import { acceptContentPort, dropTab, tickAll, settingsChanged, tabs, connectionOf, allConnections, reconcileManual } from './tabs.js';
-import { acceptUiPort } from './panel-ports.js';
+import { coreReady, withCore, core } from './core.js';
+import { acceptContentPort, dropTab, tickAll, settingsChanged, tabs, tabEvents, connectionOf, allConnections, reconcileManual, updateBadge } from './tabs.js';
+import { acceptUiPort, services } from './panel-ports.js';
+import { connectionEvents } from './connections.js';
+import { DesktopBridge } from './desktop-bridge.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
-import { setToken, approve } from '../shared/settings-store.js';
+import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus } from '../shared/settings-store.js';
 
 onConnect((port) => {
   if (port.name === PORTS.CONTENT) acceptContentPort(port);
@@ -24,8 +27,28 @@ onConnect((port) => {
   else port.disconnect();
 });
 
+// The desktop bridge (off until the user turns it on in Options).
+const bridge = new DesktopBridge({
+  core,
+  connections: () => [...tabs.values()].flatMap((t) => [...t.connections.values()]),
+  publish: (status) => {
+    publishBridgeStatus(status).catch(() => {});
+    for (const tabId of tabs.keys()) updateBadge(tabId);
+  },
+});
+services.bridge = bridge;
+connectionEvents.change.add(() => bridge.sync());
+tabEvents.change.add(() => bridge.sync());
+tabEvents.pageFrame.add((conn, text) => bridge.pageFrame(conn, text));
+tabEvents.attention.add((tabId) => bridge.waitingFor(tabId));
+const BRIDGE_KEYS = [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN];
+const configureBridge = () => withCore(async () => bridge.configure(await bridgeSettings()))
+  .catch((e) => console.error('SLOP Inspector: bridge:', e?.message ?? e));
+configureBridge();
+
 onStorageChanged((changes, area) => {
   if (area === 'local' || area === 'session') withCore(() => settingsChanged(changes)).catch(() => {});
+  if (area === 'local' && BRIDGE_KEYS.some((k) => k in changes)) configureBridge();
 });
 
 onTabRemoved((tabId) => dropTab(tabId));
@@ -76,6 +99,11 @@ globalThis.slopInspector = {
   },
   /** Stores a token as the options page does; returns the provider origin it is kept under. */
   setToken: (origin, token) => setToken(origin, token),
+  /** The desktop bridge: its status, and a shorter approval wait for tests. */
+  bridge: {
+    status: () => bridge.status(),
+    setApprovalTimeout: (ms) => { bridge.approvalTimeoutMs = ms; },
+  },
   /** Approves a cross-origin (page, target) pair as the popup does. */
   approve: (approvalKey) => {
     const c = allConnections().find((x) => x.approvalKey === approvalKey);

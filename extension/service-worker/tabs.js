@@ -31,8 +31,13 @@ const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied });
 /** @type {Map<number, TabState>} */
 export const tabs = new Map();
 
-/** Listeners for "this tab's provider list changed" (panel-ports.js). fn(tabId) */
-export const tabEvents = { change: new Set() };
+/**
+ * Listeners: `change` fn(tabId), this tab's provider list changed (panel-ports.js, the desktop
+ * bridge); `pageFrame` fn(conn, text), a provider frame from a page's postMessage channel (the
+ * desktop bridge's relay); `attention` fn(tabId) → bool, something waits for the user in this
+ * tab (its badge says "?").
+ */
+export const tabEvents = { change: new Set(), pageFrame: new Set(), attention: new Set() };
 function tabChanged(tabId) {
   updateBadge(tabId);
   for (const fn of tabEvents.change) fn(tabId);
@@ -121,7 +126,10 @@ function onContentMessage(tab, msg) {
       // Second hop of the relay: only from this tab's own content script (checked on connect),
       // and only while a postMessage connection is open for it.
       const conn = tab.connections.get('postmessage');
-      if (conn && conn.wire && typeof msg.text === 'string') conn.receive(msg.text);
+      if (conn && conn.wire && typeof msg.text === 'string') {
+        conn.receive(msg.text);
+        for (const fn of tabEvents.pageFrame) fn(conn, msg.text);
+      }
       break;
     }
     case FromContent.PING:
@@ -272,11 +280,13 @@ export function settingsChanged(changes) {
   }
 }
 
-function updateBadge(tabId) {
+/** Redraws a tab's badge (the desktop bridge, when an approval starts or ends). */
+export function updateBadge(tabId) {
   if (tabId === MANUAL_TAB) return;
   const tab = tabs.get(tabId);
   const conns = tab ? [...tab.connections.values()] : [];
-  if (conns.some((c) => c.status === Status.PENDING_APPROVAL)) setBadge(tabId, '?', '#b26b00');
+  const asks = [...tabEvents.attention].some((fn) => fn(tabId));
+  if (asks || conns.some((c) => c.status === Status.PENDING_APPROVAL)) setBadge(tabId, '?', '#b26b00');
   else if (conns.some((c) => c.status === Status.AUTH_FAILED || c.status === Status.ERROR)) setBadge(tabId, '!', '#c62828');
   // Connected but not live (waiting, resyncing, stale): the state shown may not be the provider's.
   else if (conns.some((c) => c.status === Status.CONNECTED && !c.live)) setBadge(tabId, '~', '#b26b00');

@@ -176,6 +176,14 @@ export const Request = Object.freeze({
   DENY: 'ui/deny',
   /** Reconnect now, skipping the back-off wait. {key} → {} */
   RETRY: 'ui/retry',
+  /**
+   * The user's answer to a dangerous (or unknown) invoke a desktop consumer sent through the
+   * desktop bridge. {approval, allow} → {}; NOT_FOUND when it no longer waits. The bridge's status,
+   * with the approvals waiting, is in chrome.storage.session (settings-store.js: bridgeStatus).
+   */
+  BRIDGE_DECIDE: 'ui/bridge-decide',
+  /** Dial the desktop bridge again now (after a refused token or while waiting). {} → {} */
+  BRIDGE_RETRY: 'ui/bridge-retry',
 });
 
 /** Service worker → UI. */

@@ -8,8 +8,13 @@
 //   manualProviders     {[wsUrl]: {addedAt}}                  "Connect to…": providers no page announces
 //   stringWebhook       "http://127.0.0.1:3923/webhook/wh_…"  read only by the service worker (a secret)
 //   stringWebhookIndex  {origin, setAt, tokenLength}         what pages show: never the token
+//   bridgeEnabled       true|false                            share SLOP apps with the desktop bridge
+//   bridgeUrl           "ws://127.0.0.1:9339/slop-bridge"     where the desktop hosts it (loopback)
+//   bridgeToken         "<pairing token>"                     read only by the service worker (a secret)
+//   bridgeTokenIndex    {setAt, length}                       what pages show: never the token
 // chrome.storage.session
 //   denied      {[approvalKey]: at}                  "Deny" in the popup, for this browser session
+//   bridgeStatus  BridgeStatus (desktop-bridge.js)   written by the worker, shown by popup and options
 //
 // A provider origin is the origin of the WebSocket URL ("ws://127.0.0.1:3737"). The options page
 // also accepts http(s) origins and full URLs and stores the matching ws(s) origin.
@@ -24,6 +29,11 @@ export const KEYS = Object.freeze({
   MANUAL_PROVIDERS: 'manualProviders',
   STRING_WEBHOOK: 'stringWebhook',
   STRING_WEBHOOK_INDEX: 'stringWebhookIndex',
+  BRIDGE_ENABLED: 'bridgeEnabled',
+  BRIDGE_URL: 'bridgeUrl',
+  BRIDGE_TOKEN: 'bridgeToken',
+  BRIDGE_TOKEN_INDEX: 'bridgeTokenIndex',
+  BRIDGE_STATUS: 'bridgeStatus',
 });
 
 /**
@@ -196,6 +206,76 @@ export async function stringWebhookInfo() {
 export async function stringWebhookUrl() {
   const { [KEYS.STRING_WEBHOOK]: url = null } = await storageLocal.get(KEYS.STRING_WEBHOOK);
   return typeof url === 'string' ? url : null;
+}
+
+// ------------------------------------------------------------------------ desktop bridge
+
+/** Where desktop SLOP consumers host the bridge (the extension dials it). */
+export const BRIDGE_DEFAULT_URL = 'ws://127.0.0.1:9339/slop-bridge';
+
+/**
+ * A bridge address: ws:// on a loopback host (the bridge is the desktop app on this machine; the
+ * state of your pages goes nowhere else). Returns the normalised URL; throws with a message.
+ */
+export function normalizeBridgeUrl(input) {
+  let url;
+  try {
+    url = new URL(String(input ?? '').trim());
+  } catch {
+    throw new Error(`Enter the bridge’s address, for example ${BRIDGE_DEFAULT_URL}`);
+  }
+  if (url.protocol !== 'ws:') throw new Error('The desktop bridge is a ws:// address on this machine');
+  if (!LOOPBACK.has(url.hostname)) throw new Error('Only a bridge on this machine (127.0.0.1, localhost or [::1]) is accepted');
+  if (url.username || url.password || url.search || url.hash) throw new Error('The bridge address has no user, query or fragment: the pairing token goes in its own field');
+  return url.href;
+}
+
+/** Stores the pairing token the desktop app shows. Throws with a user-facing message. */
+export async function setBridgeToken(token) {
+  const problem = tokenProblem(token);
+  if (problem) throw new Error(problem);
+  await storageLocal.set({ [KEYS.BRIDGE_TOKEN]: token, [KEYS.BRIDGE_TOKEN_INDEX]: { setAt: Date.now(), length: token.length } });
+}
+
+export async function removeBridgeToken() {
+  await storageLocal.remove([KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_TOKEN_INDEX]);
+}
+
+export async function setBridgeEnabled(enabled) {
+  await storageLocal.set({ [KEYS.BRIDGE_ENABLED]: !!enabled });
+}
+
+/** Stores the bridge address (normalised; the default is not stored). Throws with a message. */
+export async function setBridgeUrl(input) {
+  const url = normalizeBridgeUrl(input);
+  if (url === BRIDGE_DEFAULT_URL) await storageLocal.remove(KEYS.BRIDGE_URL);
+  else await storageLocal.set({ [KEYS.BRIDGE_URL]: url });
+  return url;
+}
+
+/** What pages may show: {enabled, url, token: {setAt, length}|null}, never the token. */
+export async function bridgeSettingsInfo() {
+  const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX]);
+  return { enabled: got[KEYS.BRIDGE_ENABLED] === true, url: got[KEYS.BRIDGE_URL] ?? BRIDGE_DEFAULT_URL, token: got[KEYS.BRIDGE_TOKEN_INDEX] ?? null };
+}
+
+/** Service worker only: {enabled, url, token}. */
+export async function bridgeSettings() {
+  const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN]);
+  let url = BRIDGE_DEFAULT_URL;
+  try { url = normalizeBridgeUrl(got[KEYS.BRIDGE_URL] ?? BRIDGE_DEFAULT_URL); } catch { /* a bad stored value: the default */ }
+  return { enabled: got[KEYS.BRIDGE_ENABLED] === true, url, token: typeof got[KEYS.BRIDGE_TOKEN] === 'string' ? got[KEYS.BRIDGE_TOKEN] : null };
+}
+
+/** The bridge's status as the worker last wrote it (BridgeStatus of desktop-bridge.js), or null. */
+export async function bridgeStatus() {
+  const { [KEYS.BRIDGE_STATUS]: st = null } = await storageSession.get(KEYS.BRIDGE_STATUS);
+  return st;
+}
+
+/** Service worker only: publishes the bridge's status to the popup and the options page. */
+export async function publishBridgeStatus(status) {
+  await storageSession.set({ [KEYS.BRIDGE_STATUS]: status });
 }
 
 // ------------------------------------------------------------ providers added by address
