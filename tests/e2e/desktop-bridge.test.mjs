@@ -5,10 +5,13 @@
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, swEval, waitForSw, until, mirror, TEST_TIMEOUT } from './helpers.mjs';
+import { ROOT, launch, stopServiceWorker, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, swEval, waitForSw, until, mirror, TEST_TIMEOUT } from './helpers.mjs';
 
+const SHOTS = path.join(ROOT, 'build/screenshots');
 const bridgeStatus = (ctx) => swEval(ctx, () => globalThis.slopInspector.bridge.status());
 const waitBridge = (ctx, state, what = `bridge ${state}`) =>
   waitForSw(ctx, (s) => globalThis.slopInspector.bridge.status().state === s && globalThis.slopInspector.bridge.status(), state, { what });
@@ -54,6 +57,9 @@ describe('desktop bridge', () => {
     await bridge.waitForConnection();
     assert.match(await options.locator('#bridge-status').textContent(), /^Connected to ws:\/\/127\.0\.0\.1:\d+\/slop-bridge\. Sharing 0 providers\.$/);
     assert.equal(bridge.refusals.length, 0);
+    await fs.mkdir(SHOTS, { recursive: true });
+    await options.locator('#bridge-h').scrollIntoViewIfNeeded();
+    await options.screenshot({ path: path.join(SHOTS, 'options-bridge.png'), fullPage: true });
     const page = await options.content();
     assert.ok(!page.includes(bridge.token), 'the token is nowhere in the page');
     await options.close();
@@ -128,6 +134,7 @@ describe('desktop bridge', () => {
   test('a dangerous invoke from the desktop waits for the popup: Refuse has the focus; Invoke runs it, Refuse and the timeout refuse it', { timeout: TEST_TIMEOUT }, async () => {
     const r = bridge.relay(pmKey);
     const popup = await openExtensionPage(browser.ctx, browser.extId, `extension/popup/popup.html?tabId=${spaTab}`);
+    await popup.setViewportSize({ width: 400, height: 600 });
 
     let since = r.messages.length;
     r.send({ type: 'invoke', id: 'del-1', path: '/todos/t3', action: 'delete' });
@@ -136,6 +143,13 @@ describe('desktop bridge', () => {
     assert.match(await ask.textContent(), /invoke delete on \/todos\/t3 in Todo SPA, which the provider marks dangerous/);
     assert.equal(await popup.evaluate(() => document.activeElement?.dataset.action), 'bridge-refuse');
     assert.equal(await swEval(browser.ctx, (t) => chrome.action.getBadgeText({ tabId: t }), spaTab), '?', 'the tab\'s badge asks');
+    // What a person sees, light and dark.
+    await fs.mkdir(SHOTS, { recursive: true });
+    for (const scheme of ['light', 'dark']) {
+      await popup.emulateMedia({ colorScheme: scheme });
+      await popup.screenshot({ path: path.join(SHOTS, `popup-bridge-ask-${scheme}.png`), fullPage: true });
+    }
+    await popup.emulateMedia({ colorScheme: 'light' });
     const sent = await spa.evaluate(() => window.slopProvider.received.some((m) => m.type === 'invoke' && m.action === 'delete'));
     assert.equal(sent, false, 'nothing reached the page before the answer');
     await popup.click('[data-action="bridge-allow"]');
@@ -204,7 +218,7 @@ describe('desktop bridge', () => {
     await bridge.waitFor((m) => m.type === 'provider-available' && m.providerKey === pmKey, { since, what: 're-announced' });
   });
 
-  test('the bridge going away and coming back: retried with back-off, providers announced again', { timeout: TEST_TIMEOUT }, async () => {
+  test('the bridge going away and coming back, the worker restarting: dialled again, providers announced again; off closes it', { timeout: TEST_TIMEOUT }, async () => {
     await bridge.stop();
     const st = await waitBridge(browser.ctx, 'retrying');
     assert.match(st.message, /dialling again/);
@@ -213,6 +227,14 @@ describe('desktop bridge', () => {
     await bridge.start();
     await waitBridge(browser.ctx, 'connected', 'reconnected');
     await bridge.waitFor((m) => m.type === 'provider-available' && m.providerKey === pmKey, { since, what: 'announced after the comeback' });
+
+    // The service worker stopped (Chrome does that to an idle worker): when it starts again it
+    // dials the bridge again, and the pages' providers are announced again.
+    const before = bridge.connections;
+    const since2 = bridge.received.length;
+    assert.equal(await stopServiceWorker(browser.ctx, browser.extId), 1);
+    await until(() => bridge.connections > before && bridge.connected, { what: 'dialled again after the worker restart' });
+    await bridge.waitFor((m) => m.type === 'provider-available' && m.providerKey === pmKey, { since: since2, what: 'announced after the worker restart' });
 
     // Turned off: the connection closes and nothing more is sent.
     await swEval(browser.ctx, () => chrome.storage.local.set({ bridgeEnabled: false }));
