@@ -65,6 +65,7 @@ const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state') }, {
   store, bridge, selection, fill, marks,
   onSelect: () => side.renderDetail(),
   onOpen: () => side.openNode(),
+  copy: (text, what) => copy(text, what),
 });
 const treeView = treePane.view;
 const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), diff: $('diff'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });

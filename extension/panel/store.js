@@ -281,6 +281,13 @@ export class Store {
         change.newEvents.push({ key: msg.key, ...entry });
         break;
       }
+      case Push.EVENTS: {
+        // Sent on WATCH: a panel that already lists this provider's events (a re-watch) keeps its own.
+        if (this.events.has(msg.key) || !Array.isArray(msg.events)) break;
+        this.events.set(msg.key, msg.events.slice(-MAX_EVENTS));
+        change.events.add(msg.key);
+        break;
+      }
       case Push.LOG: {
         if (this.logPaused.has(msg.key) && !msg.replace) {
           this.logPaused.set(msg.key, this.logPaused.get(msg.key) + msg.entries.length);

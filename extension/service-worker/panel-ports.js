@@ -242,6 +242,13 @@ function needSub(conn, sub) {
   return s;
 }
 
+/** A connection's kept events as the panel lists them: what Push.EVENT would have brought. */
+function keptEvents(conn) {
+  return conn.events
+    .filter((e) => e.event !== 'snapshot' || e.restarted === true)
+    .map(({ at, ...event }) => ({ t: at, event }));
+}
+
 const handlers = {
   [Request.BRIDGE_DECIDE](ui, m) {
     if (typeof m.approval !== 'string' || typeof m.allow !== 'boolean') throw new RequestError(ErrorCode.BAD_REQUEST, 'approval must be a string and allow a boolean');
@@ -260,7 +267,11 @@ const handlers = {
     const conn = ui.tabId !== null ? connectionOf(ui.tabId, m.key) : null;
     if (conn?.consumer) {
       for (const s of conn.consumer.status().subscriptions ?? []) sendReset(ui, conn, watch, s.sub);
+    }
+    if (conn) {
+      // What happened before this panel opened: kept by the connection, even past a fatal error.
       if (watch.log) post(ui, { type: Push.LOG, key: m.key, entries: conn.log.slice(), replace: true });
+      post(ui, { type: Push.EVENTS, key: m.key, events: keptEvents(conn) });
     }
     // Not there yet (e.g. the service worker just restarted): the snapshot will be pushed later.
     return {};

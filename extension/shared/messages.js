@@ -196,6 +196,12 @@ export const Push = Object.freeze({
   TREE_DELTA: 'sw/tree-delta',
   /** A core event other than snapshot/patch (see CoreEvent). {key, event} */
   EVENT: 'sw/event',
+  /**
+   * The events the worker kept for a provider since it connected (the last 1,000 but patches),
+   * sent once on WATCH, so a panel opened late still shows what happened (a fatal error too).
+   * {key, events: [{t, event}]}
+   */
+  EVENTS: 'sw/events',
   /** Frame log entries (only for WATCH with log: true). {key, entries, replace} */
   LOG: 'sw/log',
   /** The answer to a request. {id, ok, result?, error?: {code: ErrorCode, message}} */

@@ -164,7 +164,7 @@ describe('panel detail and invoke', () => {
     await control('params.count').fill('x');
     await until(async () => (await errorOf('params.name').textContent()) === 'params.name is required'
       && (await errorOf('params.count').textContent()) === 'params.count must be an integer', { what: 'both errors, each under its field' });
-    assert.equal(await card.locator('.aff-status .error-text').textContent(), '✗ 2 problems (checked by the core)');
+    assert.equal(await card.locator('.aff-status .error-text').textContent(), '✗ 2 fields do not fit the schema');
     await panel.screenshot({ path: path.join(SHOTS, 'panel-params-errors.png') });
     await panel.setViewportSize({ width: 700, height: 500 });
     await panel.emulateMedia({ colorScheme: 'dark' });
@@ -267,6 +267,50 @@ describe('panel detail and invoke', () => {
     assert.equal(await task.locator('.progress i').evaluate((i) => i.style.width), '100%');
     const truth = srv.engine.truth('/tasks', -1);
     assert.equal(truth.children[0].properties.status, 'done');
+    await panel.close();
+  });
+
+  test('keys: the dangerous confirmation focuses Cancel and Escape closes it; Enter in a field invokes, Escape goes back to the tree; Ctrl+C copies the node as JSON', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/form"]', { timeout: 10_000 });
+    const focused = () => panel.evaluate(() => document.activeElement?.dataset?.action ?? document.activeElement?.id ?? null);
+
+    // Dangerous: two presses of Enter never run it.
+    const wipe = panel.locator('.affordance[data-action-name="wipe"]');
+    const before = calls.filter((c) => c.action === 'wipe').length;
+    await wipe.locator('button[data-action="invoke"]').focus();
+    await panel.keyboard.press('Enter');
+    await wipe.locator('.confirm:not([hidden])').waitFor({ timeout: 5000 });
+    assert.equal(await focused(), 'cancel', 'Cancel has the focus');
+    await panel.keyboard.press('Enter');
+    assert.equal(await wipe.locator('.confirm:not([hidden])').count(), 0, 'Enter on Cancel closed it');
+    assert.equal(await focused(), 'invoke', 'back on the Invoke button');
+    await panel.keyboard.press('Enter');
+    await wipe.locator('.confirm:not([hidden])').waitFor({ timeout: 5000 });
+    await panel.keyboard.press('Escape');
+    assert.equal(await wipe.locator('.confirm:not([hidden])').count(), 0, 'Escape closed it');
+    assert.equal(calls.filter((c) => c.action === 'wipe').length, before, 'nothing was sent');
+
+    // A form: Enter in a field invokes; Escape goes back to the tree.
+    const card = panel.locator('.affordance[data-action-name="configure"]');
+    const runs = calls.filter((c) => c.action === 'configure').length;
+    await card.locator('input[data-ppath="params.name"]').fill('By keyboard');
+    await card.locator('input[data-ppath="params.count"]').fill('7');
+    await card.locator('input[data-ppath="params.count"]').press('Enter');
+    await until(() => calls.filter((c) => c.action === 'configure').length === runs + 1, { what: 'the invoke sent by Enter' });
+    assert.deepEqual(calls.at(-1).params, { name: 'By keyboard', count: 7 });
+    await card.locator('input[data-ppath="params.name"]').press('Escape');
+    assert.equal(await focused(), 'tree', 'Escape went back to the tree');
+
+    // Ctrl+C on a row: the node and its subtree as SLOP node JSON; Copy path stays.
+    await panel.keyboard.press('Control+c');
+    await until(() => panel.evaluate(() => globalThis.slopPanel.lastCopied?.what === '/form as JSON'), { what: 'the copy' });
+    const copied = JSON.parse(await panel.evaluate(() => globalThis.slopPanel.lastCopied.text));
+    const truth = srv.engine.truth('/form', -1);
+    assert.equal(copied.id, 'form');
+    assert.deepEqual(copied.properties, truth.properties);
+    assert.deepEqual(copied.affordances.map((a) => a.action), truth.affordances.map((a) => a.action));
+    assert.equal(await panel.locator('#detail button[data-action="copy-path"]').count(), 1);
     await panel.close();
   });
 });

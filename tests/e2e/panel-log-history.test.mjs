@@ -75,6 +75,10 @@ describe('panel log', () => {
     await panel.click('#log button[data-action="copy-frame"]');
     assert.deepEqual(JSON.parse(await panel.evaluate(() => window.slopPanel.lastCopied.text)), { type: 'event', name: 'tick', data: { n: 1 } });
 
+    // A filter that hides the selected frame takes it out of the detail too.
+    await panel.selectOption('#log select[data-filter="type"]', 'hello');
+    await until(async () => /Select a frame/.test(await panel.locator('#log .log-detail').textContent()), { what: 'the detail to follow the filter' });
+
     // Pause: frames are not recorded; resume: they are again.
     await panel.selectOption('#log select[data-filter="type"]', '');
     const n0 = await rows.count();

@@ -147,6 +147,13 @@ describe('panel states and theme', () => {
     await until(async () => (await state(p2)) === 'error', { what: 'the error state' });
     assert.match(await p2.locator('#empty').textContent(), /error.*state.*Fix the provider, then retry/s);
     await shot(p2, 'panel-error.png');
+    // Opened after the error: the worker kept the event and the frame that caused it.
+    await p2.click('#toggle-log');
+    await p2.click('#log [data-tab="events"]');
+    await p2.locator('#log .ev-row.ev-protocol_error').first().waitFor({ timeout: 5000 });
+    assert.match(await p2.locator('#log .ev-row.ev-protocol_error').first().textContent(), /state/);
+    await p2.click('#log [data-tab="frames"]');
+    await p2.locator('#log .log-row[data-type="hello"]').first().waitFor({ timeout: 5000 });
     await p2.close();
 
     // A provider that never says hello: connecting.

@@ -94,7 +94,7 @@ test('invoke: the core checks the params first; its failures stop the invoke and
   assert.deepEqual(calls.invoke, [], 'not sent');
   const item = card(root, 'tag').querySelector('.pf-field[data-ppath="params.tags[0]"]');
   assert.equal(item.querySelector('.pf-error').textContent, 'params.tags[0] must not be empty');
-  assert.match(card(root, 'tag').querySelector('.aff-status').textContent, /checked by the core/);
+  assert.match(card(root, 'tag').querySelector('.aff-status').textContent, /not fit the schema/);
 
   type(item.querySelector('input'), 'work');
   invokeBtn(root, 'tag').click();

@@ -72,7 +72,7 @@ export class Notices {
       h('p', {}, 'A page announces one with ', h('code', { text: '<meta name="slop" content="ws://host:port/slop">' }),
         ' or ', h('code', { text: '<meta name="slop" content="postmessage">' }), ', or serves ', h('code', { text: '/.well-known/slop' }), '.'),
       h('p', { class: 'muted', text: 'Reload the page after adding one; this panel updates by itself. A provider that no page announces (a desktop app, a server) can be added by address with Connect…; a snapshot file can be imported.' }),
-      problems.length ? h('div', { class: 'problems' }, h('p', { class: 'error-text', text: 'The core refused what this page announced:' }),
+      problems.length ? h('div', { class: 'problems' }, h('p', { class: 'error-text', text: 'What this page announced could not be used:' }),
         h('ul', {}, problems.map((x) => h('li', { class: 'mono small', text: `${x.content} — ${x.error}` })))) : null],
     h('button', { type: 'button', 'data-action': 'import', onclick: () => this.o.openImport() }, 'Import a snapshot…'));
   }

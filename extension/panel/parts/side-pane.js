@@ -32,6 +32,7 @@ export class SidePane {
       invoke: (path, action, params) => bridge.request(Request.INVOKE, { key: selection.key, path, action, params }),
       validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schema, params }).then((r) => r.errors),
       copy,
+      backToTree: () => treeView.root.focus(),
     });
     this.agent = new AgentView(els.agent, { copy, refresh: () => this.refreshAgent() });
     els.tabs.addEventListener('click', (e) => {
@@ -82,7 +83,7 @@ export class SidePane {
     const affCap = !!p?.capabilities.includes('affordances');
     const whyNot = mode === 'history' ? 'Viewing an earlier version: go back to live to invoke.'
       : mode === 'import' ? 'An imported file has no provider behind it.'
-      : mode === 'query' ? 'Not in the subscription’s mirror: the core only invokes on mirrored nodes.'
+      : mode === 'query' ? 'Not in the subscription’s state: only nodes the subscription shows can be invoked.'
       : !connected ? 'The provider is not connected.'
       : !affCap ? 'The provider did not declare the "affordances" capability.' : '';
     this.#shown = view;

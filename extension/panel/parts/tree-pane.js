@@ -4,6 +4,7 @@
 // live tree only.
 
 import { loadMore } from '../load-more.js';
+import { assembleTree } from '../export.js';
 import { TreeView } from '../views/tree-view.js';
 
 const NO_PAGES = new Map();
@@ -13,10 +14,10 @@ export class TreePane {
   /**
    * @param {{tree: HTMLElement, loadState: HTMLElement}} els
    * @param {{store, bridge, selection, fill: import('../mirror-fill.js').MirrorFill, marks: object,
-   *          onSelect: () => void, onOpen: () => void}} o
+   *          onSelect: () => void, onOpen: () => void, copy: (text: string, what: string) => void}} o
    *   marks: the panel's timing marks (firstRows, firstRowsCount, firstRowsPainted are set here)
    */
-  constructor(els, { store, bridge, selection, fill, marks, onSelect, onOpen }) {
+  constructor(els, { store, bridge, selection, fill, marks, onSelect, onOpen, copy }) {
     Object.assign(this, { els, store, selection, marks });
     /** A live tree the user may act on (not a version from the history). */
     const liveTree = () => (selection.scrub ? null : selection.tree());
@@ -34,6 +35,12 @@ export class TreePane {
       onClearQuery: (path) => {
         const tree = selection.tree();
         if (tree) store.clearQuery(tree.key, tree.sub, path);
+      },
+      // Ctrl+C: the node and everything under it that the panel holds, as SLOP node JSON.
+      onCopy: (view) => {
+        const nodes = selection.source()?.nodes;
+        const tree = nodes?.get(view.path) === view ? assembleTree(nodes, view.path).tree : (({ path: _p, child_ids: _c, ...node }) => node)(view);
+        copy(JSON.stringify(tree, null, 2), `${view.path ?? view.id} as JSON`);
       },
     });
   }

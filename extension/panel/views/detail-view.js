@@ -278,8 +278,8 @@ export class DetailView {
       form.showError(problem);
       const n = Array.isArray(problem) ? problem.length : 1;
       setChildren(status, problem
-        ? h('span', { class: 'error-text', text: `✗ ${n} ${n === 1 ? 'problem' : 'problems'} (checked by the core)` })
-        : h('span', { class: 'ok-text', text: '✓ params fit the schema (checked by the core)' }));
+        ? h('span', { class: 'error-text', text: `✗ ${n} ${n === 1 ? 'field does' : 'fields do'} not fit the schema` })
+        : h('span', { class: 'ok-text', text: '✓ params fit the schema' }));
       return problem;
     };
 
@@ -326,10 +326,15 @@ export class DetailView {
       }
       if (aff.dangerous) {
         confirmRow.hidden = false;
-        confirmRow.querySelector('button[data-action="confirm"]')?.focus();
+        // The safe answer has the focus: a second Enter must not run a dangerous action.
+        confirmRow.querySelector('button[data-action="cancel"]')?.focus();
         return;
       }
       send();
+    };
+    const closeConfirm = () => {
+      confirmRow.hidden = true;
+      invokeBtn.focus();
     };
 
     const invokeBtn = h('button', { class: aff.dangerous ? 'danger' : 'primary', type: 'button', disabled: !ctx.canInvoke, 'data-action': 'invoke',
@@ -338,7 +343,7 @@ export class DetailView {
       h('div', { class: 'confirm-text', text: `“${aff.label ?? aff.action}” is marked dangerous. Invoke it on ${path}?` }),
       h('div', { class: 'confirm-buttons' },
         h('button', { class: 'danger-solid', type: 'button', 'data-action': 'confirm', onclick: () => { confirmRow.hidden = true; send(); } }, 'Invoke anyway'),
-        h('button', { type: 'button', 'data-action': 'cancel', onclick: () => { confirmRow.hidden = true; } }, 'Cancel')));
+        h('button', { type: 'button', 'data-action': 'cancel', onclick: closeConfirm }, 'Cancel')));
 
     const chips = [
       aff.dangerous ? h('span', { class: 'chip danger-chip', text: 'dangerous' }) : null,
@@ -355,6 +360,19 @@ export class DetailView {
       h('div', { class: 'aff-buttons' }, invokeBtn, ctx.canInvoke ? null : h('span', { class: 'muted small', text: ctx.whyNot })),
       confirmRow, result,
       hasParams ? h('details', { class: 'schema' }, h('summary', { text: 'params schema' }), jsonView(aff.params, { openDepth: 3 })) : null);
+    // Keys: Enter in a field invokes (as a form's submit would); Escape closes the confirmation,
+    // or else goes back to the tree.
+    card.addEventListener('keydown', (e) => {
+      if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.key === 'Escape') {
+        if (!confirmRow.hidden) closeConfirm();
+        else this.actions.backToTree?.();
+        e.preventDefault();
+      } else if (e.key === 'Enter' && e.target instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit'].includes(e.target.type)) {
+        if (!invokeBtn.disabled) invoke();
+        e.preventDefault();
+      }
+    });
     showLatest();
     this.cards.set(id, { refresh: showLatest });
     return card;

@@ -183,6 +183,11 @@ export class LogView {
       if (f.type === 'batch' && this.expanded.has(f)) this.#inner(parsed(f), f, 1, rows);
     }
     this.rows = rows;
+    // The detail follows the list: a frame the filters hide is no longer shown beside it.
+    if (this.selected && !rows.some((r) => r.frame === this.selected.frame && r.msg === this.selected.msg)) {
+      this.selected = null;
+      this.#showDetail();
+    }
     this.list.setCount(rows.length);
     if (stick) this.list.scrollToEnd();
     this.list.render();

@@ -3,7 +3,8 @@
 // expansion changes) and only the rows on screen are in the DOM (virtual-list.js). A row is rebuilt
 // only when its node view, depth, expansion, selection or search mark changed; rows changed by a
 // patch flash once. Keyboard: Up/Down, Left/Right (collapse / parent, expand / first child),
-// Home/End, PageUp/PageDown, Enter (open the node's detail, or load more).
+// Home/End, PageUp/PageDown, Enter (open the node's detail, or load more), Ctrl+C (copy the node
+// as JSON).
 //
 // Windowed collections (more children than shown, load-more.js) end with a "load more"
 // row; what it fetches (a query with a window) is shown under the collection as a
@@ -48,7 +49,7 @@ export class TreeView {
    * @param {HTMLElement} root   the scrolling element
    * @param {{onSelect: (sel: {path: string, query?: object}|null) => void, onOpen: (sel) => void,
    *          onNeedNodes: (paths: string[]) => void, onLoadMore: (path: string) => void,
-   *          onClearQuery: (path: string) => void}} hooks
+   *          onClearQuery: (path: string) => void, onCopy?: (view: object) => void}} hooks
    */
   constructor(root, hooks) {
     this.root = root;
@@ -410,6 +411,17 @@ export class TreeView {
     this.selectKey(key, { scroll: false });
   }
 
+  /** Ctrl+C on a node row: the node as JSON, unless the user selected text to copy. */
+  #copySelected() {
+    const sel = globalThis.getSelection?.();
+    if (sel && !sel.isCollapsed) return false;
+    const s = this.selection();
+    const view = s ? (s.query ?? this.source.nodes.get(s.path)) : null;
+    if (!view || !this.hooks.onCopy) return false;
+    this.hooks.onCopy(view);
+    return true;
+  }
+
   handleDblClick(e) {
     const rowEl = e.target.closest('.row.node');
     if (!rowEl || rowEl.dataset.query) return;
@@ -418,6 +430,10 @@ export class TreeView {
   }
 
   #onKey(e) {
+    if (this.source && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'c' && this.#copySelected()) {
+      e.preventDefault();
+      return;
+    }
     if (!this.source || e.altKey || e.ctrlKey || e.metaKey) return;
     const n = this.rows.length;
     if (!n) return;
