@@ -16,9 +16,15 @@
 #     bench      extension + the -O2 lib and native benchmarks, Chromium   (npm run bench)
 #     all        everything above
 #
+# Output: one line per step and a summary ("*** done in 0.3 s (nothing to rebuild)"); what the
+# tools print (apt, npm, make, the compilers) goes to build/build.log. A failing step prints the
+# last 40 lines of its output, its first error line, and the log's path, and exits non-zero.
+#
 # Environment: CJSON_SRC=<extracted Debian cjson source dir> skips step 2's download.
 #              JOBS=<n> parallel make jobs (default: nproc).
-set -euo pipefail
+#              VERBOSE=1 prints everything on the terminal as it comes (every compiler line,
+#              every file copied into build/extension).
+set -Eeuo pipefail   # -E: the ERR trap below also sees failures inside functions
 
 PURPOSE=${1:-all}
 case "$PURPOSE" in all|start|test|bench|extension) ;; *) echo "usage: build.sh [all|start|test|bench|extension]" >&2; exit 2 ;; esac
@@ -30,9 +36,53 @@ START=$EPOCHREALTIME
 export DEBIAN_FRONTEND=noninteractive
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc needs acorn from here
 
-trap 'echo "!!! build.sh failed (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
-step() { printf '*** %s\n' "$*"; }
-die()  { printf '\n!!! build.sh: %s\n\n' "$*" >&2; exit 1; }
+# ------------------------------------------------------------------- output
+VERBOSE=${VERBOSE:-0}
+verbose() { [ -n "$VERBOSE" ] && [ "$VERBOSE" != 0 ]; }
+LOG="$ROOT/build/build.log"
+mkdir -p "$ROOT/build"
+: > "$LOG"
+exec 3>&2 4>&1            # the terminal, whatever a step's output is redirected to
+STEP="" STEP_AT=0 FAIL_MSG="" RUNNING=""
+BUILT=()                  # what this run changed, for the summary
+
+step()   { STEP=$*; printf '*** %s\n' "$*" | tee -a "$LOG" >&4; STEP_AT=$(stat -c %s "$LOG"); }
+say()    { printf '%s\n' "$*" | tee -a "$LOG" >&4; }      # the terminal, always
+warn()   { printf '%s\n' "$*" | tee -a "$LOG" >&3; }
+detail() { if verbose; then printf '%s\n' "$*" >&4; else printf '%s\n' "$*" >>"$LOG"; fi; }
+quiet()  { RUNNING="$*"; if verbose; then "$@"; else "$@" >>"$LOG" 2>&1; fi; }   # its output: the log
+die()    { FAIL_MSG=$*; exit 1; }
+
+on_err() {   # $? $LINENO $BASH_COMMAND of the first command that failed
+    [ -n "$FAIL_MSG" ] && return 0
+    if [[ $3 == '"$@"'* ]]; then FAIL_MSG="failed (exit $1): $RUNNING"   # run through quiet()
+    else FAIL_MSG="failed (exit $1) at line $2: $3"; fi
+}
+trap 'on_err $? $LINENO "$BASH_COMMAND"' ERR
+on_exit() {
+    local rc=$? n first
+    set +e; trap - ERR
+    [ "$rc" = 0 ] && return 0
+    if [ "$rc" = 130 ]; then printf '\n!!! build.sh: interrupted\n' >&3; return; fi
+    if ! verbose && [ -s "$LOG" ]; then
+        # This step's output only: its last 40 lines, and its first error line if it is above them.
+        n=$(tail -c +$((STEP_AT + 1)) "$LOG" | wc -l)
+        if [ "$n" -gt 0 ]; then
+            printf '\n--- step "%s" failed; its last lines:\n' "$STEP" >&3
+            tail -c +$((STEP_AT + 1)) "$LOG" | tail -n 40 >&3
+            if [ "$n" -gt 40 ]; then
+                first=$(tail -c +$((STEP_AT + 1)) "$LOG" | head -n $((n - 40)) \
+                        | grep -m1 -E '(^|[[:space:]:])(fatal )?error:|^E: |ERR!')
+                [ -n "$first" ] && printf -- '--- first error of the step:\n%s\n' "$first" >&3
+            fi
+        fi
+    fi
+    printf '\n!!! build.sh: %s\n' "${FAIL_MSG:-failed (exit $rc)}" >&3
+    verbose || printf '    full log: %s\n' "$LOG" >&3
+    printf '\n' >&3
+}
+trap on_exit EXIT
+
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else die "needs root for: $*"; fi; }
 
 # Registries time out now and then (a CI run once died on one npm idle timeout):
@@ -40,8 +90,8 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else die "needs root for: $*"; fi;
 retry() {
     local attempt=1 max=4
     until "$@"; do
-        [ "$attempt" -ge "$max" ] && return 1
-        echo "--- attempt $attempt of $max failed: $*; again in $((attempt * 10)) s" >&2
+        [ "$attempt" -ge "$max" ] && { FAIL_MSG="failed $max times: $*"; return 1; }
+        warn "--- attempt $attempt of $max failed: $*; again in $((attempt * 10)) s"
         sleep $((attempt * 10)); attempt=$((attempt + 1))
     done
 }
@@ -49,7 +99,7 @@ APT_OPTS=(-o Acquire::Retries=3)
 
 APT_UPDATED=0
 apt_update_once() {
-    if [ "$APT_UPDATED" = 0 ]; then retry as_root apt-get "${APT_OPTS[@]}" update -qq; APT_UPDATED=1; fi
+    if [ "$APT_UPDATED" = 0 ]; then quiet retry as_root apt-get "${APT_OPTS[@]}" update -qq; APT_UPDATED=1; fi
 }
 
 # ------------------------------------------------------------------ packages
@@ -64,11 +114,12 @@ for p in "${PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "installing: ${missing[*]}"
+    say "  installing: ${missing[*]}"
     apt_update_once
-    retry as_root apt-get "${APT_OPTS[@]}" install -y -q "${missing[@]}"
+    quiet retry as_root apt-get "${APT_OPTS[@]}" install -y -q "${missing[@]}"
+    BUILT+=("packages")
 else
-    echo "all present"
+    detail "all present"
 fi
 
 # --------------------------------------------------------------------- cJSON
@@ -98,7 +149,7 @@ add_deb_src() {
     else
         die "no Debian apt source found to mirror as deb-src"
     fi
-    echo "added $out"
+    say "  added $out"
     APT_UPDATED=0; apt_update_once
 }
 check_cjson_patches() {   # $1 = extracted source dir
@@ -114,6 +165,7 @@ check_cjson_patches() {   # $1 = extracted source dir
     [ "$bad" = 0 ] || die "Debian patches missing in $dir (see .pc/applied-patches); re-extract with apt-get source cjson or dpkg-source -x"
     echo "$(grep -cvE '^[[:space:]]*(#|$)' "$series") Debian patches applied in $dir"
 }
+apt_source_cjson() { (cd "$CACHE" && apt-get "${APT_OPTS[@]}" source -q cjson); }
 step "cJSON source"
 if [ -n "${CJSON_SRC:-}" ]; then
     CJSON_DIR=$(cd "$CJSON_SRC" && pwd)
@@ -125,51 +177,69 @@ else
     }
     CJSON_DIR=$(find_cached)
     if [ -z "$CJSON_DIR" ]; then
+        say "  apt-get source cjson"
         has_deb_src || add_deb_src
         mkdir -p "$CACHE"
-        if ! (cd "$CACHE" && apt-get source -q cjson); then
+        if ! quiet apt_source_cjson; then
             # A deb-src entry whose index was never fetched: update once and retry.
             APT_UPDATED=0; apt_update_once
-            retry bash -c "cd \"$CACHE\" && apt-get ${APT_OPTS[*]} source -q cjson" || die "apt-get source cjson failed"
+            quiet retry apt_source_cjson || die "apt-get source cjson failed"
         fi
         CJSON_DIR=$(find_cached)
         [ -n "$CJSON_DIR" ] || die "apt-get source cjson produced no cjson-* directory in $CACHE"
+        BUILT+=("cJSON source")
     fi
 fi
-check_cjson_patches "$CJSON_DIR"
+quiet check_cjson_patches "$CJSON_DIR"
 
 # ----------------------------------------------------------------------- npm
 step "npm dependencies"
 # npm ci writes node_modules/.package-lock.json: it is the stamp.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     # Playwright browsers never come from npm: the tests use Debian's chromium.
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 retry npm ci --no-audit --no-fund --fetch-retries=4 --fetch-timeout=120000
+    say "  npm ci"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 quiet retry npm ci --no-audit --no-fund --fetch-retries=4 --fetch-timeout=120000
     touch node_modules/.package-lock.json
+    BUILT+=("node_modules")
 else
-    echo "node_modules up to date"
+    detail "node_modules up to date"
 fi
 
 # --------------------------------------------------------------------- build
 JOBS=${JOBS:-$(nproc)}
 MAKE=(make --no-print-directory -f wasm/Makefile -j"$JOBS" CJSON_DIR="$CJSON_DIR")
+# build WHAT TARGET...: make TARGET... (its output in the log, or on the terminal with VERBOSE=1);
+# WHAT goes into the summary when make did more than say that everything is up to date.
+build() {
+    local what=$1 at rc=0; shift
+    at=$(stat -c %s "$LOG")
+    if verbose; then "${MAKE[@]}" "$@" 2>&1 | tee -a "$LOG" || rc=$?; else "${MAKE[@]}" "$@" >>"$LOG" 2>&1 || rc=$?; fi
+    [ "$rc" = 0 ] || { FAIL_MSG="make $* failed (exit $rc)"; exit "$rc"; }
+    if tail -c +$((at + 1)) "$LOG" | grep -qvE "^make(\[[0-9]+\])?: (Nothing to be done for|'.*' is up to date)"; then
+        BUILT+=("$what")
+    fi
+}
+# start and extension build only what the extension needs: the wasm core, its gate, build/extension.
 if wants test; then
     step "native build (ASan+UBSan lib, C tests)"
-    "${MAKE[@]}" native
+    build "native lib and C tests" native
     step "fuzzers (libFuzzer)"
-    "${MAKE[@]}" fuzz
+    build "fuzzers" fuzz
 fi
 if wants bench; then
     step "native release build (-O2 lib, benchmarks)"
-    "${MAKE[@]}" release bench
+    build "release lib and benchmarks" release bench
 fi
 step "wasm build (dist/slop_core.mjs, dist/slop_core.wasm)"
-"${MAKE[@]}" wasm
+build "wasm core" wasm
 step "wasm gate (wabt)"
-"${MAKE[@]}" check
+build "wabt gate" check
 
 # ---------------------------------------------------------- unpacked extension
 # sync_dir SRC DEST [exclude-glob...]: make DEST a copy of SRC (like rsync -a --delete):
-# removes stale or excluded entries, copies only files whose content changed.
+# removes stale or excluded entries, copies only files whose content changed (counted in
+# UPDATED and REMOVED; each one listed with VERBOSE=1, in the log otherwise).
+UPDATED=0 REMOVED=0
 sync_dir() {
     local src=$1 dest=$2; shift 2
     local f rel g
@@ -179,14 +249,16 @@ sync_dir() {
         rel=${f#"$dest"/}
         if excluded "$@" || [ ! -e "$src/$rel" ] || { [ -d "$f" ] && [ ! -d "$src/$rel" ]; } \
            || { [ ! -d "$f" ] && [ -d "$src/$rel" ]; }; then
-            rm -rf "$f"; echo "  removed ${dest#"$ROOT"/}/$rel"
+            rm -rf "$f"; detail "  removed ${dest#"$ROOT"/}/$rel"; REMOVED=$((REMOVED + 1))
         fi
     done < <(find "$dest" -mindepth 1 -depth -print0)
     while IFS= read -r -d '' f; do
         rel=${f#"$src"/}
         excluded "$@" && continue
         if [ -d "$f" ]; then mkdir -p "$dest/$rel"
-        elif ! cmp -s "$f" "$dest/$rel"; then cp -p "$f" "$dest/$rel"; echo "  ${dest#"$ROOT"/}/$rel"; fi
+        elif ! cmp -s "$f" "$dest/$rel"; then
+            cp -p "$f" "$dest/$rel"; detail "  ${dest#"$ROOT"/}/$rel"; UPDATED=$((UPDATED + 1))
+        fi
     done < <(find "$src" -mindepth 1 -print0 | sort -z)
 }
 step "unpacked extension (build/extension)"
@@ -194,13 +266,25 @@ EXT="$ROOT/build/extension"
 mkdir -p "$EXT"
 for entry in manifest.json extension js-glue dist; do
     if [ -f "$entry" ]; then
-        cmp -s "$entry" "$EXT/$entry" || { cp -p "$entry" "$EXT/$entry"; echo "  $entry"; }
+        cmp -s "$entry" "$EXT/$entry" || { cp -p "$entry" "$EXT/$entry"; detail "  $entry"; UPDATED=$((UPDATED + 1)); }
     elif [ -d "$entry" ]; then
         sync_dir "$ROOT/$entry" "$EXT/$entry" '*-node.js' '*.d.ts'   # Node-only code and its types stay out
     else
-        [ -e "$EXT/$entry" ] && { rm -rf "${EXT:?}/$entry"; echo "  removed $entry"; }
-        echo "  ($entry does not exist yet: skipped)"
+        [ -e "$EXT/$entry" ] && { rm -rf "${EXT:?}/$entry"; detail "  removed $entry"; REMOVED=$((REMOVED + 1)); }
+        say "  ($entry does not exist yet: skipped)"
     fi
 done
+if [ $((UPDATED + REMOVED)) -gt 0 ]; then
+    changes="$UPDATED file$([ "$UPDATED" = 1 ] || echo s) updated"
+    [ "$REMOVED" = 0 ] || changes+=", $REMOVED removed"
+    verbose || say "  $changes"
+    BUILT+=("build/extension")
+fi
 
-awk -v a="$START" -v b="$EPOCHREALTIME" 'BEGIN { printf "*** done in %.1f s\n", b - a }'
+# ------------------------------------------------------------------ summary
+if [ ${#BUILT[@]} -eq 0 ]; then
+    summary="nothing to rebuild"
+else
+    printf -v summary '%s, ' "${BUILT[@]}"; summary="updated: ${summary%, }"
+fi
+awk -v a="$START" -v b="$EPOCHREALTIME" -v s="$summary" 'BEGIN { printf "*** done in %.1f s (%s)\n", b - a, s }' | tee -a "$LOG"
