@@ -224,7 +224,7 @@ function makeConsumerClass(M, mem) {
     }
 
     /**
-     * @param {{transport: 'ws'|'postmessage'|'document', seed?: bigint|number, limits?: SlopLimits}} options
+     * @param {{transport: 'ws'|'postmessage'|'document'|'replay', seed?: bigint|number, limits?: SlopLimits}} options
      */
     constructor({ transport, seed, limits } = {}) {
       if (seed === undefined) seed = crypto.getRandomValues(new BigUint64Array(1))[0];
@@ -338,6 +338,15 @@ function makeConsumerClass(M, mem) {
     tree(subId, path = '/', depth = -1) {
       const c = this.#live();
       return mem.withStrings([subId, path], ([s, p]) => this.#outJson(M._slop_consumer_tree(c, s.ptr, p.ptr, depth, mem.lenPtr)));
+    }
+    /**
+     * The subscription's mirror as a snapshot frame with its last seq (slop_consumer_checkpoint):
+     * where a recording that dropped its oldest frames starts; a "replay" consumer takes it.
+     * @returns {string|null}
+     */
+    checkpoint(subId) {
+      const c = this.#live();
+      return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_checkpoint(c, s.ptr, mem.lenPtr)));
     }
     /** @returns {object|null} one node with child_ids and path */
     node(subId, path) {

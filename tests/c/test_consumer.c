@@ -1640,10 +1640,97 @@ TEST(consumer_messages_seen_on_the_channel_are_ignored_and_echoes_are_not_counte
     }
 }
 
+TEST(a_replay_consumer_takes_the_recorded_subscription_id_and_applies_the_recorded_frames) {
+    slop_consumer *c = slop_consumer_new(NULL, "replay", 9);
+    outs o = {0};
+    const char *opts = "{\"path\":\"/\",\"depth\":-1,\"id\":\"k3x9q2ab-s1\"}";
+    const char *sub = slop_consumer_subscribe(c, opts, strlen(opts), 1000, NULL);
+    CHECK_STR(sub, "k3x9q2ab-s1");
+    /* The same id twice, or an id on a query, is refused. */
+    CHECK(slop_consumer_subscribe(c, opts, strlen(opts), 1000, NULL) == NULL);
+    CHECK(slop_consumer_last_code(c) == SLOP_E_ARG);
+    CHECK_CONTAINS(slop_consumer_last_error(c), "already a subscription");
+    const char *q = "{\"path\":\"/\",\"id\":\"x\"}";
+    CHECK(slop_consumer_query(c, q, strlen(q), 1000, NULL) == NULL);
+    CHECK_CONTAINS(slop_consumer_last_error(c), "unknown member \"id\"");
+    const char *bad = "{\"id\":\"\"}";
+    CHECK(slop_consumer_subscribe(c, bad, strlen(bad), 1000, NULL) == NULL);
+    CHECK_CONTAINS(slop_consumer_last_error(c), "options.id must be a string");
+    feed(c, "{\"type\":\"hello\",\"provider\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
+            "\"capabilities\":[\"state\",\"patches\"]}}", &o);
+    feed(c, "{\"type\":\"snapshot\",\"id\":\"k3x9q2ab-s1\",\"version\":3,\"seq\":0,\"tree\":{\"id\":\"root\","
+            "\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\",\"properties\":{\"n\":1.50}}]}}", &o);
+    feed(c, "{\"type\":\"patch\",\"subscription\":\"k3x9q2ab-s1\",\"version\":4,\"seq\":1,\"ops\":"
+            "[{\"op\":\"replace\",\"path\":\"/a/properties/n\",\"value\":2}]}", &o);
+    /* A result for a request the recording made live is no request of this consumer: ignored. */
+    feed(c, "{\"type\":\"result\",\"id\":\"k3x9q2ab-r7\",\"status\":\"ok\"}", &o);
+    CHECK(count_ev(&o, "snapshot") == 1 && count_ev(&o, "patch") == 1 && count_ev(&o, "protocol_error") == 0);
+    CHECK_CONTAINS(slop_consumer_node(c, "k3x9q2ab-s1", "/a", NULL), "\"n\":2");
+    CHECK_CONTAINS(slop_consumer_status(c, NULL), "\"version\":4");
+    outs_free(&o);
+    slop_consumer_free(c);
+
+    /* Other consumers take no recorded id. */
+    slop_consumer *w = slop_consumer_new(NULL, "ws", 9);
+    CHECK(slop_consumer_subscribe(w, opts, strlen(opts), 1000, NULL) == NULL);
+    CHECK_CONTAINS(slop_consumer_last_error(w), "unknown member \"id\"");
+    slop_consumer_free(w);
+}
+
+TEST(a_checkpoint_lets_a_replay_go_on_from_the_middle_of_a_recording) {
+    slop_consumer *r = slop_consumer_new(NULL, "replay", 3);
+    outs o = {0};
+    const char *opts = "{\"id\":\"s1\"}";
+    CHECK_STR(slop_consumer_subscribe(r, opts, strlen(opts), 1000, NULL), "s1");
+    const char *hello = "{\"type\":\"hello\",\"provider\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
+                        "\"capabilities\":[\"state\",\"patches\"]}}";
+    feed(r, hello, &o);
+    feed(r, "{\"type\":\"snapshot\",\"id\":\"s1\",\"version\":1,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\","
+            "\"children\":[{\"id\":\"a\",\"type\":\"item\",\"properties\":{\"n\":0.1}}]}}", &o);
+    feed(r, "{\"type\":\"patch\",\"subscription\":\"s1\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"replace\","
+            "\"path\":\"/a/properties/n\",\"value\":0.30000000000000004}]}", &o);
+    const char *cp = slop_consumer_checkpoint(r, "s1", NULL);
+    CHECK_STR(cp, "{\"type\":\"snapshot\",\"id\":\"s1\",\"version\":2,\"seq\":1,\"tree\":{\"id\":\"root\","
+                  "\"type\":\"root\",\"children\":[{\"id\":\"a\",\"type\":\"item\",\"properties\":"
+                  "{\"n\":0.30000000000000004}}]}}");
+    char *copy = strdup(cp);
+
+    /* A new replay from the checkpoint: the recorded patch seq 2 follows it. */
+    slop_consumer *r2 = slop_consumer_new(NULL, "replay", 4);
+    slop_consumer_subscribe(r2, opts, strlen(opts), 1000, NULL);
+    feed(r2, hello, &o);
+    feed(r2, copy, &o);
+    feed(r2, "{\"type\":\"patch\",\"subscription\":\"s1\",\"version\":3,\"seq\":2,\"ops\":[{\"op\":\"add\","
+             "\"path\":\"/b\",\"value\":{\"id\":\"b\",\"type\":\"item\"}}]}", &o);
+    CHECK(count_ev(&o, "resync") == 0 && count_ev(&o, "protocol_error") == 0);
+    CHECK_CONTAINS(slop_consumer_status(r2, NULL), "\"version\":3");
+    CHECK(slop_consumer_node(r2, "s1", "/b", NULL) != NULL);
+
+    /* A live consumer refuses a snapshot whose seq is not 0, as before. */
+    slop_consumer *w = slop_consumer_new(NULL, "ws", 5);
+    const char *sub = slop_consumer_subscribe(w, "{}", 2, 1000, NULL);
+    char wsub[40];
+    snprintf(wsub, sizeof wsub, "%s", sub);
+    feed(w, hello, &o);
+    outs_free(&o);
+    char frame[600];
+    snprintf(frame, sizeof frame, "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":2,\"seq\":1,\"tree\":{\"id\":\"root\"}}", wsub);
+    feed(w, frame, &o);
+    CHECK(count_ev(&o, "snapshot") == 0);
+    CHECK(slop_consumer_checkpoint(w, wsub, NULL) == NULL); /* no mirror yet */
+    outs_free(&o);
+    free(copy);
+    slop_consumer_free(w);
+    slop_consumer_free(r2);
+    slop_consumer_free(r);
+}
+
 int main(void) {
     RUN(consumer_messages_seen_on_the_channel_are_ignored_and_echoes_are_not_counted);
     RUN(a_windowed_collection_says_how_many_more_and_which_window_is_next);
     RUN(a_document_consumer_loads_an_export_read_only);
+    RUN(a_replay_consumer_takes_the_recorded_subscription_id_and_applies_the_recorded_frames);
+    RUN(a_checkpoint_lets_a_replay_go_on_from_the_middle_of_a_recording);
     RUN(a_document_may_be_a_snapshot_message_or_a_bare_node);
     RUN(a_document_the_core_refuses_says_why_and_loads_nothing);
     RUN(postmessage_consumer_opens_with_the_connect_handshake);

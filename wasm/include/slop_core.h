@@ -162,6 +162,11 @@ typedef struct slop_consumer slop_consumer;
  *   transport: "ws" or "postmessage". With "postmessage" the first output is
  *              the {"type":"connect"} handshake frame. "document": no
  *              provider, a tree from a file (see slop_consumer_load).
+ *              "replay": a recording played back: the caller feeds the
+ *              recorded provider frames with their recorded times, drains
+ *              and drops what the consumer would send, and subscribes with
+ *              the recorded subscription's id (options "id"), so every rule
+ *              applies to the frames exactly as it did live.
  *   seed:      random bits from the caller (the core has no entropy source);
  *              they make this consumer's request ids unique ("sk3x9-1"), so
  *              two consumers on a shared channel never collide.
@@ -262,6 +267,8 @@ slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *
 /*
  * Subscribes. options: JSON object, all members optional:
  *   {"path":"/","depth":-1,"max_nodes":N,"filter":{"types":[..],"min_salience":x}}
+ * A "replay" consumer also takes "id": the recorded subscription id to use
+ * (1 to 200 bytes, not one it has already); any other consumer refuses it.
  * Returns the subscription id (owned by c) or NULL (see last_error). Frames
  * are queued; before the provider's hello they wait for it.
  */
@@ -345,6 +352,16 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len);
  */
 const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char *path,
                                int depth, size_t *out_len);
+
+/*
+ * The subscription's whole mirror as a snapshot frame, for a recording that
+ * drops its oldest frames: {"type":"snapshot","id":<the subscription's id on
+ * the wire>,"version":V,"seq":<the last patch's seq>,"tree":{...}}. Fed to a
+ * "replay" consumer, the recorded patches after it apply in order (only a
+ * replay consumer takes a snapshot whose seq is not 0). NULL when the
+ * subscription has no mirror.
+ */
+const char *slop_consumer_checkpoint(slop_consumer *c, const char *sub_id, size_t *out_len);
 
 /*
  * One node without its children, plus "child_ids":[ids in order] and

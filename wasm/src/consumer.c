@@ -105,6 +105,8 @@ struct slop_consumer {
 
     int have_hello, refused, closed;
     int document;           /* transport "document": a file, no provider     */
+    int replay;             /* transport "replay": a recording played back   */
+    char *adopt;            /* replay: the recorded id the next subscription takes (options.id) */
     unsigned epoch;         /* bumps on every reset(): a new connection      */
     cJSON *provider;        /* hello.provider, normalised                    */
     cJSON *prev_provider;   /* the provider of the connection before reset() */
@@ -771,9 +773,11 @@ static void answer_query(slop_consumer *c, pending *q, double version, const cha
 static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, const char *raw, size_t raw_len,
                           cJSON *tree, double now) {
     char err[300], m[400];
-    if (seq && !(is_int(seq) && seq->valuedouble == 0)) {
+    if (seq && !(is_int(seq) && (seq->valuedouble == 0 || (c->replay && seq->valuedouble >= 0)))) {
         /* A snapshot re-bases seq to 0: with any other seq, which patches
-         * follow it is unknowable, so it is refused rather than guessed at. */
+         * follow it is unknowable, so it is refused rather than guessed at.
+         * A replay's checkpoint (slop_consumer_checkpoint) is the exception:
+         * it says which seq the recorded patches after it continue from. */
         snprintf(m, sizeof m, "it carries seq %.17g; a snapshot's seq is 0", cJSON_IsNumber(seq) ? seq->valuedouble : -1);
         refuse_snapshot(c, s, NULL, "bad_seq", m, now);
         return;
@@ -802,7 +806,7 @@ static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, 
     s->epoch = c->epoch;
     set_state(s, SUB_LIVE, "", "");
     s->snap_version = s->last_version = v;
-    s->last_seq = 0;
+    s->last_seq = c->replay && seq ? (long long)seq->valuedouble : 0;
     s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
     cJSON_Delete(s->tools);
     s->tools = NULL;
@@ -1141,11 +1145,12 @@ static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
 /* ---------------------------------------------------------------------- */
 
 slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transport, uint64_t seed) {
-    int pm = 0, document = 0;
+    int pm = 0, document = 0, replay = 0;
     if (!transport) return NULL;
     if (strcmp(transport, "ws") == 0) pm = 0;
     else if (strcmp(transport, "postmessage") == 0) pm = 1;
     else if (strcmp(transport, "document") == 0) document = 1;
+    else if (strcmp(transport, "replay") == 0) replay = 1;
     else return NULL;
     slop_consumer *c = calloc(1, sizeof *c);
     if (!c) return NULL;
@@ -1157,6 +1162,7 @@ slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transpor
     if (!c->lim.max_pending) c->lim.max_pending = SLOP_DEFAULT_MAX_PENDING;
     c->postmessage = pm;
     c->document = document;
+    c->replay = replay;
     c->budget.max = c->lim.max_nodes;
     /* A short base36 prefix from the seed keeps ids unique per consumer. */
     static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -1192,6 +1198,7 @@ void slop_consumer_free(slop_consumer *c) {
     cJSON_Delete(c->held);
     cJSON_Delete(c->provider);
     cJSON_Delete(c->prev_provider);
+    free(c->adopt);
     slop__conf_free(&c->conf);
     free(c->scratch);
     free(c);
@@ -1454,6 +1461,14 @@ static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int 
             cJSON_AddNumberToObject(out, "max_nodes", it->valuedouble);
         } else if (strcmp(k, "filter") == 0) {
             if (parse_filter(c, it, out) != 0) goto bad;
+        } else if (strcmp(k, "id") == 0 && c->replay && !is_query) {
+            /* A recording's frames address the subscription by the id it had. */
+            if (!cJSON_IsString(it) || !it->valuestring[0] || strlen(it->valuestring) > 200) {
+                fail(c, SLOP_E_ARG, "options.id must be a string of 1 to 200 bytes");
+                goto bad;
+            }
+            free(c->adopt);
+            c->adopt = slop__strdup(it->valuestring);
         } else if (strcmp(k, "window") == 0 && is_query) {
             cJSON *a = cJSON_GetArrayItem(it, 0), *b = cJSON_GetArrayItem(it, 1);
             if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !is_int(a) || !is_int(b) ||
@@ -1486,6 +1501,8 @@ static cJSON *parse_options(slop_consumer *c, const char *text, size_t len, int 
 bad:
     cJSON_Delete(in);
     cJSON_Delete(out);
+    free(c->adopt);
+    c->adopt = NULL;
     return NULL;
 }
 
@@ -1526,11 +1543,22 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
     if (SLOP__RESERVE(c->subs, c->nsubs, c->capsubs, 4) != 0) {
         cJSON_Delete(opts);
         free(path);
+        free(c->adopt);
+        c->adopt = NULL;
         fail(c, SLOP_E_NOMEM, "out of memory");
         return give(c, NULL, out_len);
     }
+    if (c->adopt && find_sub_wire(c, c->adopt)) {
+        fail(c, SLOP_E_ARG, "options.id \"%.60s\" is already a subscription of this consumer", c->adopt);
+        free(c->adopt);
+        c->adopt = NULL;
+        cJSON_Delete(opts);
+        free(path);
+        return give(c, NULL, out_len);
+    }
     sub *s = calloc(1, sizeof *s);
-    s->wire = new_id(c, 's');
+    s->wire = c->adopt ? c->adopt : new_id(c, 's');
+    c->adopt = NULL;
     s->handle = slop__strdup(s->wire);
     s->options = opts;
     s->path = path;
@@ -1887,6 +1915,28 @@ const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char 
     slop__node *n = lookup(c, sub_id, path, NULL);
     if (!n) return give(c, NULL, out_len);
     return give_json(c, slop__node_to_json(n, depth), out_len);
+}
+
+const char *slop_consumer_checkpoint(slop_consumer *c, const char *sub_id, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    sub *s = NULL;
+    slop__node *n = lookup(c, sub_id, "/", &s);
+    if (!n) return give(c, NULL, out_len);
+    n = s->m.root;
+    slop__buf b = {0};
+    slop__buf_puts(&b, "{\"type\":\"snapshot\",\"id\":");
+    slop__buf_put_string(&b, s->wire);
+    slop__buf_puts(&b, ",\"version\":");
+    slop__buf_put_number(&b, s->last_version);
+    slop__buf_puts(&b, ",\"seq\":");
+    slop__buf_put_number(&b, (double)s->last_seq);
+    slop__buf_puts(&b, ",\"tree\":");
+    slop__node_put(&b, n, -1, 1);
+    slop__buf_putc(&b, '}');
+    char *text = slop__buf_take(&b);
+    if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, text, out_len);
 }
 
 const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char *path, size_t *out_len) {
