@@ -333,8 +333,10 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
  * The provider and connection state as JSON:
  *   {"hello":bool,"provider":{...}|null,"capabilities":[..],"closed":bool,
  *    "refused":bool,"document":bool,"pending":N,"nodes":N,"ignored_frames":N,"stale_patches":N,
- *    "subscriptions":[{"sub","path","options","state","reason","retry_at",
+ *    "subscriptions":[{"sub","wire","path","options","state","reason","retry_at",
  *                      "version"?,"seq"?,"nodes"}]}
+ * wire: the id the subscription has on the wire now (a resync or a reset
+ * subscribes again under a new one; a recording's frames address it).
  * state: "live" (the mirror follows the provider), "waiting" (no snapshot
  * yet), "resyncing" (a fresh snapshot was asked for; the mirror may be
  * behind), "stale" (the last good state, not following: disconnected, or

@@ -1870,6 +1870,7 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
         sub *s = c->subs[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "sub", s->handle);
+        cJSON_AddStringToObject(o, "wire", s->wire);
         cJSON_AddStringToObject(o, "path", s->path);
         cJSON_AddItemToObject(o, "options", cJSON_Duplicate(s->options, 1));
         cJSON_AddStringToObject(o, "state", sub_state_names[s->state]);
