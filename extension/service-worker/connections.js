@@ -67,6 +67,10 @@ export const connectionEvents = {
   coreEvent: new Set(),
   /** (conn, LogEntry) every frame in or out */
   frame: new Set(),
+  /** (conn, text) a provider frame as it came, before the core reads it (timeline.js records it) */
+  input: new Set(),
+  /** (conn, {path, action}) an invoke the connection sent */
+  invoked: new Set(),
 };
 const emit = (set, ...args) => {
   for (const fn of set) {
@@ -275,6 +279,7 @@ export class Connection {
   /** A frame from the provider (WebSocket message, or verified postMessage via the content script). */
   receive(frame) {
     if (this.disposed || !this.consumer) return;
+    if (connectionEvents.input.size) emit(connectionEvents.input, this, frame);
     this.consumer.receive(frame, Date.now());
     this.#logFrame('in', frame, this.consumer.frameType()); // before pump: the log line precedes its events
     this.pump();
@@ -359,6 +364,7 @@ export class Connection {
   invoke(path, action, params) {
     const id = this.#live().invoke(path, action, params, Date.now());
     const p = this.#track(id);
+    emit(connectionEvents.invoked, this, { path, action });
     this.pump();
     return p.then((event) => ({ requestId: id, event }));
   }

@@ -16,6 +16,8 @@ import { connectionEvents } from './connections.js';
 import { tabs, tabEvents, connectionOf, manualConnections, MANUAL_TAB } from './tabs.js';
 import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from './node-views.js';
 import { ImportedTree } from './imports.js';
+import { Timeline } from './timeline.js';
+import { timelineOf, timelineEvents, pruneTimelines } from './timelines.js';
 
 /**
  * @typedef {object} Watch
@@ -48,7 +50,7 @@ export function acceptUiPort(port) {
     return;
   }
   /** @type {UiPort} */
-  const ui = { port, tabId: null, watches: new Map(), ownedSubs: new Map(), imports: new Map(), outbox: [], flushDue: false, flushTimer: null, lastFlush: -Infinity };
+  const ui = { port, tabId: null, watches: new Map(), ownedSubs: new Map(), imports: new Map(), recordings: new Map(), outbox: [], flushDue: false, flushTimer: null, lastFlush: -Infinity };
   uiPorts.add(ui);
   port.onMessage.addListener((msg) => withCore(() => onUiMessage(ui, msg)).catch((e) => {
     console.error('SLOP Inspector: UI message failed:', e?.message ?? e);
@@ -72,6 +74,8 @@ function releasePort(ui) {
   ui.ownedSubs.clear();
   for (const imp of ui.imports.values()) imp.dispose();
   ui.imports.clear();
+  for (const rec of ui.recordings.values()) rec.dispose();
+  ui.recordings.clear();
 }
 
 // Pushes are coalesced per port: every runtime message costs a trip through the browser
@@ -152,6 +156,16 @@ function flushProviders() {
   }
 }
 tabEvents.change.add(scheduleProviders);
+tabEvents.change.add(() => pruneTimelines((tabId) => tabId === MANUAL_TAB || tabs.has(tabId)));
+
+// The history's new steps go to the panels watching that provider (Push.HISTORY).
+timelineEvents.steps.add((tabId, key, steps, reset, update) => {
+  for (const ui of uiPorts) {
+    if ((ui.tabId === tabId || tabId === MANUAL_TAB) && ui.watches.has(key)) {
+      post(ui, { type: Push.HISTORY, key, steps, reset: !!reset, update: !!update, info: timelineOf(tabId, key)?.info() ?? null });
+    }
+  }
+});
 
 function watchersOf(conn) {
   return [...uiPorts].filter((u) => (u.tabId === conn.tabId || conn.tabId === MANUAL_TAB) && u.watches.has(conn.key));
@@ -249,7 +263,84 @@ function keptEvents(conn) {
     .map(({ at, ...event }) => ({ t: at, event }));
 }
 
+/** The history of a provider shown in this port (a live one, or a recording opened here). */
+function needTimeline(ui, key) {
+  if (typeof key === 'string' && ui.recordings.has(key)) return ui.recordings.get(key);
+  const tl = typeof key === 'string' && ui.tabId !== null ? (timelineOf(ui.tabId, key) ?? timelineOf(MANUAL_TAB, key)) : null;
+  if (!tl) throw new RequestError(ErrorCode.NOT_FOUND, 'No history for this provider yet');
+  return tl;
+}
+
+function needStep(m, name) {
+  if (!Number.isInteger(m[name])) throw new RequestError(ErrorCode.BAD_REQUEST, `${name} must be a step number`);
+  return m[name];
+}
+
+let recordingSeq = 0;
+
 const handlers = {
+  [Request.HISTORY](ui, m) {
+    const tl = needTimeline(ui, m.key);
+    return { steps: tl.steps, info: tl.info() };
+  },
+  [Request.HISTORY_STATE](ui, m) {
+    const tl = needTimeline(ui, m.key);
+    const have = m.have === undefined || m.have === null ? null : needStep(m, 'have');
+    try {
+      return tl.stateAt(needStep(m, 'step'), have);
+    } catch (e) {
+      throw e.code === 'not_found' ? new RequestError(ErrorCode.NOT_FOUND, e.message) : e;
+    }
+  },
+  [Request.HISTORY_DIFF](ui, m) {
+    const tl = needTimeline(ui, m.key);
+    try {
+      return tl.diff(needStep(m, 'from'), needStep(m, 'to'));
+    } catch (e) {
+      throw e.code === 'not_found' ? new RequestError(ErrorCode.NOT_FOUND, e.message) : e;
+    }
+  },
+  [Request.HISTORY_PERSIST](ui, m) {
+    const tl = needTimeline(ui, m.key);
+    if (tl.readOnly) throw new RequestError(ErrorCode.BAD_STATE, 'A recording is read-only');
+    tl.persist = m.on === true;
+    return { info: tl.info() };
+  },
+  [Request.HISTORY_EXPORT](ui, m) {
+    const tl = needTimeline(ui, m.key);
+    return { text: JSON.stringify(tl.recording()), steps: tl.steps.length };
+  },
+  [Request.OPEN_RECORDING](ui, m) {
+    if (typeof m.text !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'text must be a string');
+    if (m.text.length > LIMITS.IMPORT_TEXT_MAX) throw new RequestError(ErrorCode.INVALID_TREE, `The recording is larger than ${LIMITS.IMPORT_TEXT_MAX / 1024 / 1024} MB`);
+    let doc;
+    try {
+      doc = JSON.parse(m.text);
+    } catch (e) {
+      throw new RequestError(ErrorCode.INVALID_TREE, `The file is not JSON: ${e.message}`);
+    }
+    let tl;
+    try {
+      tl = Timeline.fromRecording(doc, core);
+    } catch (e) {
+      throw new RequestError(ErrorCode.INVALID_TREE, e.message);
+    }
+    const key = `recording:${++recordingSeq}`;
+    tl.name = typeof m.name === 'string' ? m.name.slice(0, 200) : 'recording';
+    ui.recordings.set(key, tl);
+    while (ui.recordings.size > LIMITS.IMPORTS_PER_PORT) {
+      const [oldest, old] = ui.recordings.entries().next().value;
+      old.dispose();
+      ui.recordings.delete(oldest);
+    }
+    return { key, name: tl.name, steps: tl.steps, info: tl.info() };
+  },
+  [Request.CLOSE_RECORDING](ui, m) {
+    ui.recordings.get(m.key)?.dispose();
+    ui.recordings.delete(m.key);
+    return {};
+  },
+
   [Request.BRIDGE_DECIDE](ui, m) {
     if (typeof m.approval !== 'string' || typeof m.allow !== 'boolean') throw new RequestError(ErrorCode.BAD_REQUEST, 'approval must be a string and allow a boolean');
     if (!services.bridge?.decide(m.approval, m.allow)) throw new RequestError(ErrorCode.NOT_FOUND, 'That invoke is no longer waiting (it timed out or the desktop went away)');

@@ -184,6 +184,31 @@ export const Request = Object.freeze({
   BRIDGE_DECIDE: 'ui/bridge-decide',
   /** Dial the desktop bridge again now (after a refused token or while waiting). {} → {} */
   BRIDGE_RETRY: 'ui/bridge-retry',
+  /**
+   * The history the service worker keeps for a provider's main subscription (timeline.js), or of
+   * a recording opened here. {key} → {steps: Step[], info: {steps, bytes, dropped, limits, persist, provider}}
+   */
+  HISTORY: 'ui/history',
+  /**
+   * The state at a step, rebuilt by the core from the recorded frames. {key, step, have?} →
+   * {step, version, full, views, removed, replaced}: with `have` (the step whose state the panel
+   * shows), only the views that differ, the paths gone, and the subtrees replaced whole.
+   */
+  HISTORY_STATE: 'ui/history-state',
+  /** What changed between two steps. {key, from, to} → {from, to, added, removed, changed, boundaries} */
+  HISTORY_DIFF: 'ui/history-diff',
+  /** Keep the history across page reloads. {key, on} → {info} */
+  HISTORY_PERSIST: 'ui/history-persist',
+  /** The history as a recording file (frames with their times, hello, subscription). {key} → {text, steps} */
+  HISTORY_EXPORT: 'ui/history-export',
+  /**
+   * Opens a recording read-only, checked (its shape here, every segment through the core). {text,
+   * name} → {key, name, steps, info}; the key answers HISTORY, HISTORY_STATE and HISTORY_DIFF until
+   * CLOSE_RECORDING or the port closes. A file that is not a recording fails with INVALID_TREE.
+   */
+  OPEN_RECORDING: 'ui/open-recording',
+  /** {key} → {} */
+  CLOSE_RECORDING: 'ui/close-recording',
 });
 
 /** Service worker → UI. */
@@ -202,6 +227,8 @@ export const Push = Object.freeze({
    * {key, events: [{t, event}]}
    */
   EVENTS: 'sw/events',
+  /** New steps of a watched provider's history (or all of them again, reset). {key, steps, reset, update, info} */
+  HISTORY: 'sw/history',
   /** Frame log entries (only for WATCH with log: true). {key, entries, replace} */
   LOG: 'sw/log',
   /** The answer to a request. {id, ok, result?, error?: {code: ErrorCode, message}} */

@@ -1,0 +1,471 @@
+// timeline.js: the history of a provider's main subscription, kept by the service worker per
+// (tab, provider), so that every panel (opened late, closed and reopened, a second one) sees the
+// same steps, and so that it can be exported as a recording and played back.
+//
+// What is kept: the provider frames as they came in (their text and time), and a list of steps
+// (a snapshot, each patch, a resync, each invoke and its result, a protocol error, a reload of the
+// page), each with the frame its state is the state after. Nothing here applies a patch or reads
+// a frame: the state at a step is rebuilt by a throwaway "replay" core consumer fed the recorded
+// frames (slop_core.h), from the segment's first snapshot, or from a checkpoint the core printed
+// when the oldest frames had to go. Every version shown is therefore the core's own reading.
+//
+// Segments: the main subscription's frames carry the id it has on the wire, which changes on a
+// resync or a reconnect; a segment is what one such id covers, from its snapshot on.
+//
+// Bounded by steps and bytes (TIMELINE_LIMITS); the oldest steps go first.
+
+import { diffStates } from '../shared/state-diff.js';
+import { childPath } from '../shared/node-path.js';
+
+export const TIMELINE_LIMITS = Object.freeze({ steps: 1000, bytes: 8 * 1024 * 1024 });
+/** Paths listed per step in the step list (the rest are counted). */
+const PATHS_LISTED = 12;
+
+/**
+ * @typedef {object} Step   what the panel lists
+ * @property {number} step      running number in this timeline
+ * @property {number} t         epoch ms
+ * @property {'snapshot'|'patch'|'resync'|'invoke'|'result'|'error'|'reload'} kind
+ * @property {number|null} version   the mirror's version after it (null: no state yet)
+ * @property {number} ops       patch: operations; snapshot: nodes
+ * @property {string[]} paths   paths touched (the first PATHS_LISTED)
+ * @property {number} pathCount
+ * @property {object|null} boundary  {kind: 'restart'|'provider'|'reload', previousVersion, previous?, provider?}
+ * @property {string} [path]    invoke / result
+ * @property {string} [action]
+ * @property {string} [status]  result: ok | error | accepted
+ * @property {string} [message] error, resync: why
+ */
+
+export class Timeline {
+  /** @param {{core: () => object, label: object}} o  label: {tabId, key, pageUrl} for exports */
+  constructor({ core, label }) {
+    this.core = core;
+    this.label = label;
+    /** @type {{i: number, t: number, text: string}[]} */
+    this.frames = [];
+    this.nextFrame = 0;       // absolute index of the next frame
+    /** @type {Step[]} */
+    this.steps = [];
+    /** Private per step: segment, frame index, touched paths. step number → record */
+    this.records = new Map();
+    this.nextStep = 1;
+    this.bytes = 0;
+    this.dropped = 0;         // steps dropped at the bounds
+    /** @type {{wire: string, options: object, hello: string, start: {frame: number, text: string}}[]} */
+    this.segments = [];
+    this.hello = null;        // the last hello frame's text
+    this.provider = null;     // {id, name} from the last hello
+    this.persist = false;
+    this.listeners = new Set(); // fn(steps: Step[], reset: boolean)
+    this.replayer = null;
+  }
+
+  // -------------------------------------------------------------------------- recording
+
+  /** A provider frame, before the core reads it. */
+  input(text, t = Date.now()) {
+    this.frames.push({ i: this.nextFrame++, t, text });
+    this.bytes += text.length;
+  }
+
+  /** The hello frame of a connection is the last frame input (remembered for the segments). */
+  helloSeen(provider) {
+    const f = this.frames.at(-1);
+    if (f) this.hello = f.text;
+    this.provider = provider ? { id: String(provider.id ?? ''), name: String(provider.name ?? '') } : null;
+  }
+
+  /**
+   * A core event of the connection (connections.js: coreEvent). main: the main subscription's
+   * handle; status: () => the core's status(), read only on a snapshot (for the wire id).
+   */
+  event(ev, main, status) {
+    const frame = this.nextFrame - 1;
+    const seg = this.segments.length - 1;
+    switch (ev.event) {
+      case 'snapshot': {
+        if (ev.sub !== main) return;
+        const st = status()?.subscriptions?.find((s) => s.sub === main);
+        const f = this.frames.at(-1);
+        if (!st?.wire || !f) return;
+        this.segments.push({ wire: st.wire, options: st.options ?? {}, hello: this.hello ?? '', start: { frame: f.i, text: f.text } });
+        const boundary = ev.restarted ? { kind: 'restart', previousVersion: ev.previous_version ?? null } : this.pendingBoundary ?? null;
+        this.pendingBoundary = null;
+        this.#add({ kind: this.resyncing ? 'resync' : 'snapshot', version: ev.version, ops: ev.nodes ?? 0, boundary, message: this.resyncing ?? undefined },
+          { seg: this.segments.length - 1, frame: f.i, full: true, touched: [] });
+        this.resyncing = null;
+        return;
+      }
+      case 'patch': {
+        if (ev.sub !== main || seg < 0) return;
+        const touched = new Set([...(ev.changed ?? []), ...(ev.added ?? []), ...(ev.removed ?? [])]);
+        for (const c of ev.children ?? []) touched.add(c.parent);
+        const last = this.steps.at(-1);
+        const rec = last && this.records.get(last.step);
+        // The patches of one frame (a batch) are one step: one state after them.
+        if (last?.kind === 'patch' && rec.frame === frame && rec.seg === seg) {
+          last.version = ev.version;
+          last.ops += ev.ops ?? 0;
+          for (const p of touched) rec.touched.add(p);
+          for (const p of ev.added ?? []) rec.added.add(p);
+          for (const p of ev.removed ?? []) rec.removed.add(p);
+          rec.full ||= !!ev.truncated;
+          last.pathCount = rec.touched.size;
+          last.paths = [...rec.touched].slice(0, PATHS_LISTED);
+          this.#emit([last], false, true);
+          return;
+        }
+        this.#add({ kind: 'patch', version: ev.version, ops: ev.ops ?? 0, paths: [...touched].slice(0, PATHS_LISTED), pathCount: touched.size },
+          { seg, frame, touched, added: new Set(ev.added ?? []), removed: new Set(ev.removed ?? []), full: !!ev.truncated });
+        return;
+      }
+      case 'resync':
+        if (ev.sub === main) this.resyncing = String(ev.message ?? ev.reason ?? 'resync');
+        return;
+      case 'provider_changed':
+        this.pendingBoundary = { kind: 'provider', previousVersion: this.steps.at(-1)?.version ?? null, previous: ev.previous ?? null, provider: ev.provider ?? null };
+        return;
+      case 'result':
+        this.#add({ kind: 'result', version: this.#version(), path: ev.path, action: ev.action, status: ev.status, message: ev.error?.message }, { seg, frame });
+        return;
+      case 'protocol_error':
+        this.#add({ kind: 'error', version: this.#version(), message: String(ev.message ?? ev.code ?? 'protocol error') }, { seg, frame });
+        return;
+      default:
+    }
+  }
+
+  /** An invoke the extension sent (panel, test library, desktop bridge). */
+  invoked(path, action) {
+    this.#add({ kind: 'invoke', version: this.#version(), path, action }, { seg: this.segments.length - 1, frame: this.nextFrame - 1 });
+  }
+
+  /** The page was reloaded and the provider came back under the same key (Persist on). */
+  reloaded(pageUrl) {
+    this.label.pageUrl = pageUrl;
+    this.pendingBoundary = { kind: 'reload', previousVersion: this.#version() };
+    this.#add({ kind: 'reload', version: this.#version(), message: pageUrl ?? '' }, { seg: this.segments.length - 1, frame: this.nextFrame - 1 });
+  }
+
+  #version() {
+    return this.steps.at(-1)?.version ?? null;
+  }
+
+  #add(fields, rec) {
+    const step = { step: this.nextStep++, t: Date.now(), ops: 0, paths: [], pathCount: 0, boundary: null, ...fields };
+    if (step.paths.length === 0 && rec.touched) step.pathCount = rec.touched.size;
+    this.steps.push(step);
+    this.records.set(step.step, rec);
+    this.#bound();
+    this.#emit([step], false);
+  }
+
+  #emit(steps, reset, update = false) {
+    for (const fn of this.listeners) fn(steps, reset, update);
+  }
+
+  /** Drops the oldest steps past the bounds; a segment that loses its start gets a checkpoint. */
+  #bound() {
+    const over = () => this.steps.length > TIMELINE_LIMITS.steps || this.bytes > TIMELINE_LIMITS.bytes;
+    if (!over() || this.steps.length < 2) return;
+    // Drop a tenth at a time: a checkpoint costs a replay, so not one per step.
+    let n = Math.max(1, Math.floor(this.steps.length / 10));
+    while (over() && n < this.steps.length - 1) n *= 2;
+    n = Math.min(n, this.steps.length - 1);
+    const first = this.steps[n];
+    const rec = this.records.get(first.step);
+    const seg = this.segments[rec.seg];
+    if (seg && seg.start.frame < rec.frame) {
+      const text = this.#checkpoint(rec.seg, rec.frame);
+      if (text !== null) {
+        this.bytes += text.length;
+        seg.start = { frame: rec.frame, text, checkpoint: true };
+      }
+    }
+    for (const s of this.steps.splice(0, n)) this.records.delete(s.step);
+    this.dropped += n;
+    // Frames before the earliest start a kept step replays from are needed no more.
+    const keepFrom = Math.min(...this.steps.map((s) => {
+      const r = this.records.get(s.step);
+      return this.segments[r.seg]?.start.frame ?? r.frame;
+    }));
+    while (this.frames.length && this.frames[0].i < keepFrom) this.bytes -= this.frames.shift().text.length;
+    // Checkpoint texts of segments nothing refers to any more.
+    const used = new Set(this.steps.map((s) => this.records.get(s.step).seg));
+    this.segments.forEach((sg, i) => {
+      if (sg && !used.has(i)) {
+        if (sg.start.checkpoint) this.bytes -= sg.start.text.length;
+        this.segments[i] = null;
+      }
+    });
+    this.replayer?.consumer.free();
+    this.replayer = null;
+    this.#emit(this.steps, true);
+  }
+
+  /** Clears everything (a reload without Persist). */
+  clear() {
+    this.frames = [];
+    this.steps = [];
+    this.records.clear();
+    this.segments = [];
+    this.bytes = 0;
+    this.dropped = 0;
+    this.replayer?.consumer.free();
+    this.replayer = null;
+    this.#emit([], true);
+  }
+
+  dispose() {
+    this.replayer?.consumer.free();
+    this.replayer = null;
+    this.listeners.clear();
+  }
+
+  // --------------------------------------------------------------------------- reading
+
+  /** What the panel shows of the bounds. */
+  info() {
+    return { steps: this.steps.length, bytes: this.bytes, dropped: this.dropped, limits: TIMELINE_LIMITS, persist: this.persist, provider: this.provider };
+  }
+
+  #record(step) {
+    const rec = this.records.get(step);
+    if (!rec) throw Object.assign(new Error(`step ${step} is no longer in the history`), { code: 'not_found' });
+    return rec;
+  }
+
+  /** The replay consumer at frame `frame` of segment `seg` (made, or moved forward). */
+  #at(seg, frame) {
+    const s = this.segments[seg];
+    if (!s) return null;
+    let r = this.replayer;
+    if (!r || r.seg !== seg || r.frame > frame) {
+      r?.consumer.free();
+      const consumer = new (this.core().SlopConsumer)({ transport: 'replay' });
+      const sub = consumer.subscribe({ ...s.options, id: s.wire }, 0);
+      if (s.hello) consumer.receive(s.hello, 0);
+      consumer.receive(s.start.text, 0);
+      consumer.drain();
+      r = this.replayer = { seg, frame: s.start.frame, consumer, sub };
+    }
+    for (const f of this.frames) {
+      if (f.i <= r.frame) continue;
+      if (f.i > frame) break;
+      r.consumer.receive(f.text, f.t);
+      r.consumer.drain();
+      r.frame = f.i;
+    }
+    r.frame = Math.max(r.frame, frame);
+    return r;
+  }
+
+  #checkpoint(seg, frame) {
+    const r = this.#at(seg, frame);
+    return r ? r.consumer.checkpoint(r.sub) : null;
+  }
+
+  /** Every node view of a replay consumer's mirror (breadth first). */
+  #allViews(r) {
+    const out = new Map();
+    const root = r.consumer.node(r.sub, '/');
+    if (!root) return out;
+    const queue = [root];
+    for (let i = 0; i < queue.length; i++) {
+      const v = queue[i];
+      out.set(v.path, v);
+      for (const id of v.child_ids ?? []) {
+        const c = r.consumer.node(r.sub, childPath(v.path, id));
+        if (c) queue.push(c);
+      }
+    }
+    return out;
+  }
+
+  /** Views of `paths` and of the whole subtrees under `roots`, in a replay consumer's state. */
+  #someViews(r, paths, roots) {
+    const out = new Map();
+    for (const p of paths) {
+      if (out.has(p)) continue;
+      const v = r.consumer.node(r.sub, p);
+      if (!v) continue;
+      out.set(p, v);
+    }
+    for (const root of roots) {
+      const v = r.consumer.node(r.sub, root);
+      if (!v) continue;
+      const queue = [v];
+      for (let i = 0; i < queue.length; i++) {
+        const x = queue[i];
+        out.set(x.path, x);
+        for (const id of x.child_ids ?? []) {
+          const c = r.consumer.node(r.sub, childPath(x.path, id));
+          if (c) queue.push(c);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The two states of steps a and b (either order), read on the paths that differ between them:
+   * {before: Map, after: Map, full, paths, roots} (before = a, after = b). full: every node was
+   * read (a snapshot lies between them, another segment, or a patch too big to list).
+   */
+  #compare(a, b) {
+    const ra = this.#record(a);
+    const rb = this.#record(b);
+    const [lo, hi] = a <= b ? [a, b] : [b, a];
+    const between = this.steps.filter((s) => s.step > lo && s.step <= hi).map((s) => this.records.get(s.step));
+    const full = ra.seg !== rb.seg || between.some((x) => x.full);
+    const paths = new Set();
+    const roots = new Set();
+    if (!full) {
+      for (const x of between) {
+        for (const p of x.touched ?? []) paths.add(p);
+        for (const p of x.added ?? []) roots.add(p);
+        for (const p of x.removed ?? []) roots.add(p);
+      }
+    }
+    const read = (rec) => {
+      const r = this.#at(rec.seg, rec.frame);
+      if (!r) return new Map();
+      return full ? this.#allViews(r) : this.#someViews(r, paths, roots);
+    };
+    // The older state first: the replay only moves forward.
+    let before, after;
+    if (a <= b) { before = read(ra); after = read(rb); } else { after = read(rb); before = read(ra); }
+    return { before, after, full, paths, roots };
+  }
+
+  /**
+   * The state at step `to`, for a panel that shows the state at step `have` (or nothing): every
+   * view (full), or only the views that differ and the paths gone.
+   * @returns {{step, version, full: boolean, views: object[], removed: string[], replaced: string[]}}
+   */
+  stateAt(to, have = null) {
+    const rec = this.#record(to);
+    const step = this.steps.find((s) => s.step === to);
+    if (have === null || !this.records.has(have)) {
+      const r = this.#at(rec.seg, rec.frame);
+      return { step: to, version: step.version, full: true, views: r ? [...this.#allViews(r).values()] : [], removed: [], replaced: [] };
+    }
+    const c = this.#compare(have, to);
+    if (c.full) return { step: to, version: step.version, full: true, views: [...c.after.values()], removed: [], replaced: [] };
+    const removed = [...c.before.keys()].filter((p) => !c.after.has(p));
+    // Subtrees that came or went are replaced whole: the panel drops what it had under them.
+    const replaced = [...c.roots].filter((p) => c.after.has(p));
+    return { step: to, version: step.version, full: false, views: [...c.after.values()], removed, replaced };
+  }
+
+  /** What changed from step a to step b: {from, to, added, removed, changed, boundaries}. */
+  diff(a, b) {
+    const c = this.#compare(a, b);
+    const d = diffStates(c.before, c.after);
+    const [lo, hi] = a <= b ? [a, b] : [b, a];
+    const from = this.steps.find((s) => s.step === a);
+    const to = this.steps.find((s) => s.step === b);
+    const boundaries = this.steps.filter((s) => s.step > lo && s.step <= hi && s.boundary);
+    return { from, to, ...d, boundaries };
+  }
+
+  // ------------------------------------------------------------------------- recordings
+
+  /** The timeline as a recording: provider, source, segments, frames and steps with their times. */
+  recording() {
+    const used = new Set(this.steps.map((s) => this.records.get(s.step).seg));
+    return {
+      format: RECORDING_FORMAT,
+      formatVersion: 1,
+      exportedAt: new Date().toISOString(),
+      provider: this.provider,
+      source: { pageUrl: this.label.pageUrl ?? null, transport: this.label.transport ?? null },
+      limits: TIMELINE_LIMITS,
+      dropped: this.dropped,
+      segments: this.segments.map((s, i) => (s && used.has(i) ? { wire: s.wire, options: s.options, hello: s.hello, start: s.start } : null)),
+      frames: this.frames.map((f) => ({ i: f.i, t: f.t, text: f.text })),
+      steps: this.steps.map((s) => ({ ...s, record: packRecord(this.records.get(s.step)) })),
+    };
+  }
+
+  /**
+   * A timeline from a recording (read-only). The recording is checked for shape here, then every
+   * segment is played back through the core: a recording the core cannot read is refused whole.
+   * Throws an Error with a message for the user.
+   */
+  static fromRecording(doc, core) {
+    const bad = (why) => { throw Object.assign(new Error(`Not a SLOP Inspector recording: ${why}`), { code: 'invalid_tree' }); };
+    if (!doc || typeof doc !== 'object' || doc.format !== RECORDING_FORMAT) bad('no "format": "slop-inspector-recording"');
+    if (doc.formatVersion !== 1) bad(`format version ${JSON.stringify(doc.formatVersion)} is not 1`);
+    if (!Array.isArray(doc.frames) || !Array.isArray(doc.steps) || !Array.isArray(doc.segments)) bad('"frames", "steps" and "segments" must be arrays');
+    if (doc.steps.length > TIMELINE_LIMITS.steps * 2) bad(`more than ${TIMELINE_LIMITS.steps * 2} steps`);
+    const tl = new Timeline({ core, label: { pageUrl: typeof doc.source?.pageUrl === 'string' ? doc.source.pageUrl : null, transport: null } });
+    tl.readOnly = true;
+    tl.provider = doc.provider && typeof doc.provider === 'object' ? { id: String(doc.provider.id ?? ''), name: String(doc.provider.name ?? '') } : null;
+    let last = -1;
+    for (const f of doc.frames) {
+      if (!f || !Number.isInteger(f.i) || f.i <= last || typeof f.text !== 'string' || typeof f.t !== 'number') bad('every frame needs an increasing integer "i", a number "t" and a string "text"');
+      last = f.i;
+      tl.frames.push({ i: f.i, t: f.t, text: f.text });
+      tl.bytes += f.text.length;
+    }
+    tl.nextFrame = last + 1;
+    tl.segments = doc.segments.map((s) => {
+      if (s === null) return null;
+      if (!s || typeof s.wire !== 'string' || typeof s.hello !== 'string' || typeof s.start?.text !== 'string' || !Number.isInteger(s.start?.frame) || (s.options && typeof s.options !== 'object')) {
+        bad('a segment needs "wire", "hello", and "start" with "frame" and "text"');
+      }
+      return { wire: s.wire, options: s.options ?? {}, hello: s.hello, start: { frame: s.start.frame, text: s.start.text } };
+    });
+    const KINDS = new Set(['snapshot', 'patch', 'resync', 'invoke', 'result', 'error', 'reload']);
+    let prev = 0;
+    for (const s of doc.steps) {
+      if (!s || !Number.isInteger(s.step) || s.step <= prev || !KINDS.has(s.kind) || typeof s.t !== 'number') bad('every step needs an increasing integer "step", a known "kind" and a number "t"');
+      prev = s.step;
+      const rec = unpackRecord(s.record);
+      if (rec.seg >= tl.segments.length || (rec.seg >= 0 && !tl.segments[rec.seg])) bad(`step ${s.step} names a segment the recording does not hold`);
+      const { record: _r, ...step } = s;
+      step.paths = Array.isArray(step.paths) ? step.paths.filter((p) => typeof p === 'string').slice(0, PATHS_LISTED) : [];
+      tl.steps.push(step);
+      tl.records.set(step.step, rec);
+    }
+    tl.nextStep = prev + 1;
+    // Played back once through the core: its verdict on every segment's start.
+    tl.segments.forEach((s, i) => {
+      if (!s) return;
+      const c = new (core().SlopConsumer)({ transport: 'replay' });
+      try {
+        const sub = c.subscribe({ ...s.options, id: s.wire }, 0);
+        c.receive(s.hello, 0);
+        c.receive(s.start.text, 0);
+        const errors = c.drain().filter((o) => o.kind === 'event' && o.event.event === 'protocol_error');
+        const st = c.status().subscriptions.find((x) => x.sub === sub);
+        if (!st || st.state !== 'live') bad(`segment ${i + 1}: ${errors[0]?.event.message ?? st?.reason?.message ?? 'its snapshot was not taken'}`);
+      } catch (e) {
+        if (e.code === 'invalid_tree') throw e;
+        bad(`segment ${i + 1}: ${e.message}`);
+      } finally {
+        c.free();
+      }
+    });
+    return tl;
+  }
+}
+
+export const RECORDING_FORMAT = 'slop-inspector-recording';
+
+function packRecord(rec) {
+  return {
+    seg: rec.seg, frame: rec.frame, full: !!rec.full,
+    touched: rec.touched ? [...rec.touched] : [], added: rec.added ? [...rec.added] : [], removed: rec.removed ? [...rec.removed] : [],
+  };
+}
+
+function unpackRecord(r) {
+  const strings = (a) => new Set(Array.isArray(a) ? a.filter((p) => typeof p === 'string' && p.startsWith('/')) : []);
+  if (!r || !Number.isInteger(r.seg) || !Number.isInteger(r.frame)) {
+    throw Object.assign(new Error('Not a SLOP Inspector recording: a step without its "record" (seg, frame)'), { code: 'invalid_tree' });
+  }
+  return { seg: r.seg, frame: r.frame, full: r.full === true, touched: strings(r.touched), added: strings(r.added), removed: strings(r.removed) };
+}

@@ -1,0 +1,91 @@
+// state-diff.js: what changed between two states of a tree, as node views (the core's node()
+// output: a node without its children, plus child_ids and path). The service worker computes the
+// history's diffs with it (timeline.js); the panel renders them (views/history-view.js).
+
+function deepEqual(a, b) {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+}
+
+/** Key-by-key differences of two plain objects: [{key, before, after}] (undefined = absent). */
+function objectDiff(a = {}, b = {}) {
+  const out = [];
+  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
+  for (const k of keys) {
+    const x = a?.[k];
+    const y = b?.[k];
+    if (!deepEqual(x, y)) out.push({ key: k, before: x, after: y });
+  }
+  return out;
+}
+
+/** Differences of two views of the same path, by field. */
+export function viewDiff(before, after) {
+  const d = {
+    type: before.type !== after.type ? { before: before.type, after: after.type } : null,
+    properties: objectDiff(before.properties, after.properties),
+    meta: objectDiff(before.meta, after.meta),
+    affordances: [],
+    contentRef: deepEqual(before.content_ref, after.content_ref) ? null : { before: before.content_ref, after: after.content_ref },
+    children: null,
+  };
+  const affA = new Map((before.affordances ?? []).map((a) => [a.action, a]));
+  const affB = new Map((after.affordances ?? []).map((a) => [a.action, a]));
+  for (const [action, a] of affA) {
+    if (!affB.has(action)) d.affordances.push({ action, change: 'removed', before: a });
+    else if (!deepEqual(a, affB.get(action))) d.affordances.push({ action, change: 'changed', before: a, after: affB.get(action) });
+  }
+  for (const [action, b] of affB) if (!affA.has(action)) d.affordances.push({ action, change: 'added', after: b });
+  const ca = before.child_ids ?? [];
+  const cb = after.child_ids ?? [];
+  if (!deepEqual(ca, cb)) {
+    const sa = new Set(ca);
+    const sb = new Set(cb);
+    const added = cb.filter((x) => !sa.has(x));
+    const removed = ca.filter((x) => !sb.has(x));
+    d.children = { added, removed, reordered: added.length === 0 && removed.length === 0 };
+  }
+  return d;
+}
+
+/** "provider restarted: version 1 after 20101", "provider changed: Old (old) → New (new)" */
+export function boundaryText(entry) {
+  const b = entry?.boundary;
+  if (!b) return '';
+  const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : '?');
+  if (b.kind === 'provider') return `provider changed: ${who(b.previous)} → ${who(b.provider)}, version ${entry.version}${b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : ''}`;
+  return `provider restarted: version ${entry.version}${b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : ''}`;
+}
+
+function diffIsEmpty(d) {
+  return !d.type && d.properties.length === 0 && d.meta.length === 0 && d.affordances.length === 0 && !d.contentRef && !d.children;
+}
+
+/**
+ * What changed from state a to state b (two Maps path → view).
+ * @returns {{added: object[], removed: object[], changed: {path: string, before: object, after: object, diff: object}[]}}
+ *   sorted by path
+ */
+export function diffStates(a, b) {
+  const added = [];
+  const removed = [];
+  const changed = [];
+  for (const [path, va] of a) {
+    const vb = b.get(path);
+    if (vb === undefined) removed.push(va);
+    else if (vb !== va) {
+      const diff = viewDiff(va, vb);
+      if (!diffIsEmpty(diff)) changed.push({ path, before: va, after: vb, diff });
+    }
+  }
+  for (const [path, vb] of b) if (!a.has(path)) added.push(vb);
+  const byPath = (x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
+  added.sort(byPath);
+  removed.sort(byPath);
+  changed.sort(byPath);
+  return { added, removed, changed };
+}

@@ -1,0 +1,172 @@
+// timeline.test.js: the service worker's history of a provider (extension/service-worker/timeline.js)
+// against the real core: steps as frames come in, the state at any step rebuilt by a replay
+// consumer (whole, or only what differs from a state the panel holds), diffs between any two steps,
+// the bounds with a checkpoint, and recordings exported and read back, hostile ones refused.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadCore, HELLO_ALL } from './helpers.js';
+import { Timeline, TIMELINE_LIMITS, RECORDING_FORMAT } from '../../extension/service-worker/timeline.js';
+
+const core = await loadCore();
+const getCore = () => core;
+
+/** A live consumer and its timeline, fed as connections.js feeds them. */
+function session() {
+  const c = new core.SlopConsumer({ transport: 'ws', seed: 7 });
+  const sub = c.subscribe({ path: '/', depth: -1 }, 0);
+  const tl = new Timeline({ core: getCore, label: { pageUrl: 'http://app.test/', transport: 'ws://app.test/slop' } });
+  const pushed = [];
+  tl.listeners.add((steps, reset) => pushed.push({ n: steps.length, reset }));
+  const wire = () => c.status().subscriptions[0].wire;
+  const feed = (frame, t = 1000) => {
+    const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
+    tl.input(text, t);
+    c.receive(text, t);
+    for (const o of c.drain()) {
+      if (o.kind !== 'event') continue;
+      if (o.event.event === 'hello') tl.helloSeen(o.event.provider);
+      tl.event(o.event, sub, () => c.status());
+    }
+  };
+  return { c, sub, tl, feed, wire, pushed };
+}
+
+const item = (i, extra = {}) => ({ id: `m${i}`, type: 'item', properties: { n: i, label: `Item ${i}` }, ...extra });
+const tree = (n) => ({ id: 'root', type: 'root', children: [{ id: 'list', type: 'collection', properties: { count: n }, children: Array.from({ length: n }, (_, i) => item(i)) }] });
+
+function start(n = 5) {
+  const s = session();
+  s.feed(HELLO_ALL);
+  s.feed({ type: 'snapshot', id: s.wire(), version: 1, seq: 0, tree: tree(n) });
+  return s;
+}
+
+const patch = (s, version, seq, ops) => s.feed({ type: 'patch', subscription: s.wire(), version, seq, ops });
+const views = (r) => new Map(r.views.map((v) => [v.path, v]));
+
+test('every snapshot, patch, invoke, result and error is a step with its version, op count and paths', () => {
+  const s = start();
+  patch(s, 2, 1, [{ op: 'replace', path: '/list/m1/properties/n', value: 0.30000000000000004 }]);
+  s.tl.invoked('/list/m2', 'delete');
+  patch(s, 3, 2, [{ op: 'remove', path: '/list/m2' }, { op: 'replace', path: '/list/properties/count', value: 4 }]);
+  s.feed({ type: 'patch', subscription: s.wire(), version: 4, seq: 9, ops: [] }); // a gap: resync
+  assert.deepEqual(s.tl.steps.map((x) => [x.kind, x.version]), [['snapshot', 1], ['patch', 2], ['invoke', 2], ['patch', 3]]);
+  const p = s.tl.steps[3];
+  assert.equal(p.ops, 2);
+  assert.deepEqual(p.paths.sort(), ['/list', '/list/m2']);
+  assert.equal(s.tl.steps[0].ops, 7, 'a snapshot counts its nodes');
+  // The resync's snapshot is a step of its own kind, in a new segment (a new id on the wire).
+  s.feed({ type: 'snapshot', id: s.wire(), version: 5, seq: 0, tree: tree(3) });
+  assert.equal(s.tl.steps.at(-1).kind, 'resync');
+  assert.equal(s.tl.segments.length, 2);
+  s.feed('{"type":"patch"'); // not JSON: a protocol error step
+  assert.equal(s.tl.steps.at(-1).kind, 'error');
+});
+
+test('the state at any step is the core\'s, whole or as what differs from a step the panel shows', () => {
+  const s = start();
+  patch(s, 2, 1, [{ op: 'replace', path: '/list/m1/properties/n', value: 0.30000000000000004 }]);
+  patch(s, 3, 2, [{ op: 'add', path: '/list/children/m9', value: item(9, { children: [{ id: 'x', type: 'leaf' }] }) }]);
+  patch(s, 4, 3, [{ op: 'remove', path: '/list/m0' }]);
+  const [s1, s2, s3, s4] = s.tl.steps.map((x) => x.step);
+
+  const at1 = views(s.tl.stateAt(s1));
+  assert.equal(at1.get('/list/m1').properties.n, 1);
+  assert.ok(at1.has('/list/m0') && !at1.has('/list/m9'));
+  const at4 = s.tl.stateAt(s4);
+  assert.equal(at4.full, true);
+  // The live mirror and the rebuilt state agree on every node.
+  for (const v of at4.views) assert.deepEqual(v, s.c.node(s.sub, v.path), v.path);
+  assert.equal(at4.views.length, s.c.status().nodes);
+
+  // Backwards from 4 to 2: only what differs; m0 comes back whole, m9 (and its child) go.
+  const back = s.tl.stateAt(s2, s4);
+  assert.equal(back.full, false);
+  assert.deepEqual(new Set(back.removed), new Set(['/list/m9', '/list/m9/x']));
+  assert.ok(back.replaced.includes('/list/m0'));
+  assert.ok(back.views.some((v) => v.path === '/list/m0'));
+  assert.ok(back.views.length <= 4, `only what differs: ${back.views.map((v) => v.path)}`);
+  // Applying it to the views at 4 gives exactly the views at 2.
+  const held = views(at4);
+  for (const p of [...back.removed, ...back.replaced]) for (const k of [...held.keys()]) if (k === p || k.startsWith(`${p}/`)) held.delete(k);
+  for (const v of back.views) held.set(v.path, v);
+  assert.deepEqual([...held.entries()].sort(), [...views(s.tl.stateAt(s2)).entries()].sort());
+
+  // Forwards again from 2 to 3.
+  const fwd = s.tl.stateAt(s3, s2);
+  assert.deepEqual(fwd.replaced, ['/list/m9']);
+  assert.ok(views(fwd).has('/list/m9/x'));
+});
+
+test('a diff between any two steps names what was added, removed and changed, with both values', () => {
+  const s = start();
+  patch(s, 2, 1, [{ op: 'replace', path: '/list/m1/properties/n', value: 10 }]);
+  patch(s, 3, 2, [{ op: 'add', path: '/list/children/m9', value: item(9) }, { op: 'remove', path: '/list/m4' }]);
+  const [s1, s2, s3] = s.tl.steps.map((x) => x.step);
+  const step = s.tl.diff(s2, s3); // the step against the one before it
+  assert.deepEqual(step.added.map((v) => v.path), ['/list/m9']);
+  assert.deepEqual(step.removed.map((v) => v.path), ['/list/m4']);
+  assert.deepEqual(step.changed.map((c) => c.path), ['/list']);
+  assert.deepEqual(step.changed[0].diff.children, { added: ['m9'], removed: ['m4'], reordered: false });
+  const pinned = s.tl.diff(s1, s3); // a pinned pair
+  assert.deepEqual(pinned.changed.map((c) => c.path), ['/list', '/list/m1']);
+  assert.deepEqual(pinned.changed[1].diff.properties, [{ key: 'n', before: 1, after: 10 }]);
+  const reversed = s.tl.diff(s3, s1);
+  assert.deepEqual(reversed.added.map((v) => v.path), ['/list/m4']);
+  assert.throws(() => s.tl.diff(s1, 999), /no longer in the history/);
+});
+
+test('a provider restart is a boundary in the same history', () => {
+  const s = start();
+  patch(s, 2, 1, [{ op: 'replace', path: '/list/m1/properties/n', value: 10 }]);
+  s.c.close(2000);
+  s.c.reset(2000);
+  s.c.drain();
+  s.feed(HELLO_ALL);
+  s.feed({ type: 'snapshot', id: s.wire(), version: 1, seq: 0, tree: tree(2) });
+  const last = s.tl.steps.at(-1);
+  assert.deepEqual(last.boundary, { kind: 'restart', previousVersion: 2 });
+  const d = s.tl.diff(s.tl.steps[1].step, last.step);
+  assert.equal(d.boundaries.length, 1);
+  assert.deepEqual(d.removed.map((v) => v.path).sort(), ['/list/m2', '/list/m3', '/list/m4']);
+});
+
+test('bounded by steps: the oldest go, the first kept state comes from a checkpoint, the rest still replays', () => {
+  const s = start(3);
+  const total = TIMELINE_LIMITS.steps + 50;
+  for (let v = 2; v <= total; v++) patch(s, v, v - 1, [{ op: 'replace', path: '/list/m0/properties/n', value: v }]);
+  assert.ok(s.tl.steps.length <= TIMELINE_LIMITS.steps);
+  assert.ok(s.tl.dropped > 0);
+  assert.ok(s.pushed.some((p) => p.reset), 'the panels hear of the drop');
+  const first = s.tl.steps[0];
+  assert.equal(s.tl.segments[0].start.checkpoint, true);
+  assert.equal(views(s.tl.stateAt(first.step)).get('/list/m0').properties.n, first.version);
+  const last = s.tl.steps.at(-1);
+  assert.equal(views(s.tl.stateAt(last.step)).get('/list/m0').properties.n, total);
+  assert.ok(s.tl.frames[0].i > 1, 'frames before the checkpoint were let go');
+});
+
+test('a recording reads back into a timeline with the same steps and states; hostile ones are refused', () => {
+  const s = start();
+  patch(s, 2, 1, [{ op: 'replace', path: '/list/m1/properties/n', value: 1e-7 }]);
+  s.tl.invoked('/list/m1', 'open');
+  const rec = JSON.parse(JSON.stringify(s.tl.recording()));
+  assert.equal(rec.format, RECORDING_FORMAT);
+  assert.deepEqual(rec.provider, { id: 'app', name: 'App' });
+  const back = Timeline.fromRecording(rec, getCore);
+  assert.deepEqual(back.steps.map((x) => [x.step, x.kind, x.version]), s.tl.steps.map((x) => [x.step, x.kind, x.version]));
+  for (const st of s.tl.steps) assert.deepEqual(back.stateAt(st.step).views, s.tl.stateAt(st.step).views);
+
+  const refuse = (doc, re) => assert.throws(() => Timeline.fromRecording(doc, getCore), re);
+  refuse(null, /no "format"/);
+  refuse({ ...rec, format: 'slop-inspector-export' }, /no "format"/);
+  refuse({ ...rec, formatVersion: 2 }, /format version 2/);
+  refuse({ ...rec, frames: 'x' }, /must be arrays/);
+  refuse({ ...rec, frames: [{ i: 1, t: 0, text: 'a' }, { i: 1, t: 0, text: 'b' }] }, /increasing integer "i"/);
+  refuse({ ...rec, steps: [{ ...rec.steps[0], kind: 'explode' }] }, /known "kind"/);
+  refuse({ ...rec, steps: [{ ...rec.steps[0], record: { seg: 5, frame: 0 } }] }, /segment the recording does not hold/);
+  refuse({ ...rec, segments: [{ ...rec.segments[0], start: { frame: 1, text: '{"type":"snapshot","id":"x","version":1,"tree":{"id":"root"}}' } }] }, /segment 1/);
+  refuse({ ...rec, segments: [{ ...rec.segments[0], start: { frame: 1, text: rec.segments[0].start.text.replace('"tree"', '"tree":1,"tree"') } }] }, /segment 1/);
+  refuse({ ...rec, segments: [{ ...rec.segments[0], hello: '{"type":"hello","provider":{"id":"x","capabilities":["patches"]}}' }] }, /segment 1/);
+});
