@@ -1,5 +1,5 @@
 // panel.js: the SLOP DevTools panel, put together. The bridge (port to the service worker,
-// batching) feeds the store (node views by path, history, log); the selection says what is shown;
+// batching) feeds the store (node views by path, the history's steps, log); the selection says what is shown;
 // each part of the page (parts/) renders it and acts through the store, the selection and the
 // bridge. Nothing here speaks SLOP: every protocol decision is the core's.
 //
@@ -27,7 +27,7 @@ import { TreePane } from './parts/tree-pane.js';
 import { SearchBar } from './parts/search-bar.js';
 import { SidePane } from './parts/side-pane.js';
 import { LogDrawer } from './parts/log-drawer.js';
-import { HistoryStrip } from './parts/history-strip.js';
+import { HistoryPane, isRecordingText } from './parts/history-pane.js';
 import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
 
@@ -68,7 +68,7 @@ const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state') }, {
   copy: (text, what) => copy(text, what),
 });
 const treeView = treePane.view;
-const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), diff: $('diff'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
+const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), history: $('history'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
 const search = new SearchBar({
   input: $('search'), field: $('search-field'), count: $('search-count'), prev: $('search-prev'), next: $('search-next'), tree: $('tree'), main: $('main'),
 }, { selection, treeView });
@@ -91,14 +91,19 @@ const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf
   revealFrame: (text) => logDrawer.reveal(text),
 });
 side.onConformance = () => conformance.refresh();
-const historyStrip = new HistoryStrip({ strip: $('history-strip'), button: $('toggle-history'), diff: $('diff') }, {
-  selection, treeView,
+const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('toggle-history'), list: $('history'), file: $('recording-file') }, {
+  store, bridge, selection, treeView, toast,
   onScrub: () => {
     renderAll();
     if (search.text) search.run();
   },
-  showDiff: () => side.setTab('diff'),
+  showTab: () => side.setTab('history'),
+  onRecording: (key) => show(key),
 });
+side.onHistory = () => {
+  historyPane.load();
+  historyPane.render();
+};
 const subscription = new SubscriptionStrip({ strip: $('sub-strip'), button: $('toggle-sub') }, { store, bridge, selection, onChange: () => renderAll() });
 const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('import'), file: $('import-file') }, {
   store, bridge, selection, toast,
@@ -106,6 +111,8 @@ const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('im
     show(key);
     fill.kick(selection.tree());
   },
+  openRecording: (text, name) => historyPane.openRecording(text, name),
+  isRecordingText,
   onClosed: () => {
     selection.forget();
     show(selection.choice());
@@ -117,8 +124,14 @@ const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('ban
   store, bridge, selection, tabId, toast,
   importError: () => importExport.error,
   dismissImportError: () => importExport.dismissError(),
-  backToLive: () => historyStrip.scrubTo(null),
+  backToLive: () => historyPane.select(null),
   closeImport: (key) => importExport.close(key),
+  closeRecording: (key) => {
+    historyPane.closeRecording(key);
+    selection.forget();
+    show(selection.choice());
+    renderAll();
+  },
   openImport: () => importExport.pick(),
 });
 
@@ -136,12 +149,13 @@ function pendingSelect(key) {
 function show(key) {
   if (!selection.select(key)) return;
   subscription.providerShown();
+  historyPane.providerShown();
   logDrawer.syncPaused();
   conformance.select();
   renderAll();
 }
 
-/** The scrubbed version was dropped from the history: the oldest kept one is shown. */
+/** A scrub of a provider no longer shown is over. */
 function trackScrub() {
   if (!selection.trackScrub()) return;
   renderAll();
@@ -154,7 +168,7 @@ function renderLazy() {
   connectStrip.render();
   stringSend.render();
   treePane.renderLoadState();
-  historyStrip.render();
+  historyPane.render();
   subscription.render();
   notices.renderBanner();
   logDrawer.render();
@@ -199,6 +213,10 @@ store.subscribe((change) => {
   const key = selection.key;
   for (const ev of change.newEvents) if (ev.key === key && ev.event.event === 'task') side.onTask(ev.event);
   if (change.queries.has(key)) treePane.renderPages();
+  if (change.histories.has(key)) {
+    historyPane.stepsChanged();
+    renderLater();
+  }
 
   if (change.providers || change.bridge || change.imports) {
     renderAll(change);
@@ -265,12 +283,20 @@ globalThis.slopPanel = {
     if (i !== undefined) treeView.list.scrollToIndex(i, align);
     return i !== undefined;
   },
-  scrubTo: (index) => historyStrip.scrubTo(index),
-  diff: (a, b) => historyStrip.diff(a, b),
+  /** Selects the step at this index of the shown history (null: live); resolves once shown. */
+  scrubTo: (index) => {
+    if (index === null) historyPane.select(null);
+    else historyPane.selectIndex(index);
+  },
+  historyShown: () => historyPane.shown,
+  pinSteps: (a, b) => historyPane.pinIndexes(a, b),
+  history: () => store.histories.get(selection.key) ?? null,
+  openRecording: (text, name) => historyPane.openRecording(text, name),
+  get lastRecording() { return historyPane.lastExport; },
   importText: (text, name) => importExport.importText(text, name),
   get lastCopied() { return toast.lastCopied; },
   get lastExport() { return importExport.lastExport; },
-  get lastDiff() { return historyStrip.lastDiff; },
+  get lastDiff() { return historyPane.lastDiff; },
   get lastAgentView() { return side.lastAgentView; },
 };
 

@@ -1,16 +1,16 @@
-// selection.js: what the panel shows. A provider of the tab (or an imported file), which of its
-// subscriptions (one made here, else the extension's own), and the live state or a version from
-// the history ("scrub"). It also keeps the service worker streaming that provider to the panel
-// (watch). No DOM: the callers render after a change.
+// selection.js: what the panel shows. A provider of the tab (or an imported file, or a recording),
+// which of its subscriptions (one made here, else the extension's own), and the live state or a
+// step from the history ("scrub", its state fetched from the service worker by the history pane).
+// It also keeps the service worker streaming that provider to the panel (watch). No DOM: the
+// callers render after a change.
 
 import { Status } from '../shared/messages.js';
 
 /**
- * @typedef {object} Scrub   a version from the history shown instead of the live state
+ * @typedef {object} Scrub   a step of the history shown instead of the live state
  * @property {string} key
  * @property {string} sub
- * @property {object} entry    the history entry (its index moves as entries are dropped)
- * @property {number} index
+ * @property {object} step     the Step (timeline.js)
  * @property {number} version
  * @property {{key, sub, path, nodes: Map, structure: string, resetId: number, live: false}} source
  */
@@ -41,6 +41,14 @@ export class Selection {
     return !!key && this.store.imports.has(key);
   }
 
+  /** A recording opened here (history-pane.js): its states are the history's, read-only. */
+  isRecording(key = this.key) {
+    return !!key && this.recordings.has(key);
+  }
+
+  /** key → {name, tree}: the recordings opened in this panel and the state each shows. */
+  recordings = new Map();
+
   /** The shown import's ui/inspect-tree reply (without nodes), or null. */
   importInfo() {
     return this.isImport() ? this.store.imports.get(this.key) : null;
@@ -69,6 +77,7 @@ export class Selection {
   /** The subscription the tree shows: the one made here, else the provider's first. */
   sub() {
     if (this.isImport()) return this.store.imports.get(this.key).sub;
+    if (this.isRecording()) return this.recordings.get(this.key).tree?.sub ?? null;
     const p = this.provider();
     const custom = this.custom();
     if (custom && p?.subscriptions.some((s) => s.sub === custom.sub)) return custom.sub;
@@ -78,6 +87,7 @@ export class Selection {
   /** The live tree shown (or the last one seen while the provider reconnects). */
   tree() {
     if (!this.key) return null;
+    if (this.isRecording()) return this.recordings.get(this.key).tree;
     const subs = this.store.trees.get(this.key);
     if (!subs) return null;
     const sub = this.sub();
@@ -102,7 +112,7 @@ export class Selection {
 
   /** The key to show: the current one while it exists, else a connected provider, else the first. */
   choice() {
-    if (this.key && (this.store.provider(this.key) || this.isImport(this.key))) return this.key;
+    if (this.key && (this.store.provider(this.key) || this.isImport(this.key) || this.isRecording(this.key))) return this.key;
     const list = this.store.providers;
     return (list.find((p) => p.status === Status.CONNECTED) ?? list[0] ?? null)?.key ?? null;
   }
@@ -127,7 +137,7 @@ export class Selection {
    * force: a new port (first time, or after a service worker restart) knows no watch yet.
    */
   syncWatch(force = false) {
-    const key = this.isImport(this.key) ? null : this.key;
+    const key = this.isImport(this.key) || this.isRecording(this.key) ? null : this.key;
     if (!force && this.#watched === key) return;
     if (this.#watched && this.#watched !== key) this.bridge.unwatch(this.#watched).catch(() => {});
     this.#watched = key;
@@ -136,38 +146,15 @@ export class Selection {
 
   // ------------------------------------------------------------------------------ history
 
-  /** Shows entry `index` of the shown tree's history, read-only; null goes back to live. */
-  scrubTo(index) {
-    const tree = this.tree();
-    if (index === null || !tree) {
-      this.scrub = null;
-      return;
-    }
-    const entry = tree.history.entries[index];
-    const nodes = tree.history.materialize(index, tree.nodes);
-    this.scrub = {
-      key: tree.key, sub: tree.sub, entry, index, version: entry.version,
-      source: { key: tree.key, sub: tree.sub, path: tree.path, nodes, structure: `h${entry.step}`, resetId: tree.resetId, live: false },
-    };
+  /** Shows a step's state from the history (history-pane.js fetched it), or live again (null). */
+  setScrub(scrub) {
+    this.scrub = scrub;
   }
 
-  /**
-   * Keeps the scrubbed entry's index right as new versions arrive and old ones are dropped.
-   * Returns true when the scrubbed entry was dropped and the oldest kept one is shown instead.
-   */
+  /** A scrub of another provider than the one shown is over. Returns true when it ended. */
   trackScrub() {
-    if (!this.scrub) return false;
-    const tree = this.tree();
-    if (!tree || tree.key !== this.scrub.key || tree.sub !== this.scrub.sub) {
-      this.scrub = null;
-      return false;
-    }
-    const i = tree.history.entries.indexOf(this.scrub.entry);
-    if (i >= 0) {
-      this.scrub.index = i;
-      return false;
-    }
-    this.scrubTo(0);
+    if (!this.scrub || this.scrub.key === this.key) return false;
+    this.scrub = null;
     return true;
   }
 }

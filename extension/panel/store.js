@@ -1,8 +1,8 @@
 // store.js: what the panel knows, built only from the service worker's pushes and replies: the
 // tab's providers, per provider and subscription the node views by path (sw/tree-reset replaces,
-// sw/tree-delta removes, upserts, then splices child lists at the core's indexes; ui/get-nodes adds), the versions each tree went through
-// (history.js), core events, the frame log, imported documents, and the query pages loaded
-// under windowed collections. It never parses frames or applies patches: node views come
+// sw/tree-delta removes, upserts, then splices child lists at the core's indexes; ui/get-nodes adds), the steps of each
+// provider's history as the service worker keeps them (sw/history), core events, the frame log,
+// imported documents and recordings, and the query pages loaded under windowed collections. It never parses frames or applies patches: node views come
 // ready-made from the core.
 //
 // Everything here changes through the methods below, never by writing into the objects they
@@ -10,7 +10,6 @@
 
 import { Push, PanelNote, Status } from '../shared/messages.js';
 import { childPath, isAtOrUnder } from '../shared/node-path.js';
-import { History } from './history.js';
 
 export { childPath } from '../shared/node-path.js';
 
@@ -31,13 +30,19 @@ export const MAX_LOG = 1000;
  * @property {Map<string, number>} stamps  path → change counter (the views' row cache)
  * @property {number} resetId         changes on every sw/tree-reset
  * @property {number} structure       changes whenever a node appears, disappears or its child_ids change
- * @property {History} history
  * @property {Set<string>} requested  paths asked for with ui/get-nodes and not answered yet
  * @property {Set<string>} gone       paths ui/get-nodes answered as missing (removed meanwhile): not
  *                                    asked for again until the structure changes
  * @property {number} missingAnswered how many requested views came back missing (diagnostics)
  * @property {boolean} readOnly       an import
  * @property {boolean} live           the current state (a version rebuilt from the history is not)
+ */
+
+/**
+ * @typedef {object} HistoryList   a provider's history as the service worker keeps it (timeline.js)
+ * @property {object[]} steps      Step[], oldest first
+ * @property {object|null} info    {steps, bytes, dropped, limits, persist, provider}
+ * @property {number} stamp        changes on every change
  */
 
 /**
@@ -55,7 +60,7 @@ function newChange() {
   return {
     providers: false, bridge: false, imports: false,
     trees: new Set(), resets: new Set(), structure: new Set(), touched: new Map(),
-    filled: new Set(), events: new Set(), logs: new Set(), queries: new Set(), newEvents: [],
+    filled: new Set(), events: new Set(), logs: new Set(), queries: new Set(), newEvents: [], histories: new Set(),
   };
 }
 
@@ -84,8 +89,8 @@ export class Store {
     this.logPaused = new Map();
     /** @type {Map<string, object>} "import:N" → ui/inspect-tree reply without its nodes */
     this.imports = new Map();
-    /** key → the core's provider_changed event, until the next sw/tree-reset of each of its trees */
-    this.providerChanges = new Map();
+    /** @type {Map<string, HistoryList>} provider (or recording) key → its history */
+    this.histories = new Map();
     /** @type {Map<string, Map<string, QueryPage>>} "key sub" → collection path → query page */
     this.queries = new Map();
     this.listeners = new Set();
@@ -147,7 +152,6 @@ export class Store {
       stamps: new Map(nodes.map((n) => [n.path, ++this.stamp])),
       resetId: ++this.resets,
       structure: ++this.stamp,
-      history: new History(),
       requested: new Set(),
       gone: new Set(),
       missingAnswered: 0,
@@ -182,14 +186,6 @@ export class Store {
         const old = subs.get(msg.sub);
         const tree = this.#newTree(msg.key, msg.sub, msg.path, msg.version, msg.complete, msg.nodes, false,
           Number.isFinite(msg.count) ? msg.count : null);
-        if (old && old.path === msg.path) {
-          // A re-base of the same subscription: one more version in its history, marked when a
-          // different provider now answers or the provider restarted (its versions start again).
-          tree.history = old.history;
-          tree.history.recordReset(msg.version, old.nodes, this.#boundary(msg, old));
-        } else {
-          tree.history.recordReset(msg.version, new Map());
-        }
         subs.set(msg.sub, tree);
         change.trees.add(msg.key);
         change.resets.add(msg.key);
@@ -199,16 +195,9 @@ export class Store {
       case Push.TREE_DELTA: {
         const tree = this.tree(msg.key, msg.sub);
         if (!tree) break;
-        const changes = new Map();
-        const note = (path, before, after) => {
-          const c = changes.get(path);
-          if (c) c.after = after;
-          else changes.set(path, { before, after });
-        };
         let structural = false;
         for (const p of msg.removed) {
           for (const path of this.#subtree(tree, p)) {
-            note(path, tree.nodes.get(path), undefined);
             tree.nodes.delete(path);
             tree.stamps.delete(path);
             tree.requested.delete(path);
@@ -221,7 +210,6 @@ export class Store {
         for (const n of nodes) {
           const before = tree.nodes.get(n.path);
           if (!before || !sameIds(before.child_ids, n.child_ids)) structural = true;
-          note(n.path, before, n);
           tree.nodes.set(n.path, n);
           tree.stamps.set(n.path, ++this.stamp);
           tree.requested.delete(n.path);
@@ -246,16 +234,13 @@ export class Store {
           }
           for (const [path, ids] of lists) {
             const before = tree.nodes.get(path);
-            const after = { ...before, child_ids: ids };
-            note(path, before, after);
-            tree.nodes.set(path, after);
+            tree.nodes.set(path, { ...before, child_ids: ids });
             tree.stamps.set(path, ++this.stamp);
             this.#touch(change, msg.key, path);
             structural = true;
           }
         }
         tree.version = msg.version;
-        tree.history.recordDelta(msg.version, changes);
         if (structural) {
           tree.structure = ++this.stamp;
           tree.gone.clear(); // the listing changed: what was gone may be listed (and there) again
@@ -267,11 +252,10 @@ export class Store {
         change.trees.add(msg.key);
         break;
       }
+      case Push.HISTORY:
+        this.#history(msg.key, msg, change);
+        break;
       case Push.EVENT: {
-        if (msg.event?.event === 'provider_changed') {
-          // The core dropped the old mirror: the next sw/tree-reset of each tree starts the new app's history.
-          this.providerChanges.set(msg.key, { event: msg.event, trees: new Set(this.trees.get(msg.key)?.keys() ?? []) });
-        }
         // New arrays on every change: views compare by identity.
         const entry = { t: Date.now(), event: msg.event };
         const list = [...(this.events.get(msg.key) ?? []), entry];
@@ -329,19 +313,37 @@ export class Store {
     return out;
   }
 
-  /** The history boundary a sw/tree-reset of `old` brings: a different provider, or a restart. */
-  #boundary(msg, old) {
-    const pending = this.providerChanges.get(msg.key);
-    if (pending?.trees.has(msg.sub)) {
-      pending.trees.delete(msg.sub);
-      if (!pending.trees.size) this.providerChanges.delete(msg.key);
-      const { previous, provider } = pending.event;
-      return { kind: 'provider', previous: previous ?? null, provider: provider ?? null, previousVersion: old.version };
+  /** New steps (appended, or the last one updated), or the whole list again (reset). */
+  #history(key, msg, change) {
+    const cur = this.histories.get(key);
+    if (!cur && !msg.reset) return; // not loaded yet: ui/history brings the whole list
+    const steps = msg.reset ? [...msg.steps] : [...cur.steps];
+    if (!msg.reset) {
+      for (const st of msg.steps) {
+        if (msg.update && steps.at(-1)?.step === st.step) steps[steps.length - 1] = st;
+        else if (!(steps.at(-1)?.step >= st.step)) steps.push(st);
+      }
     }
-    if (msg.restarted) {
-      return { kind: 'restart', previousVersion: Number.isFinite(msg.previousVersion) ? msg.previousVersion : old.version };
-    }
-    return null;
+    this.histories.set(key, { steps, info: msg.info ?? cur?.info ?? null, stamp: ++this.stamp });
+    change.histories.add(key);
+  }
+
+  /** A ui/history (or ui/open-recording) reply: the whole list. */
+  setHistory(key, reply) {
+    this.histories.set(key, { steps: [...reply.steps], info: reply.info ?? null, stamp: ++this.stamp });
+    const change = newChange();
+    change.histories.add(key);
+    this.#emit(change);
+  }
+
+  /** The history's info after a change of its settings (Persist). */
+  setHistoryInfo(key, info) {
+    const cur = this.histories.get(key);
+    if (!cur) return;
+    this.histories.set(key, { ...cur, info, stamp: ++this.stamp });
+    const change = newChange();
+    change.histories.add(key);
+    this.#emit(change);
   }
 
   #addNodes(key, sub, nodes, missing, count, change) {
@@ -491,7 +493,6 @@ export class Store {
     this.imports.set(reply.key, info);
     const tree = this.#newTree(reply.key, reply.sub, reply.path, reply.version, reply.complete, nodes, true,
       Number.isFinite(reply.count) ? reply.count : null);
-    tree.history.recordReset(reply.version, new Map());
     this.trees.set(reply.key, new Map([[reply.sub, tree]]));
     const change = newChange();
     change.imports = true;

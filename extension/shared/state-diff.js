@@ -52,13 +52,18 @@ export function viewDiff(before, after) {
   return d;
 }
 
-/** "provider restarted: version 1 after 20101", "provider changed: Old (old) → New (new)" */
+/**
+ * "provider restarted: version 1 after 20101", "provider changed: Old (old) → New (new), version 7
+ * after 2", "page loaded again (history kept)".
+ */
 export function boundaryText(entry) {
   const b = entry?.boundary;
   if (!b) return '';
   const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : '?');
-  if (b.kind === 'provider') return `provider changed: ${who(b.previous)} → ${who(b.provider)}, version ${entry.version}${b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : ''}`;
-  return `provider restarted: version ${entry.version}${b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : ''}`;
+  const after = b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : '';
+  if (b.kind === 'reload') return 'page loaded again (history kept)';
+  if (b.kind === 'provider') return `provider changed: ${who(b.previous)} → ${who(b.provider)}, version ${entry.version}${after}`;
+  return `provider restarted: version ${entry.version}${after}`;
 }
 
 function diffIsEmpty(d) {

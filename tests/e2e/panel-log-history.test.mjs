@@ -123,7 +123,7 @@ describe('panel history', () => {
     await srv?.close();
   });
 
-  test('scrub back to an earlier version (read-only, exportable); diff two versions', { timeout: TEST_TIMEOUT }, async () => {
+  test('the steps the worker keeps: select, slide and step through them; the diff, the slider and the banner agree; pin two to diff; read-only, exportable', { timeout: TEST_TIMEOUT }, async () => {
     const panel = await openPanel(browser.ctx, browser.extId, tabId);
     await panel.waitForSelector('#tree .row[data-path="/a"]', { timeout: 10_000 });
     const truths = [{ version: srv.engine.version, tree: srv.engine.truth('/', -1, { max_nodes: 20000 }) }];
@@ -141,53 +141,136 @@ describe('panel history', () => {
     });
 
     await panel.click('#toggle-history');
-    const versions = await panel.evaluate(() => window.slopPanel.currentTree().history.entries.map((e) => e.version));
-    assert.deepEqual(versions, truths.map((t) => t.version), 'one history entry per version');
-    assert.match(await panel.locator('#history-strip').textContent(), /keeps the last 500 versions/);
+    const steps = () => panel.evaluate(() => window.slopPanel.history()?.steps.map((s) => ({ step: s.step, kind: s.kind, version: s.version, ops: s.ops, paths: s.paths })));
+    await until(async () => (await steps())?.length === 4, { what: 'four steps' });
+    const h = await steps();
+    assert.deepEqual(h.map((s) => [s.kind, s.version]), [['snapshot', truths[0].version], ...truths.slice(1).map((t) => ['patch', t.version])]);
+    assert.deepEqual(h[1].paths, ['/a']);
+    await until(async () => /keeps the last 1,000 steps, 8\.0 MB · 4 kept/.test(await panel.locator('#history-strip [data-role="history-bound"]').textContent()), { what: 'the bounds said' });
+    assert.equal(await panel.locator('#history .step-row').count(), 4);
+    assert.equal(await panel.locator('#side-tabs [data-tab="history"]').getAttribute('class'), 'active');
 
-    // Scrub to the second version with the slider.
+    // Slide to the second step: tree, banner, list, slider and diff all say step 2.
     await panel.locator('#history-strip input[type="range"]').fill('1');
     await panel.locator('#banner[data-kind="scrub"]').waitFor({ timeout: 5000 });
-    assert.match(await panel.locator('#banner').textContent(), new RegExp(`Viewing version ${truths[1].version}`));
+    const agree = async (i) => {
+      await until(async () => (await panel.evaluate(() => window.slopPanel.historyShown())) === h[i].step, { what: `step ${i + 1} shown` });
+      assert.match(await panel.locator('#banner').textContent(), new RegExp(`Viewing version ${h[i].version} \\(step ${i + 1} of 4\\)`));
+      assert.equal(await panel.locator('#history-strip input[type="range"]').inputValue(), String(i));
+      assert.equal(await panel.locator('#history .step-row.selected').getAttribute('data-step'), String(h[i].step));
+      const d = await panel.evaluate(() => window.slopPanel.lastDiff);
+      if (i > 0) assert.deepEqual([d.fromStep, d.toStep], [h[i - 1].step, h[i].step]);
+    };
+    await agree(1);
     assert.match(await panel.locator('#tree .row[data-path="/a"]').textContent(), /A, renamed/);
     assert.equal(await panel.locator('#tree .row[data-path="/d"]').count(), 0, '/d came later');
     assert.equal(await panel.locator('#tree .row[data-path="/b"]').count(), 1, '/b was still there');
+    assert.deepEqual(await panel.evaluate(() => window.slopPanel.lastDiff.changed), ['/a']);
     await panel.click('#tree .row[data-path="/a"]');
     assert.equal(await panel.locator('.affordance[data-action-name="poke"] button[data-action="invoke"]').isDisabled(), true, 'invoke is off');
     assert.equal(await panel.locator('.affordance[data-action-name="shout"]').count(), 0);
     assert.match(await panel.locator('#detail .mode-note').textContent(), /read-only/);
-    // The scrubbed state, exported, is the provider's tree at that version.
+    // The state shown, exported, is the provider's tree at that version.
     await panel.click('#export');
     await until(() => panel.evaluate(() => window.slopPanel.lastExport), { what: 'the export' });
     const exported = JSON.parse(await panel.evaluate(() => window.slopPanel.lastExport));
     assert.equal(exported.version, truths[1].version);
     assert.equal(exported.scrubbed, true);
     assert.ok(deepEqual(normalizeTree(exported.tree), normalizeTree(truths[1].tree)), JSON.stringify(exported.tree));
-    // Step with the arrows; the bar says where we are; back to live.
+    // The arrows and a click in the list move the same selection.
     await panel.click('#history-strip button[data-action="h-prev"]');
-    assert.match(await panel.locator('#banner').textContent(), new RegExp(`Viewing version ${truths[0].version}`));
+    await agree(0);
     assert.equal(await panel.locator('#tree .row[data-path="/a"] .nsum').textContent(), 'A');
+    await panel.click(`#history .step-row[data-step="${h[2].step}"]`);
+    await agree(2);
+    assert.deepEqual(await panel.evaluate(() => window.slopPanel.lastDiff.added), ['/d']);
+    await panel.locator('#history .steps').focus();
+    await panel.keyboard.press('ArrowDown');
+    await until(async () => (await panel.evaluate(() => window.slopPanel.historyShown())) === null, { what: 'the last step: live' });
+    await panel.click('#history-strip button[data-action="h-prev"]');
+    await agree(2);
     await panel.click('#banner button[data-action="back-to-live"]');
     await panel.locator('#banner').waitFor({ state: 'hidden', timeout: 5000 });
     await panel.locator('#tree .row[data-path="/d"]').waitFor({ timeout: 5000 });
 
-    // Diff the first and the last version (the lists are keyed by the history's step).
-    const steps = await panel.evaluate(() => window.slopPanel.currentTree().history.entries.map((e) => e.step));
-    await panel.selectOption('#history-strip select[data-role="diff-from"]', String(steps[0]));
-    await panel.selectOption('#history-strip select[data-role="diff-to"]', String(steps.at(-1)));
-    await panel.click('#history-strip button[data-action="diff"]');
-    const diff = await until(() => panel.evaluate(() => window.slopPanel.lastDiff), { what: 'the diff' });
+    // Pin the first and the last step: their diff.
+    await panel.click(`#history .step-row[data-step="${h[0].step}"] [data-action="pin"]`);
+    await panel.click(`#history .step-row[data-step="${h[3].step}"] [data-action="pin"]`);
+    await until(async () => (await panel.evaluate(() => window.slopPanel.lastDiff))?.fromStep === h[0].step
+      && (await panel.evaluate(() => window.slopPanel.lastDiff)).toStep === h[3].step, { what: 'the pinned diff' });
+    const diff = await panel.evaluate(() => window.slopPanel.lastDiff);
     assert.deepEqual(diff.added, ['/d']);
     assert.deepEqual(diff.removed, ['/b']);
     assert.deepEqual(diff.changed, ['/', '/a', '/c']);
-    const a = panel.locator('#diff .diff-node.changed[data-path="/a"]');
+    const a = panel.locator('#history .diff-node.changed[data-path="/a"]');
     assert.match(await a.locator('[data-field="properties"]').textContent(), /label.*"A".*→.*"A, renamed"/);
     assert.match(await a.locator('[data-field="affordances"] li[data-change="added"]').textContent(), /shout/);
-    assert.match(await panel.locator('#diff .diff-node.changed[data-path="/c"] [data-field="meta"]').textContent(), /salience.*0\.2.*→.*0\.9/);
-    assert.match(await panel.locator('#diff .diff-node.changed[data-path="/"] [data-field="children"]').textContent(), /\+ d.*− b/);
-    assert.match(await panel.locator('#diff .diff-head').textContent(), /1 added · 1 removed · 3 changed/);
+    assert.match(await panel.locator('#history .diff-node.changed[data-path="/c"] [data-field="meta"]').textContent(), /salience.*0\.2.*→.*0\.9/);
+    assert.match(await panel.locator('#history .diff-node.changed[data-path="/"] [data-field="children"]').textContent(), /\+ d.*− b/);
+    assert.match(await panel.locator('#history .diff-head').textContent(), /1 added · 1 removed · 3 changed/);
+    assert.equal(await panel.locator('#history .step-row.pinned').count(), 2);
     await panel.screenshot({ path: path.join(SHOTS, 'panel-history-diff.png') });
+    for (const [w, hgt, name] of [[700, 500, 'panel-history-700.png'], [480, 800, 'panel-history-480.png']]) {
+      await panel.setViewportSize({ width: w, height: hgt });
+      await panel.screenshot({ path: path.join(SHOTS, name) });
+    }
+    await panel.emulateMedia({ colorScheme: 'dark' });
+    await panel.setViewportSize({ width: 1280, height: 300 });
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-history-dark-1280x300.png') });
+    await panel.emulateMedia({ colorScheme: 'light' });
+    await panel.setViewportSize({ width: 1280, height: 800 });
     await panel.close();
+
+    // The history is the worker's: a panel opened again sees the same steps.
+    const again = await openPanel(browser.ctx, browser.extId, tabId);
+    await again.click('#toggle-history');
+    await until(async () => JSON.stringify(await again.evaluate(() => window.slopPanel.history()?.steps.map((s) => s.step))) === JSON.stringify(h.map((s) => s.step)), { what: 'the same steps after reopening' });
+    await again.close();
+  });
+
+  test('a recording: exported, opened in another panel, played back read-only; a hostile one is refused and changes nothing', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.waitForSelector('#tree .row[data-path="/a"]', { timeout: 10_000 });
+    await panel.click('#toggle-history');
+    await until(async () => (await panel.evaluate(() => window.slopPanel.history()?.steps.length)) >= 4, { what: 'the steps' });
+    await panel.click('#history-strip button[data-action="h-export"]');
+    const text = await until(() => panel.evaluate(() => window.slopPanel.lastRecording), { what: 'the recording' });
+    const rec = JSON.parse(text);
+    assert.equal(rec.format, 'slop-inspector-recording');
+    assert.deepEqual(rec.provider, { id: 'hist', name: 'History provider' });
+    assert.ok(rec.frames.every((f) => typeof f.t === 'number' && typeof f.text === 'string'));
+    assert.ok(rec.segments[0].hello.includes('"hello"'));
+    await panel.close();
+
+    const other = await openPanel(browser.ctx, browser.extId, tabId);
+    await other.waitForSelector('#tree .row[data-path="/a"]', { timeout: 10_000 });
+    const before = await other.evaluate(() => window.slopPanel.selectedKey());
+    // Hostile: a snapshot that breaks the rules, a step pointing nowhere: refused, nothing changes.
+    const bad = { ...rec, segments: [{ ...rec.segments[0], start: { ...rec.segments[0].start, text: '{"type":"snapshot","id":"x","version":1,"tree":[]}' } }] };
+    assert.equal(await other.evaluate((t) => window.slopPanel.openRecording(t, 'bad.json'), JSON.stringify(bad)), null);
+    assert.match(await other.locator('#toast').textContent(), /Not opened: bad\.json: Not a SLOP Inspector recording: segment 1/);
+    assert.equal(await other.evaluate(() => window.slopPanel.selectedKey()), before);
+    assert.equal(await other.evaluate(() => window.slopPanel.openRecording('{"format":"slop-inspector-recording","formatVersion":1,"frames":1}', 'x.json')), null);
+
+    // Opened through Import: it plays back from its first step.
+    const key = await other.evaluate((t) => window.slopPanel.openRecording(t, 'hist.json'), text);
+    assert.match(key, /^recording:/);
+    await other.locator('#banner[data-kind="recording"]').waitFor({ timeout: 5000 });
+    assert.match(await other.locator('#banner').textContent(), /Recording “hist\.json” of History provider: step 1 of \d+, version 1 — read-only/);
+    assert.match(await other.locator('#provider option:checked').textContent(), /hist\.json \(recording\)/);
+    assert.equal(await other.locator('#tree .row[data-path="/a"] .nsum').textContent(), 'A');
+    await other.click('#tree .row[data-path="/a"]');
+    assert.equal(await other.locator('.affordance[data-action-name="poke"] button[data-action="invoke"]').isDisabled(), true);
+    await other.selectOption('#history-strip select[data-role="history-speed"]', '10');
+    await other.click('#history-strip button[data-action="h-play"]');
+    const n = rec.steps.length;
+    await until(async () => (await other.locator('#banner').textContent()).includes(`step ${n} of ${n}`), { what: 'played to the end', timeout: 20_000 });
+    assert.equal(await other.locator('#history-strip button[data-action="h-play"]').getAttribute('aria-pressed'), 'false', 'stopped at the end');
+    assert.equal(await other.locator('#tree .row[data-path="/b"]').count(), 0, 'the last state');
+    await other.screenshot({ path: path.join(SHOTS, 'panel-recording.png') });
+    await other.click('#banner button[data-action="close-recording"]');
+    await until(async () => (await other.evaluate(() => window.slopPanel.selectedKey())) === before, { what: 'back to the provider' });
+    await other.close();
   });
 });
 
@@ -242,7 +325,8 @@ describe('panel history across a provider restart and a provider change', () => 
 
   test('a restart (version 1 after 20101) and a provider change are marked in the history and the events', { timeout: TEST_TIMEOUT }, async () => {
     const panel = await openPanel(browser.ctx, browser.extId, tabId);
-    const history = () => panel.evaluate(() => window.slopPanel.currentTree()?.history.entries.map((e) => ({ step: e.step, version: e.version, boundary: e.boundary ?? null })));
+    await panel.click('#toggle-history');
+    const history = () => panel.evaluate(() => window.slopPanel.history()?.steps.filter((s) => s.kind !== 'error').map((e) => ({ step: e.step, version: e.version, boundary: e.boundary ?? null })));
     await until(async () => (await history())?.length === 1, { what: 'version 20100 in the panel' });
     gate(0);
     gates[0].open();
@@ -255,23 +339,22 @@ describe('panel history across a provider restart and a provider change', () => 
     await until(async () => (await history())?.length === 4, { what: 'versions 1 and 2 after the restart', timeout: 20_000 });
     const h = await history();
     assert.deepEqual(h.map((e) => e.version), [20100, 20101, 1, 2], 'versions go back; nothing is dropped or merged');
-    assert.deepEqual(h.map((e) => e.step), [h[0].step, h[0].step + 1, h[0].step + 2, h[0].step + 3], 'entries are keyed by a running step');
+    assert.ok(h.every((e, i) => i === 0 || e.step > h[i - 1].step), 'steps are numbered by a running count');
     assert.deepEqual(h[2].boundary, { kind: 'restart', previousVersion: 20101 });
     assert.equal(h.filter((e) => e.boundary).length, 1);
 
-    // The history strip: a boundary note, a separator between the versions, labels that say it.
-    await panel.click('#toggle-history');
+    // The step list marks the boundary; the banner says which side of it a step is on.
     const strip = panel.locator('#history-strip');
-    assert.equal(await strip.locator('[data-role="history-boundary"]').textContent(), '⟂ provider restarted: version 1 after 20101');
-    const options = await strip.locator('select[data-role="diff-to"] option').evaluateAll((os) => os.map((o) => ({ text: o.textContent, disabled: o.disabled, value: o.value })));
-    assert.deepEqual(options.map((o) => o.text), ['v2 · 1 change (live)', 'v1 · snapshot', '── provider restarted: version 1 after 20101 ──', 'v20101 · 1 change', 'v20100 · snapshot']);
-    assert.equal(options[2].disabled, true, 'the separator cannot be chosen');
-    assert.deepEqual(options.filter((o) => !o.disabled).map((o) => Number(o.value)), h.map((e) => e.step).reverse());
-    await strip.locator('input[type="range"]').fill('2');
-    await until(async () => /v1 · snapshot .*· provider restarted: version 1 after 20101/.test(await strip.locator('.h-label').textContent()), { what: 'the boundary in the slider label' });
-    await strip.locator('input[type="range"]').fill('1');
-    await until(async () => /Viewing version 20101 \(2 of 4 recorded, before a provider restart or change\)/.test(await panel.locator('#banner').textContent()), { what: 'the banner saying which side of the restart' });
+    const boundaryRow = panel.locator(`#history .step-row[data-step="${h[2].step}"]`);
+    await boundaryRow.waitFor({ timeout: 5000 });
+    assert.match(await boundaryRow.textContent(), /provider restarted: version 1 after 20101/);
+    assert.equal(await panel.locator('#history .step-row.boundary').count(), 1);
+    await panel.click(`#history .step-row[data-step="${h[1].step}"]`);
+    await until(async () => /Viewing version 20101 \(step 2 of 4, before a provider restart, change or page load\)/.test(await panel.locator('#banner').textContent()), { what: 'the banner saying which side of the restart' });
     assert.match(await panel.locator('#tree .row[data-path="/"]').textContent(), /Counter/);
+    await panel.click(`#history .step-row[data-step="${h[2].step}"]`);
+    await until(async () => /v1 · /.test(await strip.locator('[data-role="history-label"]').textContent()), { what: 'the step after the restart' });
+    assert.equal(await strip.locator('[data-role="history-label"]').evaluate((e) => e.classList.contains('at-boundary')), true);
     await panel.screenshot({ path: path.join(SHOTS, 'panel-history-restart.png') });
     await panel.setViewportSize({ width: 700, height: 500 });
     await panel.screenshot({ path: path.join(SHOTS, 'panel-history-restart-700.png') });
@@ -279,11 +362,10 @@ describe('panel history across a provider restart and a provider change', () => 
     await panel.click('#banner button[data-action="back-to-live"]');
 
     // A diff across the restart says so.
-    await panel.selectOption('#history-strip select[data-role="diff-from"]', String(h[1].step));
-    await panel.selectOption('#history-strip select[data-role="diff-to"]', String(h[3].step));
-    await panel.click('#history-strip button[data-action="diff"]');
-    await panel.locator('#diff [data-role="diff-boundary"]').waitFor({ timeout: 5000 });
-    assert.match(await panel.locator('#diff [data-role="diff-boundary"]').textContent(), /This diff crosses a boundary \(provider restarted: version 1 after 20101\)/);
+    await panel.click(`#history .step-row[data-step="${h[1].step}"] [data-action="pin"]`);
+    await panel.click(`#history .step-row[data-step="${h[3].step}"] [data-action="pin"]`);
+    await panel.locator('#history [data-role="diff-boundary"]').waitFor({ timeout: 5000 });
+    assert.match(await panel.locator('#history [data-role="diff-boundary"]').textContent(), /This diff crosses a boundary \(provider restarted: version 1 after 20101\)/);
     assert.deepEqual(await panel.evaluate(() => { const d = window.slopPanel.lastDiff; return [d.from, d.to, d.boundaries]; }), [20101, 2, 1]);
 
     // The events list has a readable line for it.
@@ -303,7 +385,8 @@ describe('panel history across a provider restart and a provider change', () => 
     await until(async () => (await history())?.at(-1).version === 7, { what: 'the other app’s snapshot in the history', timeout: 20_000 });
     const last = (await history()).at(-1);
     assert.equal(last.boundary.kind, 'provider');
-    assert.match(await strip.locator('[data-role="history-boundary"]').textContent(), /2 boundaries; last: provider changed: Counter \(counter\) → Other app \(other-app\), version 7 after 2/);
+    await until(async () => (await panel.locator('#history .step-row.boundary').count()) === 2, { what: 'the second boundary in the list' });
+    assert.match(await panel.locator('#history .step-row.boundary').nth(1).textContent(), /provider changed: Counter \(counter\) → Other app \(other-app\), version 7 after 2/);
     await panel.screenshot({ path: path.join(SHOTS, 'panel-history-provider-changed.png') });
     await panel.close();
   });

@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../extension/panel/store.js';
 import { Selection } from '../../extension/panel/selection.js';
-import { MAX_ENTRIES } from '../../extension/panel/history.js';
 import { Push } from '../../extension/shared/messages.js';
 
 const A = 'ws://a/slop';
@@ -80,33 +79,37 @@ test('a disconnected provider shows its last known tree', () => {
   assert.equal(sel.source(), sel.tree());
 });
 
-test('scrubbing: a version rebuilt from the history, followed as entries come and go', () => {
+test('scrubbing: a step\'s state (fetched by the history pane) shown instead of the live one, until another provider is shown', () => {
   const { store, sel } = setup([provider(A)]);
   sel.select(A);
-  store.applyBatch([reset(A, 's1', 1, [{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: 1 } }])]);
-  const delta = (v) => ({ type: Push.TREE_DELTA, key: A, sub: 's1', version: v, removed: [], views: JSON.stringify([{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: v } }]) });
-  store.applyBatch([delta(2), delta(3)]);
-  sel.scrubTo(1);
+  store.applyBatch([reset(A, 's1', 3, [{ id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: 3 } }])]);
+  const nodes = new Map([['/', { id: 'root', type: 'root', path: '/', child_ids: [], properties: { n: 2 } }]]);
+  sel.setScrub({ key: A, sub: 's1', step: { step: 2, version: 2 }, version: 2, source: { key: A, sub: 's1', path: '/', nodes, structure: 'h2', resetId: 1, live: false } });
   const src = sel.source();
   assert.equal(src.live, false);
   assert.equal(src.nodes.get('/').properties.n, 2);
-  assert.equal(sel.scrub.version, 2);
   assert.equal(sel.tree().nodes.get('/').properties.n, 3, 'the live tree is untouched');
-
-  // New versions push the scrubbed one down the list...
-  for (let v = 4; v < MAX_ENTRIES + 1; v++) store.applyBatch([delta(v)]);
-  assert.equal(sel.trackScrub(), false);
-  assert.equal(sel.scrub.index, 1);
-  // ...until it is dropped: the oldest kept one is shown instead.
-  store.applyBatch([delta(MAX_ENTRIES + 1), delta(MAX_ENTRIES + 2)]);
-  assert.equal(sel.trackScrub(), true);
-  assert.equal(sel.scrub.index, 0);
-  assert.equal(sel.scrub.version, 3);
-
-  sel.scrubTo(null);
+  assert.equal(sel.trackScrub(), false, 'same provider: it stays');
+  sel.setScrub(null);
   assert.equal(sel.source(), sel.tree());
-  sel.scrubTo(0);
+  sel.setScrub({ key: A, sub: 's1', step: { step: 2 }, version: 2, source: src });
   sel.select(null);
   assert.equal(sel.scrub, null, 'another provider: live again');
-  assert.equal(sel.trackScrub(), false);
+  sel.key = A;
+  sel.scrub = { key: 'other' };
+  assert.equal(sel.trackScrub(), true);
+  assert.equal(sel.scrub, null);
+});
+
+test('a recording opened here is shown as its current step\'s state, read-only and never watched', () => {
+  const { sel, calls } = setup([provider(A)]);
+  const tree = { key: 'recording:1', sub: 'recording', path: '/', nodes: new Map(), live: false, readOnly: true };
+  sel.recordings.set('recording:1', { name: 'r.json', tree, step: 1 });
+  sel.select('recording:1');
+  assert.equal(sel.isRecording(), true);
+  assert.equal(sel.tree(), tree);
+  assert.equal(sel.source(), tree);
+  assert.equal(sel.sub(), 'recording');
+  assert.equal(sel.choice(), 'recording:1');
+  assert.ok(!calls.some((c) => c[1] === 'recording:1'), 'a recording is not watched');
 });

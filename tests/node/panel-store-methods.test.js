@@ -124,19 +124,29 @@ test('a delta that leaves views out makes the tree incomplete; a complete one ke
   assert.equal(s2.tree(KEY, SUB).total, 3);
 });
 
-test('resets of the same subscription share one history; each delta is a version', () => {
-  const { store } = watched();
-  store.applyBatch([reset(SMALL)]);
-  const first = store.tree(KEY, SUB);
-  store.applyBatch([delta(2, [view('/b', [], { properties: { n: 1 } })])]);
-  store.applyBatch([reset([view('/')], { version: 5 })]);
-  const second = store.tree(KEY, SUB);
-  assert.notEqual(second, first, 'a reset is a new tree');
-  assert.equal(second.history, first.history);
-  assert.deepEqual(second.history.entries.map((e) => [e.kind, e.version]), [['reset', 1], ['delta', 2], ['reset', 5]]);
-  assert.notEqual(second.resetId, first.resetId);
-  // Version 2 rebuilt from the live views.
-  assert.deepEqual(second.history.materialize(1, second.nodes).get('/b').properties, { n: 1 });
+test('the history\'s steps: the whole list from ui/history, then appended, the last one updated, or all again', () => {
+  const { store, last } = watched();
+  const st = (step, kind = 'patch', version = step) => ({ step, kind, version, t: step, ops: 1, paths: [], pathCount: 1, boundary: null });
+  store.applyBatch([{ type: Push.HISTORY, key: KEY, steps: [st(1)], reset: false }]);
+  assert.equal(store.histories.has(KEY), false, 'not loaded yet: nothing to append to');
+  store.setHistory(KEY, { steps: [st(1, 'snapshot'), st(2)], info: { steps: 2 } });
+  assert.ok(last().histories.has(KEY));
+  const before = store.histories.get(KEY);
+  store.applyBatch([{ type: Push.HISTORY, key: KEY, steps: [st(3)], reset: false, info: { steps: 3 } }]);
+  const after = store.histories.get(KEY);
+  assert.notEqual(after, before, 'a new object on every change');
+  assert.deepEqual(after.steps.map((x) => x.step), [1, 2, 3]);
+  assert.deepEqual(after.info, { steps: 3 });
+  assert.ok(after.stamp > before.stamp);
+  // The patches of one frame grow the last step; a step seen twice is not added twice.
+  store.applyBatch([{ type: Push.HISTORY, key: KEY, steps: [{ ...st(3), ops: 4 }], reset: false, update: true }]);
+  store.applyBatch([{ type: Push.HISTORY, key: KEY, steps: [st(2)], reset: false }]);
+  assert.deepEqual(store.histories.get(KEY).steps.map((x) => [x.step, x.ops]), [[1, 1], [2, 1], [3, 4]]);
+  // The oldest dropped: the whole list again.
+  store.applyBatch([{ type: Push.HISTORY, key: KEY, steps: [st(2), st(3)], reset: true }]);
+  assert.deepEqual(store.histories.get(KEY).steps.map((x) => x.step), [2, 3]);
+  store.setHistoryInfo(KEY, { persist: true });
+  assert.deepEqual(store.histories.get(KEY).info, { persist: true });
 });
 
 test('the provider list drops trees of providers gone and of subscriptions a connected provider no longer has', () => {
@@ -158,19 +168,6 @@ test('the provider list drops trees of providers gone and of subscriptions a con
   store.applyBatch([{ ...reset(SMALL), sub: 'old' }]);
   store.applyBatch([{ type: Push.PROVIDERS, providers: [provider(KEY, { status: 'reconnecting', primarySub: null, subscriptions: [] })] }]);
   assert.deepEqual([...store.trees.get(KEY).keys()].sort(), ['old', SUB]);
-});
-
-test('a provider restart or a different provider marks the next reset of each tree', () => {
-  const { store } = watched();
-  store.applyBatch([reset(SMALL, { version: 9 })]);
-  store.applyBatch([reset(SMALL, { version: 1, restarted: true, previousVersion: 9 })]);
-  assert.deepEqual(store.tree(KEY, SUB).history.entries.at(-1).boundary, { kind: 'restart', previousVersion: 9 });
-  store.applyBatch([{ type: Push.EVENT, key: KEY, event: { event: 'provider_changed', previous: { id: 'a', name: 'A' }, provider: { id: 'b', name: 'B' } } }]);
-  store.applyBatch([reset(SMALL, { version: 3 })]);
-  assert.deepEqual(store.tree(KEY, SUB).history.entries.at(-1).boundary,
-    { kind: 'provider', previous: { id: 'a', name: 'A' }, provider: { id: 'b', name: 'B' }, previousVersion: 1 });
-  store.applyBatch([reset(SMALL, { version: 4 })]);
-  assert.equal(store.tree(KEY, SUB).history.entries.at(-1).boundary, null, 'only the next reset');
 });
 
 test('events: a new list on every change, the new ones named in the change', () => {

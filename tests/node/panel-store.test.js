@@ -2,15 +2,14 @@
 // views from node-views.js (Push.TREE_RESET up to a budget, TREE_DELTA per patch event, GET_NODES
 // answers with `missing`), applied in the order the bridge applies them. Checks that nodes
 // removed while the panel is still loading the rest of a big tree end its "loading" bookkeeping
-// (nothing stays requested, the total follows the mirror), and that the history marks a
-// provider restart or a provider change and keys its entries by step, not by version.
+// (nothing stays requested, the total follows the mirror). (The history is the service worker's:
+// tests/node/timeline.test.js.)
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Live } from './helpers.js';
 import { Push, PanelNote } from '../../extension/shared/messages.js';
 import { Store } from '../../extension/panel/store.js';
-import { boundaryText, diffStates } from '../../extension/panel/history.js';
 import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from '../../extension/service-worker/node-views.js';
 
 const KEY = 'ws://127.0.0.1:1/slop';
@@ -147,70 +146,6 @@ test('more added nodes than a delta carries: the tree is no longer complete', as
   port.patch(2, 1, ops, 200);
   assert.equal(tree.complete, false, 'the worker left 100 views out');
   assert.equal(store.missingPaths(tree, 1000).length, 100);
-  live.free();
-});
-
-test('history: a restart is a boundary; entries are keyed by step, versions may go back', async () => {
-  const tree0 = { id: 'root', type: 'root', properties: { n: 0 }, children: [{ id: 'a', type: 'item' }] };
-  const live = await Live.start({ tree: tree0 });
-  const store = new Store();
-  const port = new Port(live, store);
-  port.reset();
-  for (let v = 2; v <= 5; v++) port.patch(v, v - 1, [{ op: 'replace', path: '/properties/n', value: v }]);
-  const before = store.tree(KEY, live.sub);
-  // The provider restarted: the new connection's snapshot starts again at version 1, and the
-  // worker passes the core's restart marks on with the reset. (The mirror after the restart
-  // comes from a second consumer here: what the core does on reconnection is tested in C.)
-  const after = await Live.start({ tree: { id: 'root', type: 'root', properties: { n: 1 }, children: [{ id: 'b', type: 'item' }] } });
-  const port2 = new Port(after, store);
-  port2.sub = live.sub;
-  port2.reset({ restarted: true, previousVersion: 5 });
-  port2.patch(2, 1, [{ op: 'replace', path: '/properties/n', value: 2 }]);
-
-  const tree = store.tree(KEY, live.sub);
-  const h = tree.history;
-  assert.equal(h, before.history, 'one history across the restart');
-  assert.deepEqual(h.entries.map((e) => e.version), [1, 2, 3, 4, 5, 1, 2]);
-  const steps = h.entries.map((e) => e.step);
-  assert.deepEqual(steps, [...steps].sort((x, y) => x - y), 'steps increase');
-  assert.equal(new Set(steps).size, steps.length, 'steps are unique');
-  const restart = h.entries[5];
-  assert.deepEqual(restart.boundary, { kind: 'restart', previousVersion: 5 });
-  assert.equal(boundaryText(restart), 'provider restarted: version 1 after 5');
-  assert.equal(h.entries.filter((e) => e.boundary).length, 1);
-  assert.equal(h.indexOfStep(restart.step), 5);
-  assert.deepEqual(h.boundariesBetween(1, 6), [restart]);
-  assert.deepEqual(h.boundariesBetween(5, 6), []);
-
-  // Version 2 before and version 2 after the restart are different states.
-  const v2before = h.materialize(1, tree.nodes);
-  const v2after = h.materialize(6, tree.nodes);
-  assert.equal(v2before.get('/').properties.n, 2);
-  assert.ok(v2before.has('/a') && !v2before.has('/b'));
-  assert.ok(v2after.has('/b') && !v2after.has('/a'));
-  const d = diffStates(v2before, v2after);
-  assert.deepEqual(d.added.map((v) => v.path), ['/b']);
-  assert.deepEqual(d.removed.map((v) => v.path), ['/a']);
-  live.free();
-  after.free();
-});
-
-test('history: a different provider at the same address is a boundary too', async () => {
-  const live = await Live.start({ tree: { id: 'root', type: 'root' } });
-  const store = new Store();
-  const port = new Port(live, store);
-  port.reset();
-  port.patch(2, 1, [{ op: 'add', path: '/properties/x', value: 1 }]);
-  store.applyBatch([{ type: Push.EVENT, key: KEY, event: { event: 'provider_changed', previous: { id: 'old', name: 'Old app' }, provider: { id: 'new', name: 'New app' } } }]);
-  live.snapshot(7, { id: 'root', type: 'root' });
-  port.reset();
-  const h = store.tree(KEY, live.sub).history;
-  const e = h.entries.at(-1);
-  assert.equal(e.boundary.kind, 'provider');
-  assert.equal(boundaryText(e), 'provider changed: Old app (old) → New app (new), version 7 after 2');
-  // Only the reset right after the change is marked.
-  port.reset();
-  assert.equal(h.entries.at(-1).boundary, null);
   live.free();
 });
 

@@ -45,9 +45,10 @@ export class ImportExport {
     const imp = selection.importInfo();
     const scrub = selection.scrub;
     let doc;
-    if (scrub) {
-      const { tree: t, missing } = assembleTree(scrub.source.nodes, tree.path);
-      doc = { tree: t, version: scrub.version, scrubbed: true, incomplete: missing ? `${missing} child views were not loaded` : undefined };
+    const shown = scrub?.source ?? (selection.isRecording() ? tree : null);
+    if (shown) {
+      const { tree: t, missing } = assembleTree(shown.nodes, tree.path);
+      doc = { tree: t, version: shown.version ?? scrub?.version, scrubbed: true, incomplete: missing ? `${missing} child views were not loaded` : undefined };
     } else {
       const r = await bridge.request(Request.GET_TREE, { key: selection.key, sub: tree.sub });
       doc = { tree: r.tree, version: r.version, capabilities: r.capabilities };
@@ -68,6 +69,11 @@ export class ImportExport {
   async importText(text, name) {
     const { store, bridge } = this.o;
     this.error = null;
+    // A recording (Export recording) plays back in the history; anything else is a snapshot.
+    if (this.o.isRecordingText?.(text)) {
+      await this.o.openRecording(text, name);
+      return;
+    }
     try {
       const r = await bridge.request(Request.INSPECT_TREE, { text, name, budget: IMPORT_BUDGET });
       store.addImport(r);

@@ -55,7 +55,7 @@ export class Notices {
     } else if (!store.seenProviders) {
       state = 'connecting-extension';
       content = stateCard('Connecting to the extension…', 'Waiting for the SLOP Inspector service worker. If this stays, reload the extension.');
-    } else if (!p && !selection.isImport()) {
+    } else if (!p && !selection.isImport() && !selection.isRecording()) {
       state = 'empty';
       content = this.#noProvider(store.problems);
     } else if (p && !tree) {
@@ -126,9 +126,12 @@ export class Notices {
     if (importError()) {
       kind = 'error';
       content = [h('span', { text: `Import refused. ${importError()}` }), h('button', { type: 'button', class: 'small', onclick: () => this.o.dismissImportError() }, 'Dismiss')];
+    } else if (selection.isRecording()) {
+      kind = 'recording';
+      content = this.#recordingBanner(selection.recordings.get(selection.key));
     } else if (scrub) {
       kind = 'scrub';
-      content = this.#scrubBanner(scrub, tree);
+      content = this.#scrubBanner(scrub);
     } else if (imp) {
       kind = 'import';
       content = [h('span', { text: `Imported file “${imp.name}”${imp.exportedAt ? `, exported ${imp.exportedAt}` : ''}: v${imp.version}, ${imp.count} nodes, read-only.` }),
@@ -146,11 +149,21 @@ export class Notices {
     if (content) setChildren(b, content);
   }
 
-  #scrubBanner(scrub, tree) {
+  #scrubBanner(scrub) {
     // The same version number may exist on both sides of a provider restart: say which side.
-    const crossed = tree ? tree.history.boundariesBetween(scrub.index, tree.history.length - 1).length : 0;
-    return [h('span', { class: 'banner-text' }, h('strong', { text: `Viewing version ${scrub.version}` }),
-      ` (${scrub.index + 1} of ${tree?.history.length ?? '?'} recorded${crossed ? `, before ${crossed === 1 ? 'a provider restart or change' : `${crossed} provider restarts or changes`}` : ''}) — read-only; invoking is off.`),
+    const steps = this.o.store.histories.get(scrub.key)?.steps ?? [];
+    const i = steps.findIndex((s) => s.step === scrub.step.step);
+    const crossed = i >= 0 ? steps.slice(i + 1).filter((s) => s.boundary).length : 0;
+    return [h('span', { class: 'banner-text' }, h('strong', { text: `Viewing version ${scrub.version ?? '—'}` }),
+      ` (step ${i + 1} of ${steps.length}${crossed ? `, before ${crossed === 1 ? 'a provider restart, change or page load' : `${crossed} provider restarts, changes or page loads`}` : ''}) — read-only; invoking is off.`),
     h('button', { type: 'button', class: 'small primary', 'data-action': 'back-to-live', onclick: () => this.o.backToLive() }, 'Back to live')];
+  }
+
+  #recordingBanner(rec) {
+    const steps = this.o.store.histories.get(this.o.selection.key)?.steps ?? [];
+    const i = steps.findIndex((s) => s.step === rec.step);
+    return [h('span', { class: 'banner-text' }, h('strong', { text: `Recording “${rec.name}”` }),
+      `${rec.provider ? ` of ${rec.provider.name || rec.provider.id}` : ''}: step ${i + 1} of ${steps.length}, version ${rec.tree?.version ?? '—'} — read-only.`),
+    h('button', { type: 'button', class: 'small', 'data-action': 'close-recording', onclick: () => this.o.closeRecording(this.o.selection.key) }, 'Close')];
   }
 }

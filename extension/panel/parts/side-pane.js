@@ -1,7 +1,7 @@
 // side-pane.js: the pane beside the tree, with its tabs. "Node": the selected node's detail
 // (views/detail-view.js), with whether it may be invoked and why not; "Agent view": the core's tree
-// text and tools for the shown subscription (views/agent-view.js); "Diff": filled by the history
-// strip; "Conformance": parts/conformance-pane.js fills it.
+// text and tools for the shown subscription (views/agent-view.js); "History": the steps and their
+// diffs (parts/history-pane.js fills it); "Conformance": parts/conformance-pane.js fills it.
 
 import { Request, Status } from '../../shared/messages.js';
 import { h, setChildren } from '../../shared/dom.js';
@@ -16,6 +16,8 @@ export class SidePane {
   tab = 'node';
   /** Called when the Conformance tab opens (panel.js wires the conformance pane). */
   onConformance = null;
+  /** Called when the History tab opens (panel.js wires the history pane). */
+  onHistory = null;
   /** The core's last agent view shown (for tests). */
   lastAgentView = null;
   /** The node view the detail shows, to tell whether a change touched it. */
@@ -23,7 +25,7 @@ export class SidePane {
   #agentTimer = 0;
 
   /**
-   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, diff: HTMLElement, conformance: HTMLElement}} els
+   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, history: HTMLElement, conformance: HTMLElement}} els
    * @param {{store, bridge, selection, treeView, copy: (text: string, what: string) => void}} o
    */
   constructor(els, { store, bridge, selection, treeView, copy }) {
@@ -47,13 +49,11 @@ export class SidePane {
     for (const b of els.tabs.querySelectorAll('button')) b.classList.toggle('active', b.dataset.tab === tab);
     els.detail.hidden = tab !== 'node';
     els.agent.hidden = tab !== 'agent';
-    els.diff.hidden = tab !== 'diff';
+    els.history.hidden = tab !== 'history';
     els.conformance.hidden = tab !== 'conformance';
     if (tab === 'agent') this.refreshAgent();
     if (tab === 'conformance') this.onConformance?.();
-    if (tab === 'diff' && !els.diff.firstChild) {
-      setChildren(els.diff, h('div', { class: 'empty small' }, h('p', { text: 'Open History, pick two versions and press Diff.' })));
-    }
+    if (tab === 'history') this.onHistory?.();
   }
 
   /** Enter on a row: the node's detail, focused on its first control. */
@@ -78,10 +78,12 @@ export class SidePane {
     const sel = this.treeView.selection();
     const view = sel ? (sel.query ?? src?.nodes.get(sel.path) ?? null) : null;
     const imp = selection.isImport();
-    const mode = scrub ? 'history' : imp ? 'import' : sel?.query ? 'query' : 'live';
+    const recording = selection.isRecording();
+    const mode = scrub || recording ? 'history' : imp ? 'import' : sel?.query ? 'query' : 'live';
     const connected = p?.status === Status.CONNECTED;
     const affCap = !!p?.capabilities.includes('affordances');
-    const whyNot = mode === 'history' ? 'Viewing an earlier version: go back to live to invoke.'
+    const whyNot = recording ? 'A recording is read-only.'
+      : mode === 'history' ? 'Viewing an earlier version: go back to live to invoke.'
       : mode === 'import' ? 'An imported file has no provider behind it.'
       : mode === 'query' ? 'Not in the subscription’s state: only nodes the subscription shows can be invoked.'
       : !connected ? 'The provider is not connected.'
@@ -93,8 +95,8 @@ export class SidePane {
       canInvoke: mode === 'live' && connected && affCap,
       whyNot,
       stale: mode === 'live' && !connected,
-      contentRefs: imp ? false : !!p?.capabilities.includes('content_refs'),
-      version: scrub ? scrub.version
+      contentRefs: imp || recording ? false : !!p?.capabilities.includes('content_refs'),
+      version: scrub ? scrub.version : recording ? tree?.version
         : sel?.query ? (tree && store.queryPages(tree.key, tree.sub).get(parentPath(sel.path))?.version)
         : tree?.version,
     });

@@ -25,7 +25,8 @@ export class Toolbar {
   render() {
     const { els, store, selection } = this;
     const options = store.providers.map((p) => h('option', { value: p.key, text: `${providerTitle(p)} — ${statusLabel(p)}` }));
-    for (const [key, imp] of store.imports) options.push(h('option', { value: key, text: `📄 ${imp.name} (imported)` }));
+    for (const [key, imp] of store.imports) options.push(h('option', { value: key, text: `${imp.name} (imported)` }));
+    for (const [key, rec] of selection.recordings) options.push(h('option', { value: key, text: `${rec.name} (recording)` }));
     setChildren(els.provider, options.length ? options : h('option', { value: '', text: store.seenProviders ? 'no provider on this page' : 'connecting…' }));
     els.provider.value = selection.key ?? '';
     els.provider.disabled = options.length === 0;

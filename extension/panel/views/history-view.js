@@ -1,16 +1,22 @@
-// history-view.js: the history strip (a slider over the versions the panel recorded, read-only
-// scrubbing, back to live) and the diff between two chosen versions (nodes added, removed, changed;
-// for changed nodes the property, meta, affordance, content_ref, type and children differences).
+// history-view.js: the history the service worker keeps for a provider (or a recording opened
+// here). The strip under the bar: a slider over the steps, previous / next, back to live, play with
+// a speed (a recording, or the live history replayed), Persist, the bounds, export and open a
+// recording. The step list in the side pane's History tab: every step (snapshot, patch, resync,
+// invoke, result, error, reload) with its time, version, op count and the paths it touched; a step
+// is selected by a click, the arrow keys or the slider, and two steps can be pinned to diff them.
+// The diff of the selected step against the one before it (or of the pinned pair) goes under it.
 //
-// Versions are named by the provider and may start again (a restart) or belong to another app (a
-// provider change at the same address): the version lists are keyed by the history's running
-// `step`, and such a boundary is shown as a separator line and in the labels.
+// Versions are the provider's and may start again (a restart) or belong to another app (a provider
+// change at the same address) or another page load: such a step carries a boundary, shown in its
+// row and in a diff that crosses it.
 
 import { h, setChildren } from '../../shared/dom.js';
-import { MAX_ENTRIES, MAX_VIEWS, boundaryText } from '../history.js';
+import { boundaryText } from '../../shared/state-diff.js';
 import { time } from './log-view.js';
 
 const SHOW_MAX = 300;
+const KIND_TEXT = { snapshot: 'snapshot', patch: 'patch', resync: 'resync', invoke: 'invoke', result: 'result', error: 'error', reload: 'reload' };
+export const SPEEDS = [0.5, 1, 2, 4, 10];
 
 const short = (v) => {
   if (v === undefined) return '—';
@@ -18,126 +24,143 @@ const short = (v) => {
   return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 };
 
-function entryLabel(e, i, n, withTime = false) {
-  const what = e.kind === 'reset' ? 'snapshot' : `${e.size} change${e.size === 1 ? '' : 's'}`;
-  return `v${e.version} · ${what}${withTime ? ` · ${time(e.t)}` : ''}${i === n - 1 ? ' (live)' : ''}`;
+const mb = (n) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1)} MB`;
+
+/** One line for a step: "v12 · patch · 3 ops · /inbox/m1, /inbox". */
+export function stepText(st) {
+  const v = st.version === null || st.version === undefined ? '' : `v${st.version}`;
+  switch (st.kind) {
+    case 'snapshot': case 'resync': return `${v} · ${st.kind} · ${st.ops.toLocaleString()} nodes`;
+    case 'patch': return `${v} · ${st.ops} op${st.ops === 1 ? '' : 's'} · ${st.pathCount} path${st.pathCount === 1 ? '' : 's'}`;
+    case 'invoke': return `${st.action} on ${st.path}`;
+    case 'result': return `${st.action} on ${st.path} → ${st.status}${st.message ? `: ${st.message}` : ''}`;
+    case 'reload': return `page loaded again${st.message ? `: ${st.message}` : ''}`;
+    default: return st.message ?? '';
+  }
 }
 
-/** The boundaries recorded in a history, for the strip: "2 restarts" etc. */
-function boundarySummary(history) {
-  const all = (history?.entries ?? []).filter((e) => e.boundary);
-  if (!all.length) return '';
-  const last = all.at(-1);
-  return all.length === 1 ? `⟂ ${boundaryText(last)}` : `⟂ ${all.length} boundaries; last: ${boundaryText(last)}`;
-}
-
-export class HistoryView {
+export class HistoryStripView {
   /**
-   * @param {HTMLElement} strip   the slider bar
-   * @param {{onScrub: (index: number|null) => void, onDiff: (a: number, b: number) => void}} hooks
-   *   onScrub(null) = back to live
+   * @param {HTMLElement} strip
+   * @param {{onStep: (d: number) => void, onSlide: (index: number) => void, onLive: () => void,
+   *          onPlay: () => void, onSpeed: (x: number) => void, onPersist: (on: boolean) => void,
+   *          onExport: () => void, onOpen: () => void}} hooks
    */
   constructor(strip, hooks) {
     this.strip = strip;
-    this.hooks = hooks;
-    this.history = null;
-    this.index = null;
-    this.slider = h('input', { type: 'range', min: '0', max: '0', value: '0', step: '1', 'aria-label': 'Version', 'data-role': 'history-slider',
-      oninput: () => this.#scrubTo(Number(this.slider.value)) });
-    this.label = h('span', { class: 'h-label mono' });
-    this.prevBtn = h('button', { type: 'button', class: 'small icon', title: 'Previous version', 'data-action': 'h-prev', onclick: () => this.step(-1) }, '◀');
-    this.nextBtn = h('button', { type: 'button', class: 'small icon', title: 'Next version', 'data-action': 'h-next', onclick: () => this.step(1) }, '▶');
-    this.liveBtn = h('button', { type: 'button', class: 'small', 'data-action': 'h-live', onclick: () => this.#scrubTo(null) }, 'Live');
-    // Until the user picks versions, the selects follow the newest two.
-    this.chosen = false;
-    this.fromSel = h('select', { 'aria-label': 'Diff from version', 'data-role': 'diff-from', onchange: () => { this.chosen = true; } });
-    this.toSel = h('select', { 'aria-label': 'Diff to version', 'data-role': 'diff-to', onchange: () => { this.chosen = true; } });
-    this.diffBtn = h('button', { type: 'button', class: 'small primary', 'data-action': 'diff', onclick: () => this.hooks.onDiff(this.#indexOf(this.fromSel), this.#indexOf(this.toSel)) }, 'Diff');
-    this.bound = h('span', { class: 'muted small', title: `The panel keeps the last ${MAX_ENTRIES} versions and at most ${MAX_VIEWS.toLocaleString()} replaced node views; older versions are dropped.` });
-    // Where the versions start again (restart) or another app took over: the slider alone hides it.
-    this.boundaryEl = h('span', { class: 'h-boundary small', 'data-role': 'history-boundary', hidden: true });
+    const btn = (action, title, text, onclick, cls = 'small') => h('button', { type: 'button', class: cls, title, 'aria-label': title, 'data-action': action, onclick }, text);
+    this.prevBtn = btn('h-prev', 'Previous step (←)', '', () => hooks.onStep(-1), 'small icon-btn i-prev');
+    this.nextBtn = btn('h-next', 'Next step (→)', '', () => hooks.onStep(1), 'small icon-btn i-next');
+    this.slider = h('input', { type: 'range', min: '0', max: '0', value: '0', step: '1', 'aria-label': 'Step', 'data-role': 'history-slider',
+      oninput: () => hooks.onSlide(Number(this.slider.value)) });
+    this.label = h('span', { class: 'h-label mono', 'data-role': 'history-label' });
+    this.liveBtn = btn('h-live', 'Back to the live state', 'Live', () => hooks.onLive());
+    this.playBtn = btn('h-play', 'Play the steps in their own time', '', () => hooks.onPlay(), 'small icon-btn i-play');
+    this.speedSel = h('select', { 'aria-label': 'Speed', 'data-role': 'history-speed', onchange: () => hooks.onSpeed(Number(this.speedSel.value)) },
+      SPEEDS.map((x) => h('option', { value: String(x), text: `${x}×` })));
+    this.speedSel.value = '1';
+    this.persist = h('input', { type: 'checkbox', 'data-role': 'history-persist', onchange: () => hooks.onPersist(this.persist.checked) });
+    this.persistLabel = h('label', { class: 'small h-persist', title: 'Keep this history when the page is loaded again (a "reload" step marks it)' }, this.persist, ' Persist');
+    this.bound = h('span', { class: 'muted small h-bound', 'data-role': 'history-bound' });
+    this.exportBtn = btn('h-export', 'Save the history as a recording file', 'Export recording', () => hooks.onExport());
+    this.openBtn = btn('h-open', 'Open a recording file to play it back, read-only', 'Open recording…', () => hooks.onOpen());
     strip.replaceChildren(
       h('span', { class: 'strip-title', text: 'History' }),
-      this.prevBtn, this.slider, this.nextBtn, this.label, this.liveBtn,
-      h('span', { class: 'sep' }),
-      h('span', { class: 'small', text: 'Diff' }), this.fromSel, h('span', { class: 'small', text: '→' }), this.toSel, this.diffBtn,
-      this.bound, this.boundaryEl);
+      this.prevBtn, this.slider, this.nextBtn, this.label, this.liveBtn, this.playBtn, this.speedSel,
+      h('span', { class: 'sep' }), this.persistLabel, this.bound, h('span', { class: 'spacer' }), this.exportBtn, this.openBtn);
   }
 
-  /** @param {import('../history.js').History|null} history @param {number|null} index  scrubbed entry, null = live */
-  show(history, index) {
-    this.history = history;
-    this.index = index;
-    const n = history?.length ?? 0;
+  /**
+   * @param {{steps: object[], index: number|null, info: object|null, playing: boolean, recording: boolean, note: string}} st
+   *   index: the selected step's index (null: live, the last step)
+   */
+  show({ steps, index, info, playing, recording, note }) {
+    const n = steps.length;
+    const at = index ?? n - 1;
     this.slider.max = String(Math.max(0, n - 1));
-    this.slider.value = String(index ?? Math.max(0, n - 1));
+    this.slider.value = String(Math.max(0, at));
     this.slider.disabled = n < 2;
-    this.prevBtn.disabled = n < 2 || (index ?? n - 1) <= 0;
-    this.nextBtn.disabled = index === null;
+    this.prevBtn.disabled = n < 2 || at <= 0;
+    this.nextBtn.disabled = n < 2 || at >= n - 1;
+    this.liveBtn.hidden = recording;
     this.liveBtn.disabled = index === null;
-    const e = n ? history.entries[index ?? n - 1] : null;
-    // Scrubbed onto a boundary: the label says it (live, the note beside the selects does).
-    const atBoundary = index !== null && !!e?.boundary;
-    this.label.textContent = e ? `${(index ?? n - 1) + 1}/${n} · ${entryLabel(e, index ?? n - 1, n, true)}${atBoundary ? ` · ${boundaryText(e)}` : ''}` : 'no versions yet';
-    this.label.classList.toggle('at-boundary', atBoundary);
-    const summary = boundarySummary(history);
-    this.boundaryEl.hidden = !summary;
-    this.boundaryEl.textContent = summary;
-    this.bound.textContent = n ? `keeps the last ${MAX_ENTRIES} versions${history.dropped ? ` (${history.dropped} dropped)` : ''}` : '';
+    this.playBtn.disabled = n < 2;
+    this.playBtn.classList.toggle('i-play', !playing);
+    this.playBtn.classList.toggle('i-pause', playing);
+    this.playBtn.title = playing ? 'Pause' : 'Play the steps in their own time';
+    this.playBtn.setAttribute('aria-label', this.playBtn.title);
+    this.playBtn.setAttribute('aria-pressed', String(playing));
+    const st = n ? steps[at] : null;
+    this.label.textContent = st ? `step ${at + 1}/${n} · ${st.version === null ? 'no state' : `v${st.version}`} · ${time(st.t)}${index === null ? ' (live)' : ''}` : note || 'no steps yet';
+    this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
+    this.persistLabel.hidden = recording;
+    this.persist.checked = !!info?.persist;
+    this.bound.textContent = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}` : '';
+    this.exportBtn.disabled = n === 0;
     this.strip.classList.toggle('scrubbed', index !== null);
-    this.#fillSelects(history);
+  }
+}
+
+export class StepListView {
+  /**
+   * @param {HTMLElement} root   the History tab's body
+   * @param {{onSelect: (step: number) => void, onPin: (step: number) => void, onClearPins: () => void, onKey: (d: number) => void}} hooks
+   */
+  constructor(root, hooks) {
+    this.hooks = hooks;
+    this.head = h('div', { class: 'steps-head small' });
+    this.list = h('div', { class: 'steps', role: 'listbox', tabindex: '0', 'aria-label': 'History steps', 'data-role': 'steps' });
+    this.diffEl = h('div', { class: 'steps-diff', 'data-role': 'history-diff' });
+    root.replaceChildren(this.head, this.list, this.diffEl);
+    this.list.addEventListener('click', (e) => {
+      const row = e.target.closest('.step-row');
+      if (!row) return;
+      const step = Number(row.dataset.step);
+      if (e.target.closest('[data-action="pin"]')) hooks.onPin(step);
+      else hooks.onSelect(step);
+    });
+    this.list.addEventListener('keydown', (e) => {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        hooks.onKey(e.key === 'ArrowDown' ? 1 : -1);
+        e.preventDefault();
+      }
+    });
+    this.rows = new Map(); // step → row element
+    this.shownStamp = null;
   }
 
-  /** The options of both selects, newest first, valued by step; a boundary gets a separator. */
-  #fillSelects(history) {
-    const entries = history?.entries ?? [];
-    const n = entries.length;
-    const lastStep = entries.at(-1)?.step ?? 0;
-    // Keyed by the newest step, not the count: at the cap, every new version drops the oldest.
-    if (this.filledFor === history && this.filledStep === lastStep && this.filledN === n) return;
-    const from = this.fromSel.value;
-    const to = this.toSel.value;
-    const opts = [];
-    for (let i = n - 1; i >= 0; i--) {
-      const e = entries[i];
-      opts.push(h('option', { value: String(e.step), text: entryLabel(e, i, n) }));
-      if (e.boundary) opts.push(h('option', { disabled: true, class: 'h-sep', 'data-boundary': e.boundary.kind, text: `── ${boundaryText(e)} ──` }));
+  /** @param {{steps: object[], stamp: number, selected: number|null, live: boolean, pins: number[], readOnly: boolean, note: string}} st */
+  show({ steps, stamp, selected, pins, note }) {
+    if (this.shownStamp !== stamp) {
+      this.shownStamp = stamp;
+      const stick = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 30;
+      this.rows = new Map();
+      setChildren(this.list, steps.length ? steps.map((st, i) => {
+        const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', 'data-step': String(st.step), 'data-kind': st.kind },
+          h('span', { class: 'step-time mono', text: time(st.t) }),
+          h('span', { class: `step-kind k-${st.kind}`, text: KIND_TEXT[st.kind] ?? st.kind }),
+          h('span', { class: 'step-text', text: stepText(st), title: st.paths?.length ? `${st.paths.join('\n')}${st.pathCount > st.paths.length ? `\n… ${st.pathCount - st.paths.length} more` : ''}` : stepText(st) }),
+          st.boundary ? h('span', { class: 'step-boundary', text: boundaryText(st) }) : null,
+          h('button', { type: 'button', class: 'small step-pin', 'data-action': 'pin', title: 'Pin to diff two steps', 'aria-label': `Pin step ${i + 1}`, text: 'Pin' }));
+        this.rows.set(st.step, row);
+        return row;
+      }) : h('div', { class: 'muted empty small', text: note || 'No steps yet: the history starts with the first snapshot.' }));
+      if (stick) this.list.scrollTop = this.list.scrollHeight;
     }
-    setChildren(this.fromSel, opts.map((o) => o.cloneNode(true)));
-    setChildren(this.toSel, opts);
-    // Defaults: the previous version → live; a choice of the user's stays while it exists.
-    if (this.filledFor !== history) this.chosen = false;
-    const has = (v) => v !== '' && history.indexOfStep(Number(v)) >= 0;
-    const keep = this.chosen && has(from) && has(to);
-    this.fromSel.value = keep ? from : String(entries[Math.max(0, n - 2)]?.step ?? '');
-    this.toSel.value = keep ? to : String(entries[Math.max(0, n - 1)]?.step ?? '');
-    this.filledFor = history;
-    this.filledStep = lastStep;
-    this.filledN = n;
-  }
-
-  /** The entry index a select points at (-1 if none). */
-  #indexOf(sel) {
-    return sel.value === '' || !this.history ? -1 : this.history.indexOfStep(Number(sel.value));
-  }
-
-  step(d) {
-    const n = this.history?.length ?? 0;
-    if (!n) return;
-    const cur = this.index ?? n - 1;
-    this.#scrubTo(Math.max(0, Math.min(n - 1, cur + d)));
-  }
-
-  #scrubTo(i) {
-    const n = this.history?.length ?? 0;
-    this.hooks.onScrub(i === null || i >= n - 1 ? null : i);
-  }
-
-  /** Sets the two version selects by entry index (tests, and "diff this version" shortcuts). */
-  choose(a, b) {
-    this.chosen = true;
-    this.fromSel.value = String(this.history?.entries[a]?.step ?? '');
-    this.toSel.value = String(this.history?.entries[b]?.step ?? '');
+    for (const [step, row] of this.rows) {
+      const sel = step === selected;
+      row.classList.toggle('selected', sel);
+      row.setAttribute('aria-selected', String(sel));
+      const pin = pins.indexOf(step);
+      row.classList.toggle('pinned', pin >= 0);
+      row.querySelector('[data-action="pin"]').textContent = pin >= 0 ? `Pinned ${'AB'[pin]}` : 'Pin';
+    }
+    const row = selected !== null ? this.rows.get(selected) : null;
+    if (row) row.scrollIntoView({ block: 'nearest' });
+    setChildren(this.head,
+      pins.length === 2
+        ? [h('span', { text: 'Diff of the pinned steps ' }), h('button', { type: 'button', class: 'link', 'data-action': 'clear-pins', onclick: () => this.hooks.onClearPins(), text: 'clear pins' })]
+        : h('span', { class: 'muted', text: pins.length === 1 ? 'Pin a second step to diff the two.' : 'Select a step to see what it changed; pin two to diff any pair.' }));
   }
 }
 
