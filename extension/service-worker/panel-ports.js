@@ -156,7 +156,7 @@ function flushProviders() {
   }
 }
 tabEvents.change.add(scheduleProviders);
-tabEvents.change.add(() => pruneTimelines((tabId) => tabId === MANUAL_TAB || tabs.has(tabId)));
+tabEvents.change.add(() => pruneTimelines());
 
 // The history's new steps go to the panels watching that provider (Push.HISTORY).
 timelineEvents.steps.add((tabId, key, steps, reset, update) => {

@@ -18,6 +18,7 @@ import { acceptContentPort, dropTab, tickAll, settingsChanged, tabs, tabEvents, 
 import { acceptUiPort, services } from './panel-ports.js';
 import { connectionEvents } from './connections.js';
 import { DesktopBridge } from './desktop-bridge.js';
+import { dropTimelinesOf } from './timelines.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
 import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus } from '../shared/settings-store.js';
 
@@ -51,7 +52,10 @@ onStorageChanged((changes, area) => {
   if (area === 'local' && BRIDGE_KEYS.some((k) => k in changes)) configureBridge();
 });
 
-onTabRemoved((tabId) => dropTab(tabId));
+onTabRemoved((tabId) => {
+  dropTab(tabId);
+  dropTimelinesOf(tabId);
+});
 
 // Request timeouts: the core never reads a clock; it is told the time once a second.
 setInterval(() => {

@@ -38,8 +38,11 @@ const PATHS_LISTED = 12;
  */
 
 export class Timeline {
-  /** @param {{core: () => object, label: object}} o  label: {tabId, key, pageUrl} for exports */
-  constructor({ core, label }) {
+  /**
+   * @param {{core: () => object, label: object, firstStep?: number}} o  label: {pageUrl, transport} for
+   *   exports; firstStep: where the step numbers start (after those of a history this one replaces)
+   */
+  constructor({ core, label, firstStep = 1 }) {
     this.core = core;
     this.label = label;
     /** @type {{i: number, t: number, text: string}[]} */
@@ -49,7 +52,7 @@ export class Timeline {
     this.steps = [];
     /** Private per step: segment, frame index, touched paths. step number → record */
     this.records = new Map();
-    this.nextStep = 1;
+    this.nextStep = firstStep;
     this.bytes = 0;
     this.dropped = 0;         // steps dropped at the bounds
     /** @type {{wire: string, options: object, hello: string, start: {frame: number, text: string}}[]} */

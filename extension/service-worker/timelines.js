@@ -13,6 +13,8 @@ export const timelineEvents = { steps: new Set() };
 const byId = new Map();
 /** Connection → Timeline */
 const ofConn = new WeakMap();
+/** "tabId key" → the next step number: a new history there goes on numbering (panels key steps by number). */
+const nextStepOf = new Map();
 
 const idOf = (tabId, key) => `${tabId} ${key}`;
 
@@ -30,12 +32,16 @@ function attach(conn) {
     else tl.clear();
   }
   if (!tl) {
-    tl = new Timeline({ core, label: { pageUrl: conn.pageUrl, transport: conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage' } });
+    tl = new Timeline({ core, label: { pageUrl: conn.pageUrl, transport: conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage' }, firstStep: nextStepOf.get(id) ?? 1 });
     const { tabId, key } = conn;
+    const t = tl;
     tl.listeners.add((steps, reset, update) => {
+      nextStepOf.set(id, t.nextStep);
       for (const fn of timelineEvents.steps) fn(tabId, key, steps, reset, update);
     });
     byId.set(id, tl);
+    // A panel still showing the history this one replaces starts over with it.
+    for (const fn of timelineEvents.steps) fn(tabId, key, [], true, false);
   }
   tl.conn = conn;
   tl.label.pageUrl = conn.pageUrl;
@@ -53,15 +59,20 @@ connectionEvents.invoked.add((conn, { path, action }) => attach(conn).invoked(pa
 
 /**
  * After a tab's provider list changed: a timeline whose connection is gone goes with it, unless
- * Persist keeps it for the provider's return; a closed tab's go in any case.
- * @param {(tabId: number) => boolean} tabOpen
+ * Persist keeps it for the provider's return (a page reload takes the tab's connections down
+ * before the new page's come).
  */
-export function pruneTimelines(tabOpen) {
-  for (const [id, tl] of byId) {
-    const gone = tl.conn?.disposed;
-    if (!gone) continue;
-    if (tl.persist && tabOpen(tl.conn.tabId)) continue;
-    tl.dispose();
-    byId.delete(id);
-  }
+export function pruneTimelines() {
+  for (const [id, tl] of byId) if (tl.conn?.disposed && !tl.persist) drop(id, tl);
+}
+
+/** The tab was closed: its timelines go, Persist or not. */
+export function dropTimelinesOf(tabId) {
+  for (const [id, tl] of byId) if (tl.conn?.tabId === tabId) drop(id, tl);
+}
+
+function drop(id, tl) {
+  nextStepOf.set(id, tl.nextStep);
+  tl.dispose();
+  byId.delete(id);
 }

@@ -104,6 +104,7 @@ describe('panel history', () => {
   let browser;
   let srv;
   let tabId;
+  let page;
   const node = (id, label) => ({ id, type: 'item', properties: { label }, affordances: [{ action: 'poke' }] });
 
   before(async () => {
@@ -114,7 +115,7 @@ describe('panel history', () => {
     }) });
     browser = await launch();
     await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
+    page = await browser.ctx.newPage();
     await page.goto(srv.url('/pages/meta-ws.html'));
     ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
   });
@@ -272,6 +273,43 @@ describe('panel history', () => {
     await until(async () => (await other.evaluate(() => window.slopPanel.selectedKey())) === before, { what: 'back to the provider' });
     await other.close();
   });
+
+  test('a page reload: a new history, or with Persist the same one after a "reload" step', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.waitForSelector('#tree .row[data-path="/a"]', { timeout: 10_000 });
+    await panel.click('#toggle-history');
+    const steps = () => panel.evaluate(() => window.slopPanel.history()?.steps.map((s) => ({ step: s.step, kind: s.kind, boundary: s.boundary?.kind ?? null })));
+    await until(async () => (await steps())?.length >= 1, { what: 'the steps so far' });
+    const kept = (await steps()).map((s) => s.step);
+
+    // Without Persist: the page's new load starts a new history.
+    await page.reload();
+    await until(async () => {
+      const h = await steps();
+      return h?.length === 1 && h[0].kind === 'snapshot' && !kept.includes(h[0].step) ? h : null;
+    }, { what: 'a new history after the reload' });
+
+    // With Persist: the same history goes on after a "reload" step, marked as a boundary.
+    srv.engine.mutate((r) => { r.children[0].properties.label = 'before the reload'; });
+    await until(async () => (await steps())?.length === 2, { what: 'a patch step' });
+    await panel.check('#history-strip [data-role="history-persist"]');
+    await until(() => panel.evaluate(() => window.slopPanel.history()?.info?.persist === true), { what: 'Persist on' });
+    const before = (await steps()).map((s) => s.step);
+    await page.reload();
+    const after = await until(async () => {
+      const h = await steps();
+      return h?.some((s) => s.kind === 'reload') && h.at(-1).kind === 'snapshot' && h.at(-1).step > before.at(-1) ? h : null;
+    }, { what: 'the same history after a reload step' });
+    assert.deepEqual(after.slice(0, before.length).map((s) => s.step), before, 'the steps before the reload are kept');
+    assert.equal(after.find((s) => s.kind === 'reload').boundary, null);
+    assert.equal(after.at(-1).boundary, 'reload', 'the snapshot after it crosses the reload');
+    await until(async () => (await panel.locator('#history .step-row[data-kind="reload"]').count()) === 1, { what: 'the reload row' });
+    // A step from before the reload is still there to look at.
+    await panel.click(`#history .step-row[data-step="${before.at(-1)}"]`);
+    await until(async () => /before the reload/.test(await panel.locator('#tree .row[data-path="/a"]').textContent()), { what: 'the state before the reload' });
+    await panel.close();
+  });
+
 });
 
 describe('panel history across a provider restart and a provider change', () => {
