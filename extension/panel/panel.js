@@ -30,6 +30,7 @@ import { LogDrawer } from './parts/log-drawer.js';
 import { HistoryPane, isRecordingText } from './parts/history-pane.js';
 import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
+import { Splitters } from './parts/splitters.js';
 
 const $ = (id) => document.getElementById(id);
 const now = () => performance.timeOrigin + performance.now();
@@ -73,10 +74,12 @@ const search = new SearchBar({
   input: $('search'), field: $('search-field'), count: $('search-count'), prev: $('search-prev'), next: $('search-next'), tree: $('tree'), main: $('main'),
 }, { selection, treeView });
 const toolbar = new Toolbar({
-  provider: $('provider'), status: $('status'), statusMsg: $('status-msg'), version: $('version'),
-  exportBtn: $('export'), historyBtn: $('toggle-history'), subBtn: $('toggle-sub'), swState: $('sw-state'),
+  provider: $('provider'), status: $('status'), version: $('version'),
+  exportBtn: $('export'), historyBtn: $('toggle-history'), subBtn: $('toggle-sub'),
 }, { store, selection, tabId, onSelect: (key) => show(key) });
-const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log') }, { store, selection, copy });
+const splitters = new Splitters({ main: $('main'), split: $('split'), log: $('log'), logSplit: $('log-split') });
+addEventListener('resize', () => splitters.relayout());
+const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log'), split: $('log-split') }, { store, selection, copy, splitters });
 const connectStrip = new ConnectStrip({ strip: $('connect-strip'), button: $('toggle-connect') }, { store, bridge, onSelect: (key) => pendingSelect(key) });
 const stringSend = new StringSend($('send-string'), { bridge, selection, toast });
 const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
@@ -299,6 +302,25 @@ globalThis.slopPanel = {
   get lastDiff() { return historyPane.lastDiff; },
   get lastAgentView() { return side.lastAgentView; },
 };
+
+// The bar's keys, as its tooltips say: one letter, when no field has the focus.
+const BAR_KEYS = { h: 'toggle-history', l: 'toggle-log', s: 'toggle-sub', e: 'export', i: 'import' };
+document.addEventListener('keydown', (e) => {
+  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+  const t = e.target;
+  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t?.isContentEditable) return;
+  if (e.key === '/') {
+    $('search').focus();
+    e.preventDefault();
+    return;
+  }
+  const id = BAR_KEYS[e.key.toLowerCase()];
+  const btn = id ? $(id) : null;
+  if (btn && !btn.disabled && !btn.hidden && !e.shiftKey) {
+    btn.click();
+    e.preventDefault();
+  }
+});
 
 // Countdown of "retry in N s" in the bar.
 setInterval(() => {

@@ -50,7 +50,8 @@ test('a row: id, type, label, children count, salience, marks and affordances', 
   assert.equal(text(m1, 'nid'), 'm1');
   assert.equal(text(m1, 'ntype'), 'message');
   assert.equal(text(m1, 'nsum'), 'Hello');
-  assert.equal(text(m1, 'naff'), '⚡2');
+  assert.equal(text(m1, 'naff'), '2');
+  assert.ok(m1.querySelector('.naff').classList.contains('i-bolt'), 'an icon, not a glyph');
   assert.ok(m1.classList.contains('low-sal'));
   assert.ok(m1.querySelector('.flag.pinned') && m1.querySelector('.flag.cref'));
   assert.equal(m1.querySelector('.urgency').title, 'urgency: high (boss)');

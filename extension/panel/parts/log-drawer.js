@@ -8,13 +8,14 @@ export class LogDrawer {
   open = false;
 
   /**
-   * @param {{log: HTMLElement, button: HTMLButtonElement}} els
-   * @param {{store, selection, copy: (text: string, what: string) => void}} o
+   * @param {{log: HTMLElement, button: HTMLButtonElement, split: HTMLElement}} els  split: the splitter above it
+   * @param {{store, selection, copy: (text: string, what: string) => void, splitters: import('./splitters.js').Splitters}} o
    */
-  constructor(els, { store, selection, copy }) {
+  constructor(els, { store, selection, copy, splitters }) {
     this.els = els;
     this.store = store;
     this.selection = selection;
+    this.splitters = splitters;
     this.view = new LogView(els.log, {
       onPause: (paused) => {
         if (selection.key) store.setLogPaused(selection.key, paused);
@@ -25,13 +26,26 @@ export class LogDrawer {
         else store.clearLog(selection.key);
       },
       copy,
+      onCollapse: () => {
+        splitters.toggleLog();
+        this.#layout();
+      },
     });
     els.button.addEventListener('click', () => {
       this.open = !this.open;
-      els.button.setAttribute('aria-pressed', String(this.open));
-      els.log.hidden = !this.open;
+      // Opened from the bar: shown whole, even if it was left collapsed.
+      if (this.open && splitters.logCollapsed) splitters.toggleLog(false);
+      this.#layout();
       this.render();
     });
+  }
+
+  #layout() {
+    const { els, splitters } = this;
+    els.button.setAttribute('aria-pressed', String(this.open));
+    els.log.hidden = !this.open;
+    els.split.hidden = !this.open || splitters.logCollapsed;
+    this.view.setCollapsed(splitters.logCollapsed);
   }
 
   /** Opens the drawer on the frame whose text starts as `text` does (a finding's first frame); false if the log no longer has it. */

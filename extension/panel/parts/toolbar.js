@@ -1,5 +1,6 @@
-// toolbar.js: the bar at the top: the provider (or import) selector, its status and version, which
-// buttons apply to what is shown, and the service worker's state when the port is down.
+// toolbar.js: the bar at the top: the provider (or import, or recording) selector, one status
+// indicator (the provider's state, or the extension's while the panel's port is down; the details
+// in its tooltip), the version, which buttons apply to what is shown, and the bar's keys.
 
 import { h, setChildren } from '../../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
@@ -12,9 +13,8 @@ export function toggleStrip(btn, el, on = el.hidden) {
 
 export class Toolbar {
   /**
-   * @param {{provider: HTMLSelectElement, status: HTMLElement, statusMsg: HTMLElement, version: HTMLElement,
-   *          exportBtn: HTMLButtonElement, historyBtn: HTMLButtonElement, subBtn: HTMLButtonElement,
-   *          swState: HTMLElement}} els
+   * @param {{provider: HTMLSelectElement, status: HTMLElement, version: HTMLElement,
+   *          exportBtn: HTMLButtonElement, historyBtn: HTMLButtonElement, subBtn: HTMLButtonElement}} els
    * @param {{store, selection, tabId: number|null, onSelect: (key: string|null) => void}} o
    */
   constructor(els, { store, selection, tabId, onSelect }) {
@@ -37,26 +37,34 @@ export class Toolbar {
     els.exportBtn.disabled = !tree;
     els.historyBtn.disabled = !tree;
     els.subBtn.disabled = !p;
-    els.swState.hidden = store.bridgeState === 'connected' || this.tabId === null;
-    els.swState.dataset.status = 'reconnecting';
-    els.swState.textContent = store.bridgeState === 'reconnecting' ? 'service worker restarting…' : 'connecting…';
   }
 
+  /** One indicator: a dot and a word or two; what it means at length in its tooltip. */
   #status(p, imp) {
-    const { status, statusMsg } = this.els;
-    status.hidden = !p && !imp;
-    if (imp) {
-      status.dataset.status = 'import';
-      status.textContent = 'Imported';
-      statusMsg.textContent = imp.fileProvider ? `${imp.fileProvider.name} (${imp.fileProvider.id})` : imp.name;
+    const { status } = this.els;
+    const text = status.querySelector('.status-text');
+    const port = this.tabId === null ? 'connected' : this.store.bridgeState;
+    status.dataset.port = port;
+    const set = (kind, live, label, title) => {
+      status.hidden = false;
+      status.dataset.status = kind;
+      status.dataset.live = String(live);
+      text.textContent = label;
+      status.title = title;
+    };
+    if (port !== 'connected') {
+      set('reconnecting', false, port === 'reconnecting' ? 'Extension restarting…' : 'Connecting…',
+        'The panel’s connection to the extension’s service worker is down; it comes back by itself.');
+    } else if (this.selection.isRecording()) {
+      const rec = this.selection.recordings.get(this.selection.key);
+      set('import', false, 'Recording', `A recording, read-only: ${rec?.name ?? ''}`);
+    } else if (imp) {
+      set('import', false, 'Imported', `An imported file, read-only: ${imp.fileProvider ? `${imp.fileProvider.name} (${imp.fileProvider.id})` : imp.name}`);
     } else if (p) {
-      status.dataset.status = p.status;
-      status.dataset.live = String(!!p.live);
-      status.textContent = statusLabel(p);
-      statusMsg.textContent = syncText(p) || p.message || transportText(p);
-      statusMsg.title = `${transportText(p)}${p.message ? `\n${p.message}` : ''}`;
+      const detail = [syncText(p), p.message, transportText(p)].filter(Boolean);
+      set(p.status, !!p.live, statusLabel(p), detail.join('\n'));
     } else {
-      statusMsg.textContent = '';
+      status.hidden = true;
     }
   }
 }

@@ -60,14 +60,14 @@ export class HistoryStripView {
       SPEEDS.map((x) => h('option', { value: String(x), text: `${x}×` })));
     this.speedSel.value = '1';
     this.persist = h('input', { type: 'checkbox', 'data-role': 'history-persist', onchange: () => hooks.onPersist(this.persist.checked) });
-    this.persistLabel = h('label', { class: 'small h-persist', title: 'Keep this history when the page is loaded again (a "reload" step marks it)' }, this.persist, ' Persist');
+    this.persistLabel = h('label', { class: 'small h-persist', title: 'Persist: keep this history when the page is loaded again (a "reload" step marks it)' }, this.persist, h('span', { class: 'h-persist-text', text: 'Persist' }));
     this.bound = h('span', { class: 'muted small h-bound', 'data-role': 'history-bound' });
-    this.exportBtn = btn('h-export', 'Save the history as a recording file', 'Export recording', () => hooks.onExport());
-    this.openBtn = btn('h-open', 'Open a recording file to play it back, read-only', 'Open recording…', () => hooks.onOpen());
+    this.exportBtn = btn('h-export', 'Export the history as a recording file', '', () => hooks.onExport(), 'tb icon-btn i-record');
+    this.openBtn = btn('h-open', 'Open a recording file to play it back, read-only', '', () => hooks.onOpen(), 'tb icon-btn i-upload');
+    this.title = h('span', { class: 'strip-title', text: 'History' });
     strip.replaceChildren(
-      h('span', { class: 'strip-title', text: 'History' }),
-      this.prevBtn, this.slider, this.nextBtn, this.label, this.liveBtn, this.playBtn, this.speedSel,
-      h('span', { class: 'sep' }), this.persistLabel, this.bound, h('span', { class: 'spacer' }), this.exportBtn, this.openBtn);
+      this.title, this.prevBtn, this.slider, this.nextBtn, this.label, this.liveBtn, this.playBtn, this.speedSel,
+      h('span', { class: 'sep' }), this.persistLabel, this.bound, this.exportBtn, this.openBtn);
   }
 
   /**
@@ -95,7 +95,10 @@ export class HistoryStripView {
     this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
     this.persistLabel.hidden = recording;
     this.persist.checked = !!info?.persist;
-    this.bound.textContent = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}` : '';
+    const bound = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}` : '';
+    // Where the strip is too narrow for it, the bounds are in the title's tooltip.
+    this.bound.textContent = bound;
+    this.title.title = bound;
     this.exportBtn.disabled = n === 0;
     this.strip.classList.toggle('scrubbed', index !== null);
   }

@@ -84,15 +84,19 @@ export class LogView {
     this.pauseBtn = h('button', { type: 'button', class: 'small', 'data-action': 'pause', 'aria-pressed': 'false', onclick: () => this.hooks.onPause(!this.paused) }, 'Pause');
     this.clearBtn = h('button', { type: 'button', class: 'small', 'data-action': 'clear', onclick: () => this.hooks.onClear(this.tab) }, 'Clear');
     this.countEl = h('span', { class: 'muted small log-count' });
+    // Down to this toolbar, or back (splitters.js keeps the choice).
+    this.collapseBtn = h('button', { type: 'button', class: 'tb icon-btn i-chevron-down', 'data-action': 'collapse-log', 'aria-label': 'Collapse the log', title: 'Collapse the log to this bar',
+      onclick: () => hooks.onCollapse?.() });
     this.tabsEl = h('div', { class: 'log-toolbar' },
       h('div', { class: 'seg' },
         h('button', { type: 'button', 'data-tab': 'frames', onclick: () => this.#switch('frames') }, 'Frames'),
         h('button', { type: 'button', 'data-tab': 'events', onclick: () => this.#switch('events') }, 'Events')),
-      this.typeSel, this.dirSel, this.pauseBtn, this.clearBtn, this.countEl);
+      this.typeSel, this.dirSel, this.pauseBtn, this.clearBtn, this.countEl, h('span', { class: 'spacer' }), this.collapseBtn);
     this.framesEl = h('div', { class: 'log-list', role: 'log', tabindex: '0', 'aria-label': 'Frames' });
     this.eventsEl = h('div', { class: 'log-list events', role: 'log', 'aria-label': 'Events' });
     this.frameDetail = h('div', { class: 'log-detail' });
-    root.replaceChildren(this.tabsEl, h('div', { class: 'log-body' }, this.framesEl, this.eventsEl, this.frameDetail));
+    this.bodyEl = h('div', { class: 'log-body' }, this.framesEl, this.eventsEl, this.frameDetail);
+    root.replaceChildren(this.tabsEl, this.bodyEl);
     this.list = new VirtualList(this.framesEl, { rowHeight: LOG_ROW, renderRow: (i) => this.#frameRow(this.rows[i]) });
     this.framesEl.addEventListener('click', (e) => this.#onClick(e));
     this.framesEl.addEventListener('keydown', (e) => this.#onKey(e));
@@ -113,10 +117,19 @@ export class LogView {
     if (tab === 'frames') this.list.render();
   }
 
+  /** The collapse button says which way it goes. */
+  setCollapsed(collapsed) {
+    this.collapseBtn.classList.toggle('i-chevron-down', !collapsed);
+    this.collapseBtn.classList.toggle('i-up', collapsed);
+    this.collapseBtn.setAttribute('aria-label', collapsed ? 'Expand the log' : 'Collapse the log');
+    this.collapseBtn.title = collapsed ? 'Show the log again' : 'Collapse the log to this bar';
+    this.collapseBtn.setAttribute('aria-expanded', String(!collapsed));
+  }
+
   setPaused(paused, skipped) {
     this.paused = paused;
     this.skipped = skipped;
-    this.pauseBtn.textContent = paused ? '▶ Resume' : 'Pause';
+    this.pauseBtn.textContent = paused ? 'Resume' : 'Pause';
     this.pauseBtn.setAttribute('aria-pressed', String(paused));
     this.root.classList.toggle('paused', paused);
     this.#count();
@@ -216,9 +229,9 @@ export class LogView {
       const f = r.frame;
       const inner = isBatch ? parsed(f)?.messages?.length : null;
       el = h('div', { class: `log-row dir-${f.dir}${sel ? ' selected' : ''}${isBatch ? ' batch' : ''}`, 'data-type': f.type, 'data-dir': f.dir },
-        h('span', { class: 'twisty', 'data-action': isBatch ? 'expand' : null, text: isBatch ? (open ? '▾' : '▸') : '' }),
+        h('span', { class: `twisty${isBatch ? ` i ${open ? 'i-chevron-down' : 'i-chevron-right'}` : ''}`, 'data-action': isBatch ? 'expand' : null }),
         h('span', { class: 'mono muted', text: time(f.t) }),
-        h('span', { class: 'dir', title: f.dir === 'in' ? 'provider → extension' : 'extension → provider', text: f.dir === 'in' ? '↓' : '↑' }),
+        h('span', { class: `dir i ${f.dir === 'in' ? 'i-arrow-down' : 'i-arrow-up'}`, title: f.dir === 'in' ? 'in: provider → extension' : 'out: extension → provider', 'aria-label': f.dir }),
         h('span', { class: 'ftype', text: f.type }),
         h('span', { class: 'fsize muted', text: size(f.size) }),
         h('span', { class: 'fpreview mono', text: isBatch && inner !== undefined ? `${inner} messages` + (f.truncated ? ' (cut)' : '') : f.text.slice(0, 200) }));
@@ -226,9 +239,9 @@ export class LogView {
       const m = r.msg;
       const text = JSON.stringify(m) ?? '';
       el = h('div', { class: `log-row inner${sel ? ' selected' : ''}${isBatch ? ' batch' : ''}`, style: `--depth:${r.depth}`, 'data-type': String(m?.type ?? '?') },
-        h('span', { class: 'twisty', 'data-action': isBatch ? 'expand' : null, text: isBatch ? (open ? '▾' : '▸') : '' }),
+        h('span', { class: `twisty${isBatch ? ` i ${open ? 'i-chevron-down' : 'i-chevron-right'}` : ''}`, 'data-action': isBatch ? 'expand' : null }),
         h('span', { class: 'mono muted', text: `#${r.index}` }),
-        h('span', { class: 'dir', text: '·' }),
+        h('span', { class: 'dir' }),
         h('span', { class: 'ftype', text: String(m?.type ?? '?') }),
         h('span', { class: 'fsize muted', text: size(utf8.encode(text).length) }),
         h('span', { class: 'fpreview mono', text: isBatch ? `${m.messages?.length ?? 0} messages` : text.slice(0, 200) }));
@@ -310,8 +323,9 @@ export class LogView {
 
   #showDetail() {
     const r = this.selected;
+    this.bodyEl?.classList.toggle('has-selection', !!r);
     if (!r) {
-      setChildren(this.frameDetail, h('div', { class: 'log-empty muted', text: 'Select a frame to see its JSON. Batches expand (▸) into their messages.' }));
+      setChildren(this.frameDetail, h('div', { class: 'log-empty muted', text: 'Select a frame to see its JSON. Batches expand into their messages.' }));
       return;
     }
     const f = r.frame;

@@ -24,6 +24,7 @@ function add(el, ...kids) {
 }
 
 export const ROW_HEIGHT = 22;
+const FLASH_EVERY_MS = 1000;
 const DEPTH_INDENT = 14;
 
 /**
@@ -62,6 +63,7 @@ export class TreeView {
     this.rowIndex = new Map(); // row key → index
     this.cache = new Map();    // row key → {el, sig}
     this.flash = new Set();
+    this.flashedAt = new Map(); // path → when its row last flashed
     this.selected = null;      // row key: a path, or "q:" + path for a query result
     this.matches = new Set();
     this.currentMatch = null;
@@ -100,7 +102,16 @@ export class TreeView {
     }
     if (source) this.expanded.add(source.path);
     this.source = source;
-    if (touched && source?.live) for (const p of touched) this.flash.add(p);
+    if (touched && source?.live) {
+      // A row that keeps changing flashes at most once a second, never a steady band.
+      const now = performance.now();
+      for (const p of touched) {
+        if (now - (this.flashedAt.get(p) ?? -Infinity) < FLASH_EVERY_MS) continue;
+        this.flashedAt.set(p, now);
+        this.flash.add(p);
+      }
+      if (this.flashedAt.size > 5000) this.flashedAt.clear();
+    }
     this.render();
   }
 
@@ -235,7 +246,7 @@ export class TreeView {
       'aria-expanded': kids ? String(open) : undefined,
     });
     add(el,
-      h('span', { class: 'twisty', text: kids ? (open ? '▾' : '▸') : '' }),
+      h('span', { class: `twisty${kids ? ` i ${open ? 'i-chevron-down' : 'i-chevron-right'}` : ''}` }),
       h('span', { class: `sal${sal === null ? ' none' : ''}`, title: sal === null ? 'no salience' : `salience ${sal.toFixed(2)}` },
         h('i', { style: `width:${Math.round((sal ?? 0) * 100)}%` })),
       h('span', { class: 'nid', text: view.id }),
@@ -243,11 +254,11 @@ export class TreeView {
       h('span', { class: 'nsum', text: nodeSummary(view) }),
       count ? h('span', { class: 'ncount', text: count, title: 'children' }) : null,
       view.meta?.pinned ? h('span', { class: 'flag pinned', title: 'pinned: never compacted', text: 'pinned' }) : null,
-      view.meta?.focus ? h('span', { class: 'flag focus', title: 'focus: the user is here', text: '◉' }) : null,
-      view.meta?.changed ? h('span', { class: 'flag changed', title: 'changed in the last patch', text: '●' }) : null,
+      view.meta?.focus ? h('span', { class: 'flag focus dot-flag', title: 'focus: the user is here', 'aria-label': 'focus' }) : null,
+      view.meta?.changed ? h('span', { class: 'flag changed dot-flag', title: 'changed in the last patch', 'aria-label': 'changed' }) : null,
       urgency && urgency !== 'none' ? h('span', { class: `urgency u-${String(urgency)}`, title: `urgency: ${urgency}${view.meta?.reason ? ` (${view.meta.reason})` : ''}`, text: String(urgency) }) : null,
-      view.content_ref ? h('span', { class: 'flag cref', title: `content reference: ${view.content_ref.mime ?? view.content_ref.type ?? ''}`, text: '¶' }) : null,
-      affs ? h('span', { class: 'naff', title: `affordances: ${view.affordances.map((a) => a.action).join(', ')}`, text: `⚡${affs}` }) : null,
+      view.content_ref ? h('span', { class: 'flag cref', title: `content reference: ${view.content_ref.mime ?? view.content_ref.type ?? ''}`, text: 'content' }) : null,
+      affs ? h('span', { class: 'naff i-before i-bolt', title: `affordances: ${view.affordances.map((a) => a.action).join(', ')}`, text: String(affs) }) : null,
     );
     if (flash) {
       // Once: a row scrolled out mid-flash must not flash again when it comes back.
@@ -289,7 +300,7 @@ export class TreeView {
       h('span', { class: 'ntype', text: q.type }),
       h('span', { class: 'nsum', text: nodeSummary(q) }),
       countText(q) ? h('span', { class: 'ncount', text: countText(q) }) : null,
-      q.affordances?.length ? h('span', { class: 'naff', text: `⚡${q.affordances.length}` }) : null,
+      q.affordances?.length ? h('span', { class: 'naff i-before i-bolt', text: String(q.affordances.length) }) : null,
     );
     return el;
   }

@@ -1,0 +1,121 @@
+// splitters.js: the splitters between the tree and the side pane (beside each other, or the side
+// pane under the tree when the panel is narrow, docked right) and above the log, dragged with the
+// pointer or moved with the arrow keys; where each was left is remembered by this panel
+// (localStorage, which extension pages have). The log also collapses to its toolbar.
+
+const STORE_KEY = 'slop-panel-layout';
+const MIN_PANE = 120;   // px a pane keeps, whatever the drag
+const MIN_LOG = 90;
+const KEY_STEP = 24;    // px per arrow key
+
+function load() {
+  try {
+    return JSON.parse(localStorage.getItem(STORE_KEY) ?? '{}') ?? {};
+  } catch {
+    return {};
+  }
+}
+
+export class Splitters {
+  /**
+   * @param {{main: HTMLElement, split: HTMLElement, log: HTMLElement, logSplit: HTMLElement}} els
+   *   split: between the tree and the side pane; logSplit: above the log
+   */
+  constructor(els) {
+    this.els = els;
+    this.layout = { tree: null, treeRows: null, log: null, logCollapsed: false, ...load() };
+    this.#apply();
+    this.#drag(els.split, (e, start) => {
+      const r = els.main.getBoundingClientRect();
+      if (this.#stacked()) this.layout.treeRows = clamp(start.value + (e.clientY - start.y), MIN_PANE, r.height - MIN_PANE);
+      else this.layout.tree = clamp(start.value + (e.clientX - start.x), MIN_PANE, r.width - MIN_PANE);
+    }, () => (this.#stacked() ? this.#treeSize('height') : this.#treeSize('width')));
+    this.#drag(els.logSplit, (e, start) => {
+      const max = document.body.clientHeight - 120;
+      this.layout.log = clamp(start.value - (e.clientY - start.y), MIN_LOG, max);
+      this.layout.logCollapsed = false;
+    }, () => els.log.getBoundingClientRect().height);
+    for (const el of [els.split, els.logSplit]) el.addEventListener('dblclick', () => this.reset(el));
+  }
+
+  #stacked() {
+    return getComputedStyle(this.els.main).getPropertyValue('--stacked').trim() === '1';
+  }
+
+  #treeSize(dim) {
+    return this.els.main.querySelector('#tree-pane').getBoundingClientRect()[dim];
+  }
+
+  /** Pointer drags and arrow keys on a splitter; `move(event, start)` changes the layout. */
+  #drag(el, move, current) {
+    el.addEventListener('pointerdown', (e) => {
+      e.preventDefault();
+      el.setPointerCapture(e.pointerId);
+      const start = { x: e.clientX, y: e.clientY, value: current() };
+      el.classList.add('dragging');
+      const onMove = (ev) => { move(ev, start); this.#apply(); };
+      const onUp = () => {
+        el.classList.remove('dragging');
+        el.removeEventListener('pointermove', onMove);
+        this.#save();
+      };
+      el.addEventListener('pointermove', onMove);
+      el.addEventListener('pointerup', onUp, { once: true });
+      el.addEventListener('pointercancel', onUp, { once: true });
+    });
+    el.addEventListener('keydown', (e) => {
+      const vertical = el.getAttribute('aria-orientation') === 'vertical';
+      const d = { ArrowLeft: vertical ? -KEY_STEP : 0, ArrowRight: vertical ? KEY_STEP : 0, ArrowUp: vertical ? 0 : -KEY_STEP, ArrowDown: vertical ? 0 : KEY_STEP }[e.key];
+      if (!d) return;
+      e.preventDefault();
+      const start = { x: 0, y: 0, value: current() };
+      move({ clientX: vertical ? d : 0, clientY: vertical ? 0 : d }, start);
+      this.#apply();
+      this.#save();
+    });
+  }
+
+  /** Double-click: back to the default size. */
+  reset(el) {
+    if (el === this.els.split) Object.assign(this.layout, { tree: null, treeRows: null });
+    else this.layout.log = null;
+    this.#apply();
+    this.#save();
+  }
+
+  /** The log down to its toolbar, or back. */
+  toggleLog(collapsed = !this.layout.logCollapsed) {
+    this.layout.logCollapsed = collapsed;
+    this.#apply();
+    this.#save();
+  }
+
+  get logCollapsed() {
+    return this.layout.logCollapsed;
+  }
+
+  #apply() {
+    const { main, log } = this.els;
+    const set = (el, name, v) => (v === null || v === undefined ? el.style.removeProperty(name) : el.style.setProperty(name, `${Math.round(v)}px`));
+    set(main, '--tree-w', this.layout.tree);
+    set(main, '--tree-h', this.layout.treeRows);
+    set(document.body, '--log-h', this.layout.log);
+    log.classList.toggle('collapsed', !!this.layout.logCollapsed);
+    this.els.split.setAttribute('aria-orientation', this.#stacked() ? 'horizontal' : 'vertical');
+  }
+
+  #save() {
+    try {
+      localStorage.setItem(STORE_KEY, JSON.stringify(this.layout));
+    } catch { /* storage full or off: the layout is only not remembered */ }
+  }
+
+  /** The panel was resized (docked elsewhere): the orientation may have changed. */
+  relayout() {
+    this.#apply();
+  }
+}
+
+function clamp(v, lo, hi) {
+  return Math.max(lo, Math.min(Math.max(lo, hi), v));
+}
