@@ -170,18 +170,37 @@ export class Timeline {
 
   /** Drops the oldest steps past the bounds; a segment that loses its start gets a checkpoint. */
   #bound() {
-    const over = () => this.steps.length > TIMELINE_LIMITS.steps || this.bytes > TIMELINE_LIMITS.bytes;
+    // The first kept state's own text (a snapshot or a checkpoint) is the floor: a tree bigger than
+    // the bound still keeps one state and the patches after it, up to the bound.
+    const floor = () => {
+      const r = this.steps.length ? this.records.get(this.steps[0].step) : null;
+      return r ? this.segments[r.seg]?.start.text.length ?? 0 : 0;
+    };
+    const over = () => this.steps.length > TIMELINE_LIMITS.steps || this.bytes > TIMELINE_LIMITS.bytes + floor();
     if (!over() || this.steps.length < 2) return;
-    // Drop a tenth at a time: a checkpoint costs a replay, so not one per step.
-    let n = Math.max(1, Math.floor(this.steps.length / 10));
-    while (over() && n < this.steps.length - 1) n *= 2;
-    n = Math.min(n, this.steps.length - 1);
+    // A quarter at a time (or what the step count needs): a checkpoint prints the whole tree, so
+    // not one per step. The replay consumer stays where a checkpoint left it: the next one only
+    // moves it forward.
+    while (over() && this.steps.length > 1) {
+      const n = Math.min(this.steps.length - 1, Math.max(1, Math.floor(this.steps.length / 4), this.steps.length - TIMELINE_LIMITS.steps));
+      this.#dropOldest(n);
+    }
+    if (this.replayer && !this.segments[this.replayer.seg]) {
+      this.replayer.consumer.free();
+      this.replayer = null;
+    }
+    this.#emit(this.steps, true);
+  }
+
+  /** Drops the n oldest steps; the first kept one's segment starts from a checkpoint if needed. */
+  #dropOldest(n) {
     const first = this.steps[n];
     const rec = this.records.get(first.step);
     const seg = this.segments[rec.seg];
     if (seg && seg.start.frame < rec.frame) {
       const text = this.#checkpoint(rec.seg, rec.frame);
       if (text !== null) {
+        if (seg.start.checkpoint) this.bytes -= seg.start.text.length;
         this.bytes += text.length;
         seg.start = { frame: rec.frame, text, checkpoint: true };
       }
@@ -189,12 +208,13 @@ export class Timeline {
     for (const s of this.steps.splice(0, n)) this.records.delete(s.step);
     this.dropped += n;
     // Frames before the earliest start a kept step replays from are needed no more.
-    const keepFrom = Math.min(...this.steps.map((s) => {
+    let keepFrom = Infinity;
+    for (const s of this.steps) {
       const r = this.records.get(s.step);
-      return this.segments[r.seg]?.start.frame ?? r.frame;
-    }));
+      keepFrom = Math.min(keepFrom, this.segments[r.seg]?.start.frame ?? r.frame);
+    }
     while (this.frames.length && this.frames[0].i < keepFrom) this.bytes -= this.frames.shift().text.length;
-    // Checkpoint texts of segments nothing refers to any more.
+    // Segments (and their checkpoints) nothing refers to any more.
     const used = new Set(this.steps.map((s) => this.records.get(s.step).seg));
     this.segments.forEach((sg, i) => {
       if (sg && !used.has(i)) {
@@ -202,9 +222,6 @@ export class Timeline {
         this.segments[i] = null;
       }
     });
-    this.replayer?.consumer.free();
-    this.replayer = null;
-    this.#emit(this.steps, true);
   }
 
   /** Clears everything (a reload without Persist). */

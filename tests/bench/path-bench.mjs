@@ -12,6 +12,8 @@
 //             does. Same frames, same process.
 //   core      js-glue receive + drain (the core parses, checks, applies and prints the events)
 //   +log      the same plus the worker's frame log entry (frame-log.js, with the type the core read)
+//   +hist     +log plus the history the worker keeps (timeline.js: the frame recorded, a step per
+//             patch, and, every tenth of the 1,000 steps kept, a checkpoint written by a replay)
 //   +1/+3     the same plus, per watching panel, the delta (node-views.js patchDelta, views
 //             shared between panels as panel-ports.js does) and JSON.stringify of the message
 //             (what a Chrome runtime port costs the worker)
@@ -26,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
 import { breadthFirstViews, patchDelta, KnownPaths } from '../../extension/service-worker/node-views.js';
 import { logEntry } from '../../extension/service-worker/frame-log.js';
+import { Timeline } from '../../extension/service-worker/timeline.js';
 import { Store } from '../../extension/panel/store.js';
 import { Push, LIMITS } from '../../extension/shared/messages.js';
 import { mulberry32 } from '../fixtures/provider/state.mjs';
@@ -131,6 +134,7 @@ const fmt = (n, d = 1) => (n >= 100 ? n.toFixed(0) : n.toFixed(d));
  * Median µs per frame of step(frame) over batches of BATCH frames. step returns the ms it spent
  * on work that is not the worker's (the panel's store), taken off.
  */
+let lastMean = 0; // µs per frame over all frames of the last timeFrames (its spikes included)
 function timeFrames(frames, step) {
   const per = [];
   for (let b = 0; b < frames.length; b += BATCH) {
@@ -140,6 +144,7 @@ function timeFrames(frames, step) {
     for (let i = b; i < end; i++) other += step(frames[i]) ?? 0;
     per.push(((performance.now() - t0 - other) * 1000) / (end - b));
   }
+  lastMean = per.reduce((a, x) => a + x, 0) / per.length;
   return median(per);
 }
 
@@ -189,8 +194,14 @@ function run(n, opsPerFrame) {
   // then once more with one panel's store applying the deltas, for the panel's own cost. The
   // store runs in its own pass: in the extension it is another process, and its garbage (the
   // history keeps every version's views) must not be collected on the worker's clock here.
-  for (const panels of [-1, 0, 1, 3, 'store']) {
+  for (const panels of [-1, 0, 'hist', 1, 3, 'store']) {
     const { c, sub } = mirrored(snap);
+    const tl = panels === 'hist' ? new Timeline({ core: () => core, label: {} }) : null;
+    if (tl) {
+      // Its first step: the snapshot the mirror was built from (what the worker would have recorded).
+      tl.input(snapshotText(sub, tree), 0);
+      tl.event({ event: 'snapshot', sub, version: 1, nodes: n + 2 }, sub, () => c.status());
+    }
     const fs = frames.map((f) => f.replace('"subscription":"SUB"', `"subscription":${JSON.stringify(sub)}`));
     const ws = panels === 'store' ? [watcher(c, sub, true)] : Array.from({ length: Math.max(panels, 0) }, () => watcher(c, sub, false));
     const log = [];
@@ -199,8 +210,10 @@ function run(n, opsPerFrame) {
     let firstBad = '';
     const step = (f) => {
       let other = 0;
+      tl?.input(f, 0);
       c.receive(f, 0);
       const outs = c.drain();
+      if (tl) for (const o of outs) if (o.kind === 'event') tl.event(o.event, sub, () => c.status());
       if (panels !== -1) {
         log.push(logEntry('in', f, c.frameType()));
         if (log.length > LIMITS.LOG_ENTRIES) log.splice(0, log.length - LIMITS.LOG_ENTRIES);
@@ -228,7 +241,19 @@ function run(n, opsPerFrame) {
       out.panel = panelUs / fs.length;
       out.equal = sameChildLists(c, sub, ws[0].store.tree('k', sub));
     } else {
-      out[panels < 0 ? 'core' : panels === 0 ? 'log' : `p${panels}`] = us;
+      out[panels === 'hist' ? 'hist' : panels < 0 ? 'core' : panels === 0 ? 'log' : `p${panels}`] = us;
+      if (panels === 0) out.logMean = lastMean;
+      if (panels === 'hist') out.histMean = lastMean;
+      if (tl) {
+        // What one patch adds: its frame's text (kept for the replays) and its step (listed, with
+        // the paths it touched), the step measured as JSON: a lower bound of its heap size.
+        const kept = tl.frames.slice(1);
+        const frameBytes = kept.reduce((a, f) => a + f.text.length, 0) / Math.max(1, kept.length);
+        const last = tl.steps.at(-1);
+        const stepBytes = JSON.stringify(last).length + JSON.stringify([...(tl.records.get(last.step).touched ?? [])]).length;
+        out.histBytes = frameBytes + stepBytes;
+        tl.dispose();
+      }
     }
     if (bad) out.problem = `${bad} outputs were not patch events (state ${c.status().subscriptions[0].state}; first: ${firstBad})`;
     c.free();
@@ -248,12 +273,12 @@ function sameChildLists(c, sub, storeTree) {
 
 run(1000, 1); // warm-up: the JIT and the allocator in steady state before the first row
 console.log(`Patch path, µs per frame (median of batches of ${BATCH}); ${FRAMES} frames per size (2000 at 1M)`);
-console.log('  ops  N          baseline   core    +log    +1     +3   | panel | base/core  +1/+log  +3/+log  panel = core');
+console.log('  ops  N          baseline   core    +log   +hist    +1     +3   | panel | base/core  +1/+log  +3/+log  B/patch kept  hist µs (mean, checkpoints in)  panel = core');
 for (const opsPerFrame of [1, 10]) {
   for (const n of SIZES) {
     const r = run(n, opsPerFrame);
-    const cells = [r.baseline, r.core, r.log, r.p1, r.p3].map((x) => fmt(x).padStart(6)).join('  ');
-    console.log(`  ${String(opsPerFrame).padStart(3)}  ${String(n).padEnd(9)} ${cells} | ${fmt(r.panel).padStart(5)} | ${(r.baseline / r.core).toFixed(2).padStart(8)}x ${(r.p1 / r.log).toFixed(2).padStart(6)}x ${(r.p3 / r.log).toFixed(2).padStart(7)}x  ${r.equal}${r.problem ? `  !! ${r.problem}` : ''}`);
+    const cells = [r.baseline, r.core, r.log, r.hist, r.p1, r.p3].map((x) => fmt(x).padStart(6)).join('  ');
+    console.log(`  ${String(opsPerFrame).padStart(3)}  ${String(n).padEnd(9)} ${cells} | ${fmt(r.panel).padStart(5)} | ${(r.baseline / r.core).toFixed(2).padStart(8)}x ${(r.p1 / r.log).toFixed(2).padStart(6)}x ${(r.p3 / r.log).toFixed(2).padStart(7)}x  ${fmt(r.histBytes).padStart(10)}  ${fmt(r.histMean - r.logMean).padStart(6)}  ${r.equal}${r.problem ? `  !! ${r.problem}` : ''}`);
   }
 }
 console.log('  aims (one op per frame): core <= baseline at 100, >= 20x faster at 10k, >= 300x at 100k; +1 and +3 <= 1.5x +log at every N');

@@ -66,7 +66,7 @@ describe('Connect to…', () => {
     assert.equal(await panel.locator('#connect-token').inputValue(), '', 'the token field is cleared');
     await panel.locator('#tree .row[data-path="/inbox"]').waitFor({ timeout: 15_000 });
     assert.equal(await panel.locator('#provider').inputValue(), srv.wsUrl);
-    assert.match(await panel.locator('#status-msg').getAttribute('title'), /added by address/);
+    assert.match(await panel.locator('#status').getAttribute('title'), /added by address/);
     assert.equal(await panel.locator(`#connect-strip .connect-item[data-key="${srv.wsUrl}"]`).count(), 1);
     // Remembered: in the storage the worker rebuilds it from.
     const stored = await swEval(browser.ctx, () => chrome.storage.local.get('manualProviders').then((x) => Object.keys(x.manualProviders ?? {})));

@@ -191,7 +191,7 @@ describe('live mirror', () => {
       { what: 'the mirror after the restart', timeout: 20_000 });
     await waitForProvider(browser.ctx, spaUrl, (p) => p.status === 'connected' && p.nodes > 0, { timeout: 20_000 });
 
-    await panel.locator('#sw-state[hidden]').waitFor({ state: 'attached', timeout: 10_000 });
+    await panel.locator('#status[data-port="connected"]').waitFor({ state: 'attached', timeout: 10_000 });
     await panelMatchesCore(browser.ctx, panel, again.tabId, { what: 'the panel after the restart' });
     await until(() => panel.evaluate(() => {
       const s = window.slopPanel.store;
