@@ -50,7 +50,7 @@ export function acceptUiPort(port) {
     return;
   }
   /** @type {UiPort} */
-  const ui = { port, tabId: null, watches: new Map(), ownedSubs: new Map(), imports: new Map(), recordings: new Map(), outbox: [], flushDue: false, flushTimer: null, lastFlush: -Infinity };
+  const ui = { port, tabId: null, watches: new Map(), ownedSubs: new Map(), imports: new Map(), recordings: new Map(), histories: new Set(), outbox: [], flushDue: false, flushTimer: null, lastFlush: -Infinity };
   uiPorts.add(ui);
   port.onMessage.addListener((msg) => withCore(() => onUiMessage(ui, msg)).catch((e) => {
     console.error('SLOP Inspector: UI message failed:', e?.message ?? e);
@@ -158,10 +158,11 @@ function flushProviders() {
 tabEvents.change.add(scheduleProviders);
 tabEvents.change.add(() => pruneTimelines());
 
-// The history's new steps go to the panels watching that provider (Push.HISTORY).
+// The history's new steps go to the panels that asked for that provider's history (Push.HISTORY):
+// a panel that never opened it pays nothing for it.
 timelineEvents.steps.add((tabId, key, steps, reset, update) => {
   for (const ui of uiPorts) {
-    if ((ui.tabId === tabId || tabId === MANUAL_TAB) && ui.watches.has(key)) {
+    if ((ui.tabId === tabId || tabId === MANUAL_TAB) && ui.histories.has(key)) {
       post(ui, { type: Push.HISTORY, key, steps, reset: !!reset, update: !!update, info: timelineOf(tabId, key)?.info() ?? null });
     }
   }
@@ -280,6 +281,7 @@ let recordingSeq = 0;
 
 const handlers = {
   [Request.HISTORY](ui, m) {
+    if (typeof m.key === 'string' && !ui.recordings.has(m.key)) ui.histories.add(m.key);
     const tl = needTimeline(ui, m.key);
     return { steps: tl.steps, info: tl.info() };
   },

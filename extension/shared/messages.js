@@ -186,7 +186,8 @@ export const Request = Object.freeze({
   BRIDGE_RETRY: 'ui/bridge-retry',
   /**
    * The history the service worker keeps for a provider's main subscription (timeline.js), or of
-   * a recording opened here. {key} → {steps: Step[], info: {steps, bytes, dropped, limits, persist, provider}}
+   * a recording opened here. {key} → {steps: Step[], info: {steps, bytes, dropped, limits, persist, provider}};
+   * from then on this port gets the provider's new steps (Push.HISTORY).
    */
   HISTORY: 'ui/history',
   /**
@@ -227,7 +228,7 @@ export const Push = Object.freeze({
    * {key, events: [{t, event}]}
    */
   EVENTS: 'sw/events',
-  /** New steps of a watched provider's history (or all of them again, reset). {key, steps, reset, update, info} */
+  /** New steps of a history this port asked for (Request.HISTORY), or all of them again (reset). {key, steps, reset, update, info} */
   HISTORY: 'sw/history',
   /** Frame log entries (only for WATCH with log: true). {key, entries, replace} */
   LOG: 'sw/log',

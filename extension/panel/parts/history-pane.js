@@ -352,6 +352,7 @@ export class HistoryPane {
   render() {
     const { els, selection } = this;
     els.button.setAttribute('aria-pressed', String(!els.strip.hidden));
+    if (els.strip.hidden && els.list.hidden) return; // neither the strip nor the History tab is shown
     const h = this.history();
     const note = this.#note();
     const steps = note ? [] : h?.steps ?? [];

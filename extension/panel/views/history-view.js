@@ -104,6 +104,18 @@ export class HistoryStripView {
   }
 }
 
+/** One row of the step list; `row.step` is the Step it shows (rows are replaced when it changes). */
+function stepRow(st) {
+  const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', 'data-step': String(st.step), 'data-kind': st.kind },
+    h('span', { class: 'step-time mono', text: time(st.t) }),
+    h('span', { class: `step-kind k-${st.kind}`, text: KIND_TEXT[st.kind] ?? st.kind }),
+    h('span', { class: 'step-text', text: stepText(st), title: st.paths?.length ? `${st.paths.join('\n')}${st.pathCount > st.paths.length ? `\n… ${st.pathCount - st.paths.length} more` : ''}` : stepText(st) }),
+    st.boundary ? h('span', { class: 'step-boundary', text: boundaryText(st) }) : null,
+    h('button', { type: 'button', class: 'small step-pin', 'data-action': 'pin', title: 'Pin to diff two steps', 'aria-label': `Pin step ${st.step}`, text: 'Pin' }));
+  row.step = st;
+  return row;
+}
+
 export class StepListView {
   /**
    * @param {HTMLElement} root   the History tab's body
@@ -134,22 +146,40 @@ export class StepListView {
 
   /** @param {{steps: object[], stamp: number, selected: number|null, live: boolean, pins: number[], readOnly: boolean, note: string}} st */
   show({ steps, stamp, selected, pins, note }) {
+    let rebuilt = false;
     if (this.shownStamp !== stamp) {
       this.shownStamp = stamp;
+      rebuilt = true;
       const stick = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 30;
-      this.rows = new Map();
-      setChildren(this.list, steps.length ? steps.map((st, i) => {
-        const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', 'data-step': String(st.step), 'data-kind': st.kind },
-          h('span', { class: 'step-time mono', text: time(st.t) }),
-          h('span', { class: `step-kind k-${st.kind}`, text: KIND_TEXT[st.kind] ?? st.kind }),
-          h('span', { class: 'step-text', text: stepText(st), title: st.paths?.length ? `${st.paths.join('\n')}${st.pathCount > st.paths.length ? `\n… ${st.pathCount - st.paths.length} more` : ''}` : stepText(st) }),
-          st.boundary ? h('span', { class: 'step-boundary', text: boundaryText(st) }) : null,
-          h('button', { type: 'button', class: 'small step-pin', 'data-action': 'pin', title: 'Pin to diff two steps', 'aria-label': `Pin step ${i + 1}`, text: 'Pin' }));
-        this.rows.set(st.step, row);
-        return row;
-      }) : h('div', { class: 'muted empty small', text: note || 'No steps yet: the history starts with the first snapshot.' }));
+      if (!steps.length) {
+        this.rows = new Map();
+        setChildren(this.list, h('div', { class: 'muted empty small', text: note || 'No steps yet: the history starts with the first snapshot.' }));
+      } else {
+        // Steps only come at the end and go from the front: rows are added, changed (the last
+        // step grew) and removed one by one, never all rebuilt for a new patch.
+        if (!this.rows.size) this.list.replaceChildren();
+        const now = new Set(steps.map((st) => st.step));
+        for (const [step, row] of this.rows) {
+          if (!now.has(step)) {
+            row.remove();
+            this.rows.delete(step);
+          }
+        }
+        for (const st of steps) {
+          const row = this.rows.get(st.step);
+          if (row?.step === st) continue;
+          const fresh = stepRow(st);
+          if (row) row.replaceWith(fresh);
+          else this.list.append(fresh);
+          this.rows.set(st.step, fresh);
+        }
+      }
       if (stick) this.list.scrollTop = this.list.scrollHeight;
     }
+    const selChanged = this.shownSel !== selected;
+    if (!selChanged && this.shownPins === pins.join() && !rebuilt) return this.#head(pins);
+    this.shownSel = selected;
+    this.shownPins = pins.join();
     for (const [step, row] of this.rows) {
       const sel = step === selected;
       row.classList.toggle('selected', sel);
@@ -159,7 +189,13 @@ export class StepListView {
       row.querySelector('[data-action="pin"]').textContent = pin >= 0 ? `Pinned ${'AB'[pin]}` : 'Pin';
     }
     const row = selected !== null ? this.rows.get(selected) : null;
-    if (row) row.scrollIntoView({ block: 'nearest' });
+    if (row && selChanged) row.scrollIntoView({ block: 'nearest' });
+    this.#head(pins);
+  }
+
+  #head(pins) {
+    if (this.headKey === pins.join()) return;
+    this.headKey = pins.join();
     setChildren(this.head,
       pins.length === 2
         ? [h('span', { text: 'Diff of the pinned steps ' }), h('button', { type: 'button', class: 'link', 'data-action': 'clear-pins', onclick: () => this.hooks.onClearPins(), text: 'clear pins' })]
