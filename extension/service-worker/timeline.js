@@ -286,45 +286,35 @@ export class Timeline {
     return r ? r.consumer.checkpoint(r.sub) : null;
   }
 
-  /** Every node view of a replay consumer's mirror (breadth first). */
-  #allViews(r) {
-    const out = new Map();
-    const root = r.consumer.node(r.sub, '/');
-    if (!root) return out;
-    const queue = [root];
+  /** The views of the subtree at `root` in a replay consumer's state, breadth first, into `out`. */
+  #subtree(r, root, out) {
+    const v = r.consumer.node(r.sub, root);
+    if (!v) return out;
+    const queue = [v];
     for (let i = 0; i < queue.length; i++) {
-      const v = queue[i];
-      out.set(v.path, v);
-      for (const id of v.child_ids ?? []) {
-        const c = r.consumer.node(r.sub, childPath(v.path, id));
+      const x = queue[i];
+      out.set(x.path, x);
+      for (const id of x.child_ids ?? []) {
+        const c = r.consumer.node(r.sub, childPath(x.path, id));
         if (c) queue.push(c);
       }
     }
     return out;
   }
 
+  /** Every node view of a replay consumer's mirror. */
+  #allViews(r) {
+    return this.#subtree(r, '/', new Map());
+  }
+
   /** Views of `paths` and of the whole subtrees under `roots`, in a replay consumer's state. */
   #someViews(r, paths, roots) {
     const out = new Map();
     for (const p of paths) {
-      if (out.has(p)) continue;
-      const v = r.consumer.node(r.sub, p);
-      if (!v) continue;
-      out.set(p, v);
+      const v = out.has(p) ? null : r.consumer.node(r.sub, p);
+      if (v) out.set(p, v);
     }
-    for (const root of roots) {
-      const v = r.consumer.node(r.sub, root);
-      if (!v) continue;
-      const queue = [v];
-      for (let i = 0; i < queue.length; i++) {
-        const x = queue[i];
-        out.set(x.path, x);
-        for (const id of x.child_ids ?? []) {
-          const c = r.consumer.node(r.sub, childPath(x.path, id));
-          if (c) queue.push(c);
-        }
-      }
-    }
+    for (const root of roots) this.#subtree(r, root, out);
     return out;
   }
 
