@@ -1,0 +1,4 @@
+// The panel, popup and options features, in Chromium: the suite both browsers share (tests/ui/panel-suite.mjs).
+import { panelSuite } from '../ui/panel-suite.mjs';
+
+panelSuite('chromium');

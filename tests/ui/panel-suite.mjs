@@ -1,0 +1,155 @@
+// panel-suite.mjs: the panel's, the popup's and the options page's features, described once and
+// run in Chromium (tests/e2e/panel-suite.test.mjs) and Firefox ESR (tests/firefox/panel-suite.test.mjs)
+// through driver.mjs. Screenshots of the main states go to build/screenshots/<browser>-*.png, so
+// the two browsers can be compared side by side.
+
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
+import { createMailEngine } from '../fixtures/demo-trees.mjs';
+import { openBrowser, saveToken } from './driver.mjs';
+import { ROOT } from '../e2e/helpers.mjs';
+
+const SHOTS = path.join(ROOT, 'build/screenshots');
+const TIMEOUT = 90_000;
+
+/** The tree the panel shows: {selected, version, paths} (read through its debugging handle). */
+const treeState = () => {
+  const t = window.slopPanel?.currentTree();
+  return t ? { key: window.slopPanel.selectedKey(), version: t.version, count: t.nodes.size } : null;
+};
+
+/** @param {'chromium'|'firefox'} kind */
+export function panelSuite(kind) {
+  describe(`panel, popup and options (${kind})`, () => {
+    let d, srv, tabId, pageUrl;
+    const shot = (page, name) => page.screenshot(path.join(SHOTS, `${kind}-${name}.png`));
+    const panel = async (query = '') => {
+      const p = await d.extensionPage(`extension/panel/panel.html?tabId=${tabId}${query}`);
+      await p.waitFor('#tree .row[data-path="/inbox"]', { timeout: 15_000 });
+      return p;
+    };
+
+    before(async () => {
+      d = await openBrowser(kind);
+      srv = await startWsProvider({ engine: createMailEngine({ messages: 12, live: false }), host: '127.0.0.1', port: 0, allowedOrigins: [d.extOrigin] });
+      await saveToken(d, srv.origin, srv.token);
+      pageUrl = srv.url('/pages/meta-ws.html');
+      await d.webPage(pageUrl);
+      tabId = await d.tabId(pageUrl);
+      assert.ok(Number.isInteger(tabId), `the tab of ${pageUrl}`);
+      await fs.mkdir(SHOTS, { recursive: true });
+    });
+    after(async () => {
+      await d?.close();
+      await srv?.close();
+    });
+
+    test('the live tree, a node\'s detail; an invoke form places every failure under its field; Enter invokes; a dangerous one asks with Cancel focused', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      const t = await p.waitUntil(treeState, undefined, { what: 'the tree' });
+      assert.ok(t.count > 12, `the mirror's views: ${t.count}`);
+      assert.equal(await p.attr('#status', 'data-status'), 'connected');
+      await p.click('#tree .row[data-path="/compose"]');
+      const card = '.affordance[data-action-name="send"]';
+      await p.waitFor(`${card} input[data-ppath="params.to"]`);
+      await p.click(`${card} button[data-action="invoke"]`);
+      await p.waitUntil((c) => [...document.querySelectorAll(`${c} .pf-error`)].filter((e) => e.textContent).length === 2, card, { what: 'both required errors' });
+      assert.deepEqual((await p.texts(`${card} .pf-field > .pf-error`)).filter(Boolean).sort(), ['params.subject is required', 'params.to is required']);
+      await p.fill(`${card} input[data-ppath="params.to"]`, 'ada@acme.example');
+      await p.fill(`${card} input[data-ppath="params.subject"]`, `From ${kind}`);
+      const sent = srv.engine.version;
+      await p.focus(`${card} input[data-ppath="params.subject"]`);
+      await p.press('Enter');
+      await p.waitFor(`${card} .aff-result .pill[data-outcome="ok"]`, { timeout: 10_000 });
+      assert.ok(srv.engine.version > sent, 'the provider got the invoke');
+      await shot(p, 'panel-invoke');
+
+      // A dangerous affordance: Cancel has the focus, Escape closes the question.
+      await p.evaluate(() => window.slopPanel.reveal('/inbox/msg-3'));
+      const del = '.affordance[data-action-name="delete"]';
+      await p.click(`${del} button[data-action="invoke"]`);
+      await p.waitFor(`${del} .confirm:not([hidden])`);
+      assert.equal(await p.activeAction(), 'cancel');
+      await p.press('Escape');
+      await p.waitFor(`${del} .confirm`, { state: 'hidden' });
+      assert.ok(srv.engine.get('/inbox/msg-3'), 'nothing was deleted');
+      await p.close();
+    });
+
+    test('the log: frames and events; the history: steps, a step\'s state and its diff', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      await p.click('#toggle-log');
+      await p.waitFor('#log .log-row[data-type="snapshot"]');
+      assert.ok((await p.texts('#log .log-row .ftype')).includes('hello'));
+      await p.click('#log [data-tab="events"]');
+      await p.waitFor('#log .ev-row.ev-result');
+      await p.click('#log [data-tab="frames"]');
+
+      srv.engine.mutate((root) => { root.children[0].properties.label = `Inbox seen in ${kind}`; });
+      await p.click('#toggle-history');
+      await p.waitUntil(() => (window.slopPanel.history()?.steps.length ?? 0) >= 3, undefined, { what: 'the steps' });
+      const steps = await p.evaluate(() => window.slopPanel.history().steps.map((s) => ({ step: s.step, kind: s.kind })));
+      assert.equal(steps[0].kind, 'snapshot');
+      await p.click(`#history .step-row[data-step="${steps[0].step}"]`);
+      await p.waitFor('#banner[data-kind="scrub"]');
+      assert.match(await p.text('#banner'), /Viewing version 1 \(step 1 of/);
+      assert.doesNotMatch(await p.text('#tree .row[data-path="/inbox"]'), /seen in/);
+      await p.click('#banner button[data-action="back-to-live"]');
+      await p.waitFor('#banner', { state: 'hidden' });
+      const last = steps.at(-1).step;
+      await p.click(`#history .step-row[data-step="${last}"] [data-action="pin"]`);
+      await p.click(`#history .step-row[data-step="${steps[0].step}"] [data-action="pin"]`);
+      await p.waitUntil(() => window.slopPanel.lastDiff?.changed?.includes('/inbox'), undefined, { what: 'the pinned diff' });
+      await shot(p, 'panel-history');
+      await p.close();
+    });
+
+    test('the subscription strip, export and import of a snapshot', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      await p.click('#toggle-sub');
+      await p.waitFor('#sub-strip:not([hidden])');
+      assert.match(await p.text('#sub-strip'), /Acme Mail/);
+      await p.click('#export');
+      const text = await p.waitUntil(() => window.slopPanel.lastExport, undefined, { what: 'the export' });
+      const doc = JSON.parse(text);
+      assert.equal(doc.format, 'slop-inspector-export');
+      assert.equal(doc.tree.id, 'acme-mail');
+      await p.evaluate((t) => window.slopPanel.importText(t, 'mail.json'), text);
+      await p.waitFor('#banner[data-kind="import"]');
+      assert.match(await p.text('#banner'), /Imported file “mail\.json”/);
+      await p.click('#banner button[data-action="close-import"]');
+      await p.waitFor('#banner', { state: 'hidden' });
+      await p.close();
+    });
+
+    test('the popup lists the provider; the options page shows the origin to allow and keeps the token masked; light and dark', { timeout: TIMEOUT }, async () => {
+      const popup = await d.extensionPage(`extension/popup/popup.html?tabId=${tabId}`);
+      await popup.waitFor(`.provider[data-key="${srv.wsUrl}"] .pill[data-status="connected"]`);
+      assert.match(await popup.text('.provider .name'), /Acme Mail/);
+      await popup.setSize(400, 500);
+      await shot(popup, 'popup');
+      await popup.close();
+      const options = await d.extensionPage('extension/options/options.html');
+      assert.equal(await options.text('#ext-origin'), d.extOrigin, 'the exact origin to paste into a provider\'s allowlist');
+      const listed = await options.text('#tokens tbody');
+      assert.match(listed, /64 characters/);
+      assert.ok(!listed.includes(srv.token));
+      await shot(options, 'options');
+      await options.close();
+      for (const theme of ['light', 'dark']) {
+        const p = await panel(`&theme=${theme}`);
+        assert.equal(await p.evaluate(() => document.documentElement.dataset.theme), theme);
+        await p.evaluate(() => window.slopPanel.reveal('/inbox/msg-5'));
+        for (const [w, h] of [[1280, 800], [700, 500], [480, 800]]) {
+          await p.setSize(w, h);
+          await new Promise((r) => setTimeout(r, 100));
+          await shot(p, `panel-${w}x${h}-${theme}`);
+        }
+        await p.close();
+      }
+    });
+  });
+}
