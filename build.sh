@@ -12,6 +12,7 @@
 #   bash build.sh [all|start|test|bench|extension]      (default: all)
 #     extension  the wasm core (dist/), the wabt gate and build/extension: what a user loads
 #     start      extension, and Chromium for the demo                       (npm start)
+#     firefox    extension, and Firefox ESR for the demo           (npm start -- --firefox)
 #     test       extension + ASan/UBSan lib and C tests + fuzzers, Chromium and Firefox ESR (npm test)
 #     bench      extension + the -O2 lib and native benchmarks, Chromium   (npm run bench)
 #     all        everything above
@@ -27,7 +28,7 @@
 set -Eeuo pipefail   # -E: the ERR trap below also sees failures inside functions
 
 PURPOSE=${1:-all}
-case "$PURPOSE" in all|start|test|bench|extension) ;; *) echo "usage: build.sh [all|start|test|bench|extension]" >&2; exit 2 ;; esac
+case "$PURPOSE" in all|start|firefox|test|bench|extension) ;; *) echo "usage: build.sh [all|start|firefox|test|bench|extension]" >&2; exit 2 ;; esac
 wants() { [ "$PURPOSE" = all ] || [[ " $* " == *" $PURPOSE "* ]]; }
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -108,7 +109,8 @@ step "packages"
 # compiler only for what uses them.
 PACKAGES=(emscripten wabt dpkg-dev gcc make)
 wants start test bench && PACKAGES+=(chromium)
-wants test && PACKAGES+=(clang libclang-rt-14-dev firefox-esr)
+wants test && PACKAGES+=(clang libclang-rt-14-dev)
+wants test firefox && PACKAGES+=(firefox-esr)
 missing=()
 for p in "${PACKAGES[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

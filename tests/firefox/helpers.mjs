@@ -38,7 +38,7 @@ export const EXT_DIR = process.env.SLOP_EXT_DIR ? path.resolve(process.env.SLOP_
 export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 
 /** Launches Firefox headless with the extension installed; returns {browser, uuid, extOrigin, geckoId, output, close}. */
-export async function launchFirefox({ timeout = 30_000 } = {}) {
+export async function launchFirefox({ timeout = 30_000, headless = true } = {}) {
   const manifestPath = path.join(EXT_DIR, 'manifest.json');
   if (!fs.existsSync(manifestPath)) throw new Error(`${manifestPath} is missing: run bash build.sh first`);
   if (!fs.existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing: run bash build.sh (installs firefox-esr)`);
@@ -47,7 +47,7 @@ export async function launchFirefox({ timeout = 30_000 } = {}) {
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
-    headless: true,
+    headless,
     timeout,
     protocolTimeout: 20_000,
     defaultViewport: { width: 1280, height: 800 },

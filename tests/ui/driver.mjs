@@ -97,15 +97,15 @@ class UiPage {
  * @param {'chromium'|'firefox'} kind
  * @returns {Promise<Driver>}
  */
-export async function openBrowser(kind) {
-  return kind === 'chromium' ? ChromiumDriver.start() : FirefoxDriver.start();
+export async function openBrowser(kind, { headless = true } = {}) {
+  return kind === 'chromium' ? ChromiumDriver.start({ headless }) : FirefoxDriver.start({ headless });
 }
 
 class ChromiumDriver {
   kind = 'chromium';
-  static async start() {
+  static async start({ headless }) {
     const d = new ChromiumDriver();
-    d.b = await launchChromium();
+    d.b = await launchChromium({ headless });
     d.extOrigin = `chrome-extension://${d.b.extId}`;
     return d;
   }
@@ -141,9 +141,9 @@ class ChromiumDriver {
 
 class FirefoxDriver {
   kind = 'firefox';
-  static async start() {
+  static async start({ headless }) {
     const d = new FirefoxDriver();
-    d.ff = await launchFirefox();
+    d.ff = await launchFirefox({ headless });
     d.extOrigin = d.ff.extOrigin;
     return d;
   }
