@@ -4,7 +4,7 @@
 // As a plain page for tests: popup.html?tabId=N.
 
 import { PORTS, Request, Push, Status } from '../shared/messages.js';
-import { activeTabId, openOptionsPage, onStorageChanged } from '../shared/browser.js';
+import { activeTabId, openOptionsPage, onStorageChanged, hasSiteAccess, requestSiteAccess } from '../shared/browser.js';
 import { stringWebhookInfo, bridgeStatus, KEYS } from '../shared/settings-store.js';
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
@@ -15,6 +15,8 @@ let last = null;
 let port = null;
 /** A String agent's webhook is set (Options): providers with state get "Send to String agent". */
 let stringSet = false;
+/** The extension may read web pages (Firefox lets the user withhold it); null until known. */
+let siteAccess = null;
 
 function originOf(url) {
   try { return new URL(url).origin; } catch { return url ?? ''; }
@@ -85,7 +87,16 @@ function render(msg) {
   last = msg;
   $('page').textContent = msg.pageUrl ? originOf(msg.pageUrl) : '';
   $('page').title = msg.pageUrl ?? '';
-  if (msg.providers.length === 0) {
+  if (msg.providers.length === 0 && !msg.pageUrl && siteAccess === false) {
+    // Firefox: the user withheld the extension's access to websites, so nothing is read.
+    setChildren($('providers'), h('div', { class: 'empty site-access', 'data-role': 'site-access' },
+      h('p', { class: 'error-text', text: 'SLOP Inspector is not allowed to read websites, so it cannot find providers in this tab.' }),
+      h('p', { class: 'muted', text: 'Allow it here, or in the add-on’s permissions (Firefox: Add-ons → SLOP Inspector → Permissions → Access your data for all websites); then reload the page.' }),
+      h('div', { class: 'actions' }, h('button', { class: 'primary', type: 'button', 'data-action': 'allow-sites', onclick: () => requestSiteAccess().then((ok) => {
+        siteAccess = ok;
+        if (last) render(last);
+      }).catch(() => {}) }, 'Allow on all websites'))));
+  } else if (msg.providers.length === 0) {
     setChildren($('providers'), h('div', { class: 'empty' },
       h('p', {}, msg.pageUrl ? 'No SLOP provider on this page.' : 'This tab has no page the extension can read (only http and https pages are scanned).'),
       h('p', { class: 'muted' }, 'A page announces one with ', h('code', { text: '<meta name="slop" content="ws://host:port/slop">' }),
@@ -164,6 +175,7 @@ function renderBridge() {
 async function main() {
   $('options').addEventListener('click', () => openOptionsPage());
   stringSet = !!(await stringWebhookInfo());
+  siteAccess = await hasSiteAccess();
   bridge = await bridgeStatus();
   onStorageChanged((changes, area) => {
     if (area === 'session' && KEYS.BRIDGE_STATUS in changes) {

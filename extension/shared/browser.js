@@ -78,6 +78,30 @@ export async function activeTabId() {
   return tab?.id ?? null;
 }
 
+// ------------------------------------------------------------------------------ site access
+
+/** The pages the content script reads (manifest content_scripts.matches). */
+const PAGE_ORIGINS = ['http://*/*', 'https://*/*'];
+
+/**
+ * Whether the extension may read web pages. Firefox (MV3) lets the user withhold or revoke it
+ * ("Access your data for all websites" in the add-on's permissions); then the content script
+ * does not run and the extension finds nothing. Chrome grants it at install, though its users
+ * may restrict site access too. Both answer permissions.contains the same way.
+ */
+export async function hasSiteAccess() {
+  try {
+    return await api.permissions.contains({ origins: PAGE_ORIGINS });
+  } catch {
+    return true; // cannot tell: say nothing rather than a wrong warning
+  }
+}
+
+/** Asks the user for it (call it from a click: the browser shows its own prompt). */
+export function requestSiteAccess() {
+  return api.permissions.request({ origins: PAGE_ORIGINS });
+}
+
 // ----------------------------------------------------------------------------------- action
 
 /** Badge on the toolbar button for one tab. Failures (tab closed meanwhile) are ignored. */
