@@ -124,8 +124,11 @@ function scan(file, text = readFileSync(file, 'utf8')) {
         if (t && !constant(t.value) && !forwarded(t.value)) at(arg, `${name}() of a message whose type is not a catalogue constant`);
       }
     }
-    // A request: its type is Request.X, or a parameter handed on.
-    if (name === 'request' && n.callee.type === 'MemberExpression') {
+    // A request: its type is Request.X, or a parameter handed on. (The browser's own
+    // permissions.request({origins}) is no message.)
+    const browserPermissions = n.callee.type === 'MemberExpression' && n.callee.object?.type === 'MemberExpression'
+      && nameOf(n.callee.object.property) === 'permissions';
+    if (name === 'request' && n.callee.type === 'MemberExpression' && !browserPermissions) {
       const t = n.arguments[0];
       if (!constant(t, M.Request) && !forwarded(t)) at(n, 'request() whose type is neither Request.X nor a parameter it forwards');
     }
