@@ -151,5 +151,60 @@ export function panelSuite(kind) {
         await p.close();
       }
     });
+
+    test('subscription controls: the core checks the options; a subscription of the panel\'s own; back to the default', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      await p.click('#toggle-sub');
+      await p.fill('#sub-strip input[name="depth"]', 'deep');
+      await p.click('#sub-strip button[data-action="subscribe"]');
+      await p.waitUntil(() => /options\.depth must be an integer/.test(document.querySelector('#sub-strip .sub-error')?.textContent ?? ''), undefined, { what: 'the core\'s message' });
+      await p.fill('#sub-strip input[name="path"]', '/inbox');
+      await p.fill('#sub-strip input[name="depth"]', '1');
+      await p.fill('#sub-strip input[name="min_salience"]', '0.5');
+      await p.click('#sub-strip button[data-action="subscribe"]');
+      const paths = await p.waitUntil(() => {
+        const t = window.slopPanel.currentTree();
+        return t?.path === '/inbox' && t.complete ? [...t.nodes.keys()] : null;
+      }, undefined, { what: 'the panel\'s own subscription' });
+      const truth = srv.engine.truth('/inbox', 1, { filter: { min_salience: 0.5 } });
+      assert.deepEqual(paths.sort(), ['/inbox', ...truth.children.map((c) => `/inbox/${c.id}`)].sort());
+      assert.match(await p.text('#sub-strip .sub-status'), /made here/);
+      await p.click('#sub-strip button[data-action="sub-reset"]');
+      await p.waitFor('#tree .row[data-path="/"]');
+      await p.close();
+    });
+
+    test('the states: no provider on the page; a provider that refuses the connection (no token)', { timeout: TIMEOUT }, async () => {
+      // A server with no /.well-known/slop and a page with no meta tag.
+      const bare = await startWsProvider({ host: '127.0.0.1', port: 0, wellKnown: false, pages: { '/plain.html': '<!doctype html><meta charset="utf-8"><title>no provider</title><p>Nothing here.</p>' } });
+      const plain = bare.url('/plain.html');
+      await d.webPage(plain);
+      const plainTab = await d.tabId(plain);
+      const empty = await d.extensionPage(`extension/panel/panel.html?tabId=${plainTab}`);
+      await empty.waitUntil(() => document.body.dataset.state === 'empty', undefined, { what: 'the empty state' });
+      assert.match(await empty.text('#empty'), /No SLOP provider on this page.*<meta name="slop"/s);
+      await shot(empty, 'panel-empty');
+      await empty.close();
+      await bare.close();
+
+      const locked = await startWsProvider({ engine: createMailEngine({ messages: 3, live: false }), host: '127.0.0.1', port: 0, allowedOrigins: [d.extOrigin] });
+      try {
+        const url = locked.url('/pages/meta-ws.html');
+        await d.webPage(url);
+        const lockedTab = await d.tabId(url);
+        const p = await d.extensionPage(`extension/panel/panel.html?tabId=${lockedTab}`);
+        // Read in one go: the extension retries on a back-off, showing "connecting" meanwhile.
+        const seen = await p.waitUntil(() => (document.body.dataset.state === 'auth-failed'
+          ? { text: document.getElementById('empty').textContent, options: document.querySelectorAll('#empty button[data-action="options"]').length } : null),
+        undefined, { what: 'the refused state', timeout: 20_000 });
+        assert.match(seen.text, /refused the connection.*Set the provider’s bearer token in Options/s);
+        assert.equal(seen.options, 1);
+        assert.equal(await p.attr('#status', 'data-status'), 'auth-failed');
+        await shot(p, 'panel-auth-failed');
+        await p.close();
+      } finally {
+        await locked.close();
+      }
+    });
   });
 }
