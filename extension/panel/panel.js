@@ -233,15 +233,27 @@ store.subscribe((change) => {
   }
 });
 
-// The tree's rows are rebuilt at most once per animation frame, right before the paint: a flood
-// of deltas (several batches a frame) then costs one render a frame (style, layout, paint, and
-// the hover hit test Chrome runs after a layout under the pointer), not one per batch.
+// The tree's rows are rebuilt at once when the last rebuild was a while ago (a patch after a quiet
+// spell shows without waiting for the next frame), else at most once per animation frame, right
+// before the paint: a flood of deltas then costs one render a frame (style, layout, paint, and the
+// hover hit test Chrome runs after a layout under the pointer), not one per batch.
+const TREE_QUIET_MS = 8;
 let treeTouched = null; // {key, paths} changed since the last render, for the flash
-const renderTreeLater = oncePerFrame(() => {
+let lastTreeRender = -Infinity;
+let treeDue = false;
+function renderTreeNow() {
+  treeDue = false;
+  lastTreeRender = performance.now();
   const touched = treeTouched?.key === selection.key ? treeTouched.paths : null;
   treeTouched = null;
   treePane.render(touched ? { touched: new Map([[selection.key, touched]]) } : null);
-});
+}
+const renderTreeInFrame = oncePerFrame(() => { if (treeDue) renderTreeNow(); });
+function renderTreeLater() {
+  treeDue = true;
+  if (performance.now() - lastTreeRender >= TREE_QUIET_MS) renderTreeNow();
+  else renderTreeInFrame();
+}
 
 /** A delta, reset or loaded views of the shown provider's trees. */
 function onTreeChange(change, key) {
