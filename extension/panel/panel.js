@@ -204,7 +204,10 @@ function renderAll(change) {
 
 store.subscribe((change) => {
   // A new port (first time, or after a service worker restart): the worker knows no watch yet.
-  if (change.bridge && store.bridgeState === 'connected') selection.syncWatch(true);
+  if (change.bridge && store.bridgeState === 'connected') {
+    selection.syncWatch(true);
+    historyPane.reconnected();
+  }
   if (change.providers) {
     const wanted = wantedKey && store.providers.some((p) => p.key === wantedKey) ? wantedKey : null;
     if (wanted) wantedKey = null;

@@ -100,6 +100,14 @@ export class HistoryPane {
     }).catch(() => { /* no history yet: sw/history brings it */ });
   }
 
+  /**
+   * A new port (the service worker started again): it knows nothing of what this panel asked for.
+   * An open history asks again (a worker that restarted kept no history: it starts over).
+   */
+  reconnected() {
+    if (!this.els.strip.hidden || !this.els.list.hidden) this.load();
+  }
+
   /** Another provider is shown: nothing of the last one's history stays selected. */
   providerShown() {
     this.stop();
