@@ -62,7 +62,7 @@ export class HistoryStripView {
     this.persist = h('input', { type: 'checkbox', 'data-role': 'history-persist', onchange: () => hooks.onPersist(this.persist.checked) });
     this.persistLabel = h('label', { class: 'small h-persist', title: 'Persist: keep this history when the page is loaded again (a "reload" step marks it)' }, this.persist, h('span', { class: 'h-persist-text', text: 'Persist' }));
     this.bound = h('span', { class: 'muted small h-bound', 'data-role': 'history-bound' });
-    this.exportBtn = btn('h-export', 'Export the history as a recording file', '', () => hooks.onExport(), 'tb icon-btn i-record');
+    this.exportBtn = btn('h-export', 'Export the history as a recording file', '', () => hooks.onExport(), 'tb icon-btn i-download');
     this.openBtn = btn('h-open', 'Open a recording file to play it back, read-only', '', () => hooks.onOpen(), 'tb icon-btn i-upload');
     this.title = h('span', { class: 'strip-title', text: 'History' });
     strip.replaceChildren(
