@@ -68,8 +68,17 @@ class UiPage {
     return this.raw.select(sel, value);
   }
 
+  /** A key, or a chord as Playwright writes it ("Control+c"); puppeteer presses the modifiers itself. */
   async press(key) {
-    return this.raw.keyboard.press(key === 'Control+c' && this.kind === 'firefox' ? 'Control+KeyC' : key);
+    if (this.kind === 'chromium') return this.raw.keyboard.press(key);
+    const parts = key.split('+');
+    const last = parts.pop();
+    for (const m of parts) await this.raw.keyboard.down(m);
+    try {
+      await this.raw.keyboard.press(last);
+    } finally {
+      for (const m of parts.reverse()) await this.raw.keyboard.up(m);
+    }
   }
 
   async focus(sel) {

@@ -206,5 +206,33 @@ export function panelSuite(kind) {
         await locked.close();
       }
     });
+
+    test('the agent view; the conformance tab: no findings, then drift caught; Ctrl+C copies a node', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      await p.click('#side-tabs button[data-tab="agent"]');
+      await p.waitFor('#agent pre[data-role="tree-text"]');
+      assert.match(await p.text('#agent pre[data-role="tree-text"]'), /\[root\] acme-mail: Acme Mail/);
+      assert.ok((await p.texts('#agent .tool.is-dangerous .tool-name')).some((n) => /delete/.test(n)), 'dangerous tools marked');
+
+      await p.click('#side-tabs button[data-tab="conformance"]');
+      await p.waitFor('#conformance [data-role="conf-none"]');
+      assert.match(await p.text('#conformance [data-role="conf-none"]'), /^No findings\. The provider followed every rule checked so far: 36 rules checked/);
+      await p.click('#conformance [data-action="check-drift"]');
+      await p.waitUntil(() => document.querySelector('#conformance [data-role="drift-result"]')?.dataset.status === 'same', undefined, { what: 'drift: same' });
+      // The provider's state changes without a patch: the drift check finds it.
+      srv.engine.root.children[0].children[0].properties.unread = !srv.engine.root.children[0].children[0].properties.unread;
+      await p.click('#conformance [data-action="check-drift"]');
+      await p.waitUntil(() => document.querySelector('#conformance [data-role="drift-result"]')?.dataset.status === 'differs', undefined, { what: 'drift: differs' });
+      await p.waitFor('#conformance .conf-group[data-rule="drift"]');
+      await shot(p, 'panel-conformance');
+
+      // Ctrl+C on a row: the node and its subtree as SLOP JSON.
+      await p.click('#tree .row[data-path="/compose"]');
+      await p.focus('#tree');
+      await p.press('Control+c');
+      const copied = await p.waitUntil(() => window.slopPanel.lastCopied?.what === '/compose as JSON' && window.slopPanel.lastCopied.text, undefined, { what: 'the copy' });
+      assert.equal(JSON.parse(copied).id, 'compose');
+      await p.close();
+    });
   });
 }
