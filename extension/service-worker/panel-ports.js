@@ -17,7 +17,7 @@ import { tabs, tabEvents, connectionOf, manualConnections, MANUAL_TAB } from './
 import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from './node-views.js';
 import { ImportedTree } from './imports.js';
 import { Timeline } from './timeline.js';
-import { timelineOf, timelineEvents, pruneTimelines } from './timelines.js';
+import { timelineOf, timelineEvents, pruneTimelines, setPersist } from './timelines.js';
 
 /**
  * @typedef {object} Watch
@@ -305,7 +305,7 @@ const handlers = {
   [Request.HISTORY_PERSIST](ui, m) {
     const tl = needTimeline(ui, m.key);
     if (tl.readOnly) throw new RequestError(ErrorCode.BAD_STATE, 'A recording is read-only');
-    tl.persist = m.on === true;
+    setPersist(tl, m.on === true);
     return { info: tl.info() };
   },
   [Request.HISTORY_EXPORT](ui, m) {

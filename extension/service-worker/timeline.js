@@ -62,6 +62,8 @@ export class Timeline {
     this.persist = false;
     this.listeners = new Set(); // fn(steps: Step[], reset: boolean)
     this.replayer = null;
+    this.persistTimer = 0;
+    this.persistError = null;
   }
 
   // -------------------------------------------------------------------------- recording
@@ -144,11 +146,21 @@ export class Timeline {
     this.#add({ kind: 'invoke', version: this.#version(), path, action }, { seg: this.segments.length - 1, frame: this.nextFrame - 1 });
   }
 
-  /** The page was reloaded and the provider came back under the same key (Persist on). */
+  /** The page was loaded again and the provider came back under the same key. */
   reloaded(pageUrl) {
+    this.#boundaryStep('reload', pageUrl);
+  }
+
+  /** The extension's service worker started again and read this (persisted) history back. */
+  restarted(pageUrl) {
+    this.#boundaryStep('worker', pageUrl);
+  }
+
+  #boundaryStep(kind, pageUrl) {
     this.label.pageUrl = pageUrl;
-    this.pendingBoundary = { kind: 'reload', previousVersion: this.#version() };
-    this.#add({ kind: 'reload', version: this.#version(), message: pageUrl ?? '' }, { seg: this.segments.length - 1, frame: this.nextFrame - 1 });
+    this.pendingBoundary = { kind, previousVersion: this.#version() };
+    this.#add({ kind: 'reload', version: this.#version(), message: kind === 'worker' ? 'the extension started again' : pageUrl ?? '' },
+      { seg: this.segments.length - 1, frame: this.nextFrame - 1 });
   }
 
   #version() {
@@ -247,7 +259,7 @@ export class Timeline {
 
   /** What the panel shows of the bounds. */
   info() {
-    return { steps: this.steps.length, bytes: this.bytes, dropped: this.dropped, limits: TIMELINE_LIMITS, persist: this.persist, provider: this.provider };
+    return { steps: this.steps.length, bytes: this.bytes, dropped: this.dropped, limits: TIMELINE_LIMITS, persist: this.persist, provider: this.provider, persistError: this.persistError ?? null };
   }
 
   #record(step) {

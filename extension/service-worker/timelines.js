@@ -1,13 +1,27 @@
-// timelines.js: one Timeline (timeline.js) per (tab, provider), fed by the connections' events,
-// kept while its connection lives. A new connection under the same (tab, provider) (the page was
-// reloaded) clears it, or, with Persist on, goes on in the same timeline after a "reload" step.
+// timelines.js: one Timeline (timeline.js) per (tab, provider), fed by the connections' events.
+//
+// A page reload (or a navigation back to the same provider) is a boundary in the same history,
+// not a reset: the new connection under the same (tab, provider) goes on in it after a "reload"
+// step. A closed tab's histories go with it; a tab keeps the histories of its last few providers.
+//
+// Persist keeps a history even when the browser stops the extension's service worker (Chrome
+// does that to an idle worker, or on an update): its recording is written to storage.session
+// (a few seconds after it changes) and read back when the worker starts again, after a step that
+// says so. Without Persist, a worker restart starts a new history.
 
 import { connectionEvents } from './connections.js';
 import { core } from './core.js';
 import { Timeline } from './timeline.js';
+import { storageSession } from '../shared/browser.js';
 
 /** fn(tabId, key, steps, reset, update): steps added (or, update, changed), or all of them again after reset. */
 export const timelineEvents = { steps: new Set() };
+
+/** Histories a tab keeps for providers it no longer shows. */
+const KEPT_PER_TAB = 4;
+/** A persisted history is written this long after it last changed. */
+const PERSIST_DELAY_MS = 2000;
+const STORE_PREFIX = 'history:';
 
 /** "tabId key" → Timeline */
 const byId = new Map();
@@ -15,11 +29,37 @@ const byId = new Map();
 const ofConn = new WeakMap();
 /** "tabId key" → the next step number: a new history there goes on numbering (panels key steps by number). */
 const nextStepOf = new Map();
+/** "tabId key" → a persisted recording read at start, until a connection takes it up. */
+const stored = new Map();
 
 const idOf = (tabId, key) => `${tabId} ${key}`;
 
+// The persisted histories of the worker's previous life (storage.session lasts a browser session).
+storageSession.get(null).then((all) => {
+  for (const [k, v] of Object.entries(all ?? {})) if (k.startsWith(STORE_PREFIX) && v && typeof v === 'object') stored.set(k.slice(STORE_PREFIX.length), v);
+}).catch(() => { /* nothing kept */ });
+
 export function timelineOf(tabId, key) {
   return byId.get(idOf(tabId, key)) ?? null;
+}
+
+/** A persisted history of this (tab, provider) from before the worker started, or null. */
+function restore(id, conn) {
+  const doc = stored.get(id);
+  if (!doc) return null;
+  stored.delete(id);
+  try {
+    const tl = Timeline.fromRecording(doc, core);
+    tl.readOnly = false;
+    tl.persist = true;
+    tl.label.transport = conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage';
+    tl.restarted(conn.pageUrl);
+    return tl;
+  } catch (e) {
+    console.warn('SLOP Inspector: a persisted history could not be read back:', e?.message ?? e);
+    storageSession.remove?.(STORE_PREFIX + id);
+    return null;
+  }
 }
 
 function attach(conn) {
@@ -27,21 +67,19 @@ function attach(conn) {
   if (tl) return tl;
   const id = idOf(conn.tabId, conn.key);
   tl = byId.get(id);
-  if (tl && tl.conn !== conn) {
-    if (tl.persist) tl.reloaded(conn.pageUrl);
-    else tl.clear();
-  }
+  if (tl && tl.conn !== conn) tl.reloaded(conn.pageUrl);
   if (!tl) {
-    tl = new Timeline({ core, label: { pageUrl: conn.pageUrl, transport: conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage' }, firstStep: nextStepOf.get(id) ?? 1 });
+    tl = restore(id, conn) ?? new Timeline({ core, label: { pageUrl: conn.pageUrl, transport: conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage' }, firstStep: nextStepOf.get(id) ?? 1 });
     const { tabId, key } = conn;
     const t = tl;
     tl.listeners.add((steps, reset, update) => {
       nextStepOf.set(id, t.nextStep);
+      if (t.persist) schedulePersist(id, t);
       for (const fn of timelineEvents.steps) fn(tabId, key, steps, reset, update);
     });
     byId.set(id, tl);
     // A panel still showing the history this one replaces starts over with it.
-    for (const fn of timelineEvents.steps) fn(tabId, key, [], true, false);
+    for (const fn of timelineEvents.steps) fn(tabId, key, tl.steps, true, false);
   }
   tl.conn = conn;
   tl.label.pageUrl = conn.pageUrl;
@@ -57,22 +95,57 @@ connectionEvents.coreEvent.add((conn, ev) => {
 });
 connectionEvents.invoked.add((conn, { path, action }) => attach(conn).invoked(path, action));
 
-/**
- * After a tab's provider list changed: a timeline whose connection is gone goes with it, unless
- * Persist keeps it for the provider's return (a page reload takes the tab's connections down
- * before the new page's come).
- */
-export function pruneTimelines() {
-  for (const [id, tl] of byId) if (tl.conn?.disposed && !tl.persist) drop(id, tl);
+/** Persist on or off for a history (the panel's switch). */
+export function setPersist(tl, on) {
+  tl.persist = !!on;
+  const id = [...byId].find(([, t]) => t === tl)?.[0];
+  if (!id) return;
+  if (tl.persist) schedulePersist(id, tl);
+  else {
+    clearTimeout(tl.persistTimer);
+    storageSession.remove?.(STORE_PREFIX + id);
+  }
 }
 
-/** The tab was closed: its timelines go, Persist or not. */
+function schedulePersist(id, tl) {
+  if (tl.persistTimer) return;
+  tl.persistTimer = setTimeout(() => {
+    tl.persistTimer = 0;
+    if (!tl.persist || byId.get(id) !== tl) return;
+    storageSession.set({ [STORE_PREFIX + id]: tl.recording() }).then(() => {
+      tl.persistError = null;
+    }).catch((e) => {
+      // storage.session holds 10 MB in Chrome: a history bigger than that is kept in memory only.
+      tl.persistError = `not written: ${e?.message ?? e}`;
+    });
+  }, PERSIST_DELAY_MS);
+}
+
+/**
+ * After a tab's provider list changed: each tab keeps the histories of its last KEPT_PER_TAB
+ * providers whose connection went (a provider that comes back goes on in its own).
+ */
+export function pruneTimelines() {
+  const gone = new Map(); // tabId → [[id, tl]] of disposed connections, oldest first
+  for (const [id, tl] of byId) {
+    if (!tl.conn?.disposed) continue;
+    const list = gone.get(tl.conn.tabId) ?? [];
+    list.push([id, tl]);
+    gone.set(tl.conn.tabId, list);
+  }
+  for (const list of gone.values()) for (const [id, tl] of list.slice(0, Math.max(0, list.length - KEPT_PER_TAB))) drop(id, tl);
+}
+
+/** The tab was closed: its histories go, Persist or not. */
 export function dropTimelinesOf(tabId) {
   for (const [id, tl] of byId) if (tl.conn?.tabId === tabId) drop(id, tl);
+  for (const id of [...stored.keys()]) if (id.startsWith(`${tabId} `)) stored.delete(id);
 }
 
 function drop(id, tl) {
   nextStepOf.set(id, tl.nextStep);
+  clearTimeout(tl.persistTimer);
+  if (tl.persist) storageSession.remove?.(STORE_PREFIX + id);
   tl.dispose();
   byId.delete(id);
 }

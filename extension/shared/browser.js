@@ -55,10 +55,12 @@ export const storageSession = api.storage.session
   ? {
       get: (keys) => api.storage.session.get(keys),
       set: (items) => api.storage.session.set(items),
+      remove: (keys) => api.storage.session.remove(keys),
     }
   : {
-      get: async (keys) => Object.fromEntries([keys].flat().filter((k) => memorySession.has(k)).map((k) => [k, memorySession.get(k)])),
+      get: async (keys) => Object.fromEntries((keys === null ? [...memorySession.keys()] : [keys].flat()).filter((k) => memorySession.has(k)).map((k) => [k, memorySession.get(k)])),
       set: async (items) => { for (const [k, v] of Object.entries(items)) memorySession.set(k, v); },
+      remove: async (keys) => { for (const k of [keys].flat()) memorySession.delete(k); },
     };
 
 /** fn(changes, areaName) for every storage change. */

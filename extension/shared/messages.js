@@ -198,7 +198,7 @@ export const Request = Object.freeze({
   HISTORY_STATE: 'ui/history-state',
   /** What changed between two steps. {key, from, to} → {from, to, added, removed, changed, boundaries} */
   HISTORY_DIFF: 'ui/history-diff',
-  /** Keep the history across page reloads. {key, on} → {info} */
+  /** Keep the history when the browser stops the service worker (written to storage.session). {key, on} → {info} */
   HISTORY_PERSIST: 'ui/history-persist',
   /** The history as a recording file (frames with their times, hello, subscription). {key} → {text, steps} */
   HISTORY_EXPORT: 'ui/history-export',

@@ -54,7 +54,7 @@ export function viewDiff(before, after) {
 
 /**
  * "provider restarted: version 1 after 20101", "provider changed: Old (old) → New (new), version 7
- * after 2", "page loaded again (history kept)".
+ * after 2", "page loaded again (history kept)", "the extension started again (history kept by Persist)".
  */
 export function boundaryText(entry) {
   const b = entry?.boundary;
@@ -62,6 +62,7 @@ export function boundaryText(entry) {
   const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : '?');
   const after = b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : '';
   if (b.kind === 'reload') return 'page loaded again (history kept)';
+  if (b.kind === 'worker') return 'the extension started again (history kept by Persist)';
   if (b.kind === 'provider') return `provider changed: ${who(b.previous)} → ${who(b.provider)}, version ${entry.version}${after}`;
   return `provider restarted: version ${entry.version}${after}`;
 }

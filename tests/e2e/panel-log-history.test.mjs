@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import { StateEngine, deepEqual, normalizeTree } from '../fixtures/provider/state.mjs';
 import { startScriptedProvider, scenarios, frames, reply } from '../fixtures/provider/scripted.mjs';
 import { Request } from '../../extension/shared/messages.js';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { launch, stopServiceWorker, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
 
@@ -274,41 +274,49 @@ describe('panel history', () => {
     await other.close();
   });
 
-  test('a page reload: a new history, or with Persist the same one after a "reload" step', { timeout: TEST_TIMEOUT }, async () => {
-    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+  test('a page reload is a boundary in the same history; with Persist the history outlives a service-worker stop', { timeout: TEST_TIMEOUT }, async () => {
+    let panel = await openPanel(browser.ctx, browser.extId, tabId);
     await panel.waitForSelector('#tree .row[data-path="/a"]', { timeout: 10_000 });
     await panel.click('#toggle-history');
-    const steps = () => panel.evaluate(() => window.slopPanel.history()?.steps.map((s) => ({ step: s.step, kind: s.kind, boundary: s.boundary?.kind ?? null })));
-    await until(async () => (await steps())?.length >= 1, { what: 'the steps so far' });
-    const kept = (await steps()).map((s) => s.step);
+    const steps = (p) => p.evaluate(() => window.slopPanel.history()?.steps.map((s) => ({ step: s.step, kind: s.kind, boundary: s.boundary?.kind ?? null })));
+    await until(async () => (await steps(panel))?.length >= 1, { what: 'the steps so far' });
+    srv.engine.mutate((root) => { root.children[0].properties.label = 'before the reload'; });
+    await until(async () => (await steps(panel))?.at(-1).kind === 'patch', { what: 'a patch step' });
+    const before = (await steps(panel)).map((s) => s.step);
 
-    // Without Persist: the page's new load starts a new history.
-    await page.reload();
-    await until(async () => {
-      const h = await steps();
-      return h?.length === 1 && h[0].kind === 'snapshot' && !kept.includes(h[0].step) ? h : null;
-    }, { what: 'a new history after the reload' });
-
-    // With Persist: the same history goes on after a "reload" step, marked as a boundary.
-    srv.engine.mutate((r) => { r.children[0].properties.label = 'before the reload'; });
-    await until(async () => (await steps())?.length === 2, { what: 'a patch step' });
-    await panel.check('#history-strip [data-role="history-persist"]');
-    await until(() => panel.evaluate(() => window.slopPanel.history()?.info?.persist === true), { what: 'Persist on' });
-    const before = (await steps()).map((s) => s.step);
+    // The page loaded again: the same history goes on after a "reload" step, marked as a boundary.
     await page.reload();
     const after = await until(async () => {
-      const h = await steps();
-      return h?.some((s) => s.kind === 'reload') && h.at(-1).kind === 'snapshot' && h.at(-1).step > before.at(-1) ? h : null;
+      const h = await steps(panel);
+      return h?.some((s) => s.kind === 'reload' && s.step > before.at(-1)) && h.at(-1).kind === 'snapshot' && h.at(-1).step > before.at(-1) ? h : null;
     }, { what: 'the same history after a reload step' });
     assert.deepEqual(after.slice(0, before.length).map((s) => s.step), before, 'the steps before the reload are kept');
-    assert.equal(after.find((s) => s.kind === 'reload').boundary, null);
     assert.equal(after.at(-1).boundary, 'reload', 'the snapshot after it crosses the reload');
-    await until(async () => (await panel.locator('#history .step-row[data-kind="reload"]').count()) === 1, { what: 'the reload row' });
+    await until(async () => (await panel.locator('#history .step-row[data-kind="reload"]').count()) >= 1, { what: 'the reload row' });
     // A step from before the reload is still there to look at.
     await panel.click(`#history .step-row[data-step="${before.at(-1)}"]`);
     await until(async () => /before the reload/.test(await panel.locator('#tree .row[data-path="/a"]').textContent()), { what: 'the state before the reload' });
+    await panel.click('#banner button[data-action="back-to-live"]');
+
+    // Persist: the browser stops the service worker; when it starts again the history is read back.
+    await panel.check('#history-strip [data-role="history-persist"]');
+    await until(() => panel.evaluate(() => window.slopPanel.history()?.info?.persist === true), { what: 'Persist on' });
+    const kept = (await steps(panel)).map((s) => s.step);
+    await new Promise((r) => setTimeout(r, 2500)); // written a couple of seconds after the last change
+    await stopServiceWorker(browser.ctx, browser.extId);
+    await panel.close();
+    await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0, { timeout: 20_000 });
+    panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#toggle-history');
+    const back = await until(async () => {
+      const h = await steps(panel);
+      return h && kept.every((st) => h.some((s) => s.step === st)) && h.some((s) => s.boundary === 'worker') ? h : null;
+    }, { what: 'the persisted history after the worker started again', timeout: 20_000 });
+    assert.ok(back.at(-1).step > kept.at(-1));
+    await until(async () => /the extension started again/.test(await panel.locator('#history').textContent()), { what: 'the boundary said' });
     await panel.close();
   });
+
 
 });
 

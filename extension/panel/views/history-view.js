@@ -60,7 +60,7 @@ export class HistoryStripView {
       SPEEDS.map((x) => h('option', { value: String(x), text: `${x}×` })));
     this.speedSel.value = '1';
     this.persist = h('input', { type: 'checkbox', 'data-role': 'history-persist', onchange: () => hooks.onPersist(this.persist.checked) });
-    this.persistLabel = h('label', { class: 'small h-persist', title: 'Persist: keep this history when the page is loaded again (a "reload" step marks it)' }, this.persist, h('span', { class: 'h-persist-text', text: 'Persist' }));
+    this.persistLabel = h('label', { class: 'small h-persist', title: 'Persist: keep this history even when the browser stops the extension\'s service worker (it is written to the browser session\'s storage)' }, this.persist, h('span', { class: 'h-persist-text', text: 'Persist' }));
     this.bound = h('span', { class: 'muted small h-bound', 'data-role': 'history-bound' });
     this.exportBtn = btn('h-export', 'Export the history as a recording file', '', () => hooks.onExport(), 'tb icon-btn i-download');
     this.openBtn = btn('h-open', 'Open a recording file to play it back, read-only', '', () => hooks.onOpen(), 'tb icon-btn i-upload');
@@ -95,7 +95,7 @@ export class HistoryStripView {
     this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
     this.persistLabel.hidden = recording;
     this.persist.checked = !!info?.persist;
-    const bound = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}` : '';
+    const bound = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}${info.persistError ? ` · Persist: ${info.persistError}` : ''}` : '';
     // Where the strip is too narrow for it, the bounds are in the title's tooltip.
     this.bound.textContent = bound;
     this.title.title = bound;
