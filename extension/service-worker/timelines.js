@@ -139,7 +139,11 @@ export function pruneTimelines() {
 /** The tab was closed: its histories go, Persist or not. */
 export function dropTimelinesOf(tabId) {
   for (const [id, tl] of byId) if (tl.conn?.tabId === tabId) drop(id, tl);
-  for (const id of [...stored.keys()]) if (id.startsWith(`${tabId} `)) stored.delete(id);
+  for (const id of [...stored.keys()]) {
+    if (!id.startsWith(`${tabId} `)) continue;
+    stored.delete(id);
+    storageSession.remove?.(STORE_PREFIX + id); // persisted before the worker stopped, never taken up
+  }
 }
 
 function drop(id, tl) {
