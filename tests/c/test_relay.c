@@ -42,6 +42,10 @@ TEST(a_tag_must_be_short_lowercase_and_plain) {
 TEST(consumer_messages_get_the_relay_prefix_on_their_ids) {
     slop_relay *r = slop_relay_new("b1");
     EXPECT(out(r, "{\"type\":\"connect\"}"), "{\"ok\":true,\"type\":\"connect\",\"message\":{\"type\":\"connect\"}}");
+    /* A connect's id would go out unprefixed: it is dropped. */
+    EXPECT(out(r, "{\"type\":\"connect\",\"id\":\"sub-1\",\"path\":\"/\"}"),
+           "{\"ok\":true,\"type\":\"connect\",\"message\":{\"type\":\"connect\",\"path\":\"/\"}}");
+    EXPECT(out(r, "{\"type\":\"connect\",\"id\":7}"), "{\"ok\":true,\"type\":\"connect\",\"message\":{\"type\":\"connect\"}}");
     EXPECT(out(r, "{\"type\":\"subscribe\",\"id\":\"sub-1\",\"path\":\"/\",\"depth\":-1}"),
            "{\"ok\":true,\"type\":\"subscribe\",\"message\":{\"type\":\"subscribe\",\"id\":\"b1~sub-1\",\"path\":\"/\","
            "\"depth\":-1},\"id\":\"sub-1\"}");

@@ -3,8 +3,8 @@
  * consumer's messages and the shared channel's provider frames. Input: lines;
  * a line starting with '>' goes out (from the outside consumer), any other
  * line comes in (from the provider). Checks that every answer is strict JSON,
- * that what goes out carries the relay's prefix on its id, and that what
- * comes back is one message with a type.
+ * that what goes out carries the relay's prefix on its id (a connect: no id
+ * at all), and that what comes back is one message with a type.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -34,8 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             cJSON *v = o ? cJSON_Parse(o) : NULL;
             if (o && !v) __builtin_trap();
             const cJSON *id = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(v, "message"), "id");
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "ok")) && cJSON_IsString(id) &&
-                strncmp(id->valuestring, "fz~", 3) != 0)
+            /* Every id that goes out is the relay's (prefixed); a connect goes with none. */
+            const cJSON *ty = cJSON_GetObjectItemCaseSensitive(v, "type");
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "ok")) &&
+                ((id && !cJSON_IsString(id)) || (cJSON_IsString(id) && strncmp(id->valuestring, "fz~", 3) != 0) ||
+                 (cJSON_IsString(ty) && strcmp(ty->valuestring, "connect") == 0 && id)))
                 __builtin_trap();
             cJSON_Delete(v);
             free(o);

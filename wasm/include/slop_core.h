@@ -536,7 +536,8 @@ void slop_relay_free(slop_relay *r);
  * One message of the outside consumer. Only consumer messages pass (connect;
  * subscribe, unsubscribe, query and invoke with a string id): a provider
  * message from outside would reach the page's other consumers as if the
- * provider had sent it. Returns
+ * provider had sent it. A connect's "id", if any, is dropped (the spec's
+ * connect has none, and it would go out unprefixed). Returns
  *   {"ok":true,"type":"invoke","message":{..with "id":"<tag>~<id>"..},
  *    "id":"<id>","path":"/a","action":"delete"}   (path, action: invoke only)
  * or {"ok":false,"error":"<why>","reply":<frame for the outside consumer>|null}

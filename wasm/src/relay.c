@@ -167,6 +167,10 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
     if (is_connect) r->hellos_owed++;
     cJSON *o = cJSON_CreateObject();
     cJSON *fwd = cJSON_Duplicate(m, 1);
+    /* A connect carries no id in the spec and its hello is counted, never
+     * matched by id: an id on it would reach the page's channel unprefixed
+     * (where it could meet another consumer's), so it is dropped. */
+    if (fwd && is_connect) cJSON_DeleteItemFromObjectCaseSensitive(fwd, "id");
     if (!o || !fwd || (wire && !cJSON_ReplaceItemInObjectCaseSensitive(fwd, "id", cJSON_CreateString(wire))) ||
         !cJSON_AddTrueToObject(o, "ok") || !cJSON_AddStringToObject(o, "type", t)) {
         cJSON_Delete(o);
