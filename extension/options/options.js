@@ -6,7 +6,7 @@
 
 import {
   setToken, removeToken, listTokens, listApprovals, revokeApproval, setStringWebhook, removeStringWebhook, stringWebhookInfo,
-  KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus,
+  KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus, takeTokenRequest,
 } from '../shared/settings-store.js';
 import { onStorageChanged, extensionBase } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
@@ -178,7 +178,18 @@ $('bridge-url-form').addEventListener('submit', async (e) => {
   }
 });
 
+/** "Open options" after a provider refused the connection: its address in the form, the token field focused. */
+async function tokenRequested() {
+  const origin = await takeTokenRequest();
+  if (!origin) return;
+  $('token-origin').value = origin;
+  $('token-value').value = '';
+  $('token-value').focus();
+  say(`${origin} refused the connection: paste its token and save.`);
+}
+
 onStorageChanged((changes, area) => {
+  if (area === 'session' && changes[KEYS.OPTIONS_FOCUS]?.newValue) tokenRequested();
   if (area === 'session' && KEYS.BRIDGE_STATUS in changes) renderBridgeStatus(changes[KEYS.BRIDGE_STATUS].newValue);
   if (area === 'local' && [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX].some((k) => k in changes)) renderBridgeSettings();
   if (area !== 'local') return;
@@ -188,5 +199,5 @@ onStorageChanged((changes, area) => {
 });
 
 $('ext-origin').textContent = extensionBase.replace(/\/$/, '');
-Promise.all([renderTokens(), renderApprovals(), renderString(), renderBridgeSettings(), bridgeStatus().then(renderBridgeStatus)])
+Promise.all([renderTokens(), renderApprovals(), renderString(), renderBridgeSettings(), bridgeStatus().then(renderBridgeStatus), tokenRequested()])
   .then(() => { document.body.dataset.ready = '1'; });

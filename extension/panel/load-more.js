@@ -33,6 +33,14 @@ export function countText(view) {
   return kids ? String(kids) : '';
 }
 
+/** A row's child count in words, for its tooltip: "1 child", "3 children", "50 of 300 children". */
+export function countTitle(view) {
+  const kids = view.child_ids?.length ?? 0;
+  const total = view.meta?.total_children;
+  if (Number.isFinite(total) && total !== kids) return `${kids} of ${total} ${total === 1 ? 'child' : 'children'}`;
+  return `${kids} ${kids === 1 ? 'child' : 'children'}`;
+}
+
 /** The node detail's children line: "50 shown of 300 · window [0, 50]", "3", or null (none). */
 export function childrenText(view) {
   const kids = view.child_ids?.length ?? 0;

@@ -5,7 +5,7 @@
 
 import { PORTS, Request, Push, Status } from '../shared/messages.js';
 import { activeTabId, openOptionsPage, onStorageChanged, hasSiteAccess, requestSiteAccess } from '../shared/browser.js';
-import { stringWebhookInfo, bridgeStatus, KEYS } from '../shared/settings-store.js';
+import { stringWebhookInfo, bridgeStatus, KEYS, askTokenFor } from '../shared/settings-store.js';
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
@@ -56,7 +56,9 @@ function providerCard(p) {
   } else {
     const row = [];
     if (p.status === Status.AUTH_FAILED) {
-      row.push(h('button', { type: 'button', onclick: () => openOptionsPage() }, p.tokenSet ? 'Change token…' : 'Set a token…'));
+      // The options page opens on this provider's token (askTokenFor), its field focused.
+      const ask = () => (p.transport?.type === 'ws' ? askTokenFor(p.transport.url).catch(() => {}) : Promise.resolve());
+      row.push(h('button', { type: 'button', 'data-action': 'options', onclick: () => ask().then(() => openOptionsPage()) }, p.tokenSet ? 'Change token…' : 'Set a token…'));
     }
     const stuck = p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state);
     if (stuck || [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status)) {

@@ -1,15 +1,25 @@
 // connect-to.js: "Connect to…" an address no page announces. A ws:// address is a SLOP provider to
-// keep (settings-store: manualProviders; tabs.js connects it). An http:// address is read for a
+// keep (settings-store: manualProviders; tabs.js connects it), but only once it answered: a probe
+// connects through the same Connection as every provider (the core reads its hello) and waits for
+// the hello or a failure; nothing is saved before that, unless the user says "save anyway". An
+// http:// address is read for a
 // /.well-known/slop descriptor (the core parses it); failing that, its /info tells whether it is an
 // agnt-gg "Simple Language Open Protocol" server, which shares the name but not the protocol: its
 // /info, /tools and /resources are shown read-only and nothing is ever invoked there.
 
-import { addManualProvider, normalizeProviderUrl, setToken } from '../shared/settings-store.js';
+import { Status } from '../shared/messages.js';
+import { addManualProvider, normalizeProviderUrl, setToken, tokenFor, tokenProblem } from '../shared/settings-store.js';
 import { core } from './core.js';
+import { Connection } from './connections.js';
+import { manualConnections } from './tabs.js';
 
 /** Bytes of an answer read at most. */
 const READ_MAX = 256 * 1024;
 const PROBE_MS = 5000;
+/** How long the probe waits for the provider's hello. */
+const HELLO_MS = 5000;
+/** The tab id of a probe's connection: no tab, so nothing lists it. */
+const PROBE_TAB = -2;
 
 /** The body as text, at most `max` bytes of it: the rest is never read (a probe, not a download). */
 async function readAtMost(res, max) {
@@ -61,8 +71,15 @@ function said(r) {
   return `HTTP ${r.status}${r.type ? ` ${r.type.split(';')[0]}` : ''}${r.json === undefined && r.text ? `: “${r.text.slice(0, 80).replace(/\s+/g, ' ')}”` : ''}`;
 }
 
-/** @returns {Promise<{kind: 'slop', key: string}|{kind: 'agnt-gg', url, info, tools, resources}|{kind: 'not-slop', message: string}>} */
-export async function connectTo(address, token) {
+/**
+ * @param {string} address
+ * @param {string|null} token
+ * @param {{anyway?: boolean}} [o]  anyway: save without waiting for an answer ("save anyway")
+ * @returns {Promise<{kind: 'slop', key: string, provider: object|null, checked: boolean}
+ *   |{kind: 'no-answer', key: string, status: string, message: string}
+ *   |{kind: 'agnt-gg', url, info, tools, resources}|{kind: 'not-slop', message: string}>}
+ */
+export async function connectTo(address, token, { anyway = false } = {}) {
   const text = String(address ?? '').trim();
   let url;
   try {
@@ -70,7 +87,7 @@ export async function connectTo(address, token) {
   } catch {
     throw Object.assign(new Error(`“${text}” is not an address`), { code: 'bad_request' });
   }
-  if (url.protocol === 'ws:' || url.protocol === 'wss:') return keep(url.href, token);
+  if (url.protocol === 'ws:' || url.protocol === 'wss:') return keep(url.href, token, anyway);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw Object.assign(new Error('Use a ws://, wss://, http:// or https:// address'), { code: 'bad_request' });
   }
@@ -78,7 +95,7 @@ export async function connectTo(address, token) {
   const wk = await getJson(`${url.origin}/.well-known/slop`);
   if (wk.status === 200) {
     const d = core().parseDescriptor(wk.text);
-    if (d.ok && d.descriptor.transport?.type === 'ws') return keep(d.descriptor.transport.url, token);
+    if (d.ok && d.descriptor.transport?.type === 'ws') return keep(d.descriptor.transport.url, token, anyway);
     if (d.ok) return { kind: 'not-slop', message: `${url.origin}/.well-known/slop names a provider in a page (${d.descriptor.transport?.type}): open that page instead.` };
   }
   const info = await getJson(`${base}/info`);
@@ -96,14 +113,72 @@ export async function connectTo(address, token) {
   };
 }
 
-async function keep(wsUrl, token) {
+/**
+ * Connects to wsUrl as a provider connection does, with the token given (else the one stored), and
+ * resolves when the core has its hello ({ok: true, provider}) or the connection failed or stayed
+ * silent ({ok: false, status, message}). The connection is then closed: nothing of it is kept.
+ */
+function probe(wsUrl, token) {
+  const listeners = { change: new Set(), coreEvent: new Set(), frame: new Set(), input: new Set(), invoked: new Set() };
+  const conn = new Connection({
+    tabId: PROBE_TAB, key: wsUrl, transport: { type: 'ws', url: wsUrl }, source: 'manual', pageUrl: null,
+    target: { classification: 'same-origin', page_origin: null, target: wsUrl, approval_key: null },
+    host: { core, tokenFor: async (u) => token ?? await tokenFor(u), isApproved: async () => true, isDenied: async () => false },
+    listeners,
+  });
+  return new Promise((resolve) => {
+    const done = (answer) => {
+      clearTimeout(timer);
+      listeners.change.clear();
+      // Once the core's events of this turn are handled: not from inside the connection's pump.
+      queueMicrotask(() => conn.dispose());
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done({ ok: false, status: Status.UNREACHABLE, message: `No hello from ${wsUrl} in ${HELLO_MS / 1000} s.` }), HELLO_MS);
+    listeners.change.add(() => {
+      switch (conn.status) {
+        case Status.CONNECTED:
+          return done({ ok: true, provider: conn.provider });
+        case Status.AUTH_FAILED:
+          return done({ ok: false, status: conn.status, message: token
+            ? `${wsUrl} refused the connection: check the token, and that the provider allows this extension’s origin.`
+            : `${wsUrl} refused the connection: it probably needs a token (type it above), or it does not allow this extension’s origin.` });
+        case Status.UNREACHABLE:
+          return done({ ok: false, status: conn.status, message: `Nothing answers at ${wsUrl}.` });
+        case Status.RECONNECTING:
+          return done({ ok: false, status: conn.status, message: `${wsUrl} closed the connection before its hello${conn.message ? ` (${conn.message.replace(/\.$/, '')})` : ''}.` });
+        case Status.ERROR:
+          return done({ ok: false, status: conn.status, message: `${wsUrl}: ${conn.message}` });
+        default:
+          return undefined;
+      }
+    });
+    conn.start().catch((e) => done({ ok: false, status: Status.ERROR, message: `${wsUrl}: ${e?.message ?? e}` }));
+  });
+}
+
+async function keep(wsUrl, token, anyway) {
   let key;
   try {
     key = normalizeProviderUrl(wsUrl);
+    const problem = token ? tokenProblem(token) : null;
+    if (problem) throw new Error(problem);
+  } catch (e) {
+    throw Object.assign(new Error(e.message), { code: 'bad_request' });
+  }
+  // Already kept and connected (and no new token to try): nothing to find out.
+  const known = manualConnections.get(key);
+  let provider = !token && known?.status === Status.CONNECTED ? known.provider : null;
+  if (!anyway && !provider) {
+    const answer = await probe(key, token);
+    if (!answer.ok) return { kind: 'no-answer', key, status: answer.status, message: answer.message };
+    provider = answer.provider;
+  }
+  try {
     if (token) await setToken(key, token);
   } catch (e) {
     throw Object.assign(new Error(e.message), { code: 'bad_request' });
   }
   await addManualProvider(key);
-  return { kind: 'slop', key };
+  return { kind: 'slop', key, provider, checked: !!provider };
 }

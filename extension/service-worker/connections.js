@@ -90,9 +90,12 @@ export class Connection {
    *   core classifyTarget()
    * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
    * @param {ConnectionHost} o.host
+   * @param {typeof connectionEvents} [o.listeners]  where it reports (default: connectionEvents); a
+   *   probe (connect-to.js) has its own, so no panel, history or badge hears of it
    */
   constructor(o) {
     this.host = o.host;
+    this.listeners = o.listeners ?? connectionEvents;
     this.tabId = o.tabId;
     this.key = o.key;
     this.transport = o.transport;
@@ -179,7 +182,7 @@ export class Connection {
     this.message = message;
     this.retryAt = retryAt;
     this.#refreshSync();
-    emit(connectionEvents.change, this);
+    emit(this.listeners.change, this);
   }
 
   /** Re-reads the first subscription's state from the core; true if it changed. */
@@ -279,7 +282,7 @@ export class Connection {
   /** A frame from the provider (WebSocket message, or verified postMessage via the content script). */
   receive(frame) {
     if (this.disposed || !this.consumer) return;
-    if (connectionEvents.input.size) emit(connectionEvents.input, this, frame);
+    if (this.listeners.input.size) emit(this.listeners.input, this, frame);
     this.consumer.receive(frame, Date.now());
     this.#logFrame('in', frame, this.consumer.frameType()); // before pump: the log line precedes its events
     this.pump();
@@ -309,7 +312,7 @@ export class Connection {
       }
     }
     // A snapshot changes node counts even when the state stays "live".
-    if ((recheck && this.#refreshSync()) || snapshot) emit(connectionEvents.change, this);
+    if ((recheck && this.#refreshSync()) || snapshot) emit(this.listeners.change, this);
   }
 
   tick(now) {
@@ -347,7 +350,7 @@ export class Connection {
     if (this.status === Status.CONNECTED && this.wire?.isOpen && this.primarySub && !this.live) {
       this.consumer.resync(this.primarySub, Date.now());
       this.pump();
-      if (this.#refreshSync()) emit(connectionEvents.change, this);
+      if (this.#refreshSync()) emit(this.listeners.change, this);
       return Promise.resolve();
     }
     this.attempt = 0;
@@ -364,7 +367,7 @@ export class Connection {
   invoke(path, action, params) {
     const id = this.#live().invoke(path, action, params, Date.now());
     const p = this.#track(id);
-    emit(connectionEvents.invoked, this, { path, action });
+    emit(this.listeners.invoked, this, { path, action });
     this.pump();
     return p.then((event) => ({ requestId: id, event }));
   }
@@ -387,14 +390,14 @@ export class Connection {
   subscribe(options) {
     const sub = this.#live().subscribe(options, Date.now());
     this.pump();
-    emit(connectionEvents.change, this);
+    emit(this.listeners.change, this);
     return sub;
   }
 
   unsubscribe(sub) {
     this.#live().unsubscribe(sub, Date.now());
     this.pump();
-    emit(connectionEvents.change, this);
+    emit(this.listeners.change, this);
   }
 
   #live() {
@@ -440,14 +443,14 @@ export class Connection {
       this.pending.get(ev.id).resolve(ev);
       this.pending.delete(ev.id);
     }
-    emit(connectionEvents.coreEvent, this, ev);
+    emit(this.listeners.coreEvent, this, ev);
   }
 
   /** A frame the transport could not read as text: logged and reported, never given to the core. */
   #badFrame(bytes, message) {
     if (this.disposed) return;
     this.#logFrame('in', bytes);
-    emit(connectionEvents.coreEvent, this, { event: 'protocol_error', code: 'binary_not_utf8', message, fatal: false, source: 'transport' });
+    emit(this.listeners.coreEvent, this, { event: 'protocol_error', code: 'binary_not_utf8', message, fatal: false, source: 'transport' });
   }
 
   #helloMissing(gen) {
@@ -457,7 +460,7 @@ export class Connection {
     this.connect().then(() => {
       if (!this.provider && !this.disposed) {
         this.message = 'No hello from the page yet; asking again…';
-        emit(connectionEvents.change, this);
+        emit(this.listeners.change, this);
       }
     });
   }
@@ -519,6 +522,6 @@ export class Connection {
     const entry = logEntry(dir, frame, type);
     this.log.push(entry);
     if (this.log.length > LIMITS.LOG_ENTRIES) this.log.splice(0, this.log.length - LIMITS.LOG_ENTRIES);
-    emit(connectionEvents.frame, this, entry);
+    emit(this.listeners.frame, this, entry);
   }
 }

@@ -15,6 +15,8 @@
 // chrome.storage.session
 //   denied      {[approvalKey]: at}                  "Deny" in the popup, for this browser session
 //   bridgeStatus  BridgeStatus (desktop-bridge.js)   written by the worker, shown by popup and options
+//   optionsFocus  {origin, at}                       "Open options" after a refusal: the options page
+//                                                    fills that provider in and focuses its token field
 //
 // A provider origin is the origin of the WebSocket URL ("ws://127.0.0.1:3737"). The options page
 // also accepts http(s) origins and full URLs and stores the matching ws(s) origin.
@@ -34,6 +36,7 @@ export const KEYS = Object.freeze({
   BRIDGE_TOKEN: 'bridgeToken',
   BRIDGE_TOKEN_INDEX: 'bridgeTokenIndex',
   BRIDGE_STATUS: 'bridgeStatus',
+  OPTIONS_FOCUS: 'optionsFocus',
 });
 
 /**
@@ -116,6 +119,22 @@ export async function tokenFor(wsUrl) {
   }
   const { tokens = {} } = await storageLocal.get(KEYS.TOKENS);
   return typeof tokens[origin] === 'string' ? tokens[origin] : null;
+}
+
+/**
+ * Asks the options page (about to be opened, or open already) to show the token form for this
+ * provider. A hand-off through storage because runtime.openOptionsPage() takes no argument.
+ */
+export async function askTokenFor(wsUrl) {
+  await storageSession.set({ [KEYS.OPTIONS_FOCUS]: { origin: providerOriginOf(wsUrl), at: Date.now() } });
+}
+
+/** Options page: the provider origin asked for by askTokenFor(), once (it is removed), or null. */
+export async function takeTokenRequest() {
+  const { [KEYS.OPTIONS_FOCUS]: asked } = await storageSession.get(KEYS.OPTIONS_FOCUS);
+  if (!asked) return null;
+  await storageSession.remove(KEYS.OPTIONS_FOCUS);
+  return typeof asked.origin === 'string' ? asked.origin : null;
 }
 
 // ------------------------------------------------------------------------------- approvals

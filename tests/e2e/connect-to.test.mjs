@@ -62,7 +62,8 @@ describe('Connect to…', () => {
   test('a ws:// address with its token: kept, connected, shown and selected; removed', { timeout: TEST_TIMEOUT }, async () => {
     const { page, panel } = await panelPage();
     const r = await connect(panel, srv.wsUrl, srv.token);
-    assert.deepEqual(r, { kind: 'slop', key: srv.wsUrl });
+    assert.deepEqual(r, { kind: 'slop', key: srv.wsUrl, provider: r.provider, checked: true }, 'kept once it said hello');
+    assert.ok(r.provider?.name);
     assert.equal(await panel.locator('#connect-token').inputValue(), '', 'the token field is cleared');
     await panel.locator('#tree .row[data-path="/inbox"]').waitFor({ timeout: 15_000 });
     assert.equal(await panel.locator('#provider').inputValue(), srv.wsUrl);

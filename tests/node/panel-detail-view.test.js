@@ -80,20 +80,20 @@ test('not invokable: the buttons are off and say why; each mode says what it sho
   dv.show(MESSAGE, { ...LIVE, mode: 'query', canInvoke: false, whyNot: 'no', version: 8 });
   assert.match(root.querySelector('.mode-note').textContent, /^Query result \(v8\)/);
   dv.show(MESSAGE, { ...LIVE, contentRefs: false });
-  assert.equal(section(root, 'content-reference').querySelector('.muted.small').textContent, 'The provider did not declare the "content_refs" capability.');
+  assert.equal(section(root, 'content-reference').querySelector('.muted.small').textContent, 'The provider does not offer content references.');
   dv.show(MESSAGE, { ...LIVE, stale: true });
   assert.equal(root.querySelector('.detail-head .pill').textContent, 'last known state');
 });
 
 test('invoke: the core checks the params first; its failures stop the invoke and show at their fields', async () => {
-  const { dv, root, calls } = setup({ validate: (p) => (p.tags?.[0] === '' ? [{ code: 'min', path: ['tags', 0], message: 'params.tags[0] must not be empty' }] : null) });
+  const { dv, root, calls } = setup({ validate: (p) => (p.tags?.[0] === '' ? [{ code: 'min', path: ['tags', 0], message: 'Tags item 1 must not be empty' }] : null) });
   dv.show(MESSAGE, LIVE);
   card(root, 'tag').querySelector('[data-action="add-item"]').click();
   invokeBtn(root, 'tag').click();
   await settle();
   assert.deepEqual(calls.invoke, [], 'not sent');
   const item = card(root, 'tag').querySelector('.pf-field[data-ppath="params.tags[0]"]');
-  assert.equal(item.querySelector('.pf-error').textContent, 'params.tags[0] must not be empty');
+  assert.equal(item.querySelector('.pf-error').textContent, 'Tags item 1 must not be empty');
   assert.match(card(root, 'tag').querySelector('.aff-status').textContent, /not fit the schema/);
 
   type(item.querySelector('input'), 'work');

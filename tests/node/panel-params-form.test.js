@@ -101,7 +101,7 @@ test('each failure goes under the field at its path (the longest prefix), else o
   addItem(f, 'params.tags');
   addItem(f, 'params.tags');
   f.showError([failure(['tags', 1], 'params.tags[1] must be a string')]);
-  assert.equal(errorOf(f, 'params.tags[1]'), 'params.tags[1] must be a string');
+  assert.equal(errorOf(f, 'params.tags[1]'), 'Tags item 2 must be a string', 'in the form\'s words, not the core\'s path');
   assert.equal(errorOf(f, 'params.tags'), '');
   assert.deepEqual(invalid(f), ['params.tags[1]']);
   assert.equal(topError(f), '');
@@ -117,7 +117,8 @@ test('each failure goes under the field at its path (the longest prefix), else o
   f.showError([failure(['count'], 'params.count must be an integer'), failure(['title'], 'params.title is required'),
     failure(['countless'], 'params.countless is not allowed'), failure([], 'params must be an object')]);
   assert.deepEqual(invalid(f).sort(), ['params.count', 'params.title']);
-  assert.equal(errorOf(f, 'params.count'), 'params.count must be an integer');
+  assert.equal(errorOf(f, 'params.count'), 'Count must be an integer');
+  assert.equal(errorOf(f, 'params.title'), 'Title is required');
   assert.equal(topError(f), 'params.countless is not allowed\nparams must be an object');
   f.showError([failure(['title'], 'one'), failure(['title'], 'two')]);
   assert.equal(errorOf(f, 'params.title'), 'one\ntwo');

@@ -1,6 +1,8 @@
 // connect-strip.js: "Connect…": a provider that no page announces, by address (ws://, or an
-// http:// site whose /.well-known/slop names one), with its token if it needs one. Such providers
-// are shown on every tab until removed here. An address that answers as an agnt-gg "Simple
+// http:// site whose /.well-known/slop names one), with its token if it needs one. The worker
+// keeps it only once it answered (its hello); one that does not is said so, with "Save anyway".
+// Such providers are shown on every tab until removed here. The panel switches to one that
+// answered (the user asked for it); one saved anyway is shown only if nothing live is. An address that answers as an agnt-gg "Simple
 // Language Open Protocol" server is said to be one (same name, different protocol) and its /info,
 // /tools and /resources are shown read-only; anything else is "not a SLOP provider", with what it
 // answered.
@@ -20,14 +22,14 @@ export class ConnectStrip {
    */
   constructor(els, { store, bridge, onSelect }) {
     Object.assign(this, { els, store, bridge, onSelect });
-    this.address = h('input', { type: 'text', id: 'connect-address', placeholder: 'ws://localhost:3737/slop or http://host:port', spellcheck: 'false', 'aria-label': 'Provider address' });
-    this.token = h('input', { type: 'password', id: 'connect-token', placeholder: 'token (if it needs one)', autocomplete: 'new-password', spellcheck: 'false', 'aria-label': 'Token' });
+    this.address = h('input', { type: 'text', id: 'connect-address', placeholder: 'ws://host:port/slop or http://host', spellcheck: 'false', 'aria-label': 'Provider address', title: 'A ws:// address, or an http:// site whose /.well-known/slop names one' });
+    this.token = h('input', { type: 'password', id: 'connect-token', placeholder: 'token, if it needs one', autocomplete: 'new-password', spellcheck: 'false', 'aria-label': 'Token' });
     this.message = h('span', { class: 'small', 'data-role': 'connect-message', role: 'status' });
     this.result = h('div', { class: 'connect-result' });
     this.list = h('span', { class: 'connect-list' });
+    this.submit = h('button', { type: 'submit', 'data-action': 'connect' }, 'Connect');
     const form = h('form', { class: 'connect-form', onsubmit: (e) => { e.preventDefault(); this.connect(); } },
-      h('span', { class: 'strip-title', text: 'Connect to' }), this.address, this.token,
-      h('button', { type: 'submit', 'data-action': 'connect' }, 'Connect'), this.message);
+      h('span', { class: 'strip-title', text: 'Connect to' }), this.address, this.token, this.submit, this.message);
     els.strip.replaceChildren(form, this.list, this.result);
     els.button.addEventListener('click', () => {
       toggleStrip(els.button, els.strip);
@@ -36,34 +38,54 @@ export class ConnectStrip {
     });
   }
 
-  connect() {
+  #say(text, kind = '') {
+    this.message.textContent = text;
+    this.message.dataset.kind = kind;
+  }
+
+  /** anyway: keep the address without waiting for it to answer ("Save anyway"). */
+  connect({ anyway = false } = {}) {
     const address = this.address.value.trim();
     if (!address) return;
-    this.message.textContent = 'Connecting…';
-    this.message.dataset.kind = '';
+    this.#say(anyway ? 'Saving…' : 'Connecting: waiting for the provider’s hello…');
+    this.submit.disabled = true;
     setChildren(this.result);
-    this.bridge.request(Request.CONNECT_TO, { address, token: this.token.value || null })
+    this.bridge.request(Request.CONNECT_TO, { address, token: this.token.value || null, anyway })
       .then((r) => {
         this.last = r;
-        this.token.value = '';
         if (r.kind === 'slop') {
-          this.message.textContent = `Added ${r.key}: shown on every tab until you remove it.`;
-          this.message.dataset.kind = 'ok';
+          const name = r.provider?.name ? `${r.provider.name} (${r.key})` : r.key;
+          this.#say(r.checked ? `Added ${name}: shown on every tab until you remove it.`
+            : `Saved ${r.key} without an answer from it: shown on every tab until you remove it; it connects when the provider answers.`, 'ok');
           this.address.value = '';
-          this.onSelect(r.key);
+          this.token.value = '';
+          // It answered: show it (the user asked for it). Saved anyway: only if nothing live is shown.
+          this.onSelect(r.key, { unlessLive: !r.checked });
+        } else if (r.kind === 'no-answer') {
+          this.#say('');
+          this.#noAnswer(r);
         } else if (r.kind === 'agnt-gg') {
-          this.message.textContent = '';
+          this.#say('');
           this.#agntGg(r);
         } else {
-          this.message.textContent = r.message;
-          this.message.dataset.kind = 'bad';
+          this.#say(r.message, 'bad');
         }
       })
       .catch((e) => {
         this.last = { error: e.message };
-        this.message.textContent = e.message;
-        this.message.dataset.kind = 'bad';
-      });
+        this.#say(e.message, 'bad');
+      })
+      .finally(() => { this.submit.disabled = false; });
+  }
+
+  /** The probe failed: nothing was saved; say why, and offer to save it all the same. */
+  #noAnswer(r) {
+    setChildren(this.result, h('div', { class: 'connect-no-answer', 'data-role': 'no-answer', 'data-status': r.status },
+      h('p', { class: 'error-text', 'data-role': 'no-answer-text', text: `${r.message} Nothing was saved.` }),
+      h('div', { class: 'state-actions' },
+        h('button', { type: 'button', 'data-action': 'connect-retry', onclick: () => this.connect() }, 'Try again'),
+        h('button', { type: 'button', 'data-action': 'save-anyway', title: 'Keep this address: it is shown on every tab and connects when the provider answers',
+          onclick: () => this.connect({ anyway: true }) }, 'Save anyway'))));
   }
 
   #agntGg(r) {

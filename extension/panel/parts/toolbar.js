@@ -11,6 +11,15 @@ export function toggleStrip(btn, el, on = el.hidden) {
   btn.setAttribute('aria-pressed', String(on));
 }
 
+/** A select's arrow, padding and border around its text (px). */
+const SELECT_CHROME = 28;
+/** The status indicator's width in one row, at least (its dot and a short word). */
+const STATUS_MIN = 90;
+/** A separator in one row: 1 px and its margins. */
+const SEP_WIDTH = 7;
+/** The name takes at most this share of a one-row bar. */
+const ONE_ROW_SHARE = 0.6;
+
 export class Toolbar {
   /**
    * @param {{provider: HTMLSelectElement, status: HTMLElement, version: HTMLElement,
@@ -20,16 +29,55 @@ export class Toolbar {
   constructor(els, { store, selection, tabId, onSelect }) {
     Object.assign(this, { els, store, selection, tabId });
     els.provider.addEventListener('change', (e) => onSelect(e.target.value || null));
+    addEventListener('resize', () => this.#fit());
   }
+
+  /**
+   * One row while the shown name fits beside the buttons; else two (the name and its status on the
+   * first): a name is never cut for the buttons' sake, at 320 px as at 1280.
+   */
+  #fit() {
+    const sel = this.els.provider;
+    const bar = sel.parentElement;
+    if (!bar || !bar.clientWidth) return;
+    const text = sel.selectedOptions[0]?.text ?? '';
+    const ctx = (Toolbar.#measure ??= document.createElement('canvas').getContext('2d'));
+    ctx.font = getComputedStyle(sel).font;
+    const need = Math.ceil(ctx.measureText(text).width) + SELECT_CHROME;
+    let others = 0;
+    let n = 0;
+    for (const el of bar.children) {
+      if (el === sel || el.hidden || el.id === 'version' || el.classList.contains('spacer') || getComputedStyle(el).display === 'none') continue;
+      // The status gives way to its dot (and a word or two) before the name does; in two rows the
+      // first separator is the line break (its one-row width counts).
+      const w = el.getBoundingClientRect().width;
+      others += el === this.els.status ? Math.min(w, STATUS_MIN) : el.classList.contains('tb-sep') ? SEP_WIDTH : w;
+      n++;
+    }
+    const gap = parseFloat(getComputedStyle(bar).columnGap) || 0;
+    const room = bar.clientWidth - (parseFloat(getComputedStyle(bar).paddingLeft) || 0) * 2 - others - gap * n;
+    const rows = need > Math.min(room, bar.clientWidth * ONE_ROW_SHARE) ? '2' : '1';
+    if (bar.dataset.rows !== rows) bar.dataset.rows = rows;
+  }
+  static #measure = null;
 
   render() {
     const { els, store, selection } = this;
-    const options = store.providers.map((p) => h('option', { value: p.key, text: `${providerTitle(p)} — ${statusLabel(p)}` }));
-    for (const [key, imp] of store.imports) options.push(h('option', { value: key, text: `${imp.name} (imported)` }));
-    for (const [key, rec] of selection.recordings) options.push(h('option', { value: key, text: `${rec.name} (recording)` }));
-    setChildren(els.provider, options.length ? options : h('option', { value: '', text: store.seenProviders ? 'no provider on this page' : 'connecting…' }));
+    // Names only: the status (or "Imported", "Recording") is the indicator's beside it; in the open
+    // list, a group's label says what kind each entry is and an entry's tooltip its status.
+    const providers = store.providers.map((p) => h('option', { value: p.key, text: providerTitle(p), title: `${statusLabel(p)} · ${transportText(p)}` }));
+    const imports = [...store.imports].map(([key, imp]) => h('option', { value: key, text: imp.name, title: 'An imported file, read-only' }));
+    const recordings = [...selection.recordings].map(([key, rec]) => h('option', { value: key, text: rec.name, title: 'A recording, read-only' }));
+    const count = providers.length + imports.length + recordings.length;
+    const group = (label, list) => (list.length ? h('optgroup', { label }, list) : null);
+    setChildren(els.provider, count === 0 ? h('option', { value: '', text: store.seenProviders ? 'no provider on this page' : 'connecting…' })
+      : imports.length || recordings.length ? [group('Providers', providers), group('Imported files', imports), group('Recordings', recordings)]
+        : providers);
     els.provider.value = selection.key ?? '';
-    els.provider.disabled = options.length === 0;
+    els.provider.disabled = count === 0;
+    // A name longer than the whole bar is cut there: all of it in the tooltip.
+    els.provider.title = els.provider.selectedOptions[0]?.text ?? '';
+    this.#fit();
     const p = selection.provider();
     const tree = selection.tree();
     this.#status(p, selection.importInfo());

@@ -37,6 +37,19 @@ function typeLabel(schema) {
   return typeof t === 'string' ? t : 'any';
 }
 
+/**
+ * A failure of the core, said under its own field in the field's words: the core names the value
+ * by its path ("params.to is required"), the form by the field's label ("To is required"; an array
+ * item: "Tags item 2 must be a string"). A failure deeper down than the field keeps the core's path.
+ */
+function worded(field, path, message) {
+  if (field.segs.length !== path.length || !message.startsWith(field.ppath)) return message;
+  const [parent, last] = [field.segs.at(-2), field.segs.at(-1)];
+  const item = typeof parent === 'string' ? `${parent} item` : 'item';
+  const label = field.name ?? (typeof last === 'number' ? `${item} ${last + 1}` : String(last));
+  return `${label[0].toUpperCase()}${label.slice(1)}${message.slice(field.ppath.length)}`;
+}
+
 export class ParamsForm {
   /**
    * @param {object} schema   the affordance's params schema
@@ -123,7 +136,8 @@ export class ParamsForm {
     for (const { path, message } of failures) {
       const best = this.raw || !Array.isArray(path) ? null : this.#fieldAt(path);
       if (best) {
-        best.errorEl.textContent = best.errorEl.textContent ? `${best.errorEl.textContent}\n${message}` : message;
+        const text = worded(best, path, message);
+        best.errorEl.textContent = best.errorEl.textContent ? `${best.errorEl.textContent}\n${text}` : text;
         best.el.classList.add('invalid');
       } else {
         top.push(message);
@@ -305,6 +319,7 @@ export class ParamsForm {
     }
     field.ppath = ppath;
     field.segs = segs;
+    field.name = name;
     field.errorEl = errorEl;
     this.fields.push(field);
     return field;
