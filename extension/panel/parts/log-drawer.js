@@ -54,6 +54,16 @@ export class LogDrawer {
     return this.view.reveal(text);
   }
 
+  /** Opens the drawer (whole, not collapsed) on the frames that name this node path, newest selected. */
+  showPath(path) {
+    if (!this.open) this.els.button.click();
+    else if (this.splitters.logCollapsed) {
+      this.splitters.toggleLog(false);
+      this.#layout();
+    }
+    return this.view.showPath(path);
+  }
+
   /** The pause state of the shown provider's log (another provider may be paused, or not). */
   syncPaused() {
     const key = this.selection.key;

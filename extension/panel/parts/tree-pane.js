@@ -1,28 +1,36 @@
 // tree-pane.js: the tree of the shown state (views/tree-view.js) and the count of views the panel
 // holds beside the search box. Rows scrolled into view ask for missing views (mirror-fill.js);
 // "load more" under a windowed collection fetches a query page (load-more.js), shown under the
-// live tree only.
+// live tree only. Around it: a row's context menu (row-menu.js), the selected path's breadcrumbs
+// (breadcrumbs.js), and the filter and display strip (tree-options.js).
 
 import { loadMore } from '../load-more.js';
 import { assembleTree } from '../export.js';
 import { TreeView } from '../views/tree-view.js';
+import { RowMenu } from './row-menu.js';
+import { Breadcrumbs } from './breadcrumbs.js';
+import { TreeOptions } from './tree-options.js';
 
 const NO_PAGES = new Map();
 const now = () => performance.timeOrigin + performance.now();
 
 export class TreePane {
   /**
-   * @param {{tree: HTMLElement, loadState: HTMLElement}} els
+   * @param {{tree: HTMLElement, loadState: HTMLElement, crumbs: HTMLElement, filterButton: HTMLButtonElement, filterStrip: HTMLElement}} els
    * @param {{store, bridge, selection, fill: import('../mirror-fill.js').MirrorFill, marks: object,
-   *          onSelect: () => void, onOpen: () => void, copy: (text: string, what: string) => void}} o
+   *          onSelect: () => void, onOpen: () => void, copy: (text: string, what: string) => void,
+   *          showInLog: (path: string) => void}} o
    *   marks: the panel's timing marks (firstRows, firstRowsCount, firstRowsPainted are set here)
    */
-  constructor(els, { store, bridge, selection, fill, marks, onSelect, onOpen, copy }) {
-    Object.assign(this, { els, store, selection, marks });
+  constructor(els, { store, bridge, selection, fill, marks, onSelect, onOpen, copy, showInLog }) {
+    Object.assign(this, { els, store, selection, marks, copy, showInLog });
     /** A live tree the user may act on (not a version from the history). */
     const liveTree = () => (selection.scrub ? null : selection.tree());
     this.view = new TreeView(els.tree, {
-      onSelect,
+      onSelect: (sel) => {
+        this.#renderCrumbs();
+        onSelect(sel);
+      },
       onOpen,
       onNeedNodes: (paths) => {
         const tree = liveTree();
@@ -36,13 +44,57 @@ export class TreePane {
         const tree = selection.tree();
         if (tree) store.clearQuery(tree.key, tree.sub, path);
       },
-      // Ctrl+C: the node and everything under it that the panel holds, as SLOP node JSON.
-      onCopy: (view) => {
-        const nodes = selection.source()?.nodes;
-        const tree = nodes?.get(view.path) === view ? assembleTree(nodes, view.path).tree : (({ path: _p, child_ids: _c, ...node }) => node)(view);
-        copy(JSON.stringify(tree, null, 2), `${view.path ?? view.id} as JSON`);
+      onCopy: (view) => this.copyNode(view),
+      onMenu: (sel, at) => this.#openMenu(sel, at),
+    });
+    this.menu = new RowMenu(document.body);
+    this.crumbs = new Breadcrumbs(els.crumbs, {
+      onPick: (path) => {
+        if (selection.source()?.nodes.has(path)) this.view.reveal(path);
       },
     });
+    this.options = new TreeOptions({ button: els.filterButton, strip: els.filterStrip }, {
+      store, bridge, selection, view: this.view,
+      onChange: () => this.view.setFilter(this.options.filterFor(selection.source())),
+    });
+  }
+
+  /** Ctrl+C, and the menu: the node and everything under it that the panel holds, as SLOP node JSON. */
+  copyNode(view) {
+    const nodes = this.selection.source()?.nodes;
+    const tree = nodes?.get(view.path) === view ? assembleTree(nodes, view.path).tree : (({ path: _p, child_ids: _c, ...node }) => node)(view);
+    this.copy(JSON.stringify(tree, null, 2), `${view.path ?? view.id} as JSON`);
+  }
+
+  /** A row's menu. It copies, arranges rows, or finds frames; it never invokes (keys are safety). */
+  #openMenu(sel, at) {
+    if (!sel) return;
+    const { selection, view: tv } = this;
+    const view = sel.query ?? selection.source()?.nodes.get(sel.path) ?? null;
+    const kids = !sel.query && view?.child_ids.length > 0;
+    const what = sel.path;
+    this.menu.show([
+      [
+        { id: 'copy-path', label: 'Copy path', run: () => this.copy(sel.path, 'path') },
+        { id: 'copy-json', label: 'Copy node as JSON', keys: 'Ctrl+C', disabled: !view, run: () => this.copyNode(view) },
+        { id: 'copy-value', label: 'Copy value (properties)', disabled: !view, run: () => this.copy(JSON.stringify(view.properties ?? {}, null, 2), `${what} properties`) },
+      ],
+      [
+        { id: 'expand-below', label: 'Expand all below', keys: '*', disabled: !kids, run: () => tv.toggleDeep(sel.path, true) },
+        { id: 'collapse-below', label: 'Collapse all below', keys: '-', disabled: !kids, run: () => tv.toggleDeep(sel.path, false) },
+        { id: 'collapse-all', label: 'Collapse all', keys: 'Shift+←', run: () => tv.collapseAll() },
+      ],
+      [
+        { id: 'select-in-log', label: 'Select in the log', disabled: !this.showInLog || selection.isImport() || selection.isRecording(),
+          run: () => this.showInLog(sel.path) },
+      ],
+    ], at, this.els.tree);
+  }
+
+  #renderCrumbs() {
+    const src = this.selection.source();
+    const sel = this.view.selection();
+    this.crumbs.render(src && sel ? sel.path : null, src?.path ?? '/', (p) => src?.nodes.get(p));
   }
 
   /** The query pages shown under the tree's collections (none under a version from the history). */
@@ -57,6 +109,9 @@ export class TreePane {
     const src = selection.source();
     const touched = !selection.scrub ? change?.touched?.get(selection.key) : null;
     this.view.setSource(src, { touched, extras: this.#pages() });
+    this.view.setFilter(this.options.filterFor(src));
+    this.#renderCrumbs();
+    this.options.render();
     if (!marks.firstRows && src && this.els.tree.querySelector('.row[data-path]')) {
       marks.firstRows = now();
       marks.firstRowsCount = src.nodes.size;

@@ -1,5 +1,6 @@
 // log-view.js: the drawer at the bottom. "Frames": every frame in and out (time, direction, type,
-// size), virtualized, filterable by type and direction, pausable, clearable; a frame's JSON opens
+// size), virtualized, filterable by type, direction and text (plain or a regular expression, and
+// inverted: the frames that do not match), pausable, clearable; a frame's JSON opens
 // on the right (copyable); a batch expands into its inner messages. "Events": the core's events
 // (results, tasks, errors, resyncs, timeouts, protocol errors, provider restarts and changes).
 //
@@ -72,6 +73,10 @@ export class LogView {
     this.selected = null;    // a row object {frame, msg, depth, ...}
     this.typeFilter = '';
     this.dirFilter = '';
+    /** The text filter: what is typed, whether it is a regular expression, whether it is inverted. */
+    this.text = { value: '', regex: false, invert: false };
+    this.textTest = null;      // (frame) => boolean, or null: no text filter (empty, or a bad regex)
+    this.textHits = new WeakMap(); // frame → whether it matches the current text filter
     this.paused = false;
     this.skipped = 0;
     this.cache = new WeakMap();
@@ -81,8 +86,16 @@ export class LogView {
       h('option', { value: '', text: 'all types' }));
     this.dirSel = h('select', { 'aria-label': 'Filter frames by direction', 'data-filter': 'dir', onchange: () => { this.dirFilter = this.dirSel.value; this.#refilter(); } },
       h('option', { value: '', text: 'in + out' }), h('option', { value: 'in', text: '↓ in' }), h('option', { value: 'out', text: '↑ out' }));
-    this.pauseBtn = h('button', { type: 'button', class: 'small', 'data-action': 'pause', 'aria-pressed': 'false', onclick: () => this.hooks.onPause(!this.paused) }, 'Pause');
-    this.clearBtn = h('button', { type: 'button', class: 'small', 'data-action': 'clear', onclick: () => this.hooks.onClear(this.tab) }, 'Clear');
+    this.textInput = h('input', { type: 'search', class: 'log-text', 'data-filter': 'text', placeholder: 'Filter', spellcheck: 'false', 'aria-label': 'Filter frames by text',
+      title: 'Show the frames whose JSON contains this text (case-insensitive)', oninput: () => this.#setText({ value: this.textInput.value }) });
+    this.regexBtn = h('button', { type: 'button', class: 'tb log-opt mono', 'data-action': 'regex', 'aria-pressed': 'false', 'aria-label': 'Regular expression', text: '.*',
+      title: 'Read the filter as a regular expression (case-insensitive)', onclick: () => this.#setText({ regex: !this.text.regex }) });
+    this.invertBtn = h('button', { type: 'button', class: 'tb log-opt mono', 'data-action': 'invert', 'aria-pressed': 'false', 'aria-label': 'Invert the filter', text: '!=',
+      title: 'Invert: show the frames that do not match the filter', onclick: () => this.#setText({ invert: !this.text.invert }) });
+    this.textBox = h('span', { class: 'log-filter' }, this.textInput, this.regexBtn, this.invertBtn);
+    // Icons beside the words; a narrow log keeps only the icons (panel.css).
+    this.pauseBtn = h('button', { type: 'button', class: 'small icon-btn i-pause', 'data-action': 'pause', 'aria-pressed': 'false', onclick: () => this.hooks.onPause(!this.paused) }, 'Pause');
+    this.clearBtn = h('button', { type: 'button', class: 'small icon-btn i-close', 'data-action': 'clear', title: 'Clear the log', onclick: () => this.hooks.onClear(this.tab) }, 'Clear');
     this.countEl = h('span', { class: 'muted small log-count' });
     // Down to this toolbar, or back (splitters.js keeps the choice).
     this.collapseBtn = h('button', { type: 'button', class: 'tb icon-btn i-chevron-down', 'data-action': 'collapse-log', 'aria-label': 'Collapse the log', title: 'Collapse the log to this bar',
@@ -91,7 +104,7 @@ export class LogView {
       h('div', { class: 'seg' },
         h('button', { type: 'button', 'data-tab': 'frames', onclick: () => this.#switch('frames') }, 'Frames'),
         h('button', { type: 'button', 'data-tab': 'events', onclick: () => this.#switch('events') }, 'Events')),
-      this.typeSel, this.dirSel, this.pauseBtn, this.clearBtn, this.countEl, h('span', { class: 'spacer' }), this.collapseBtn);
+      this.typeSel, this.dirSel, this.textBox, this.pauseBtn, this.clearBtn, this.countEl, h('span', { class: 'spacer' }), this.collapseBtn);
     this.framesEl = h('div', { class: 'log-list', role: 'log', tabindex: '0', 'aria-label': 'Frames' });
     this.eventsEl = h('div', { class: 'log-list events', role: 'log', 'aria-label': 'Events' });
     this.frameDetail = h('div', { class: 'log-detail' });
@@ -112,6 +125,7 @@ export class LogView {
     this.eventsEl.hidden = tab !== 'events';
     this.typeSel.hidden = tab !== 'frames';
     this.dirSel.hidden = tab !== 'frames';
+    this.textBox.hidden = tab !== 'frames';
     this.pauseBtn.hidden = tab !== 'frames';
     this.#count();
     if (tab === 'frames') this.list.render();
@@ -130,6 +144,9 @@ export class LogView {
     this.paused = paused;
     this.skipped = skipped;
     this.pauseBtn.textContent = paused ? 'Resume' : 'Pause';
+    this.pauseBtn.classList.toggle('i-pause', !paused);
+    this.pauseBtn.classList.toggle('i-play', paused);
+    this.pauseBtn.title = paused ? 'Record the frames again' : 'Stop recording frames (they are counted, not kept)';
     this.pauseBtn.setAttribute('aria-pressed', String(paused));
     this.root.classList.toggle('paused', paused);
     this.#count();
@@ -173,8 +190,68 @@ export class LogView {
     }
   }
 
+  /**
+   * Changes the text filter. A regular expression that does not compile filters nothing and
+   * marks the field invalid (its tooltip says why), until it is corrected.
+   */
+  #setText(change) {
+    Object.assign(this.text, change);
+    const { value, regex, invert } = this.text;
+    this.regexBtn.setAttribute('aria-pressed', String(regex));
+    this.invertBtn.setAttribute('aria-pressed', String(invert));
+    if (this.textInput.value !== value) this.textInput.value = value;
+    let error = null;
+    this.textTest = null;
+    if (value && regex) {
+      try {
+        const re = new RegExp(value, 'i');
+        this.textTest = (f) => re.test(f.text);
+      } catch (e) {
+        error = e.message;
+      }
+    } else if (value) {
+      const needle = value.toLowerCase();
+      this.textTest = (f) => f.text.toLowerCase().includes(needle);
+    }
+    this.textInput.classList.toggle('invalid', !!error);
+    this.textInput.toggleAttribute('aria-invalid', !!error);
+    this.textInput.title = error ? `Not a regular expression: ${error}` : regex ? 'Show the frames whose JSON matches this regular expression (case-insensitive)' : 'Show the frames whose JSON contains this text (case-insensitive)';
+    this.textHits = new WeakMap();
+    this.#refilter();
+  }
+
+  /** Whether the frame passes the text filter (a cached answer per frame until the filter changes). */
+  #textPasses(f) {
+    if (!this.textTest) return true;
+    let hit = this.textHits.get(f);
+    if (hit === undefined) {
+      hit = this.textTest(f);
+      this.textHits.set(f, hit);
+    }
+    return hit !== this.text.invert;
+  }
+
+  /**
+   * Shows the frames that name this node path (in a patch op's path, itself or below it), newest
+   * selected: the tree's "Select in the log". Type and direction filters are cleared.
+   */
+  showPath(path) {
+    this.#switch('frames');
+    this.typeFilter = this.dirFilter = '';
+    this.typeSel.value = this.dirSel.value = '';
+    const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // Quoted and followed by the end of the string or a "/": /a/item-1 is not /a/item-10.
+    this.#setText({ value: `"${escaped}["/]`, regex: true, invert: false });
+    const j = this.rows.findLastIndex((r) => r.depth === 0);
+    if (j < 0) return false;
+    this.#select(this.rows[j]);
+    this.list.scrollToIndex(j, 'center');
+    return true;
+  }
+
   #matches(f) {
     if (this.dirFilter && f.dir !== this.dirFilter) return false;
+    if (!this.#textPasses(f)) return false;
     if (!this.typeFilter) return true;
     if (f.type === this.typeFilter) return true;
     // A batch matches when one of its messages has the type.
@@ -299,10 +376,10 @@ export class LogView {
    */
   reveal(text) {
     this.#switch('frames');
-    if (this.typeFilter || this.dirFilter) {
+    if (this.typeFilter || this.dirFilter || this.text.value) {
       this.typeFilter = this.dirFilter = '';
       this.typeSel.value = this.dirSel.value = '';
-      this.#refilter();
+      this.#setText({ value: '' });
     }
     const n = Math.min(text.length, 200);
     const j = this.rows.findIndex((r) => r.depth === 0 && r.frame.dir === 'in' && r.frame.text.slice(0, n) === text.slice(0, n));

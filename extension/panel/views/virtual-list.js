@@ -53,6 +53,15 @@ export class VirtualList {
     this.sizer.style.height = `${n * this.rowHeight}px`;
   }
 
+  /** Another row height (a denser list): the row at the top stays at the top. */
+  setRowHeight(px) {
+    const first = this.top / this.rowHeight;
+    this.rowHeight = px;
+    this.setCount(this.count);
+    this.top = Math.max(0, Math.min(first * px, this.count * px - this.height));
+    this.scroller.scrollTop = this.top;
+  }
+
   /** The rows that are (or would be) in the DOM now: [first, last). */
   range() {
     const h = this.height;
