@@ -20,6 +20,11 @@ export class Selection {
   key = null;
   /** @type {Scrub|null} */
   scrub = null;
+  /**
+   * The step that was shown until the history dropped it at its bound ({step, version, limits}),
+   * said in the banner until the next choice of step or live; null: nothing to say.
+   */
+  scrubDropped = null;
   #watched = null;
   /** provider key → {sub, options}: a subscription made in this panel */
   #custom = new Map();
@@ -122,6 +127,7 @@ export class Selection {
     if (key === this.key) return false;
     this.key = key;
     this.scrub = null;
+    this.scrubDropped = null;
     this.syncWatch();
     return true;
   }

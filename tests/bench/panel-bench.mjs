@@ -14,6 +14,7 @@
 // first render (panel opened → rows in the DOM, sw/tree-reset arrival → rows, → whole mirror loaded).
 
 import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { startGatedServer } from '../fixtures/provider/ws-server.mjs';
 import { ALL_CAPABILITIES, SLOP_VERSION } from '../fixtures/provider/state.mjs';
@@ -24,7 +25,9 @@ import { launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, unti
 // the frame itself. A user's browser has no such observer, so the bench turns it off.
 process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK ??= '1';
 
+const isMain = import.meta.url === pathToFileURL(process.argv[1] ?? '').href;
 const { values: args } = parseArgs({
+  strict: isMain, // imported by another bench, whose options these are not
   options: {
     quick: { type: 'boolean', default: false },
     seconds: { type: 'string' },
@@ -45,7 +48,7 @@ const VISIBLE = 20; // items of g0 that are on screen in an 800 px panel
 
 const now = () => performance.timeOrigin + performance.now();
 
-function bigTree() {
+export function bigTree() {
   const groups = [];
   for (let g = 0; g < GROUPS; g++) {
     const items = [];
@@ -61,11 +64,11 @@ function bigTree() {
   }
   return { id: 'bench', type: 'root', properties: { label: 'Panel bench' }, children: groups };
 }
-const NODES = 1 + GROUPS * (1 + PER_GROUP);
+export const NODES = 1 + GROUPS * (1 + PER_GROUP);
 
 /** The bench provider: the whole tree to every subscribe (it ignores max_nodes, as the reference
  * browser provider does), then patches on demand. */
-async function startBenchProvider() {
+export async function startBenchProvider() {
   const tree = bigTree();
   const conns = new Set();
   const srv = await startGatedServer({
@@ -108,7 +111,7 @@ async function startBenchProvider() {
   return srv;
 }
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+export const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const median = (xs) => pct([...xs].sort((a, b) => a - b), 50);
 const ms = (x) => `${x.toFixed(1)} ms`;
 
@@ -124,13 +127,13 @@ async function clockOffset(page) {
   return best;
 }
 
-const DEBUG_PORT = 9329;
+export const DEBUG_PORT = 9329;
 
 /**
  * A CPU profiler on the extension's service worker, over a CDP connection of its own (Playwright
  * gives CDP sessions for pages only). Returns stop() → the profile.
  */
-async function profileWorker() {
+export async function profileWorker() {
   const { WebSocket } = await import('ws');
   const version = await (await fetch(`http://127.0.0.1:${DEBUG_PORT}/json/version`)).json();
   const ws = new WebSocket(version.webSocketDebuggerUrl);
@@ -161,7 +164,7 @@ async function profileWorker() {
 }
 
 /** Self time per function (name, file:line) of a CPU profile, heaviest first. */
-function selfTimes(profile) {
+export function selfTimes(profile) {
   const dt = new Map();
   for (let i = 0; i < profile.samples.length; i++) dt.set(profile.samples[i], (dt.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const byName = new Map();
@@ -340,7 +343,10 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// Run as a script; imported (history-bench.mjs takes its provider), it only defines.
+if (isMain) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -33,6 +33,9 @@ if [ -f tests/bench/panel-bench.mjs ]; then
   echo
   echo "*** DevTools panel in headless Chromium"
   timeout -k 10 600 node tests/bench/panel-bench.mjs "${quick[@]}"
+  echo
+  echo "*** the panel with the History closed, then open (same load)"
+  timeout -k 10 600 node tests/bench/history-bench.mjs "${quick[@]}"
 fi
 echo
 echo "*** the test library (slop-inspector/node and /playwright) next to a bare ws client"

@@ -11,6 +11,7 @@
 import { Request, ErrorCode } from '../../shared/messages.js';
 import { isAtOrUnder } from '../../shared/node-path.js';
 import { HistoryStripView, StepListView, renderDiff } from '../views/history-view.js';
+import { h, setChildren } from '../../shared/dom.js';
 import { toggleStrip } from './toolbar.js';
 import { download, fileName } from '../export.js';
 
@@ -18,6 +19,8 @@ import { download, fileName } from '../export.js';
 export const isRecordingText = (text) => /"format"\s*:\s*"slop-inspector-recording"/.test(text.slice(0, 300));
 
 const PLAY_MIN_MS = 40;
+/** While live, the diff of the newest step is asked for at most this often. */
+const LIVE_DIFF_MS = 150;
 const PLAY_MAX_MS = 2000;
 
 export class HistoryPane {
@@ -32,8 +35,17 @@ export class HistoryPane {
   #inFlight = false;
   #queued = undefined;
   #timer = 0;
-  #diffTimer = 0;
   #resetId = 0;
+  /** The banner's note for the next #go: the step viewed was dropped ({step, version, limits}). */
+  #droppedNote = null;
+  /** The step last asked for (null: live), shown or on its way; undefined: none asked yet. */
+  #wanted = undefined;
+  #liveBusy = false;
+  #liveAgain = false;
+  #liveAt = -Infinity;
+  #liveTimer = 0;
+  /** The step whose diff is shown against the one before it (null: none, or the pinned pair). */
+  diffStep = null;
 
   /**
    * @param {{strip: HTMLElement, button: HTMLButtonElement, list: HTMLElement, file: HTMLInputElement}} els
@@ -69,11 +81,37 @@ export class HistoryPane {
       }
       this.render();
     });
+    document.addEventListener('keydown', (e) => this.#key(e));
     els.file.addEventListener('change', async () => {
       const file = els.file.files?.[0];
       els.file.value = '';
       if (file) await this.openRecording(await file.text(), file.name);
     });
+  }
+
+  /**
+   * ← / → step and Esc goes back to live, while the strip or the History tab is shown. Not in a
+   * text field (its own caret), the slider (it moves itself), the tree (← / → fold and unfold),
+   * a dialog or a menu, nor when another part took the key.
+   */
+  #key(e) {
+    if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey) return;
+    if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight' && e.key !== 'Escape') return;
+    if (this.els.strip.hidden && this.els.list.hidden) return;
+    const t = e.target;
+    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t?.isContentEditable) return;
+    // A dialog or a menu (the keys overlay, a confirmation, a row's menu) has the key to itself.
+    if (t instanceof Element && t.closest('dialog, [role="dialog"], [role="alertdialog"], [role="menu"]')) return;
+    if (e.key === 'Escape') {
+      if (this.selection.isRecording() || (this.shown === null && !this.selection.scrubDropped && !this.playing)) return;
+      this.backToLive();
+      e.preventDefault();
+      return;
+    }
+    if (t instanceof Element && t.closest('#tree')) return;
+    if (!this.#steps().length || this.#note()) return;
+    this.step(e.key === 'ArrowLeft' ? -1 : 1);
+    e.preventDefault();
   }
 
   /** The history shown: the shown provider's or recording's (null if none). */
@@ -113,6 +151,10 @@ export class HistoryPane {
     this.stop();
     this.pins = [];
     this.shown = null;
+    this.diffStep = null;
+    this.#wanted = undefined;
+    this.#droppedNote = null;
+    this.selection.scrubDropped = null;
     this.#seq++;
     if (!this.els.strip.hidden) this.load();
   }
@@ -129,7 +171,9 @@ export class HistoryPane {
   step(d) {
     const steps = this.#steps();
     if (!steps.length) return;
-    const cur = this.shown === null ? steps.length - 1 : Math.max(0, this.#indexOf(this.shown));
+    // From the step last asked for: keys pressed faster than steps arrive add up.
+    const from = this.#wanted !== undefined && (this.#wanted === null || this.#indexOf(this.#wanted) >= 0) ? this.#wanted : this.shown;
+    const cur = from === null ? steps.length - 1 : Math.max(0, this.#indexOf(from));
     this.selectIndex(Math.max(0, Math.min(steps.length - 1, cur + d)));
   }
 
@@ -143,6 +187,7 @@ export class HistoryPane {
    * moves when both are here. While one is on its way, only the latest wish is kept.
    */
   select(step) {
+    this.#wanted = step;
     if (this.#inFlight) {
       this.#queued = step;
       return;
@@ -152,8 +197,8 @@ export class HistoryPane {
       if (this.#queued !== undefined) {
         const next = this.#queued;
         this.#queued = undefined;
-        if (next !== this.shown) this.select(next);
-      }
+        if (next !== this.shown || this.#droppedNote) this.select(next);
+      } else this.stepsChanged(); // steps that came meanwhile (maybe dropping the one shown)
     });
   }
 
@@ -167,25 +212,46 @@ export class HistoryPane {
     const live = !recording && (step === null || step === last);
     this.#inFlight = true;
     const seq = ++this.#seq;
+    // A choice made now replaces what the banner said about a step that was dropped.
+    selection.scrubDropped = this.#droppedNote;
+    this.#droppedNote = null;
     if (live) {
       this.shown = null;
       selection.setScrub(null);
       this.onScrub();
-      await this.#diff(seq);
+      let r = null;
+      try {
+        r = await this.#fetchDiff(null);
+      } catch { /* the steps moved on: the next refresh brings the newest */ }
+      if (seq === this.#seq && r) this.#showDiff(r);
       this.render();
       return;
     }
     const tree = selection.tree();
-    const held = recording ? selection.recordings.get(key)?.tree : selection.scrub?.key === key ? selection.scrub.source : null;
-    const have = recording ? selection.recordings.get(key)?.step ?? null : selection.scrub?.key === key ? selection.scrub.step.step : null;
-    let state;
+    let held = recording ? selection.recordings.get(key)?.tree : selection.scrub?.key === key ? selection.scrub.source : null;
+    let have = recording ? selection.recordings.get(key)?.step ?? null : selection.scrub?.key === key ? selection.scrub.step.step : null;
+    // From live, the panel's own whole mirror is the newest step's state when their versions
+    // match within one segment (a patch, not a new snapshot): the worker then sends only what
+    // differs, not every view of the tree again (10,000 views cost the worker and the port
+    // hundreds of ms).
+    const newest = steps.at(-1);
+    const p = selection.provider();
+    if (!recording && have === null && tree?.live && tree.complete && p && tree.sub === p.primarySub && newest
+      && !['snapshot', 'resync', 'reload'].includes(newest.kind) && newest.version === tree.version) {
+      held = tree;
+      have = newest.step;
+    }
+    let state, diff;
     try {
-      [state] = await Promise.all([
+      [state, diff] = await Promise.all([
         bridge.request(Request.HISTORY_STATE, { key, step, have }),
-        this.#diff(seq, step),
+        // The step before it may go at the bound meanwhile: then there is nothing to diff against.
+        this.#fetchDiff(step).catch(() => ({ from: null, to: step, d: null, pinned: false })),
       ]);
     } catch (e) {
-      if (seq === this.#seq) this.toast.show(e.code === ErrorCode.NOT_FOUND ? 'That step is no longer in the history.' : `History: ${e.message}`);
+      if (seq !== this.#seq || selection.key !== key) return;
+      if (e.code === ErrorCode.NOT_FOUND) this.#dropped(step, steps.find((s) => s.step === step)?.version ?? null);
+      else this.toast.show(`History: ${e.message}`);
       return;
     }
     if (seq !== this.#seq || selection.key !== key) return;
@@ -203,42 +269,114 @@ export class HistoryPane {
     } else {
       selection.setScrub({ key, sub: tree?.sub, step: stepObj, version: state.version, source });
     }
+    // Tree, banner, strip, list and diff move to the step in this one turn: they never disagree.
     this.shown = step;
+    this.#showDiff(diff);
     this.onScrub();
     this.render();
   }
 
-  /** New steps: while the live state is shown, the diff follows the newest step (at most every 300 ms). */
-  stepsChanged() {
-    if (this.shown !== null || this.pins.length === 2 || this.els.strip.hidden || this.#diffTimer) return;
-    this.#diffTimer = setTimeout(() => {
-      this.#diffTimer = 0;
-      if (this.shown === null && this.pins.length !== 2) this.#diff();
-    }, 300);
+  /**
+   * The step shown is no longer in the history (the worker dropped it at its bound): the banner
+   * says so plainly and the panel goes back to live, so that nothing names a step that is gone.
+   */
+  #dropped(step, version) {
+    this.stop();
+    this.#droppedNote = { step, version, limits: this.history()?.info?.limits ?? null };
+    if (this.#inFlight) {
+      this.#queued = null;
+      this.#wanted = null;
+    } else this.select(null);
   }
 
-  /** The diff shown under the list: the pinned pair, else the step against the one before it. */
-  async #diff(seq = ++this.#seq, step = this.shown) {
-    const key = this.selection.key;
+  /** Esc and the banner's button: back to live (and the banner's note about a dropped step goes). */
+  backToLive() {
+    this.stop();
+    this.selection.scrubDropped = null;
+    if (this.shown !== null || this.#inFlight) this.select(null);
+    else this.onScrub();
+  }
+
+  /**
+   * New steps. A viewed step the bound dropped ends the view (see #dropped), pins of dropped steps
+   * go, and while live the diff follows the newest step.
+   */
+  stepsChanged() {
+    const steps = this.#steps();
+    if (!steps.length || this.selection.isRecording()) return;
+    const first = steps[0].step;
+    if (this.shown !== null && this.shown < first && !this.#inFlight) {
+      const scrub = this.selection.scrub;
+      this.#dropped(this.shown, scrub?.step?.step === this.shown ? scrub.version : null);
+      return;
+    }
+    if (this.pins.some((p) => p < first)) {
+      this.pins = this.pins.filter((p) => p >= first);
+      if (this.shown === null) this.#followLive(true);
+      return;
+    }
+    this.#followLive();
+  }
+
+  /**
+   * While the live state is shown, the diff (and the list's selected row with it) follows the
+   * newest step: one request at a time, at most every LIVE_DIFF_MS.
+   */
+  #followLive(now = false) {
+    if (this.shown !== null || this.#inFlight || this.pins.length === 2 || (this.els.strip.hidden && this.els.list.hidden)) return;
+    if (this.#liveBusy) {
+      this.#liveAgain = true;
+      return;
+    }
+    const newest = this.#steps().at(-1)?.step ?? null;
+    if (!now && newest === this.diffStep) return;
+    const wait = now ? 0 : Math.max(0, this.#liveAt + LIVE_DIFF_MS - performance.now());
+    this.#liveBusy = true;
+    clearTimeout(this.#liveTimer);
+    this.#liveTimer = setTimeout(async () => {
+      this.#liveAt = performance.now();
+      const token = this.#seq;
+      try {
+        const r = await this.#fetchDiff(null);
+        // A step chosen meanwhile wins: its own diff comes with its state.
+        if (token === this.#seq && this.shown === null && !this.#inFlight && r.pinned === (this.pins.length === 2)) {
+          this.#showDiff(r);
+          this.render();
+        }
+      } catch { /* dropped meanwhile: the next one asks again */ }
+      this.#liveBusy = false;
+      if (this.#liveAgain) {
+        this.#liveAgain = false;
+        this.#followLive();
+      }
+    }, wait);
+  }
+
+  /**
+   * The diff to show with `step` (null: the newest): the pinned pair, else the step against the
+   * one before it. {from, to, d}; d is null when there is nothing before it to diff.
+   */
+  async #fetchDiff(step) {
     const steps = this.#steps();
     let from, to;
     if (this.pins.length === 2) [from, to] = [...this.pins].sort((a, b) => a - b);
     else {
       const i = step === null ? steps.length - 1 : this.#indexOf(step);
-      if (i < 1) {
-        this.diffEl().replaceChildren();
-        this.lastDiff = null;
-        return;
-      }
+      if (i < 1) return { from: null, to: steps[i]?.step ?? step, d: null, pinned: false };
       [from, to] = [steps[i - 1].step, steps[i].step];
     }
-    let d;
-    try {
-      d = await this.bridge.request(Request.HISTORY_DIFF, { key, from, to });
-    } catch {
+    const d = await this.bridge.request(Request.HISTORY_DIFF, { key: this.selection.key, from, to });
+    return { from, to, d, pinned: this.pins.length === 2 };
+  }
+
+  #showDiff({ from, to, d, pinned }) {
+    this.diffStep = pinned ? null : to;
+    if (!d) {
+      setChildren(this.diffEl(), to === null || to === undefined ? null
+        : h('p', { class: 'muted small', text: 'The oldest step kept: there is no step before it to diff against.' }));
+      this.lastDiff = null;
       return;
     }
-    if (seq !== this.#seq && this.pins.length !== 2) return;
     renderDiff(this.diffEl(), d, {
       from: d.from, to: d.to, boundaries: d.boundaries,
       onPick: (path) => {
@@ -246,9 +384,24 @@ export class HistoryPane {
       },
     });
     this.lastDiff = {
-      fromStep: from, toStep: to, from: d.from.version, to: d.to.version, boundaries: d.boundaries.length,
+      fromStep: from, toStep: to, from: d.from.version, to: d.to.version, boundaries: d.boundaries.length, pinned,
       added: d.added.map((v) => v.path), removed: d.removed.map((v) => v.path), changed: d.changed.map((c) => c.path),
     };
+  }
+
+  /** The pinned pair's diff, or (no pair) the shown step's again. */
+  async #diff() {
+    const seq = this.#seq;
+    let r;
+    try {
+      r = await this.#fetchDiff(this.shown);
+    } catch {
+      return;
+    }
+    if (seq === this.#seq) {
+      this.#showDiff(r);
+      this.render();
+    }
   }
 
   diffEl() {
@@ -361,12 +514,14 @@ export class HistoryPane {
     const { els, selection } = this;
     els.button.setAttribute('aria-pressed', String(!els.strip.hidden));
     if (els.strip.hidden && els.list.hidden) return; // neither the strip nor the History tab is shown
-    const h = this.history();
+    const hist = this.history();
     const note = this.#note();
-    const steps = note ? [] : h?.steps ?? [];
+    const steps = note ? [] : hist?.steps ?? [];
     const recording = selection.isRecording();
     const index = this.shown === null ? (recording ? null : null) : this.#indexOf(this.shown);
-    this.strip.show({ steps, index: index === -1 ? null : index, info: note ? null : h?.info ?? null, playing: this.playing, recording, note });
-    this.list.show({ steps, stamp: note ? `note:${note}` : h?.stamp ?? 0, selected: this.shown ?? steps.at(-1)?.step ?? null, pins: this.pins, note });
+    this.strip.show({ steps, index: index === -1 ? null : index, info: note ? null : hist?.info ?? null, playing: this.playing, recording, note, liveVersion: selection.tree()?.version ?? null });
+    // Live, the row selected is the step whose diff is shown (it follows the newest step).
+    const selected = this.shown ?? (this.diffStep !== null && this.#indexOf(this.diffStep) >= 0 ? this.diffStep : steps.at(-1)?.step ?? null);
+    this.list.show({ steps, stamp: note ? `note:${note}` : hist?.stamp ?? 0, selected, pins: this.pins, note, live: this.shown === null && !recording });
   }
 }

@@ -13,6 +13,7 @@
 import { h, setChildren } from '../../shared/dom.js';
 import { boundaryText } from '../../shared/state-diff.js';
 import { time } from './log-view.js';
+import { VirtualList } from './virtual-list.js';
 
 const SHOW_MAX = 300;
 const KIND_TEXT = { snapshot: 'snapshot', patch: 'patch', resync: 'resync', invoke: 'invoke', result: 'result', error: 'error', reload: 'reload' };
@@ -26,11 +27,12 @@ const short = (v) => {
 
 const mb = (n) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1)} MB`;
 
-/** One line for a step: "v12 · patch · 3 ops · /inbox/m1, /inbox". */
+/** One line for a step, beside its kind's label: "v12 · 3 ops · 2 paths", "v3 · 65 nodes". */
 export function stepText(st) {
   const v = st.version === null || st.version === undefined ? '' : `v${st.version}`;
   switch (st.kind) {
-    case 'snapshot': case 'resync': return `${v} · ${st.kind} · ${st.ops.toLocaleString()} nodes`;
+    // The kind is the row's label already: not said twice.
+    case 'snapshot': case 'resync': return `${v} · ${st.ops.toLocaleString()} node${st.ops === 1 ? '' : 's'}`;
     case 'patch': return `${v} · ${st.ops} op${st.ops === 1 ? '' : 's'} · ${st.pathCount} path${st.pathCount === 1 ? '' : 's'}`;
     case 'invoke': return `${st.action} on ${st.path}`;
     case 'result': return `${st.action} on ${st.path} → ${st.status}${st.message ? `: ${st.message}` : ''}`;
@@ -49,12 +51,16 @@ export class HistoryStripView {
   constructor(strip, hooks) {
     this.strip = strip;
     const btn = (action, title, text, onclick, cls = 'small') => h('button', { type: 'button', class: cls, title, 'aria-label': title, 'data-action': action, onclick }, text);
-    this.prevBtn = btn('h-prev', 'Previous step (←)', '', () => hooks.onStep(-1), 'small icon-btn i-prev');
-    this.nextBtn = btn('h-next', 'Next step (→)', '', () => hooks.onStep(1), 'small icon-btn i-next');
+    // The keys named here are the ones history-pane.js handles (and shortcuts.js lists).
+    this.prevBtn = btn('h-prev', 'Previous step (← when the focus is not in the tree or a text field; ↑ in the step list)', '', () => hooks.onStep(-1), 'small icon-btn i-prev');
+    this.nextBtn = btn('h-next', 'Next step (→ when the focus is not in the tree or a text field; ↓ in the step list)', '', () => hooks.onStep(1), 'small icon-btn i-next');
+    this.prevBtn.setAttribute('aria-keyshortcuts', 'ArrowLeft');
+    this.nextBtn.setAttribute('aria-keyshortcuts', 'ArrowRight');
     this.slider = h('input', { type: 'range', min: '0', max: '0', value: '0', step: '1', 'aria-label': 'Step', 'data-role': 'history-slider',
       oninput: () => hooks.onSlide(Number(this.slider.value)) });
     this.label = h('span', { class: 'h-label mono', 'data-role': 'history-label' });
-    this.liveBtn = btn('h-live', 'Back to the live state', 'Live', () => hooks.onLive());
+    this.liveBtn = btn('h-live', 'Back to the live state (Esc)', 'Live', () => hooks.onLive());
+    this.liveBtn.setAttribute('aria-keyshortcuts', 'Escape');
     this.playBtn = btn('h-play', 'Play the steps in their own time', '', () => hooks.onPlay(), 'small icon-btn i-play');
     this.speedSel = h('select', { 'aria-label': 'Speed', 'data-role': 'history-speed', onchange: () => hooks.onSpeed(Number(this.speedSel.value)) },
       SPEEDS.map((x) => h('option', { value: String(x), text: `${x}×` })));
@@ -71,10 +77,10 @@ export class HistoryStripView {
   }
 
   /**
-   * @param {{steps: object[], index: number|null, info: object|null, playing: boolean, recording: boolean, note: string}} st
-   *   index: the selected step's index (null: live, the last step)
+   * @param {{steps: object[], index: number|null, info: object|null, playing: boolean, recording: boolean, note: string, liveVersion: number|null}} st
+   *   index: the selected step's index (null: live, the last step); liveVersion: the live tree's
    */
-  show({ steps, index, info, playing, recording, note }) {
+  show({ steps, index, info, playing, recording, note, liveVersion = null }) {
     const n = steps.length;
     const at = index ?? n - 1;
     this.slider.max = String(Math.max(0, n - 1));
@@ -91,7 +97,13 @@ export class HistoryStripView {
     this.playBtn.setAttribute('aria-label', this.playBtn.title);
     this.playBtn.setAttribute('aria-pressed', String(playing));
     const st = n ? steps[at] : null;
-    this.label.textContent = st ? `step ${at + 1}/${n} · ${st.version === null ? 'no state' : `v${st.version}`} · ${time(st.t)}${index === null ? ' (live)' : ''}` : note || 'no steps yet';
+    // Live, the strip names the live state (the tree's version), not a step: under load the
+    // newest step changes faster than anything could name it; the list and the diff name the
+    // step whose diff is shown.
+    const label = !st ? note || 'no steps yet'
+      : index === null && !recording ? `live · ${liveVersion === null ? 'no state' : `v${liveVersion}`} · ${n.toLocaleString()} step${n === 1 ? '' : 's'}`
+        : `step ${at + 1}/${n} · ${st.version === null ? 'no state' : `v${st.version}`} · ${time(st.t)}`;
+    if (this.label.textContent !== label) this.label.textContent = label;
     this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
     this.persistLabel.hidden = recording;
     this.persist.checked = !!info?.persist;
@@ -116,6 +128,9 @@ function stepRow(st) {
   return row;
 }
 
+/** The step list's row height (px): panel.css .step-row says the same. */
+const STEP_ROW = 22;
+
 export class StepListView {
   /**
    * @param {HTMLElement} root   the History tab's body
@@ -127,6 +142,18 @@ export class StepListView {
     this.list = h('div', { class: 'steps', role: 'listbox', tabindex: '0', 'aria-label': 'History steps', 'data-role': 'steps' });
     this.diffEl = h('div', { class: 'steps-diff', 'data-role': 'history-diff' });
     root.replaceChildren(this.head, this.list, this.diffEl);
+    this.empty = h('div', { class: 'muted empty small' });
+    // Only the rows on screen are in the DOM: a history of 1,000 steps that grows 100 times a
+    // second (and loses a quarter at its bound) costs a few rows a frame, not a layout of all.
+    this.vl = new VirtualList(this.list, { rowHeight: STEP_ROW, overscan: 6, renderRow: (i) => this.#row(i) });
+    // The list grows up to its maximum height as steps come: one that followed the newest step
+    // stays at its end when its height changes (after the list's own observer took the height).
+    this.stuck = true;
+    new ResizeObserver(() => {
+      if (!this.stuck) return;
+      this.vl.scrollToEnd();
+      this.vl.render();
+    }).observe(this.list);
     this.list.addEventListener('click', (e) => {
       const row = e.target.closest('.step-row');
       if (!row) return;
@@ -140,56 +167,68 @@ export class StepListView {
         e.preventDefault();
       }
     });
-    this.rows = new Map(); // step → row element
+    this.steps = [];
+    this.rows = new Map(); // step number → row element (built when first on screen)
     this.shownStamp = null;
+    this.selected = null;
+    this.pins = [];
   }
 
-  /** @param {{steps: object[], stamp: number, selected: number|null, live: boolean, pins: number[], readOnly: boolean, note: string}} st */
-  show({ steps, stamp, selected, pins, note }) {
-    let rebuilt = false;
-    if (this.shownStamp !== stamp) {
-      this.shownStamp = stamp;
-      rebuilt = true;
-      const stick = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 30;
-      if (!steps.length) {
-        this.rows = new Map();
-        setChildren(this.list, h('div', { class: 'muted empty small', text: note || 'No steps yet: the history starts with the first snapshot.' }));
-      } else {
-        // Steps only come at the end and go from the front: rows are added, changed (the last
-        // step grew) and removed one by one, never all rebuilt for a new patch.
-        if (!this.rows.size) this.list.replaceChildren();
-        const now = new Set(steps.map((st) => st.step));
-        for (const [step, row] of this.rows) {
-          if (!now.has(step)) {
-            row.remove();
-            this.rows.delete(step);
-          }
-        }
-        for (const st of steps) {
-          const row = this.rows.get(st.step);
-          if (row?.step === st) continue;
-          const fresh = stepRow(st);
-          if (row) row.replaceWith(fresh);
-          else this.list.append(fresh);
-          this.rows.set(st.step, fresh);
-        }
-      }
-      if (stick) this.list.scrollTop = this.list.scrollHeight;
+  /** Row i, built once per Step object (a step that changed is a new object), marked as it is now. */
+  #row(i) {
+    const st = this.steps[i];
+    let row = this.rows.get(st.step);
+    if (row?.step !== st) {
+      row = stepRow(st);
+      this.rows.set(st.step, row);
     }
-    const selChanged = this.shownSel !== selected;
-    if (!selChanged && this.shownPins === pins.join() && !rebuilt) return this.#head(pins);
-    this.shownSel = selected;
-    this.shownPins = pins.join();
-    for (const [step, row] of this.rows) {
-      const sel = step === selected;
+    const sel = st.step === this.selected;
+    if (row.classList.contains('selected') !== sel) {
       row.classList.toggle('selected', sel);
       row.setAttribute('aria-selected', String(sel));
-      const pin = pins.indexOf(step);
-      row.classList.toggle('pinned', pin >= 0);
-      row.querySelector('[data-action="pin"]').textContent = pin >= 0 ? `Pinned ${'AB'[pin]}` : 'Pin';
     }
-    const row = selected !== null ? this.rows.get(selected) : null;
-    if (row && selChanged) row.scrollIntoView({ block: 'nearest' });
+    const pin = this.pins.indexOf(st.step);
+    const pinText = pin >= 0 ? `Pinned ${'AB'[pin]}` : 'Pin';
+    if (row.pinText !== pinText) {
+      row.pinText = pinText;
+      row.classList.toggle('pinned', pin >= 0);
+      row.querySelector('[data-action="pin"]').textContent = pinText;
+    }
+    return row;
+  }
+
+  /**
+   * @param {{steps: object[], stamp: number, selected: number|null, pins: number[], note: string}} st
+   *   selected: the step the tree, banner, strip and diff show (live: the step whose diff is shown)
+   *   live: the live state is shown (the list keeps to its end while it was there)
+   */
+  show({ steps, stamp, selected, pins, note, live = false }) {
+    const changed = this.shownStamp !== stamp;
+    const selChanged = this.selected !== selected;
+    if (!changed && !selChanged && this.pins.join() === pins.join()) return this.#head(pins);
+    const stick = this.vl.atEnd();
+    this.shownStamp = stamp;
+    this.selected = selected;
+    this.pins = pins;
+    if (changed) {
+      this.steps = steps;
+      if (this.rows.size > steps.length + 64) {
+        // Steps go from the front at the bound: their rows go too.
+        const now = new Set(steps.map((x) => x.step));
+        for (const k of this.rows.keys()) if (!now.has(k)) this.rows.delete(k);
+      }
+      if (!steps.length) {
+        this.empty.textContent = note || 'No steps yet: the history starts with the first snapshot.';
+        if (!this.empty.isConnected) this.list.prepend(this.empty);
+      } else this.empty.remove();
+      this.vl.setCount(steps.length);
+    }
+    const at = selected === null ? -1 : steps.findIndex((x) => x.step === selected);
+    // Following the newest step (live) keeps the list at its end; a step chosen is scrolled to.
+    this.stuck = stick && (live || at < 0 || at >= steps.length - 2);
+    if (this.stuck) this.vl.scrollToEnd();
+    else if (selChanged && at >= 0) this.vl.scrollToIndex(at);
+    this.vl.render();
     this.#head(pins);
   }
 
