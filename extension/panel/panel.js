@@ -11,6 +11,7 @@
 // animation frame at most.
 
 import { Push } from '../shared/messages.js';
+import { isAtOrUnder, parentPath } from '../shared/node-path.js';
 import { inspectedTabId } from '../shared/browser.js';
 import { Bridge } from './bridge.js';
 import { Store } from './store.js';
@@ -31,6 +32,7 @@ import { HistoryPane, isRecordingText } from './parts/history-pane.js';
 import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
 import { Splitters } from './parts/splitters.js';
+import { ShortcutsOverlay } from './parts/shortcuts-overlay.js';
 
 const $ = (id) => document.getElementById(id);
 const now = () => performance.timeOrigin + performance.now();
@@ -62,11 +64,12 @@ const fill = new MirrorFill({
   },
   onSettled: () => renderLater(),
 });
-const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state') }, {
+const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state'), crumbs: $('breadcrumbs'), filterButton: $('tree-filter-btn'), filterStrip: $('tree-filter') }, {
   store, bridge, selection, fill, marks,
   onSelect: () => side.renderDetail(),
   onOpen: () => side.openNode(),
   copy: (text, what) => copy(text, what),
+  showInLog: (path) => logDrawer.showPath(path),
 });
 const treeView = treePane.view;
 const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), history: $('history'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
@@ -80,7 +83,11 @@ const toolbar = new Toolbar({
 const splitters = new Splitters({ main: $('main'), split: $('split'), log: $('log'), logSplit: $('log-split') });
 addEventListener('resize', () => splitters.relayout());
 const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log'), split: $('log-split') }, { store, selection, copy, splitters });
-const connectStrip = new ConnectStrip({ strip: $('connect-strip'), button: $('toggle-connect') }, { store, bridge, onSelect: (key) => pendingSelect(key) });
+const connectStrip = new ConnectStrip({ strip: $('connect-strip'), button: $('toggle-connect') }, {
+  store, bridge,
+  // A live provider stays shown unless the user picked one that answered.
+  onSelect: (key, { unlessLive = false } = {}) => { if (!(unlessLive && selection.provider()?.live)) pendingSelect(key); },
+});
 const stringSend = new StringSend($('send-string'), { bridge, selection, toast });
 const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
   bridge, selection,
@@ -127,7 +134,7 @@ const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('ban
   store, bridge, selection, tabId, toast,
   importError: () => importExport.error,
   dismissImportError: () => importExport.dismissError(),
-  backToLive: () => historyPane.select(null),
+  backToLive: () => historyPane.backToLive(),
   closeImport: (key) => importExport.close(key),
   closeRecording: (key) => {
     historyPane.closeRecording(key);
@@ -258,10 +265,30 @@ function renderTreeLater() {
   else renderTreeInFrame();
 }
 
+/**
+ * A patch removed the selected node (or an ancestor of it): the selection goes to the nearest
+ * ancestor still there, and the detail says what was removed and at which version, rather than
+ * going blank. Not a sibling: an action then at hand must be on a node the user chose.
+ */
+function keepPlaceAfterRemoval(change, key) {
+  const removed = change.removed.get(key);
+  const tree = selection.tree();
+  const sel = treeView.selection();
+  if (!removed || !tree || !sel || sel.query || tree.nodes.has(sel.path)) return;
+  const hit = removed.find((r) => r.sub === tree.sub && isAtOrUnder(sel.path, r.path));
+  if (!hit) return;
+  let at = parentPath(hit.path);
+  while (at !== null && !tree.nodes.has(at)) at = parentPath(at);
+  if (at === null) return;
+  side.nodeRemoved({ path: sel.path, version: hit.version, at });
+  treeView.select(at);
+}
+
 /** A delta, reset or loaded views of the shown provider's trees. */
 function onTreeChange(change, key) {
   const tree = selection.tree();
   trackScrub();
+  if (!selection.scrub) keepPlaceAfterRemoval(change, key);
   if (!selection.scrub) {
     const touched = change.touched.get(key);
     if (touched) {
@@ -316,25 +343,42 @@ globalThis.slopPanel = {
   get lastExport() { return importExport.lastExport; },
   get lastDiff() { return historyPane.lastDiff; },
   get lastAgentView() { return side.lastAgentView; },
+  shortcutsOpen: () => shortcuts.open,
 };
 
-// The bar's keys, as its tooltips say: one letter, when no field has the focus.
-const BAR_KEYS = { h: 'toggle-history', l: 'toggle-log', s: 'toggle-sub', e: 'export', i: 'import' };
+// The panel's own keys (every key is listed in shortcuts.js and the "?" overlay). Single letters
+// only toggle what is shown; what starts a download or opens a file chooser needs a modifier.
+const shortcuts = new ShortcutsOverlay(document.body);
+const BAR_KEYS = { h: 'toggle-history', l: 'toggle-log', s: 'toggle-sub' };
+const MOD_KEYS = { e: 'export', o: 'import' }; // Ctrl+Shift (Cmd+Shift on a Mac)
+const inField = (t) => t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || !!t?.isContentEditable;
 document.addEventListener('keydown', (e) => {
-  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-  const t = e.target;
-  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t?.isContentEditable) return;
+  if (e.defaultPrevented || shortcuts.open) return;
+  const press = (id) => {
+    const btn = $(id);
+    if (!btn || btn.disabled || btn.hidden) return false;
+    btn.click();
+    e.preventDefault();
+    return true;
+  };
+  if ((e.ctrlKey || e.metaKey) && e.shiftKey && !e.altKey) {
+    const id = MOD_KEYS[e.key.toLowerCase()];
+    if (id) press(id);
+    return;
+  }
+  if (e.ctrlKey || e.metaKey || e.altKey || inField(e.target)) return;
+  if (e.key === '?') {
+    shortcuts.toggle();
+    e.preventDefault();
+    return;
+  }
   if (e.key === '/') {
     $('search').focus();
     e.preventDefault();
     return;
   }
   const id = BAR_KEYS[e.key.toLowerCase()];
-  const btn = id ? $(id) : null;
-  if (btn && !btn.disabled && !btn.hidden && !e.shiftKey) {
-    btn.click();
-    e.preventDefault();
-  }
+  if (id && !e.shiftKey) press(id);
 });
 
 // Countdown of "retry in N s" in the bar.

@@ -61,6 +61,8 @@ function newChange() {
     providers: false, bridge: false, imports: false,
     trees: new Set(), resets: new Set(), structure: new Set(), touched: new Map(),
     filled: new Set(), events: new Set(), logs: new Set(), queries: new Set(), newEvents: [], histories: new Set(),
+    /** key → [{sub, path, version}]: subtrees a patch removed (the panel keeps a removed selection's place). */
+    removed: new Map(),
   };
 }
 
@@ -197,6 +199,8 @@ export class Store {
         if (!tree) break;
         let structural = false;
         for (const p of msg.removed) {
+          if (!change.removed.has(msg.key)) change.removed.set(msg.key, []);
+          change.removed.get(msg.key).push({ sub: msg.sub, path: p, version: msg.version });
           for (const path of this.#subtree(tree, p)) {
             tree.nodes.delete(path);
             tree.stamps.delete(path);

@@ -297,7 +297,11 @@ const handlers = {
   [Request.HISTORY_DIFF](ui, m) {
     const tl = needTimeline(ui, m.key);
     try {
-      return tl.diff(needStep(m, 'from'), needStep(m, 'to'));
+      const d = tl.diff(needStep(m, 'from'), needStep(m, 'to'));
+      if (m.paths !== true) return d;
+      // Only which paths differ (the tree's "changed since step N" filter): no views to send.
+      const path = (x) => x.path;
+      return { ...d, added: d.added.map(path), removed: d.removed.map(path), changed: d.changed.map(path) };
     } catch (e) {
       throw e.code === 'not_found' ? new RequestError(ErrorCode.NOT_FOUND, e.message) : e;
     }
@@ -449,7 +453,7 @@ const handlers = {
   async [Request.CONNECT_TO](ui, m) {
     if (typeof m.address !== 'string' || (m.token != null && typeof m.token !== 'string')) throw new RequestError(ErrorCode.BAD_REQUEST, 'address must be a string');
     try {
-      return await connectTo(m.address, m.token || null);
+      return await connectTo(m.address, m.token || null, { anyway: m.anyway === true });
     } catch (e) {
       throw new RequestError(e.code === 'bad_request' ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL, e.message);
     }

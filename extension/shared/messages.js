@@ -141,11 +141,14 @@ export const Request = Object.freeze({
    */
   SEND_TO_STRING: 'ui/send-to-string',
   /**
-   * "Connect to…": a provider no page announces. {address, token?} where address is ws(s):// (kept
-   * and connected, shown on every tab until removed) or http(s):// (its /.well-known/slop is read
-   * for the ws:// address). → {kind: "slop", key} | {kind: "agnt-gg", url, info, tools, resources}
-   * (an agnt-gg "Simple Language Open Protocol" HTTP server: a different protocol, shown read-only)
-   * | {kind: "not-slop", message}. A bad address or token fails with BAD_REQUEST.
+   * "Connect to…": a provider no page announces. {address, token?, anyway?} where address is
+   * ws(s):// or http(s):// (its /.well-known/slop is read for the ws:// address). The provider is
+   * connected once to see that it answers (its hello, read by the core); only then is it kept
+   * (with the token) and shown on every tab until removed; anyway: true keeps it without asking.
+   * → {kind: "slop", key, provider, checked} | {kind: "no-answer", key, status, message} (nothing
+   * kept) | {kind: "agnt-gg", url, info, tools, resources} (an agnt-gg "Simple Language Open
+   * Protocol" HTTP server: a different protocol, shown read-only) | {kind: "not-slop", message}.
+   * A bad address or token fails with BAD_REQUEST.
    */
   CONNECT_TO: 'ui/connect-to',
   /** Forget a provider added by address. {key} → {} */
@@ -196,7 +199,10 @@ export const Request = Object.freeze({
    * shows), only the views that differ, the paths gone, and the subtrees replaced whole.
    */
   HISTORY_STATE: 'ui/history-state',
-  /** What changed between two steps. {key, from, to} → {from, to, added, removed, changed, boundaries} */
+  /**
+   * What changed between two steps. {key, from, to, paths?} → {from, to, added, removed, changed,
+   * boundaries}; with paths: true, added, removed and changed are only the paths (strings).
+   */
   HISTORY_DIFF: 'ui/history-diff',
   /** Keep the history when the browser stops the service worker (written to storage.session). {key, on} → {info} */
   HISTORY_PERSIST: 'ui/history-persist',

@@ -129,6 +129,8 @@ describe('panel tree', () => {
     await panel.keyboard.press('Enter');
     assert.match(await panel.locator('#detail .detail-head').textContent(), /l1/);
     assert.equal(await panel.locator('#detail .path').textContent(), '/deep/l1');
+    assert.equal(await panel.evaluate(() => document.activeElement?.id), 'detail', 'Enter focuses the detail, not a control in it');
+    await panel.keyboard.press('Escape'); // back to the tree
     // The selected row is scrolled into view as the cursor moves through the big list.
     await panel.keyboard.press('Home');
     await panel.keyboard.press('ArrowDown');

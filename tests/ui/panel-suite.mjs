@@ -57,7 +57,7 @@ export function panelSuite(kind) {
       await p.waitFor(`${card} input[data-ppath="params.to"]`);
       await p.click(`${card} button[data-action="invoke"]`);
       await p.waitUntil((c) => [...document.querySelectorAll(`${c} .pf-error`)].filter((e) => e.textContent).length === 2, card, { what: 'both required errors' });
-      assert.deepEqual((await p.texts(`${card} .pf-field > .pf-error`)).filter(Boolean).sort(), ['params.subject is required', 'params.to is required']);
+      assert.deepEqual((await p.texts(`${card} .pf-field > .pf-error`)).filter(Boolean).sort(), ['Subject is required', 'To is required']);
       await p.fill(`${card} input[data-ppath="params.to"]`, 'ada@acme.example');
       await p.fill(`${card} input[data-ppath="params.subject"]`, `From ${kind}`);
       const sent = srv.engine.version;
@@ -157,7 +157,7 @@ export function panelSuite(kind) {
       await p.click('#toggle-sub');
       await p.fill('#sub-strip input[name="depth"]', 'deep');
       await p.click('#sub-strip button[data-action="subscribe"]');
-      await p.waitUntil(() => /options\.depth must be an integer/.test(document.querySelector('#sub-strip .sub-error')?.textContent ?? ''), undefined, { what: 'the core\'s message' });
+      await p.waitUntil(() => /^Depth must be an integer/.test(document.querySelector('#sub-strip .sub-error')?.textContent ?? ''), undefined, { what: 'the core\'s message' });
       await p.fill('#sub-strip input[name="path"]', '/inbox');
       await p.fill('#sub-strip input[name="depth"]', '1');
       await p.fill('#sub-strip input[name="min_salience"]', '0.5');
@@ -232,6 +232,141 @@ export function panelSuite(kind) {
       await p.press('Control+c');
       const copied = await p.waitUntil(() => window.slopPanel.lastCopied?.what === '/compose as JSON' && window.slopPanel.lastCopied.text, undefined, { what: 'the copy' });
       assert.equal(JSON.parse(copied).id, 'compose');
+      await p.close();
+    });
+
+    test('Connect… to an address that does not answer: nothing kept, the live provider stays, "Save anyway" offered; names whole at 320 px, no status repeated; options without a sideways scroll', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      // A port nothing listens on.
+      const gone = await startWsProvider({ host: '127.0.0.1', port: 0 });
+      const dead = gone.wsUrl;
+      await gone.close();
+      await p.click('#toggle-connect');
+      await p.fill('#connect-address', dead);
+      await p.click('#connect-strip [data-action="connect"]');
+      await p.waitFor('#connect-strip [data-action="save-anyway"]', { timeout: 15_000 });
+      assert.equal(await p.text('#connect-strip [data-role="no-answer-text"]'), `Nothing answers at ${dead}. Nothing was saved.`);
+      assert.equal(await p.value('#provider'), srv.wsUrl, 'still on the live provider');
+      assert.equal(await p.count(`#provider option[value="${dead}"]`), 0, 'not kept');
+      assert.equal(await p.count('#tree .row[data-path="/inbox"]'), 1);
+      // The selector names the provider; its status is the indicator's beside it.
+      assert.deepEqual(await p.texts('#provider option'), ['Acme Mail']);
+      const kids = await p.evaluate(() => {
+        const c = document.querySelector('#tree .row[data-path="/inbox"] .ncount');
+        return { text: c.textContent, title: c.title };
+      });
+      assert.equal(kids.title, `${kids.text} ${kids.text === '1' ? 'child' : 'children'}`);
+      await p.setSize(320, 600);
+      const fits = await p.waitUntil(() => {
+        const sel = document.getElementById('provider');
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = getComputedStyle(sel).font;
+        const bar = document.getElementById('bar').getBoundingClientRect();
+        const cut = [...document.querySelectorAll('#bar > *')].some((e) => !e.hidden && e.id !== 'version' && e.getBoundingClientRect().right > bar.right + 0.5);
+        return ctx.measureText(sel.selectedOptions[0].text).width <= sel.clientWidth - 20 && !cut ? 'fits' : null;
+      }, undefined, { what: 'the name and the buttons whole at 320 px' });
+      assert.equal(fits, 'fits');
+      await shot(p, 'connect-no-answer-320');
+      await p.close();
+
+      const options = await d.extensionPage('extension/options/options.html');
+      await options.setSize(320, 700);
+      const width = await options.waitUntil(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth && document.documentElement.scrollWidth,
+        undefined, { what: 'no sideways scroll at 320 px' });
+      assert.ok(width <= 320);
+      await shot(options, 'options-320');
+      await options.close();
+    });
+
+    test('a row\'s menu by the keyboard copies its path and invokes nothing; Esc closes it; the breadcrumbs select an ancestor; a type filter hides the other rows, keeps the ancestors', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      const rows = () => p.evaluate(() => [...document.querySelectorAll('#tree .row[data-path]')].map((e) => e.dataset.path));
+      await p.click('#tree .row[data-path="/notifications/note-welcome"]');
+      await p.focus('#tree');
+      await p.press('Shift+F10');
+      await p.waitFor('.row-menu');
+      const labels = await p.texts('.row-menu [role="menuitem"] .menu-label');
+      assert.deepEqual(labels, ['Copy path', 'Copy node as JSON', 'Copy value (properties)', 'Expand all below', 'Collapse all below', 'Collapse all', 'Select in the log']);
+      assert.equal(await p.activeAction(), 'copy-path', 'the first item has the focus');
+      await shot(p, 'panel-row-menu');
+      await p.press('Enter');
+      const copied = await p.waitUntil(() => window.slopPanel.lastCopied?.what === 'path' && window.slopPanel.lastCopied.text, undefined, { what: 'the path copied' });
+      assert.equal(copied, '/notifications/note-welcome');
+      assert.equal(await p.activeAction(), 'tree', 'the focus is back on the tree');
+      await p.press('Shift+F10');
+      await p.waitFor('.row-menu');
+      await p.press('Escape');
+      await p.waitUntil(() => !document.querySelector('.row-menu'), undefined, { what: 'the menu closed by Esc' });
+      assert.equal(await p.activeAction(), 'tree');
+
+      assert.deepEqual(await p.texts('#breadcrumbs .crumb-id'), ['acme-mail', 'notifications', 'note-welcome']);
+      await p.click('#breadcrumbs .crumb[data-path="/notifications"]');
+      await p.waitUntil(() => window.slopPanel.selection()?.path === '/notifications', undefined, { what: 'the ancestor selected' });
+      assert.deepEqual(await p.texts('#breadcrumbs .crumb-id'), ['acme-mail', 'notifications']);
+
+      await p.click('#tree-filter-btn');
+      await p.select('#tree-filter select[data-filter="type"]', 'notification');
+      // Earlier tests may have added notifications: every row is a notification or an ancestor of one.
+      const shown = await p.waitUntil(() => {
+        const els = [...document.querySelectorAll('#tree .row[data-path]')];
+        const paths = els.map((e) => e.dataset.path);
+        const types = els.map((e) => e.querySelector('.ntype')?.textContent);
+        return !paths.includes('/inbox') && paths.includes('/notifications/note-welcome') ? { paths, types } : null;
+      }, undefined, { what: 'only the notifications and their ancestors' });
+      assert.deepEqual(shown.paths.slice(0, 2), ['/', '/notifications']);
+      assert.ok(shown.paths.length >= 4 && shown.types.slice(2).every((t) => t === 'notification'), `only notifications: ${shown.paths}`);
+      await p.click('#tree-filter [data-action="clear-filter"]');
+      await p.waitUntil(() => !!document.querySelector('#tree .row[data-path="/inbox"]'), undefined, { what: 'every row again' });
+      assert.ok((await rows()).includes('/compose'));
+      await p.close();
+    });
+
+    test('the history\'s keys: ← shows the step before, Esc is live again', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      srv.engine.mutate((root) => { root.children[0].properties.label = `Inbox, keys in ${kind}`; });
+      await p.click('#toggle-history');
+      const steps = await p.waitUntil(() => {
+        const s = window.slopPanel.history()?.steps ?? [];
+        return s.length >= 2 && s.at(-1).version === window.slopPanel.currentTree()?.version ? s.map((x) => x.step) : null;
+      }, undefined, { what: 'the steps up to the live version' });
+      // The focus is on the bar's History button: ← belongs to the history.
+      await p.press('ArrowLeft');
+      await p.waitUntil((s) => window.slopPanel.historyShown() === s && document.querySelector('#banner')?.dataset.kind === 'scrub'
+        && document.querySelector('#history .step-row.selected')?.dataset.step === String(s) && window.slopPanel.lastDiff?.toStep === s, steps.at(-2), { what: 'the step before the newest, everywhere' });
+      assert.match(await p.text('#banner'), new RegExp(`\\(step ${steps.length - 1} of ${steps.length}\\)`));
+      assert.doesNotMatch(await p.text('#tree .row[data-path="/inbox"]'), /keys in/);
+      await p.press('Escape');
+      await p.waitUntil(() => window.slopPanel.historyShown() === null && document.querySelector('#banner').hidden, undefined, { what: 'live again' });
+      await p.waitFor('#tree .row[data-path="/inbox"]');
+      assert.match(await p.text('#tree .row[data-path="/inbox"]'), /keys in/);
+      assert.match(await p.text('#history-strip [data-role="history-label"]'), /^live · v/);
+      await p.close();
+    });
+
+    test('keys are safe: Enter on a row invokes nothing however often; a letter exports nothing; Enter searches what is typed', { timeout: TIMEOUT }, async () => {
+      const p = await panel();
+      await p.evaluate(() => window.slopPanel.reveal('/inbox/msg-5'));
+      await p.focus('#tree');
+      const version = srv.engine.version;
+      for (let i = 0; i < 4; i++) await p.press('Enter');
+      await p.waitFor('.affordance[data-action-name="open"]');
+      assert.equal(await p.evaluate(() => document.activeElement?.id), 'detail');
+      assert.equal(await p.count('#detail .aff-result .pill'), 0, 'no outcome');
+      assert.equal(srv.engine.version, version, 'the provider state did not change');
+      await p.focus('#tree');
+      await p.press('e');
+      assert.equal(await p.evaluate(() => window.slopPanel.lastExport ?? null), null, 'no export from a letter');
+      await p.press('?');
+      await p.waitFor('#shortcuts');
+      assert.match(await p.text('#shortcuts'), /Ctrl\+Shift\+E/);
+      await p.press('Escape');
+      await p.waitFor('#shortcuts', { state: 'hidden' });
+      await p.fill('#search', 'msg-7');
+      await p.press('Enter');
+      await p.waitUntil(() => window.slopPanel.selection()?.path === '/inbox/msg-7', undefined, { what: 'the first match of msg-7' });
+      await p.fill('#search', 'msg-9');
+      await p.press('Enter');
+      await p.waitUntil(() => window.slopPanel.selection()?.path === '/inbox/msg-9', undefined, { what: 'the new query searched at once' });
       await p.close();
     });
   });

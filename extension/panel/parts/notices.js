@@ -5,8 +5,18 @@
 
 import { Request, Status } from '../../shared/messages.js';
 import { openOptionsPage } from '../../shared/browser.js';
+import { askTokenFor } from '../../shared/settings-store.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
+
+/** What a history boundary after the viewed step means, in words (timeline.js boundary kinds). */
+const BOUNDARY_WORDS = {
+  restart: 'the provider restarted',
+  provider: 'a different provider took over this address',
+  reload: 'the page was loaded again',
+  worker: 'the extension restarted',
+};
+const listWords = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 
 /** Statuses whose connection "Retry now" restarts. */
 const RETRYABLE = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR];
@@ -36,6 +46,12 @@ export class Notices {
 
   #retryButton(p, cls = 'primary') {
     return h('button', { type: 'button', class: cls, 'data-action': 'retry', onclick: () => this.#request(Request.RETRY, p) }, 'Retry now');
+  }
+
+  /** The options page, on this provider's token (its address filled in, the token field focused). */
+  #openOptions(p) {
+    const ask = p.transport?.type === 'ws' ? askTokenFor(p.transport.url).catch(() => {}) : Promise.resolve();
+    ask.then(() => openOptionsPage()).catch((e) => this.o.toast.show(e.message));
   }
 
   #approveButton(p) {
@@ -94,7 +110,7 @@ export class Notices {
       case Status.AUTH_FAILED:
         return card(`${title}: the provider refused the connection`, [p.message || 'Authentication failed.',
           h('p', { text: p.tokenSet ? 'Check the token stored for this provider’s origin in Options, then retry.' : 'Set the provider’s bearer token in Options, then retry.' }), where],
-        h('button', { type: 'button', class: 'primary', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Open options'), this.#retryButton(p, ''));
+        h('button', { type: 'button', class: 'primary', 'data-action': 'options', onclick: () => this.#openOptions(p) }, 'Open options'), this.#retryButton(p, ''));
       case Status.UNREACHABLE:
       case Status.RECONNECTING:
         return card(`${title}: ${statusLabel(p)}`, [p.message || 'The connection dropped.', 'Is the provider running? The extension retries by itself.', where], this.#retryButton(p));
@@ -132,6 +148,9 @@ export class Notices {
     } else if (scrub) {
       kind = 'scrub';
       content = this.#scrubBanner(scrub);
+    } else if (selection.scrubDropped) {
+      kind = 'scrub-dropped';
+      content = this.#droppedBanner(selection.scrubDropped);
     } else if (imp) {
       kind = 'import';
       content = [h('span', { text: `Imported file “${imp.name}”${imp.exportedAt ? `, exported ${imp.exportedAt}` : ''}: v${imp.version}, ${imp.count} nodes, read-only.` }),
@@ -150,13 +169,25 @@ export class Notices {
   }
 
   #scrubBanner(scrub) {
-    // The same version number may exist on both sides of a provider restart: say which side.
+    // The same version number may come again after a restart, another provider or a page load:
+    // say in words what happened after this step, so the number is not read as part of one count.
     const steps = this.o.store.histories.get(scrub.key)?.steps ?? [];
     const i = steps.findIndex((s) => s.step === scrub.step.step);
-    const crossed = i >= 0 ? steps.slice(i + 1).filter((s) => s.boundary).length : 0;
+    const since = [...new Set(steps.slice(i + 1).filter((s) => s.boundary).map((s) => s.boundary.kind))].map((k) => BOUNDARY_WORDS[k] ?? BOUNDARY_WORDS.restart);
+    const where = i >= 0 ? `step ${i + 1} of ${steps.length}` : 'no longer in the history';
     return [h('span', { class: 'banner-text' }, h('strong', { text: `Viewing version ${scrub.version ?? '—'}` }),
-      ` (step ${i + 1} of ${steps.length}${crossed ? `, before ${crossed === 1 ? 'a provider restart, change or page load' : `${crossed} provider restarts, changes or page loads`}` : ''}) — read-only; invoking is off.`),
-    h('button', { type: 'button', class: 'small primary', 'data-action': 'back-to-live', onclick: () => this.o.backToLive() }, 'Back to live')];
+      ` (${where}) — read-only; invoking is off.`,
+      since.length ? ` After this step ${listWords(since)}, so later version numbers are a new count, not a continuation of this one.` : ''),
+    h('button', { type: 'button', class: 'small primary', 'data-action': 'back-to-live', title: 'Back to the live state (Esc)', onclick: () => this.o.backToLive() }, 'Back to live')];
+  }
+
+  /** The step viewed was dropped at the history's bound: the panel went back to live (history-pane.js). */
+  #droppedBanner(d) {
+    const bound = d.limits ? `, which keeps only the last ${d.limits.steps.toLocaleString()} steps (${Math.round(d.limits.bytes / 1024 / 1024)} MB)` : '';
+    return [h('span', { class: 'banner-text', 'data-role': 'scrub-dropped' },
+      h('strong', { text: `The step you were viewing${d.version === null || d.version === undefined ? '' : ` (version ${d.version})`} is gone from the history` }),
+      `${bound}. The newest steps pushed it out. You are back on the live state.`),
+    h('button', { type: 'button', class: 'small', 'data-action': 'dismiss-dropped', title: 'Hide this note (Esc)', onclick: () => this.o.backToLive() }, 'OK')];
   }
 
   #recordingBanner(rec) {

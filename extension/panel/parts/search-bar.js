@@ -15,6 +15,8 @@ export class SearchBar {
   #set = new Set();
   index = -1;
   #timer = 0;
+  /** The query and field the matches were found for: Enter searches again when the field differs. */
+  #ran = { text: '', field: 'all' };
 
   /**
    * @param {{input: HTMLInputElement, field: HTMLSelectElement, count: HTMLElement,
@@ -25,7 +27,9 @@ export class SearchBar {
     this.els = els;
     this.selection = selection;
     this.treeView = treeView;
-    setChildren(els.field, Object.entries(SEARCH_FIELDS).map(([k, label]) => h('option', { value: k, text: k === 'all' ? 'all' : label })));
+    // Each choice reads as what it does ("in values"), so the dropdown needs no label of its own.
+    setChildren(els.field, Object.entries(SEARCH_FIELDS).map(([k, label]) => h('option', { value: k, text: k === 'all' ? 'in all' : k === 'value' ? 'in values' : `in ${label}`, title: `Search in ${label}` })));
+    els.field.title = 'Where to search: id, type, label, property values, or all of them';
     els.input.addEventListener('input', () => {
       this.text = els.input.value;
       this.later(TYPING_MS, { jump: true });
@@ -48,10 +52,11 @@ export class SearchBar {
     if (e.key === 'Enter') {
       e.preventDefault();
       clearTimeout(this.#timer);
-      if (this.text !== input.value || !this.matches.length) {
-        this.text = input.value;
-        this.run({ jump: true });
-      } else this.step(e.shiftKey ? -1 : 1);
+      // Enter always searches what is in the field: a query typed a moment ago (its pause not
+      // over yet) runs now, rather than stepping through the previous query's matches.
+      this.text = input.value;
+      if (this.#ran.text !== this.text || this.#ran.field !== this.field || !this.matches.length) this.run({ jump: true });
+      else this.step(e.shiftKey ? -1 : 1);
     } else if (e.key === 'Escape') {
       input.value = '';
       this.text = '';
@@ -68,6 +73,8 @@ export class SearchBar {
 
   /** Searches the shown state again, keeping the current match when it still matches. jump: go to the first. */
   run({ jump = false } = {}) {
+    clearTimeout(this.#timer);
+    this.#ran = { text: this.text, field: this.field };
     const prev = this.matches[this.index];
     this.matches = this.text ? searchTree(this.selection.source(), this.text, this.field) : [];
     this.#set = new Set(this.matches);

@@ -22,6 +22,8 @@ export class SidePane {
   lastAgentView = null;
   /** The node view the detail shows, to tell whether a change touched it. */
   #shown = null;
+  /** {path, version, at}: the selected node was removed and the selection went to `at` (said while it stays there). */
+  #removed = null;
   #agentTimer = 0;
 
   /**
@@ -56,11 +58,16 @@ export class SidePane {
     if (tab === 'history') this.onHistory?.();
   }
 
-  /** Enter on a row: the node's detail, focused on its first control. */
+  /** Enter on a row: the node's detail, focused as a whole. Its actions are a Tab away, never an Enter. */
   openNode() {
     this.setTab('node');
     this.renderDetail();
-    this.els.detail.querySelector('button[data-action="invoke"]:not([disabled]), input, select')?.focus();
+    this.detail.focus();
+  }
+
+  /** The selected node at `path` was removed at `version`; the selection moves to its ancestor `at`. */
+  nodeRemoved(info) {
+    this.#removed = info;
   }
 
   /** Does the detail show an older view of the selected node than `tree` holds? */
@@ -89,7 +96,9 @@ export class SidePane {
       : !connected ? 'The provider is not connected.'
       : !affCap ? 'The provider did not declare the "affordances" capability.' : '';
     this.#shown = view;
+    if (this.#removed && (sel?.path !== this.#removed.at || sel?.query || mode !== 'live')) this.#removed = null;
     this.detail.show(view, {
+      removed: this.#removed,
       providerKey: selection.key,
       mode,
       canInvoke: mode === 'live' && connected && affCap,

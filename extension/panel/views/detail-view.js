@@ -70,14 +70,31 @@ export class DetailView {
     this.earlier = h('div', { class: 'detail-earlier', 'data-role': 'earlier-results' });
     this.affs = h('div', { class: 'detail-affordances' });
     root.replaceChildren(this.main, this.earlier, this.affs);
+    // Enter on a tree row focuses the detail itself, never one of its buttons: a second Enter
+    // must not invoke anything. The user reaches an action with Tab, which is choosing it.
+    root.tabIndex = -1;
+    root.setAttribute('aria-label', 'Node detail: Tab reaches its actions, Escape goes back to the tree');
+    root.addEventListener('keydown', (e) => {
+      if (e.target === root && e.key === 'Escape' && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        e.preventDefault();
+        this.actions.backToTree?.();
+      }
+    });
     this.view = null;
     this.ctx = null;
+  }
+
+  /** Focuses the detail as a whole (not a control in it), scrolled to its top. */
+  focus() {
+    this.root.scrollTop = 0;
+    this.root.focus({ preventScroll: true });
   }
 
   /**
    * @param {object|null} view   a node view
    * @param {{providerKey: string, mode: 'live'|'history'|'import'|'query', canInvoke: boolean,
-   *          whyNot: string, contentRefs: boolean, version?: number, note?: string}} ctx
+   *          whyNot: string, contentRefs: boolean, version?: number, note?: string,
+   *          removed?: {path: string, version: number}|null}} ctx   removed: the selection was there
    */
   show(view, ctx) {
     this.view = view;
@@ -86,7 +103,7 @@ export class DetailView {
       this.affSig = null;
       setChildren(this.main, h('div', { class: 'empty small' },
         h('p', { text: 'Select a node to see its properties, meta and affordances.' }),
-        h('p', { class: 'muted', text: 'Keys: ↑ ↓ move · ← → collapse / expand · Enter open · Home / End' })));
+        h('p', { class: 'muted', text: 'Keys: ↑ ↓ move · ← → collapse / expand · Enter open · ? all keys' })));
       this.earlier.replaceChildren();
       this.affs.replaceChildren();
       return;
@@ -100,11 +117,15 @@ export class DetailView {
     setChildren(this.main,
       h('div', { class: 'detail-head' },
         h('span', { class: 'nid big', text: view.id }), h('span', { class: 'ntype', text: view.type }),
-        ctx.stale ? h('span', { class: 'pill', 'data-status': 'reconnecting', text: 'last known state' }) : null),
+        ctx.stale ? h('span', { class: 'pill', 'data-status': 'reconnecting', text: 'last known state' }) : null,
+        h('span', { class: 'detail-keys muted small', text: 'Tab: actions · Esc: back to the tree' })),
       h('div', { class: 'path-row' },
         h('code', { class: 'path', text: view.path, title: 'absolute path (as invoke and query take it)' }),
         h('button', { type: 'button', class: 'small', 'data-action': 'copy-path', onclick: () => this.actions.copy(view.path, 'path') }, 'Copy path')),
       modeNote ? h('div', { class: 'mode-note', text: modeNote }) : null,
+      ctx.removed ? h('div', { class: 'removed-note', role: 'status', 'data-role': 'removed-note' },
+        h('span', { text: 'The provider removed ' }), h('code', { text: ctx.removed.path }),
+        h('span', { text: ` at version ${ctx.removed.version}; its nearest remaining ancestor is shown.` })) : null,
       view.properties && Object.keys(view.properties).length
         ? section('Properties', jsonView(view.properties)) : section('Properties', h('p', { class: 'muted', text: 'No properties.' })),
       view.meta && Object.keys(view.meta).length ? section('Meta', metaView(view.meta)) : null,
@@ -212,7 +233,7 @@ export class DetailView {
   #contentSection(view, key, ctx) {
     const ref = view.content_ref;
     const hasRead = (view.affordances ?? []).some((a) => a.action === 'read_content');
-    const why = !ctx.contentRefs ? 'The provider did not declare the "content_refs" capability.'
+    const why = !ctx.contentRefs ? 'The provider does not offer content references.'
       : !hasRead ? 'This node has no read_content affordance.'
       : !ctx.canInvoke ? ctx.whyNot : '';
     const state = this.content.get(key);
@@ -246,7 +267,7 @@ export class DetailView {
       jsonView(ref),
       h('div', { class: 'content-actions' },
         h('button', { type: 'button', class: 'primary small', 'data-action': 'load-content', disabled: !!why, title: why, onclick: load }, 'Load content'),
-        why ? h('span', { class: 'muted small', text: why }) : h('span', { class: 'muted small', text: 'through the node’s read_content affordance' })),
+        why ? h('span', { class: 'muted small', text: why, title: ctx.contentRefs ? undefined : 'Its hello does not declare the content_refs capability.' }) : h('span', { class: 'muted small', text: 'through the node’s read_content affordance' })),
       out);
   }
 

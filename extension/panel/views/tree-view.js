@@ -4,7 +4,8 @@
 // only when its node view, depth, expansion, selection or search mark changed; rows changed by a
 // patch flash once. Keyboard: Up/Down, Left/Right (collapse / parent, expand / first child),
 // Home/End, PageUp/PageDown, Enter (open the node's detail, or load more), Ctrl+C (copy the node
-// as JSON).
+// as JSON), * / - (expand / collapse everything below), Shift+Left (collapse all), ContextMenu or
+// Shift+F10 (the row's menu, hooks.onMenu). A filter (setFilter) shows only some node rows.
 //
 // Windowed collections (more children than shown, load-more.js) end with a "load more"
 // row; what it fetches (a query with a window) is shown under the collection as a
@@ -14,7 +15,7 @@
 
 import { h } from '../../shared/dom.js';
 import { childPath, parentPath } from '../../shared/node-path.js';
-import { announcedTotal, countText, exhausted, moreToLoad } from '../load-more.js';
+import { announcedTotal, countText, countTitle, exhausted, moreToLoad } from '../load-more.js';
 import { VirtualList } from './virtual-list.js';
 
 /** Appends children, skipping null/false (Element.append would print "null"). */
@@ -68,11 +69,13 @@ export class TreeView {
     this.matches = new Set();
     this.currentMatch = null;
     this.flatKey = null;
+    this.filter = null;        // {stamp, shown: Set of paths}: only these node rows (tree-filter.js)
     root.setAttribute('role', 'tree');
     root.tabIndex = 0;
     root.addEventListener('keydown', (e) => this.#onKey(e));
     root.addEventListener('click', (e) => this.handleClick(e));
     root.addEventListener('dblclick', (e) => this.handleDblClick(e));
+    root.addEventListener('contextmenu', (e) => this.#onContextMenu(e));
     this.list = new VirtualList(root, {
       rowHeight: ROW_HEIGHT,
       renderRow: (i) => this.#row(i),
@@ -143,8 +146,10 @@ export class TreeView {
 
   #flatten() {
     const src = this.source;
-    const key = src ? `${src.key}|${src.sub}|${src.structure}|${src.resetId}|${this.expandedStamp ?? 0}|${this.extrasStamp()}` : '';
+    const key = src ? `${src.key}|${src.sub}|${src.structure}|${src.resetId}|${this.expandedStamp ?? 0}|${this.extrasStamp()}|${this.filter?.stamp ?? ''}` : '';
     if (key === this.flatKey) return;
+    // The same tree with rows added or removed: keep the reader's place (below).
+    const anchor = this.flatKey && src && this.flatKey.startsWith(`${src.key}|${src.sub}|`) ? this.#anchor() : null;
     this.flatKey = key;
     const rows = [];
     if (src) {
@@ -152,6 +157,7 @@ export class TreeView {
       const stack = [[src.path, 0]];
       while (stack.length) {
         const [path, depth, kind, ref] = stack.pop();
+        if (this.filter && !kind && !this.filter.shown.has(path)) continue;
         if (kind) {
           rows.push({ kind, path, depth, ref });
           continue;
@@ -169,7 +175,8 @@ export class TreeView {
         }
         // An empty answer is said until the collection changes, whatever count that answer gave.
         if (more > 0 || done || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra, done, announced: announcedTotal(view) }]);
-        for (let i = tail.length - 1; i >= 0; i--) stack.push(tail[i]);
+        // Filtered: the tree's own nodes only (query pages and "load more" are not filtered).
+        if (!this.filter) for (let i = tail.length - 1; i >= 0; i--) stack.push(tail[i]);
         for (let i = view.child_ids.length - 1; i >= 0; i--) stack.push([childPath(path, view.child_ids[i]), depth + 1]);
       }
     }
@@ -177,6 +184,36 @@ export class TreeView {
     this.rows = rows;
     this.rowIndex = new Map(rows.map((r, i) => [r.key, i]));
     this.list.setCount(rows.length);
+    if (anchor) this.#keepAnchor(anchor);
+  }
+
+  /**
+   * The row the reader's eye is on, and where on screen: the selected row while it is in view,
+   * else the first row in view (none at the very top: rows added there are meant to be seen).
+   * As the Elements panel does, rows inserted or removed above it then do not move it.
+   */
+  #anchor() {
+    const { list } = this;
+    const rh = list.rowHeight;
+    const sel = this.selected !== null ? this.rowIndex.get(this.selected) : undefined;
+    if (sel !== undefined && sel * rh >= list.top && (sel + 1) * rh <= list.top + list.height) {
+      return { key: this.selected, offset: sel * rh - list.top };
+    }
+    if (list.top <= 0) return null;
+    const first = Math.ceil(list.top / rh);
+    const r = this.rows[first];
+    return r ? { key: r.key, offset: first * rh - list.top } : null;
+  }
+
+  #keepAnchor({ key, offset }) {
+    const i = this.rowIndex.get(key);
+    if (i === undefined) return;
+    const { list } = this;
+    const max = Math.max(0, list.count * list.rowHeight - list.height);
+    const top = Math.max(0, Math.min(max, i * list.rowHeight - offset));
+    if (top === list.top) return;
+    list.top = top;
+    this.root.scrollTop = top;
   }
 
   extrasStamp() {
@@ -234,7 +271,7 @@ export class TreeView {
   }
 
   #nodeRow(view, r, open, flash) {
-    const kids = view.child_ids.length;
+    const kids = this.filter ? view.child_ids.filter((id) => this.filter.shown.has(childPath(view.path, id))).length : view.child_ids.length;
     const sal = salienceOf(view);
     const urgency = view.meta?.urgency;
     const affs = view.affordances?.length ?? 0;
@@ -252,7 +289,7 @@ export class TreeView {
       h('span', { class: 'nid', text: view.id }),
       h('span', { class: 'ntype', text: view.type }),
       h('span', { class: 'nsum', text: nodeSummary(view) }),
-      count ? h('span', { class: 'ncount', text: count, title: 'children' }) : null,
+      count ? h('span', { class: 'ncount', text: count, title: countTitle(view) }) : null,
       view.meta?.pinned ? h('span', { class: 'flag pinned', title: 'pinned: never compacted', text: 'pinned' }) : null,
       view.meta?.focus ? h('span', { class: 'flag focus dot-flag', title: 'focus: the user is here', 'aria-label': 'focus' }) : null,
       view.meta?.changed ? h('span', { class: 'flag changed dot-flag', title: 'changed in the last patch', 'aria-label': 'changed' }) : null,
@@ -299,7 +336,7 @@ export class TreeView {
       h('span', { class: 'nid', text: q.id }),
       h('span', { class: 'ntype', text: q.type }),
       h('span', { class: 'nsum', text: nodeSummary(q) }),
-      countText(q) ? h('span', { class: 'ncount', text: countText(q) }) : null,
+      countText(q) ? h('span', { class: 'ncount', text: countText(q), title: countTitle(q) }) : null,
       q.affordances?.length ? h('span', { class: 'naff i-before i-bolt', text: String(q.affordances.length) }) : null,
     );
     return el;
@@ -400,6 +437,87 @@ export class TreeView {
     this.render();
   }
 
+  /**
+   * Shows only the node rows in `filter.shown` (matches and their ancestors; tree-filter.js), or
+   * every row (null). Rows are rebuilt: a twisty shows only when a child is shown.
+   */
+  setFilter(filter) {
+    if (filter === this.filter) return;
+    this.filter = filter;
+    this.cache.clear();
+    this.render();
+  }
+
+  /** Opens these nodes (a filter's matches' ancestors) without touching the others. */
+  expandPaths(paths) {
+    let added = false;
+    for (const p of paths) if (!this.expanded.has(p)) { this.expanded.add(p); added = true; }
+    if (!added) return;
+    this.#expansionChanged();
+    this.render();
+  }
+
+  /**
+   * Collapses the whole tree to its top level (the root stays open). A selection that would be
+   * hidden moves to its top-level ancestor, so the focus is never lost.
+   */
+  collapseAll() {
+    const src = this.source;
+    if (!src) return;
+    this.expanded.clear();
+    this.expanded.add(src.path);
+    this.#expansionChanged();
+    const s = this.selection();
+    if (s && s.path !== src.path) {
+      let p = s.path;
+      while (parentPath(p) !== null && parentPath(p) !== src.path) p = parentPath(p);
+      if (p !== this.selected) {
+        this.selectKey(p);
+        return;
+      }
+    }
+    this.render();
+  }
+
+  /** Row height in px (the compact density); the same rows stay in view. */
+  setRowHeight(px) {
+    if (px === this.list.rowHeight) return;
+    this.root.style.setProperty('--row-h', `${px}px`);
+    this.list.setRowHeight(px);
+    const sel = this.selected !== null ? this.rowIndex.get(this.selected) : undefined;
+    if (sel !== undefined) this.list.scrollToIndex(sel);
+    this.render();
+  }
+
+  /** A right-click on a row selects it and asks for its menu; the keyboard's opens the selected row's. */
+  #onContextMenu(e) {
+    if (!this.hooks.onMenu) return;
+    const rowEl = e.target.closest('.row');
+    e.preventDefault();
+    if (rowEl) {
+      const r = this.rows[this.rowIndex.get(rowEl.dataset.key)];
+      if (!r || (r.kind !== 'node' && r.kind !== 'qnode')) return;
+      if (this.selected !== r.key) this.selectKey(r.key, { scroll: false });
+      this.hooks.onMenu(this.selection(), { x: e.clientX, y: e.clientY });
+      return;
+    }
+    this.#menuForSelected();
+  }
+
+  /** The selected row's menu, placed under the row (ContextMenu key, Shift+F10). */
+  #menuForSelected() {
+    const s = this.selection();
+    const i = this.selected !== null ? this.rowIndex.get(this.selected) : undefined;
+    if (!s || i === undefined || !this.hooks.onMenu) return false;
+    this.list.scrollToIndex(i); // a selected row scrolled away comes back under its menu
+    const el = this.cache.get(this.selected)?.el;
+    if (!el?.isConnected) return false;
+    const b = el.getBoundingClientRect();
+    const name = el.querySelector('.nid')?.getBoundingClientRect();
+    this.hooks.onMenu(s, { x: name ? name.left : b.left + 16, y: b.bottom, keyboard: true });
+    return true;
+  }
+
   handleClick(e) {
     const rowEl = e.target.closest('.row');
     if (!rowEl) return;
@@ -446,6 +564,12 @@ export class TreeView {
       return;
     }
     if (!this.source || e.altKey || e.ctrlKey || e.metaKey) return;
+    // Shift+Left: collapse all (the plain arrow below collapses one node).
+    if (e.shiftKey && e.key === 'ArrowLeft') {
+      this.collapseAll();
+      e.preventDefault();
+      return;
+    }
     const n = this.rows.length;
     if (!n) return;
     const i = this.selected ? (this.rowIndex.get(this.selected) ?? -1) : -1;
@@ -456,7 +580,7 @@ export class TreeView {
       while (j >= 0 && j < n && !selectable(j)) j += step;
       if (j >= 0 && j < n) this.selectKey(this.rows[j].key);
     };
-    const page = Math.max(1, Math.floor((this.root.clientHeight || 400) / ROW_HEIGHT) - 1);
+    const page = Math.max(1, Math.floor((this.root.clientHeight || 400) / this.list.rowHeight) - 1);
     switch (e.key) {
       case 'ArrowDown': move(i < 0 ? 0 : i + 1, 1); break;
       case 'ArrowUp': move(i < 0 ? 0 : i - 1, -1); break;
@@ -481,6 +605,15 @@ export class TreeView {
         break;
       case '*':
         if (view) this.toggleDeep(view.path, true);
+        break;
+      case '-':
+        if (view) this.toggleDeep(view.path, false);
+        break;
+      case 'ContextMenu':
+        this.#menuForSelected();
+        break;
+      case 'F10':
+        if (!e.shiftKey || !this.#menuForSelected()) return;
         break;
       default:
         return;
