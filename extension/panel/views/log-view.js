@@ -158,6 +158,8 @@ export class LogView {
     const filtered = this.tab === 'frames' && n !== total ? ` (${total} before filters)` : '';
     const paused = this.paused && this.tab === 'frames' ? ` · paused: ${this.skipped} not recorded` : '';
     this.countEl.textContent = `${n} ${this.tab}${filtered}${paused}`;
+    // Narrow, the count is not shown (it would be cut): the log's bar says it in its tooltip.
+    this.countEl.parentElement?.setAttribute('title', this.countEl.textContent);
   }
 
   /** @param {object[]} frames LogEntry[] @param {{t, event}[]} events */
