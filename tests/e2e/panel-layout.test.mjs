@@ -59,14 +59,14 @@ describe('panel layout', () => {
     await panel.evaluate(() => window.slopPanel.reveal('/inbox/msg-3'));
     await panel.click('#toggle-history');
     await panel.click('#toggle-log');
-    const sizes = [[320, 600], [480, 800], [700, 500], [1280, 300], [1280, 800], [3840, 2160]];
+    const sizes = [[320, 600], [480, 800], [700, 500], [1280, 300], [1280, 800], [1920, 1080], [3840, 2160]];
     for (const [w, h] of sizes) {
       for (const scheme of ['light', 'dark']) {
         await panel.setViewportSize({ width: w, height: h });
         await panel.emulateMedia({ colorScheme: scheme });
         await panel.waitForTimeout(50);
         assert.deepEqual(await overflows(panel), [], `${w}x${h} ${scheme}`);
-        if (w <= 1280) await panel.screenshot({ path: path.join(SHOTS, `panel-layout-${w}x${h}-${scheme}.png`) });
+        if (w <= 1920) await panel.screenshot({ path: path.join(SHOTS, `panel-layout-${w}x${h}-${scheme}.png`) });
       }
     }
     await panel.emulateMedia({ colorScheme: 'light' });
