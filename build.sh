@@ -112,8 +112,10 @@ wants start test bench && PACKAGES+=(chromium)
 wants test && PACKAGES+=(clang libclang-rt-14-dev)
 wants test firefox && PACKAGES+=(firefox-esr)
 missing=()
+# One dpkg-query for all of them (a no-op build is mostly process start-ups).
+installed=" $(dpkg-query -W -f='${Package}:${db:Status-Status} ' "${PACKAGES[@]}" 2>/dev/null) "
 for p in "${PACKAGES[@]}"; do
-    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    [[ $installed == *" $p:installed "* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     say "  installing: ${missing[*]}"
@@ -257,9 +259,14 @@ sync_dir() {
     while IFS= read -r -d '' f; do
         rel=${f#"$src"/}
         excluded "$@" && continue
-        if [ -d "$f" ]; then mkdir -p "$dest/$rel"
+        # cp -p keeps the time stamp: the same time (to the nanosecond) is the same file, with no
+        # process started per file; a different one is compared byte by byte.
+        if [ -d "$f" ]; then [ -d "$dest/$rel" ] || mkdir -p "$dest/$rel"
+        elif [ -e "$dest/$rel" ] && ! [ "$f" -nt "$dest/$rel" ] && ! [ "$f" -ot "$dest/$rel" ]; then continue
         elif ! cmp -s "$f" "$dest/$rel"; then
             cp -p "$f" "$dest/$rel"; detail "  ${dest#"$ROOT"/}/$rel"; UPDATED=$((UPDATED + 1))
+        else
+            touch -r "$f" "$dest/$rel"   # the same bytes: next time the time stamp says so
         fi
     done < <(find "$src" -mindepth 1 -print0 | sort -z)
 }
