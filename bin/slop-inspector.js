@@ -5,15 +5,17 @@
 //   slop-inspector watch  <ws-url> [--json]
 //   slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
 //   slop-inspector tools  <ws-url>
-//   slop-inspector check  <ws-url> [--watch MS] [--drift] [--allow RULE,...] [--json|--markdown]
+//   slop-inspector check  <ws-url> [--watch MS] [--drift] [--invoke PATH ACTION [--params JSON]]
+//                         [--allow RULE,...] [--json|--markdown]
 //
 // The token comes from $SLOP_TOKEN or --token-file FILE (a token on the command line would be
 // visible to every user of the machine in the process list). Exit codes: 0 done, 1 the provider or
-// the connection failed, 2 bad usage, 3 `check` found a MUST rule broken.
+// the connection failed (for `check`: nothing answered, or it never went live without breaking a
+// MUST rule), 2 bad usage, 3 `check` found a MUST rule broken (live or not).
 
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { connect, stableText } from '../js-glue/client-node.js';
+import { connect, checkConformance, stableText } from '../js-glue/client-node.js';
 import { reportLines, reportMarkdown } from '../extension/shared/conformance-report.js';
 
 const USAGE = `usage:
@@ -22,15 +24,18 @@ const USAGE = `usage:
   slop-inspector invoke <ws-url> <path> <action> [params-json] [--yes]
                                                                     invoke an affordance (--yes for dangerous ones)
   slop-inspector tools  <ws-url>                                    the affordances as LLM tools (JSON)
-  slop-inspector check  <ws-url> [--watch MS] [--drift] [--allow RULE,...] [--json|--markdown]
+  slop-inspector check  <ws-url> [--watch MS] [--drift] [--invoke PATH ACTION [--params JSON]]
+                        [--allow RULE,...] [--json|--markdown]
                                                                     where the provider breaks SLOP, after
-                                                                    watching its patches for MS (default 2000)
-                                                                    and, with --drift, comparing the mirror
-                                                                    with its state; exit 3 on a MUST finding
+                                                                    watching its patches for MS (default 2000),
+                                                                    with --drift comparing the mirror with its
+                                                                    state, with --invoke judging the answer to
+                                                                    one invoke; a provider that never goes live
+                                                                    is judged too; exit 3 on a MUST finding
 options:
   --token-file FILE   read the token from FILE (else $SLOP_TOKEN; none: connect without one)
   --origin ORIGIN     the Origin header to send (for providers that check it)
-  --timeout MS        how long to wait for the provider (default 10000)`;
+  --timeout MS        how long to wait for the provider, and for the answer to a request (default 10000)`;
 
 function usage(message) {
   if (message) process.stderr.write(`slop-inspector: ${message}\n`);
@@ -46,6 +51,7 @@ try {
       'token-file': { type: 'string' }, origin: { type: 'string' }, timeout: { type: 'string' },
       path: { type: 'string' }, depth: { type: 'string' }, json: { type: 'boolean' }, yes: { type: 'boolean' },
       watch: { type: 'string' }, allow: { type: 'string' }, markdown: { type: 'boolean' }, drift: { type: 'boolean' },
+      invoke: { type: 'string' }, params: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -71,19 +77,38 @@ if (opt['token-file']) {
     usage(`cannot read --token-file: ${e.code ?? e.message}`);
   }
 }
+const json = (text) => {
+  try { return JSON.parse(text); } catch { return usage('params must be JSON, for example \'{"folder":"archive"}\''); }
+};
 let params;
 if (command === 'invoke') {
   if (rest.length < 2) usage('invoke needs <path> <action>');
-  if (rest[2] !== undefined) {
-    try { params = JSON.parse(rest[2]); } catch { usage('params must be JSON, for example \'{"folder":"archive"}\''); }
-  }
+  if (rest[2] !== undefined) params = json(rest[2]);
 }
+let invoke = null;
+if (opt.invoke !== undefined) {
+  if (command !== 'check') usage('--invoke goes with check (for one invoke, use the invoke command)');
+  if (!rest[0]) usage('--invoke needs PATH ACTION');
+  invoke = { path: opt.invoke, action: rest[0], params: opt.params === undefined ? undefined : json(opt.params) };
+} else if (opt.params !== undefined) usage('--params goes with check --invoke');
 
 const out = (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 
+if (command === 'check') {
+  let code;
+  try {
+    code = await check(int('watch', opt.watch, 2000), (opt.allow ?? '').split(',').filter(Boolean));
+  } catch (e) {
+    process.stderr.write(`slop-inspector: ${e.message}\n`);
+    code = 1;
+  }
+  process.exit(code);
+}
+
 let client;
 try {
-  client = await connect(url, { token, origin: opt.origin, timeout });
+  // The timeout bounds the connection and then each request's answer (the core's request timeout).
+  client = await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout });
   if (command === 'tree') {
     const path = opt.path ?? '/';
     const depth = int('depth', opt.depth, -1);
@@ -96,10 +121,6 @@ try {
   } else if (command === 'invoke') {
     const result = await client.invoke(rest[0], rest[1], params, { confirmDangerous: !!opt.yes });
     out(JSON.stringify(result, null, 2));
-  } else if (command === 'check') {
-    const mustBroken = await check(client, int('watch', opt.watch, 2000), (opt.allow ?? '').split(',').filter(Boolean));
-    client.close();
-    if (mustBroken) process.exit(3);
   } else {
     await watch(client, !!opt.json);
   }
@@ -110,20 +131,25 @@ try {
   process.exit(1);
 }
 
-/** Watches for `ms`, prints the conformance report; true when a MUST rule not allowed is broken. */
-async function check(c, ms, allow) {
-  await new Promise((r) => setTimeout(r, Math.max(0, ms)));
-  if (opt.drift) {
-    const d = await c.checkDrift();
-    if (d.status === 'inconclusive') process.stderr.write(`slop-inspector: drift check inconclusive: ${d.message}\n`);
+/**
+ * Judges the provider (live or not: checkConformance), prints the report; the exit code: 3 when a
+ * MUST rule not allowed is broken, 1 when it never went live otherwise, else 0.
+ */
+async function check(ms, allow) {
+  const r = await checkConformance(url, { token, origin: opt.origin, timeout, watch: ms, drift: !!opt.drift, invoke });
+  if (r.drift && r.drift.event === 'drift' && r.drift.status === 'inconclusive') {
+    process.stderr.write(`slop-inspector: drift check inconclusive: ${r.drift.message}\n`);
+  } else if (r.drift && r.drift.event !== 'drift') {
+    process.stderr.write(`slop-inspector: drift check failed: ${r.drift.event}${r.drift.message ? `: ${r.drift.message}` : ''}\n`);
   }
-  const report = await c.conformance();
-  const findings = report.findings.filter((f) => !allow.includes(f.rule));
-  const shown = { ...report, findings };
+  const findings = r.report.findings.filter((f) => !allow.includes(f.rule));
+  const shown = { ...r.report, findings, ...(r.invoke ? { invoke: r.invoke } : {}) };
   if (opt.json) out(JSON.stringify(shown, null, 2));
-  else if (opt.markdown) out(reportMarkdown(shown, { provider: (await c.info()).provider, url: c.url }));
+  else if (opt.markdown) out(reportMarkdown(shown, { provider: r.provider, url }));
   else out(reportLines(shown).join('\n'));
-  return findings.some((f) => f.severity === 'MUST');
+  if (!r.report.live) process.stderr.write(`slop-inspector: the provider never went live: ${r.report.not_live}\n`);
+  if (findings.some((f) => f.severity === 'MUST')) return 3;
+  return r.report.live ? 0 : 1;
 }
 
 /** Prints the tree, then one line per event until the connection ends or Ctrl-C. */

@@ -1,7 +1,7 @@
 // slop-inspector/node: a SLOP consumer in Node, on the extension's own wasm core and connection
 // code, for providers that have no page and for scripts.
 
-import { SlopProvider, SlopEvent } from './provider-node.js';
+import { SlopProvider, SlopEvent, ConformanceReport } from './provider-node.js';
 
 export * from './provider-node.js';
 
@@ -14,6 +14,8 @@ export interface ConnectOptions {
   timeout?: number;
   /** Keep retrying while nothing answers (a server still starting) instead of failing at once. */
   waitForServer?: boolean;
+  /** How long a request (invoke, query, subscribe) waits for its answer (ms). Default: the core's 30000. */
+  requestTimeout?: number;
 }
 
 export class SlopClient extends SlopProvider {
@@ -33,3 +35,28 @@ export class SlopClient extends SlopProvider {
  * core's message), "timeout" (connected but not live in time).
  */
 export function connect(url: string, options?: ConnectOptions): Promise<SlopClient>;
+
+export interface CheckOptions {
+  token?: string | null;
+  origin?: string;
+  /** How long to wait until live, and for each answer (the core's request timeout) (ms). Default 10000. */
+  timeout?: number;
+  /** How long to watch a live provider's patches before the report (ms). Default 2000. */
+  watch?: number;
+  /** Compare the mirror with the provider's state (a drift check) when live. */
+  drift?: boolean;
+  /** Invoke one affordance when live; the answer is judged (status, shape, time, `accepted` without `async`). */
+  invoke?: { path: string; action: string; params?: unknown } | null;
+}
+
+/**
+ * Judges a provider whether or not it goes live (a bad hello, a refused snapshot, none in time:
+ * report.live false, report.not_live why). Rejects with SlopTestError only when nothing could be
+ * judged: "unreachable", "auth_failed", "timeout" (nothing answered).
+ */
+export function checkConformance(url: string, options?: CheckOptions): Promise<{
+  report: ConformanceReport;
+  provider: { id: string; name: string; slop_version?: string; capabilities: string[] } | null;
+  drift?: SlopEvent;
+  invoke?: { path: string; action: string; requestId: string; event: SlopEvent };
+}>;

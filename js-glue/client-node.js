@@ -68,15 +68,70 @@ export class SlopClient extends SlopProvider {
 
 /**
  * Connects to a WebSocket provider and waits until its first subscription (the whole tree,
- * unless `subscribe` says otherwise) is mirrored and live.
+ * unless `subscribe` says otherwise) is mirrored and live. A provider that connects but does not
+ * go live rejects with a SlopTestError whose `conformance` is the core's report (the rule it
+ * broke, and `not_live`: why).
  * @param {string} url  ws:// or wss:// URL of the provider
- * @param {{token?: string, origin?: string, timeout?: number, waitForServer?: boolean}} [options]
+ * @param {{token?: string, origin?: string, timeout?: number, waitForServer?: boolean,
+ *   requestTimeout?: number}} [options]
  *   origin: the Origin header to send (a browser always sends one; providers that check it need
  *   it allowed). waitForServer: keep retrying while nothing answers (a server still starting)
- *   instead of failing at once
+ *   instead of failing at once. requestTimeout: how long a request (invoke, query, subscribe)
+ *   may wait for its answer (default: the core's, 30 s); past it, the core's "timeout"
  * @returns {Promise<SlopClient>}
  */
-export async function connect(url, { token = null, origin = undefined, timeout = 10_000, waitForServer = false } = {}) {
+export async function connect(url, options = {}) {
+  const { conn, client } = await open(url, options);
+  const { timeout = 10_000, waitForServer = false } = options;
+  try {
+    await waitLive(conn, url, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
+  } catch (e) {
+    if (conn.consumer && e instanceof SlopTestError) {
+      const report = conn.consumer.conformance();
+      if (report.frames > 0) e.conformance = report; // it answered: what it broke is known
+    }
+    client.close();
+    throw e;
+  }
+  return client;
+}
+
+/**
+ * Judges a provider against the core's rules whether or not it goes live: connects, waits until
+ * it is live or cannot be (a MUST rule broken before, a fatal error) or `timeout`, then, when
+ * live, watches for `watch` ms, checks for drift and invokes one affordance if asked. The core's
+ * request timeout is `timeout`, so "no snapshot" and "no result" are judged within it.
+ * Rejects with a SlopTestError only when nothing could be judged (nothing answered, the token
+ * was refused).
+ * @param {string} url
+ * @param {{token?: string, origin?: string, timeout?: number, watch?: number, drift?: boolean,
+ *   invoke?: {path: string, action: string, params?: any}}} [options]
+ * @returns {Promise<{report: object, provider: object|null, drift?: object,
+ *   invoke?: {path: string, action: string, requestId: string, event: object}}>}
+ *   report: the core's (slop_consumer_conformance), `live` false and `not_live` when it never went live
+ */
+export async function checkConformance(url, { timeout = 10_000, watch = 2000, drift = false, invoke = null, ...rest } = {}) {
+  const { conn, client } = await open(url, { ...rest, requestTimeout: timeout });
+  try {
+    const live = await waitSettled(conn, url, timeout);
+    const out = {};
+    if (live) {
+      await new Promise((r) => setTimeout(r, Math.max(0, watch)));
+      if (drift) out.drift = (await conn.checkDrift()).event;
+      if (invoke) {
+        const { requestId, event } = await conn.invoke(invoke.path, invoke.action, invoke.params);
+        out.invoke = { path: invoke.path, action: invoke.action, requestId, event };
+      }
+    }
+    conn.tick(Date.now());
+    return { report: conn.consumer.conformance(), provider: conn.provider ?? null, ...out };
+  } finally {
+    client.close();
+  }
+}
+
+/** The Connection and its client, not yet started. */
+async function open(url, { token = null, origin = undefined, requestTimeout = 0 } = {}) {
   let parsed;
   try {
     parsed = new URL(url);
@@ -86,7 +141,7 @@ export async function connect(url, { token = null, origin = undefined, timeout =
   if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
     throw new SlopTestError(SlopTestCode.UNREACHABLE, `"${url}" is not a ws:// or wss:// URL`);
   }
-  const core = await loadCore();
+  const core = withRequestTimeout(await loadCore(), requestTimeout);
   const conn = new Connection({
     tabId: 0, key: url, transport: { type: 'ws', url }, source: 'manual', pageUrl: url,
     target: { classification: 'same-origin', page_origin: null, target: url, approval_key: null },
@@ -98,14 +153,53 @@ export async function connect(url, { token = null, origin = undefined, timeout =
       WebSocket: origin === undefined ? WebSocket : withOrigin(origin),
     },
   });
-  const client = new SlopClient(conn, `provider ${url}`);
-  try {
-    await waitLive(conn, url, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
-  } catch (e) {
-    client.close();
-    throw e;
-  }
-  return client;
+  return { conn, client: new SlopClient(conn, `provider ${url}`) };
+}
+
+/** The core with consumers whose requests time out after ms (0: the core's default). */
+function withRequestTimeout(core, ms) {
+  if (!ms) return core;
+  const Base = core.SlopConsumer;
+  return {
+    ...core,
+    SlopConsumer: class extends Base {
+      constructor(options = {}) { super({ ...options, limits: { ...options.limits, requestTimeoutMs: ms } }); }
+    },
+  };
+}
+
+/**
+ * Resolves true when conn is live, false when it will not be (a MUST rule broken before it went
+ * live, a fatal protocol error) or after timeout plus a tick (the core's request timeout, set to
+ * timeout, judges a missing hello or snapshot by then). Rejects when nothing answered or the token
+ * was refused: nothing to judge.
+ */
+function waitSettled(conn, url, timeout) {
+  return new Promise((resolve, reject) => {
+    const done = (err, live) => {
+      clearTimeout(timer);
+      connectionEvents.change.delete(onChange);
+      connectionEvents.coreEvent.delete(onChange);
+      if (err) reject(err); else resolve(live);
+    };
+    const judged = () => conn.consumer && conn.consumer.conformance().frames > 0;
+    const onChange = (c) => {
+      if (c !== conn) return;
+      if (conn.live) return done(null, true);
+      if (conn.status === Status.ERROR && judged()) return done(null, false);
+      if (NOBODY_THERE.has(conn.status) && !judged()) {
+        return done(new SlopTestError(NOBODY_THERE.get(conn.status), `provider ${url}: ${conn.status}: ${conn.message}`, { status: conn.status }));
+      }
+      if (conn.consumer && conn.consumer.conformance().must > 0) done(null, false);
+    };
+    const timer = setTimeout(() => {
+      if (judged()) return done(null, conn.live);
+      done(new SlopTestError(SlopTestCode.TIMEOUT, `provider ${url}: nothing answered in ${timeout} ms: ${conn.status}: ${conn.message}`, { status: conn.status }));
+    }, timeout + TICK_MS + 500);
+    connectionEvents.change.add(onChange);
+    connectionEvents.coreEvent.add(onChange);
+    conn.start().catch((e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
+  });
 }
 
 /** A WebSocket class that sends this Origin header (the browser's API has no such option). */

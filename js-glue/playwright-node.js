@@ -207,11 +207,24 @@ export class Slop {
         await workerEval(this.context, (k) => globalThis.slopInspector.approve(k), hit.approvalKey);
       }
       const stuck = hit && STUCK.get(hit.status);
-      if (stuck) throw new SlopTestError(stuck, `${page.url()}: ${describe(hit)}`, { status: hit.status });
+      if (stuck) throw await this.#withConformance(new SlopTestError(stuck, `${page.url()}: ${describe(hit)}`, { status: hit.status }), tab, hit);
       if (Date.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw this.#timeoutError(page, wanted, timeout, seen.tab, sel);
+    const tab = seen.tab;
+    throw await this.#withConformance(this.#timeoutError(page, wanted, timeout, tab, sel), tab,
+      tab?.providers.find((p) => matchesSelector(p, sel)));
+  }
+
+  /** err, with the core's conformance report as err.conformance when the provider answered at all
+   * (a bad hello, a refused snapshot: the rule it broke, and `not_live`, why it never went live). */
+  async #withConformance(err, tab, hit) {
+    if (!tab || !hit) return err;
+    try {
+      const report = await workerEval(this.context, ([t, k]) => globalThis.slopInspector.call(t, k, 'conformance', []), [tab.tabId, hit.key]);
+      if (report?.frames > 0) err.conformance = report;
+    } catch { /* not connected: nothing was judged */ }
+    return err;
   }
 
   #timeoutError(page, wanted, timeout, tab, sel) {

@@ -41,6 +41,8 @@ export interface ProviderInfo {
   /** Connected and the first subscription's mirror is what the provider holds now. */
   live: boolean;
   sync: { state: string; reason: { code: string; message: string } | null; retryAt: number | null };
+  /** The reconnect policy's last decision (js-glue/reconnect-policy.js), null before the first close. */
+  reconnect: { mode: 'restart' | 'crash-loop' | 'down'; delay: number; closedAt: number; seq: number } | null;
   provider: { id: string; name: string; slop_version: string } | null;
   capabilities: string[];
   approvalKey: string | null;
@@ -113,6 +115,10 @@ export interface ConformanceFinding {
 }
 
 export interface ConformanceReport {
+  /** False while the provider is not live (no hello taken, a subscription not mirrored). */
+  live: boolean;
+  /** Why it is not live, when it is not: the hello, or the first subscription and its reason. */
+  not_live?: string;
   frames: number;
   mirrors: number;
   nodes: number;
@@ -170,6 +176,8 @@ export class SlopTestError extends Error {
   providerCode?: string | null;
   /** The core event that ended the request (result with an error, error, timeout, closed). */
   event?: SlopEvent;
+  /** A provider that answered but never went live: the core's report (the rule it broke, not_live). */
+  conformance?: ConformanceReport;
 }
 
 /** A stable, diff-friendly text of a tree for snapshot files (sorted fields, volatile ones left out). */

@@ -92,7 +92,8 @@ const stringSend = new StringSend($('send-string'), { bridge, selection, toast }
 const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
   bridge, selection,
   isOpen: () => side.tab === 'conformance',
-  open: () => side.setTab('conformance'),
+  // The badge opens the tab even over a provider's waiting card: one that never went live is judged too.
+  open: () => { side.setTab('conformance'); notices.renderEmpty(); },
   revealNode: (path) => {
     if (!selection.source()?.nodes.has(path)) return false;
     treeView.reveal(path);
@@ -132,6 +133,7 @@ const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('im
 });
 const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('banner') }, {
   store, bridge, selection, tabId, toast,
+  conformanceShown: () => side.tab === 'conformance' && (conformance.report?.must ?? 0) > 0,
   importError: () => importExport.error,
   dismissImportError: () => importExport.dismissError(),
   backToLive: () => historyPane.backToLive(),

@@ -26,6 +26,7 @@ export function reportLines(report, { frameChars = 160 } = {}) {
   const must = report.findings.filter((f) => f.severity === 'MUST').length;
   const lines = [`${must} MUST and ${report.findings.length - must} SHOULD findings; ${checkedLine(report)}` +
     (report.dropped ? `; ${report.dropped} more not kept` : '')];
+  if (report.live === false) lines.push(`not live: ${report.not_live}`);
   for (const g of groupFindings(report)) {
     lines.push(`${g.rule.severity} ${g.rule.id} (${g.count}×, spec: ${g.rule.spec}): ${g.rule.text}`);
     for (const f of g.findings) {
@@ -49,6 +50,7 @@ export function reportMarkdown(report, { provider = null, url = null, at = new D
   if (provider?.id) out.push(`- provider id: \`${provider.id}\``);
   if (url) out.push(`- address: ${url}`);
   out.push(`- checked: ${checkedLine(report)}, ${at}`);
+  if (report.live === false) out.push(`- not live: ${report.not_live}`);
   out.push(`- findings: **${report.must} MUST**, ${report.should} SHOULD${report.dropped ? ` (${report.dropped} more not kept)` : ''}`, '');
   const groups = groupFindings(report);
   if (groups.length === 0) out.push('No findings: the provider followed every rule checked.', '');

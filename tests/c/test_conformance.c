@@ -107,7 +107,9 @@ TEST(a_conforming_provider_has_no_finding_and_the_report_lists_every_rule) {
     CHECK(cJSON_GetObjectItem(r, "mirrors")->valuedouble == 1);
     CHECK(cJSON_GetObjectItem(r, "nodes")->valuedouble == 7);
     CHECK(cJSON_GetObjectItem(r, "must")->valuedouble == 0);
-    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "rules")) == 36);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "rules")) == 39);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "live")));
+    CHECK(cJSON_GetObjectItem(r, "not_live") == NULL);
     cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "rules"), 0);
     CHECK(str(rule, "id") && str(rule, "severity") && str(rule, "spec") && str(rule, "text") && str(rule, "checked"));
     cJSON_Delete(r);
@@ -576,11 +578,83 @@ TEST(a_drift_check_asks_again_while_patches_are_in_flight_then_gives_up) {
     stop(&l);
 }
 
+/* ---- a provider that never goes live ----------------------------------------- */
+
+/* The report's "not_live", or "" when live (a static copy). */
+static char why_buf[512];
+static const char *not_live(slop_consumer *c) {
+    cJSON *r = cJSON_Parse(slop_consumer_conformance(c, NULL));
+    const char *w = str(r, "not_live");
+    snprintf(why_buf, sizeof why_buf, "%s", w ? w : "");
+    CHECK(cJSON_IsBool(cJSON_GetObjectItem(r, "live")) && cJSON_IsTrue(cJSON_GetObjectItem(r, "live")) == !w);
+    cJSON_Delete(r);
+    return why_buf;
+}
+
+TEST(a_provider_that_never_goes_live_is_judged_and_says_why) {
+    live l;
+    /* A hello without provider.id: not taken, the finding keeps its frame. */
+    begin(&l, "{\"type\":\"hello\",\"provider\":{\"name\":\"App\",\"slop_version\":\"0.1\",\"capabilities\":[\"state\"]}}",
+          "{}", NULL);
+    cJSON *root;
+    cJSON *f = finding(l.c, "hello-fields", &root);
+    CHECK_STR(f ? str(f, "severity") : NULL, "MUST");
+    CHECK_CONTAINS(f ? str(f, "frame") : NULL, "\"name\":\"App\"");
+    cJSON_Delete(root);
+    CHECK_CONTAINS(not_live(l.c), "its hello was refused: \"provider.id\" must be a non-empty string");
+    slop_consumer_tick(l.c, 6000); /* the subscribe times out: the hello was refused, not missing */
+    CHECK_STR(found(l.c), "hello-fields");
+    stop(&l);
+
+    /* No hello at all. */
+    begin(&l, "{\"type\":\"event\",\"name\":\"x\"}", "{}", NULL);
+    CHECK_STR(not_live(l.c), "no hello yet");
+    CHECK_STR(found(l.c), "");
+    slop_consumer_tick(l.c, 6000);
+    CHECK_STR(found(l.c), "hello-in-time");
+    stop(&l);
+
+    /* A node whose type is a number: the snapshot is refused. */
+    begin(&l, HELLO_ALL, "{}", "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"n\",\"type\":7}]}");
+    CHECK_STR(found(l.c), "tree-shape");
+    f = finding(l.c, "tree-shape", &root);
+    CHECK_CONTAINS(f ? str(f, "frame") : NULL, "\"type\":7");
+    cJSON_Delete(root);
+    CHECK_CONTAINS(not_live(l.c), " is failed: snapshot refused: ");
+    stop(&l);
+
+    /* Hello, then no snapshot. */
+    begin(&l, HELLO_ALL, "{}", NULL);
+    CHECK_CONTAINS(not_live(l.c), "is waiting");
+    slop_consumer_tick(l.c, 6000);
+    CHECK_STR(found(l.c), "snapshot-in-time");
+    CHECK_CONTAINS(not_live(l.c), "no snapshot came in time");
+    stop(&l);
+
+    /* A snapshot for an id the consumer never sent; a late one for an id it
+     * did send is no finding. */
+    begin(&l, HELLO_ALL, "{}", NULL);
+    feed(l.c, "{\"type\":\"snapshot\",\"id\":\"sub-1\",\"version\":1,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}",
+         &l.o);
+    CHECK_STR(found(l.c), "snapshot-id");
+    stop(&l);
+    begin(&l, HELLO_ALL, "{}", TODOS);
+    char late[300];
+    snprintf(late, sizeof late,
+             "{\"type\":\"snapshot\",\"id\":\"%.*s-s999\",\"version\":1,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\"}}",
+             (int)(strchr(l.wire, '-') - l.wire), l.wire);
+    feed(l.c, late, &l.o);
+    CHECK_STR(found(l.c), "");
+    CHECK_STR(not_live(l.c), "");
+    stop(&l);
+}
+
 int main(void) {
     RUN(a_conforming_provider_has_no_finding_and_the_report_lists_every_rule);
     RUN(frames_that_are_not_messages);
     RUN(the_finding_keeps_the_first_frame_cut_and_counts_the_rest);
     RUN(hello_rules);
+    RUN(a_provider_that_never_goes_live_is_judged_and_says_why);
     RUN(capabilities_against_behaviour);
     RUN(ordering_seq_and_version_rules);
     RUN(a_query_answer_with_seq);

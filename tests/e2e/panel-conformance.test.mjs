@@ -62,9 +62,9 @@ describe('panel conformance', () => {
     await openConformance(panel);
     const none = panel.locator('#conformance [data-role="conf-none"]');
     await none.waitFor({ timeout: 10_000 });
-    assert.match(await none.textContent(), /^No findings\. The provider followed every rule checked so far: 36 rules checked over \d+ frames and 3 mirrored nodes\.$/);
+    assert.match(await none.textContent(), /^No findings\. The provider followed every rule checked so far: 39 rules checked over \d+ frames and 3 mirrored nodes\.$/);
     assert.equal(await panel.locator('#conf-badge').isHidden(), true);
-    assert.equal(await panel.locator('#conformance .conf-rules li').count(), 36);
+    assert.equal(await panel.locator('#conformance .conf-rules li').count(), 39);
 
     await panel.click('#conformance [data-action="check-drift"]');
     await until(async () => (await panel.locator('#conformance [data-role="drift-result"]').getAttribute('data-status')) === 'same', { what: 'drift: same' });

@@ -236,7 +236,7 @@ describe('slop-inspector command', () => {
   test('check: the conformance report; exit 3 on a MUST finding, --allow to accept one', async () => {
     const ok = await run(['check', srv.wsUrl, '--watch', '100'], { SLOP_TOKEN: srv.token });
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 36 rules checked over \d+ frames and \d+ mirrored nodes/);
+    assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 39 rules checked over \d+ frames and \d+ mirrored nodes/);
     const bad = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: new StateEngine({
       tree: { id: 'root', type: 'root', children: [{ id: 'n', type: 'gadget', meta: { salience: 3 } }] } }) });
     try {

@@ -401,7 +401,8 @@ const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id,
 /*
  * Where the provider breaks SLOP, for its author: every rule the core checks
  * and every finding so far, as JSON:
- *   {"frames":N,"mirrors":M,"nodes":K,"must":A,"should":B,"dropped":D,
+ *   {"live":bool,"not_live"?:"why","frames":N,"mirrors":M,"nodes":K,
+ *    "must":A,"should":B,"dropped":D,
  *    "rules":[{"id","severity":"MUST"|"SHOULD","spec","text",
  *              "checked":"frames"|"mirror"}],
  *    "findings":[{"rule","severity","count","path"?,"detail","frame"?,
@@ -413,7 +414,12 @@ const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id,
  * asked for) are judged over the mirrors now, at a cost linear in their
  * nodes; their findings name the path and the mirror's version. Findings
  * last as long as the consumer, across reconnects; past 512 of them, only
- * `dropped` counts. Owned by c (valid until the next call on c).
+ * `dropped` counts. A provider that never goes live is judged too: a hello
+ * refused (hello-fields), none in time (hello-in-time), a snapshot refused
+ * (tree-shape...), for an id never sent (snapshot-id) or not in time
+ * (snapshot-in-time); "live" is false then, and "not_live" says why (the
+ * hello, or the first subscription not live, and its reason). Owned by c
+ * (valid until the next call on c).
  */
 const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len);
 

@@ -35,6 +35,8 @@ static const rule rules[] = {
      "hello carries provider.id, provider.name, provider.slop_version (strings) and provider.capabilities "
      "(an array of strings).",
      FRAME_RULE},
+    {"hello-in-time", "MUST", "messages: hello",
+     "A provider says hello when the connection opens, within the request timeout.", FRAME_RULE},
     {"hello-state", "MUST", "capabilities", "A provider declares the \"state\" capability.", FRAME_RULE},
     {"slop-version", "SHOULD", "messages: hello",
      "provider.slop_version names a version of the spec this inspector knows (0.1).", FRAME_RULE},
@@ -48,6 +50,10 @@ static const rule rules[] = {
      "A content_ref appears only when the provider declares \"content_refs\".", TREE_RULE},
     {"snapshot-first", "MUST", "messages: ordering", "A subscription's snapshot comes before its patches.",
      FRAME_RULE},
+    {"snapshot-in-time", "MUST", "messages: subscribe",
+     "Every subscribe is answered by its snapshot (or an error) within the request timeout.", FRAME_RULE},
+    {"snapshot-id", "MUST", "messages: snapshot",
+     "A snapshot carries the id of the subscribe or query it answers.", FRAME_RULE},
     {"seq-snapshot", "MUST", "messages: seq", "A subscription's snapshot carries seq 0.", FRAME_RULE},
     {"seq-present", "SHOULD", "messages: seq",
      "A subscription's snapshot and patches carry seq (0 on the snapshot, then 1, 2, 3...): without it a "
@@ -578,9 +584,15 @@ static void put_findings(slop__buf *b, const slop__conformance *cf, int *first, 
 }
 
 char *slop__conf_report(const slop__conformance *frames, const slop__conformance *trees, size_t mirrors,
-                        size_t nodes) {
+                        size_t nodes, const char *not_live) {
     slop__buf b = {0};
-    slop__buf_puts(&b, "{\"frames\":");
+    slop__buf_puts(&b, "{\"live\":");
+    slop__buf_puts(&b, not_live ? "false" : "true");
+    if (not_live) {
+        slop__buf_puts(&b, ",\"not_live\":");
+        slop__buf_put_string(&b, not_live);
+    }
+    slop__buf_puts(&b, ",\"frames\":");
     slop__buf_put_number(&b, (double)frames->frames);
     slop__buf_puts(&b, ",\"mirrors\":");
     slop__buf_put_number(&b, (double)mirrors);

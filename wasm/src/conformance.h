@@ -71,8 +71,9 @@ size_t slop__conf_drift(const slop__mirror *mine, const slop__mirror *theirs, co
                         size_t max);
 
 /* The report as JSON text (caller frees): every rule checked, then the
- * findings of `frames` and of `trees` together. */
+ * findings of `frames` and of `trees` together. not_live: why the provider
+ * is not (yet) live (hello, subscriptions), NULL when it is. */
 char *slop__conf_report(const slop__conformance *frames, const slop__conformance *trees, size_t mirrors,
-                        size_t nodes);
+                        size_t nodes, const char *not_live);
 
 #endif

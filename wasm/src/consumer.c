@@ -104,6 +104,7 @@ struct slop_consumer {
     unsigned long long next_id;
 
     int have_hello, refused, closed;
+    char hello_refused[200]; /* why the last hello was not taken, "" if none */
     int document;           /* transport "document": a file, no provider     */
     int replay;             /* transport "replay": a recording played back   */
     char *adopt;            /* replay: the recorded id the next subscription takes (options.id) */
@@ -524,6 +525,7 @@ static cJSON *hello_provider(slop_consumer *c, const cJSON *msg, unsigned *bits)
     else if (!cJSON_IsArray(caps)) bad = "\"provider.capabilities\" must be an array";
     if (bad) {
         rule_error(c, "hello-fields", "bad_message", 0, "hello: %s", bad);
+        snprintf(c->hello_refused, sizeof c->hello_refused, "its hello was refused: %s", bad);
         return NULL;
     }
     /* What the core can do without, a provider author still wants to hear. */
@@ -826,6 +828,12 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     pending *q = s ? NULL : find_pending(c, id);
     if (!s && !(q && q->kind == REQ_QUERY)) {
         c->ignored_frames++; /* an id we never issued, or no longer use */
+        /* Never issued: every id this consumer sends starts with its prefix
+         * (on a shared postMessage channel, other consumers' ids are normal). */
+        size_t pl = strlen(c->prefix);
+        if (!c->postmessage && !(strncmp(id, c->prefix, pl) == 0 && id[pl] == '-'))
+            slop__conf_note(&c->conf, "snapshot-id", NULL, -1, "a snapshot for \"%.60s\", an id this consumer never sent",
+                            id);
         return;
     }
     /* The top-level frame's tree arrives as text (see receive); one inside a
@@ -1299,6 +1307,14 @@ int slop_consumer_tick(slop_consumer *c, double now_ms) {
             if (p->kind == REQ_INVOKE)
                 slop__conf_note(&c->conf, "result-in-time", p->path, -1, "invoke \"%.60s\": no result in %u ms", p->action,
                                 c->lim.request_timeout_ms);
+            /* A subscribe waits for the hello; with none (nor a refused one)
+             * in time, the hello is what is missing. A page's postMessage
+             * provider may simply not be there: not a finding. */
+            if (s && c->have_hello)
+                slop__conf_note(&c->conf, "snapshot-in-time", s->path, -1, "subscribe %s: no snapshot in %u ms", s->handle,
+                                c->lim.request_timeout_ms);
+            else if (s && !c->closed && !c->refused && !c->postmessage && !c->hello_refused[0])
+                slop__conf_note(&c->conf, "hello-in-time", NULL, -1, "no hello in %u ms", c->lim.request_timeout_ms);
             if (s) give_up(s, "timeout", "no snapshot came in time", now_ms); /* a late one still counts */
             pending_drop(c, p);
             continue;
@@ -1349,6 +1365,7 @@ int slop_consumer_reset(slop_consumer *c, double now_ms) {
     c->closed = 0;
     c->have_hello = 0;
     c->refused = 0;
+    c->hello_refused[0] = '\0';
     c->caps = 0;
     c->epoch++;
     if (c->provider) { /* compared with the next hello: the same app or another */
@@ -2081,9 +2098,31 @@ const char *slop_core_version(void) { return "0.1.0 (SLOP 0.1)"; }
 /* Public: conformance                                                      */
 /* ---------------------------------------------------------------------- */
 
+/* Why the provider is not live, into why; NULL when it is: the hello taken
+ * and every subscription mirroring it. */
+static const char *not_live(const slop_consumer *c, char *why, size_t len) {
+    if (c->document) return NULL;
+    if (c->refused) return snprintf(why, len, "it does not declare the \"state\" capability: not a SLOP provider"), why;
+    if (!c->have_hello) {
+        snprintf(why, len, "%s%s", c->hello_refused[0] ? c->hello_refused : "no hello yet",
+                 c->closed ? "; the connection is closed" : "");
+        return why;
+    }
+    for (size_t i = 0; i < c->nsubs; i++) {
+        const sub *s = c->subs[i];
+        if (s->state == SUB_LIVE) continue;
+        snprintf(why, len, "subscription %s (%.100s) is %s: %.200s", s->handle, s->path, sub_state_names[s->state],
+                 s->reason[0] ? s->reason : "waiting for its snapshot");
+        return why;
+    }
+    if (c->closed) return snprintf(why, len, "the connection is closed"), why;
+    return NULL;
+}
+
 const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len) {
     if (!c) return NULL;
     ok(c);
+    char why[400];
     slop__conformance trees = {0};
     size_t mirrors = 0, nodes = 0;
     const cJSON *caps = cJSON_GetObjectItemCaseSensitive(c->provider, "capabilities");
@@ -2101,7 +2140,7 @@ const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len) {
             slop__conf_note(&trees, "task-node", NULL, -1, "task \"%.60s\" (invoke %s) never appeared as a node",
                             t->task_id, t->req_id);
     }
-    char *report = slop__conf_report(&c->conf, &trees, mirrors, nodes);
+    char *report = slop__conf_report(&c->conf, &trees, mirrors, nodes, not_live(c, why, sizeof why));
     slop__conf_free(&trees);
     if (!report) fail(c, SLOP_E_NOMEM, "out of memory");
     return give(c, report, out_len);

@@ -33,7 +33,8 @@ export class Notices {
    * @param {{empty: HTMLElement, main: HTMLElement, banner: HTMLElement}} els
    * @param {{store, selection, bridge, tabId: number|null, toast: {show: (text: string) => void},
    *          importError: () => string|null, dismissImportError: () => void, backToLive: () => void,
-   *          ui/close-import: (key: string) => void, openImport: () => void}} o
+   *          ui/close-import: (key: string) => void, openImport: () => void,
+   *          conformanceShown: () => boolean}} o  conformanceShown: the user opened the findings of a provider without a tree
    */
   constructor(els, o) {
     this.els = els;
@@ -74,7 +75,7 @@ export class Notices {
     } else if (!p && !selection.isImport() && !selection.isRecording()) {
       state = 'empty';
       content = this.#noProvider(store.problems);
-    } else if (p && !tree) {
+    } else if (p && !tree && !this.o.conformanceShown?.()) { // the findings of one that never went live win over its card
       ({ state, content } = this.#providerCard(p));
     }
     document.body.dataset.state = state ?? (p && p.status !== Status.CONNECTED ? `stale-${p.status}` : 'tree');
@@ -159,8 +160,10 @@ export class Notices {
       // Disconnected, or connected while the mirror waits, resyncs or is stale: never shown as live.
       kind = 'stale';
       const canRetry = RETRYABLE.includes(p.status) || (p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state));
-      const text = p.status === Status.CONNECTED ? `Showing the last known state (v${tree.version}). ${syncText(p)}`
-        : `${statusLabel(p)}${p.message ? ` — ${p.message}` : ''}: showing the last known state (v${tree.version}).`;
+      // No snapshot was ever taken (the first was refused, say): there is no earlier state to show.
+      const shown = tree.nodes.size ? `showing the last known state (v${tree.version})` : 'no state received yet';
+      const text = p.status === Status.CONNECTED ? `${shown[0].toUpperCase()}${shown.slice(1)}. ${syncText(p)}`
+        : `${statusLabel(p)}${p.message ? ` — ${p.message.replace(/\.$/, '')}` : ''}: ${shown}.`;
       content = [h('span', { text }), canRetry ? this.#retryButton(p, 'small') : null];
     }
     b.hidden = content === null;

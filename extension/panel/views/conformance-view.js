@@ -39,7 +39,7 @@ export class ConformanceView {
       h('button', { type: 'button', class: 'small', 'data-action': 'conf-export-md', title: 'Save the report as Markdown, for a bug report', disabled: !report, onclick: () => hooks.exportMarkdown() }, 'Markdown'),
       h('button', { type: 'button', class: 'small', 'data-action': 'conf-export-json', title: 'Save the report as JSON', disabled: !report, onclick: () => hooks.exportJson() }, 'JSON'));
     const drift = h('div', { class: 'conf-drift' },
-      h('button', { type: 'button', class: 'small', 'data-action': 'check-drift', disabled: this.checking || !report,
+      h('button', { type: 'button', class: 'small', 'data-action': 'check-drift', disabled: this.checking || !report || report.live === false,
         title: 'Ask the provider for the subscribed subtree and compare it with the mirror at the same version',
         onclick: () => hooks.checkDrift() }, this.checking ? 'Checking…' : 'Check for drift now'),
       h('label', { class: 'small conf-periodic', title: 'Check again every 30 seconds while this panel is open' },
@@ -58,7 +58,12 @@ export class ConformanceView {
         h('span', { class: `chip sev-must${report.must ? '' : ' zero'}`, text: `${report.must} MUST` }),
         h('span', { class: `chip sev-should${report.should ? '' : ' zero'}`, text: `${report.should} SHOULD` }),
         h('span', { class: 'muted small', text: report.dropped ? ` ${report.dropped} more findings were not kept.` : '' }));
-    setChildren(this.root, head, drift, summary,
+    // A provider that never went live is judged too: why it is not live comes first.
+    const notLive = report.live === false
+      ? h('p', { class: 'conf-not-live', 'data-role': 'conf-not-live' },
+        h('strong', { text: 'Not live: ' }), h('span', { text: report.not_live ?? '' }))
+      : null;
+    setChildren(this.root, head, drift, notLive, summary,
       groups.map((g) => this.#group(g)),
       h('details', { class: 'conf-rules' },
         h('summary', { text: `Rules checked (${report.rules.length})` }),
