@@ -42,7 +42,7 @@ export interface ProviderInfo {
   live: boolean;
   sync: { state: string; reason: { code: string; message: string } | null; retryAt: number | null };
   /** The reconnect policy's last decision (js-glue/reconnect-policy.js), null before the first close. */
-  reconnect: { mode: 'restart' | 'crash-loop' | 'down'; delay: number; closedAt: number; seq: number } | null;
+  reconnect: { mode: 'restart' | 'crash-loop' | 'down'; delay: number; closedAt: number; seq: number; settled?: boolean } | null;
   provider: { id: string; name: string; slop_version: string } | null;
   capabilities: string[];
   approvalKey: string | null;

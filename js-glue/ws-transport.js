@@ -135,14 +135,8 @@ export class WsTransport {
   }
 }
 
-/**
- * Delay before reconnect attempt `attempt` (0-based): exponential from baseMs, capped at capMs,
- * with jitter ("equal jitter": between half and all of the step) so tabs do not retry in step.
- */
-export function backoffDelay(attempt, { baseMs = 1000, capMs = 30000, random = Math.random } = {}) {
-  const step = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
-  return Math.round(step / 2 + random() * (step / 2));
-}
+// The desktop bridge's back-off; providers use the reconnect policy (reconnect-policy.js).
+export { backoffDelay } from './reconnect-policy.js';
 
 /**
  * After a handshake failed: is the server there at all? A page (or worker) cannot tell a refused

@@ -11,7 +11,8 @@
 // (js-glue/client-node.js) runs this same class outside the browser.
 
 import { Status, LIMITS, ErrorCode } from '../shared/messages.js';
-import { WsTransport, backoffDelay, serverAnswers } from '../../js-glue/ws-transport.js';
+import { WsTransport, serverAnswers } from '../../js-glue/ws-transport.js';
+import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from '../../js-glue/reconnect-policy.js';
 import { logEntry } from './frame-log.js';
 
 /** How many core events (all but patches) a connection keeps for events(). */
@@ -27,12 +28,6 @@ export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_node
 
 /** A postMessage provider that has not said hello yet gets `connect` again after this. */
 const HELLO_WAIT_MS = 2000;
-
-/**
- * The reconnect back-off starts over only after the first subscription has been live this long
- * on one connection: a provider that dies after hello (say, in every snapshot) keeps backing off.
- */
-const STABLE_MS = 10_000;
 
 /** Core events after which a subscription's state may differ (a patch only revives one). */
 const SYNC_EVENTS = new Set(['hello', 'snapshot', 'resync', 'protocol_error', 'error', 'timeout', 'closed', 'provider_changed']);
@@ -123,9 +118,16 @@ export class Connection {
 
     this.consumer = null;
     this.wire = null;          // the open transport (WsTransport, or the page channel)
-    this.attempt = 0;          // reconnect attempts since the last stable connection
+    this.attempt = 0;          // postMessage: connects without a hello since the last one
     this.timer = null;
-    this.stableTimer = null;   // resets `attempt` once the connection has been live STABLE_MS
+    /** What the reconnect policy knows of how the last connections ended (reconnect-policy.js). */
+    this.reconnectState = INITIAL_STATE;
+    /**
+     * The policy's last decision: {mode, delay, closedAt, seq} (closedAt: when the close was seen),
+     * with `settled: true` once the mirror is live again (the status no longer tells of it).
+     */
+    this.reconnect = null;
+    this.liveAt = null;        // when the first subscription went live on this transport
     this.disposed = false;
     this.stopped = false;      // a fatal error: no reconnect until retry()
     this.pending = new Map();  // request id → {resolve}
@@ -161,6 +163,7 @@ export class Connection {
       statusAt: this.statusAt,
       message: this.message,
       retryAt: this.retryAt,
+      reconnect: this.reconnect && { ...this.reconnect },
       sync: { ...this.sync, reason: this.sync.reason && { ...this.sync.reason } },
       live: this.live,
       classification: this.classification,
@@ -196,18 +199,11 @@ export class Connection {
   #noteSync(st) {
     const sync = syncOf(st, this.primarySub);
     this.sync = sync;
-    if (sync.state === 'live' && this.status === Status.CONNECTED && this.attempt > 0 && !this.stableTimer) {
-      const gen = this.generation;
-      this.stableTimer = setTimeout(() => {
-        this.stableTimer = null;
-        if (gen === this.generation && this.wire?.isOpen && this.live) this.attempt = 0;
-      }, STABLE_MS);
+    // How long it is live decides, when it ends, between a restart and a crash loop.
+    if (sync.state === 'live' && this.status === Status.CONNECTED && this.liveAt === null) {
+      this.liveAt = Date.now();
+      if (this.reconnect) this.reconnect = { ...this.reconnect, settled: true };
     }
-  }
-
-  #clearStable() {
-    clearTimeout(this.stableTimer);
-    this.stableTimer = null;
   }
 
   // ------------------------------------------------------------------------- life cycle
@@ -240,6 +236,7 @@ export class Connection {
     this.timer = null;
     this.stopped = false;
     this.#disconnect();
+    this.liveAt = null;
     const gen = ++this.generation;
     const now = Date.now();
     if (!this.consumer) {
@@ -326,7 +323,6 @@ export class Connection {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.timer);
-    this.#clearStable();
     if (this.consumer && this.wire?.isOpen && this.primarySub) {
       try { this.consumer.unsubscribe(this.primarySub, Date.now()); this.pump(); } catch { /* closed */ }
     }
@@ -354,7 +350,18 @@ export class Connection {
       return Promise.resolve();
     }
     this.attempt = 0;
+    this.reconnectState = noteUserRetry(this.reconnectState);
     return this.start();
+  }
+
+  /**
+   * Something says the user is looking (the tab reloaded or navigated, a panel or the popup
+   * opened or got the focus): a connection waiting out its back-off dials now.
+   */
+  reconnectNow() {
+    if (this.disposed || this.stopped || !this.timer || this.isPostMessage) return Promise.resolve();
+    if (![Status.RECONNECTING, Status.UNREACHABLE].includes(this.status)) return Promise.resolve();
+    return this.retry();
   }
 
   // --------------------------------------------------------------------------- requests
@@ -422,7 +429,7 @@ export class Connection {
         };
         // The capability list the core accepted (status() is the core's view of the hello).
         this.capabilities = (this.consumer?.status().capabilities ?? []).map(String);
-        // No back-off reset here: see STABLE_MS.
+        // No back-off reset here: the policy judges the connection when it ends (noteEnd).
         clearTimeout(this.timer);
         this.timer = null;
         this.#setStatus(Status.CONNECTED);
@@ -466,8 +473,9 @@ export class Connection {
   }
 
   async #wsClosed(info, gen) {
+    const closedAt = Date.now();
+    const liveMs = this.liveAt === null ? null : closedAt - this.liveAt;
     this.wire = null;
-    this.#clearStable();
     if (this.consumer) {
       this.consumer.close(Date.now());
       this.pump();
@@ -496,19 +504,20 @@ export class Connection {
         message = `Nothing answers at ${this.transport.url}.`;
       }
     }
-    this.#scheduleReconnect(status, message);
+    this.#scheduleReconnect(status, message, { opened: info.opened, liveMs, refused: status === Status.AUTH_FAILED }, closedAt);
   }
 
-  #scheduleReconnect(status, message) {
-    const delay = backoffDelay(this.attempt++);
+  #scheduleReconnect(status, message, run, closedAt) {
+    this.reconnectState = noteEnd(this.reconnectState, run);
+    const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: isLoopbackUrl(this.transport.url) });
     const at = Date.now() + delay;
+    this.reconnect = { mode, delay, closedAt, seq: (this.reconnect?.seq ?? 0) + 1 };
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.start(), delay);
+    this.timer = setTimeout(() => { this.timer = null; this.start(); }, delay);
     this.#setStatus(status, message, at);
   }
 
   #disconnect() {
-    this.#clearStable();
     const w = this.wire;
     this.wire = null;
     if (w) {

@@ -13,7 +13,7 @@ import { connectTo } from './connect-to.js';
 import { stringPayload, postToWebhook } from './string-webhook.js';
 import { withCore, core } from './core.js';
 import { connectionEvents } from './connections.js';
-import { tabs, tabEvents, connectionOf, manualConnections, MANUAL_TAB } from './tabs.js';
+import { tabs, tabEvents, connectionOf, manualConnections, MANUAL_TAB, reconnectTab } from './tabs.js';
 import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from './node-views.js';
 import { ImportedTree } from './imports.js';
 import { Timeline } from './timeline.js';
@@ -517,6 +517,10 @@ const handlers = {
     await needConnection(ui, m.key).retry();
     return {};
   },
+  [Request.WAKE](ui) {
+    if (ui.tabId !== null) reconnectTab(ui.tabId);
+    return {};
+  },
 };
 
 async function onUiMessage(ui, msg) {
@@ -527,6 +531,8 @@ async function onUiMessage(ui, msg) {
     ui.tabId = Number.isInteger(msg.tabId) ? msg.tabId : null;
     ui.watches.clear();
     if (ui.tabId !== null) post(ui, providersPush(ui.tabId));
+    // A panel or the popup opened on this tab: whoever waits out a back-off dials now.
+    if (ui.tabId !== null) reconnectTab(ui.tabId);
     return;
   }
   if (msg.type === Request.PING) return;

@@ -195,6 +195,7 @@ function reconcile(tab) {
     const existing = tab.connections.get(key);
     if (existing) {
       existing.source = t.source; // e.g. found by /.well-known/slop first, then by a meta tag
+      existing.reconnectNow().catch(() => {}); // the page changed (a navigation): no back-off wait
       continue;
     }
     const target = c.classifyTarget(pageUrl, t.transport.type === 'postmessage' ? 'postmessage' : t.transport.url);
@@ -232,6 +233,15 @@ function closeTab(tab) {
 }
 
 // ------------------------------------------------------------------------------ other
+
+/**
+ * The user looks at this tab (a panel or the popup opened or got the focus): its connections,
+ * and the ones added by address, that wait out a back-off dial now (Connection.reconnectNow).
+ */
+export function reconnectTab(tabId) {
+  const conns = [...(tabs.get(tabId)?.connections.values() ?? []), ...manualConnections.values()];
+  for (const conn of conns) conn.reconnectNow().catch(() => {});
+}
 
 /** The tab was closed. */
 export function dropTab(tabId) {

@@ -180,6 +180,11 @@ export const Request = Object.freeze({
   /** Reconnect now, skipping the back-off wait. {key} → {} */
   RETRY: 'ui/retry',
   /**
+   * The user looks at this tab (the panel or the popup got the focus or was shown): its providers
+   * that wait out a reconnect back-off dial now. {} → {}
+   */
+  WAKE: 'ui/wake',
+  /**
    * The user's answer to a dangerous (or unknown) invoke a desktop consumer sent through the
    * desktop bridge. {approval, allow} → {}; NOT_FOUND when it no longer waits. The bridge's status,
    * with the approvals waiting, is in chrome.storage.session (settings-store.js: bridgeStatus).
@@ -426,6 +431,10 @@ export function catalogued(msg, ...groups) {
  * @property {number} statusAt            epoch ms of the last status change
  * @property {string} message             human-readable detail of the status ("" if none)
  * @property {number|null} retryAt        epoch ms of the next reconnect attempt
+ * @property {{mode: 'restart'|'crash-loop'|'down', delay: number, closedAt: number, seq: number, settled?: boolean}|null} reconnect
+ *                                        the reconnect policy's last decision (js-glue/reconnect-policy.js):
+ *                                        why it waits, how long, since when the close was seen;
+ *                                        settled: the mirror has been live again since
  * @property {SyncInfo} sync              the first subscription's mirror, as the core sees it
  * @property {boolean} live               status "connected" and sync.state "live": only then is
  *                                        what is shown what the provider holds now

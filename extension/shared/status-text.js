@@ -15,6 +15,13 @@ const LABELS = {
 
 const seconds = (at, now) => Math.max(1, Math.ceil((at - now) / 1000));
 
+/**
+ * The provider was live, then went away (a dev server restarting): the reconnect policy dials it
+ * again fast, and the label says so with its countdown, never a bare "Reconnecting".
+ */
+const restarting = (info) => info.reconnect?.mode === 'restart' && !info.reconnect.settled &&
+  (info.status === Status.RECONNECTING || info.status === Status.UNREACHABLE || info.status === Status.CONNECTING);
+
 /** Connected but the first subscription is not live: what its mirror is doing. */
 const SYNC_LABELS = {
   none: 'no subscription',
@@ -30,6 +37,10 @@ const SYNC_LABELS = {
  */
 export function statusLabel(info, now = Date.now()) {
   const base = LABELS[info.status] ?? info.status;
+  if (restarting(info)) {
+    const at = info.status === Status.CONNECTING ? null : info.retryAt;
+    return `Provider restarted, reconnecting (${at && at > now ? `next try in ${seconds(at, now)} s` : 'trying now'})`;
+  }
   if (info.status === Status.CONNECTED) {
     if (info.live) return base;
     const state = info.sync?.state ?? 'none';

@@ -35,6 +35,13 @@ export class UiPort {
     this.onState = onState;
     this.state = 'connecting';
     setInterval(() => this.#post({ type: Request.PING }), PING_MS);
+    // The user looks (the panel or the popup got the focus, or was shown): a provider waiting out
+    // its reconnect back-off is dialled now, not when its timer says.
+    const wake = () => {
+      if (this.#port && globalThis.document?.visibilityState !== 'hidden') this.request(Request.WAKE).catch(() => {});
+    };
+    globalThis.addEventListener?.('focus', wake);
+    globalThis.document?.addEventListener?.('visibilitychange', wake);
   }
 
   start() {

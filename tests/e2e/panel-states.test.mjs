@@ -176,7 +176,7 @@ describe('panel states and theme', () => {
     await panel.locator('#tree .row[data-path="/inbox"]').waitFor({ timeout: 10_000 });
     await gone.close();
     await panel.locator('#banner[data-kind="stale"]').waitFor({ timeout: 15_000 });
-    assert.match(await panel.locator('#banner').textContent(), /(Reconnecting|Unreachable).*showing the last known state \(v\d+\)/);
+    assert.match(await panel.locator('#banner').textContent(), /(Reconnecting|Unreachable|Provider restarted, reconnecting).*showing the last known state \(v\d+\)/);
     assert.equal(await panel.locator('#banner button[data-action="retry"]').count(), 1);
     assert.equal(await panel.locator('#tree .row[data-path="/inbox"]').count(), 1, 'the tree is still there');
     await panel.click('#tree .row[data-path="/compose"]');

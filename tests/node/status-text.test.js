@@ -63,3 +63,20 @@ test('not connected: the status and its countdown; the sync state is not the sto
   assert.equal(syncText(p, NOW), '');
   assert.equal(statusLabel(info('unreachable', 'none'), NOW), 'Unreachable');
 });
+
+test('a provider that restarted: "provider restarted, reconnecting" with a countdown, never a frozen label', () => {
+  const reconnect = { mode: 'restart', delay: 800, closedAt: NOW - 100, seq: 3 };
+  const waiting = info('reconnecting', 'stale', null, null, { retryAt: NOW + 800, reconnect });
+  assert.equal(statusLabel(waiting, NOW), 'Provider restarted, reconnecting (next try in 1 s)');
+  // The new process is not listening yet: still the restart, with the next try's countdown.
+  assert.equal(statusLabel({ ...waiting, status: 'unreachable', retryAt: NOW + 2_400 }, NOW), 'Provider restarted, reconnecting (next try in 3 s)');
+  // The countdown ran out and the try is under way.
+  assert.equal(statusLabel({ ...waiting, status: 'connecting', retryAt: null }, NOW), 'Provider restarted, reconnecting (trying now)');
+  assert.equal(statusLabel({ ...waiting, retryAt: NOW - 1 }, NOW), 'Provider restarted, reconnecting (trying now)');
+  // Live again: no trace of the restart; a crash loop keeps the plain words.
+  assert.equal(statusLabel({ ...info('connected', 'live'), reconnect }, NOW), 'Connected');
+  // Live since: a later reconnect the user asked for (a new token, Retry) is no restart.
+  assert.equal(statusLabel({ ...waiting, status: 'connecting', retryAt: null, reconnect: { ...reconnect, settled: true } }, NOW), 'Connecting');
+  const loop = { ...waiting, reconnect: { ...reconnect, mode: 'crash-loop' }, retryAt: NOW + 16_000 };
+  assert.equal(statusLabel(loop, NOW), 'Reconnecting · retry in 16 s');
+});

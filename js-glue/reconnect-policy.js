@@ -1,0 +1,115 @@
+// reconnect-policy.js: when to dial a WebSocket provider again after its connection ended.
+//
+// Pure (no timers, no I/O): the extension's Connection (extension/service-worker/connections.js)
+// asks it, and so do the Node client and the Playwright library, which run that same Connection.
+//
+// It tells three stories apart by how the last connections ended:
+// - restart: the provider was live (it served a snapshot) for a while, then went away. A dev
+//   server being restarted: dial again at once, and while the new process is not listening yet,
+//   often (at most RESTART_CAP_MS apart on loopback), every time it happens.
+// - crash-loop: it opened and died before or right after its snapshot. Dialling fast would only
+//   feed the loop: back off exponentially to CAP_MS, loopback or not.
+// - down: nothing (or a refusal) answered, and the last good run was not a restart. Exponential
+//   from BASE_MS, capped at LOOPBACK_CAP_MS on this machine (cheap to ask, and the developer is
+//   waiting for it) and at CAP_MS for a remote host.
+
+export const POLICY = Object.freeze({
+  /** Live this long on one connection before it ended: a restart, not a crash. */
+  HEALTHY_MS: 500,
+  /** First try after a restart. */
+  FAST_MS: 200,
+  /** Steps while a restarted provider is not listening yet: 250 ms · 2^failures. */
+  RESTART_BASE_MS: 250,
+  /** Longest step while a restarted loopback provider is not listening yet. */
+  RESTART_CAP_MS: 1000,
+  BASE_MS: 1000,
+  /** Longest step for a loopback provider that is down. */
+  LOOPBACK_CAP_MS: 2000,
+  /** The ceiling: crash loops, and remote providers. */
+  CAP_MS: 30_000,
+});
+
+/** @typedef {{restarted: boolean, crashes: number, failures: number}} ReconnectState */
+
+/** No connection yet. */
+export const INITIAL_STATE = Object.freeze({ restarted: false, crashes: 0, failures: 0 });
+
+/**
+ * Is the URL's host this machine (127.0.0.0/8, ::1, localhost)? Only the literal forms: a name
+ * that resolves to loopback is not known here.
+ */
+export function isLoopbackUrl(url) {
+  let host;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '[::1]') return true;
+  // The URL parser has already normalized IPv4 forms (0x7f.1, 2130706433) to dotted decimal.
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * The state after a connection attempt ended.
+ * @param {ReconnectState} state
+ * @param {{opened: boolean, liveMs: number|null, refused?: boolean}} run
+ *   opened: the transport opened (and was accepted); liveMs: how long the first subscription was
+ *   live before the end (null: it never was); refused: a server answered and refused the
+ *   handshake (auth): that is no restart in progress, so the fast path ends
+ * @returns {ReconnectState}
+ */
+export function noteEnd(state, { opened, liveMs, refused = false }) {
+  if (!opened) return { ...state, restarted: state.restarted && !refused, failures: state.failures + 1 };
+  if (liveMs !== null && liveMs >= POLICY.HEALTHY_MS) return { restarted: true, crashes: 0, failures: 0 };
+  // Within a crash loop the refused tries between crashes count too (the process may be down
+  // between them); the tries before the loop began do not.
+  return { restarted: false, crashes: state.crashes + 1, failures: state.crashes > 0 ? state.failures : 0 };
+}
+
+/**
+ * The user asked (Retry now, a reload, the panel opened): the wait for a server that is down
+ * starts over; a crash loop stays one (it would crash again just the same).
+ * @param {ReconnectState} state
+ */
+export function noteUserRetry(state) {
+  return { ...state, failures: 0 };
+}
+
+/** "Equal jitter": between half and all of the step, so tabs do not dial in step. */
+function jittered(step, random) {
+  return Math.round(step / 2 + random() * (step / 2));
+}
+
+/**
+ * Plain exponential back-off for attempt `attempt` (0-based), from baseMs, capped at capMs,
+ * jittered (the desktop bridge's, which has no restarts to tell apart).
+ */
+export function backoffDelay(attempt, { baseMs = POLICY.BASE_MS, capMs = POLICY.CAP_MS, random = Math.random } = {}) {
+  return jittered(Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30)), random);
+}
+
+/**
+ * How long to wait before the next attempt, after noteEnd.
+ * @param {ReconnectState} state
+ * @param {{loopback: boolean, random?: () => number}} o
+ * @returns {{delay: number, mode: 'restart'|'crash-loop'|'down', step: number}}
+ *   step: the un-jittered step (delay is within [step/2, step])
+ */
+export function reconnectDelay(state, { loopback, random = Math.random }) {
+  const pow = (n) => 2 ** Math.min(Math.max(n, 0), 30);
+  let mode;
+  let step;
+  if (state.crashes > 0) {
+    mode = 'crash-loop';
+    step = Math.min(POLICY.CAP_MS, POLICY.BASE_MS * pow(state.crashes - 1 + state.failures));
+  } else if (state.restarted) {
+    mode = 'restart';
+    step = state.failures === 0 ? POLICY.FAST_MS
+      : Math.min(loopback ? POLICY.RESTART_CAP_MS : POLICY.CAP_MS, POLICY.RESTART_BASE_MS * pow(state.failures));
+  } else {
+    mode = 'down';
+    step = Math.min(loopback ? POLICY.LOOPBACK_CAP_MS : POLICY.CAP_MS, POLICY.BASE_MS * pow(state.failures - 1));
+  }
+  return { delay: jittered(step, random), mode, step };
+}
