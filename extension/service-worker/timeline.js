@@ -18,6 +18,25 @@ import { diffStates } from '../shared/state-diff.js';
 import { childPath } from '../shared/node-path.js';
 
 export const TIMELINE_LIMITS = Object.freeze({ steps: 1000, bytes: 8 * 1024 * 1024 });
+/**
+ * Replay consumers that read states for panels (besides the one that prints the checkpoints):
+ * the newest step (the live diff), a step looked at and the one before it (its diff). A replay
+ * only moves forward; with one consumer each read of an older step replayed the whole segment.
+ */
+const READERS = 3;
+/**
+ * Pairs of steps whose compared views are kept (see Timeline.pairs): the steps just before one a
+ * panel looks at, read while a reader passes them, so that stepping back needs no replay.
+ */
+const PAIRS = 40;
+const PAIRS_BEHIND = 32;
+/**
+ * While a panel follows the newest step's diff, a reader follows this many steps behind it: a click
+ * on a recent step starts from there instead of the segment's start.
+ */
+const TRAIL = 24;
+/** What a kept view is counted as in the bytes bound (a node view's JSON is about this long). */
+const VIEW_BYTES = 256;
 /** Paths listed per step in the step list (the rest are counted). */
 const PATHS_LISTED = 12;
 
@@ -61,7 +80,21 @@ export class Timeline {
     this.provider = null;     // {id, name} from the last hello
     this.persist = false;
     this.listeners = new Set(); // fn(steps: Step[], reset: boolean)
-    this.replayer = null;
+    /**
+     * Replay consumers {seg, frame, consumer, sub, bytes, bound, used}: the one that prints the
+     * checkpoints at the bound (bound: it stays where the last checkpoint left it, so that the next
+     * one only moves it forward), and up to READERS that read states for panels, made only when a
+     * panel asks. A reader's mirror counts against the bytes bound (as its segment start's length).
+     */
+    this.cursors = [];
+    this.cursorUse = 0;
+    /**
+     * Up to PAIRS pairs of steps compared (not whole), newest use first: {lo, hi, older, newer,
+     * bytes}, the views of both on the paths that differ. A step's click asks for its state against
+     * the panel's and for its diff with the step before; stepping back asks for the pair before.
+     * Counted in bytes (VIEW_BYTES a view).
+     */
+    this.pairs = [];
     this.persistTimer = 0;
     this.persistError = null;
   }
@@ -197,9 +230,11 @@ export class Timeline {
       const n = Math.min(this.steps.length - 1, Math.max(1, Math.floor(this.steps.length / 4), this.steps.length - TIMELINE_LIMITS.steps));
       this.#dropOldest(n);
     }
-    if (this.replayer && !this.segments[this.replayer.seg]) {
-      this.replayer.consumer.free();
-      this.replayer = null;
+    this.#keepPairs(this.pairs.filter((x) => this.records.has(x.lo)));
+    // A consumer behind its segment's new start would skip the frames dropped after it.
+    for (const c of [...this.cursors]) {
+      const sg = this.segments[c.seg];
+      if (!sg || c.frame < sg.start.frame) this.#freeCursor(c);
     }
     this.#emit(this.steps, true);
   }
@@ -244,14 +279,14 @@ export class Timeline {
     this.segments = [];
     this.bytes = 0;
     this.dropped = 0;
-    this.replayer?.consumer.free();
-    this.replayer = null;
+    for (const c of [...this.cursors]) this.#freeCursor(c);
+    this.bytes = 0;
+    this.pairs = [];
     this.#emit([], true);
   }
 
   dispose() {
-    this.replayer?.consumer.free();
-    this.replayer = null;
+    for (const c of [...this.cursors]) this.#freeCursor(c);
     this.listeners.clear();
   }
 
@@ -268,33 +303,57 @@ export class Timeline {
     return rec;
   }
 
-  /** The replay consumer at frame `frame` of segment `seg` (made, or moved forward). */
-  #at(seg, frame) {
+  /**
+   * A replay consumer at frame `frame` of segment `seg`: the nearest one at or before it, moved
+   * forward, else one made from the segment's start. bound: the consumer that prints checkpoints
+   * (only it serves them, and no panel's read moves it).
+   */
+  #at(seg, frame, bound = false, onFrame = null) {
     const s = this.segments[seg];
     if (!s) return null;
-    let r = this.replayer;
-    if (!r || r.seg !== seg || r.frame > frame) {
-      r?.consumer.free();
+    let r = null;
+    for (const c of this.cursors) {
+      if (c.bound !== bound || c.seg !== seg || c.frame > frame || c.frame < s.start.frame) continue;
+      if (!r || c.frame > r.frame) r = c;
+    }
+    if (!r) {
+      const mine = this.cursors.filter((c) => c.bound === bound);
+      // A reader replaces the least recently used one when there are READERS, or when another
+      // would take the readers past a quarter of the bytes bound (a huge tree: one reader).
+      const readerBytes = mine.reduce((n, c) => n + c.bytes, 0);
+      const full = bound ? mine.length > 0 : mine.length >= READERS || (mine.length > 0 && readerBytes + s.start.text.length > TIMELINE_LIMITS.bytes / 4);
+      if (full) this.#freeCursor(mine.reduce((a, b) => (a.used <= b.used ? a : b)));
       const consumer = new (this.core().SlopConsumer)({ transport: 'replay' });
       const sub = consumer.subscribe({ ...s.options, id: s.wire }, 0);
       if (s.hello) consumer.receive(s.hello, 0);
       consumer.receive(s.start.text, 0);
       consumer.drain();
-      r = this.replayer = { seg, frame: s.start.frame, consumer, sub };
+      r = { seg, frame: s.start.frame, consumer, sub, bound, bytes: bound ? 0 : s.start.text.length, used: 0 };
+      this.cursors.push(r);
+      this.bytes += r.bytes;
     }
+    r.used = ++this.cursorUse;
+    onFrame?.(r.frame, r);
     for (const f of this.frames) {
       if (f.i <= r.frame) continue;
       if (f.i > frame) break;
       r.consumer.receive(f.text, f.t);
       r.consumer.drain();
       r.frame = f.i;
+      onFrame?.(f.i, r);
     }
     r.frame = Math.max(r.frame, frame);
     return r;
   }
 
+  #freeCursor(c) {
+    c.consumer.free();
+    this.bytes -= c.bytes;
+    this.cursors.splice(this.cursors.indexOf(c), 1);
+  }
+
   #checkpoint(seg, frame) {
-    const r = this.#at(seg, frame);
+    const r = this.#at(seg, frame, true);
     return r ? r.consumer.checkpoint(r.sub) : null;
   }
 
@@ -338,6 +397,27 @@ export class Timeline {
   #compare(a, b) {
     const ra = this.#record(a);
     const rb = this.#record(b);
+    const { full, paths, roots } = this.#between(a, b);
+    const [lo, hi] = a <= b ? [a, b] : [b, a];
+    const m = full ? null : this.pairs.find((x) => x.lo === lo && x.hi === hi);
+    if (m) this.#keepPair(m);
+    if (m) return a <= b ? { before: m.older, after: m.newer, full, paths, roots } : { before: m.newer, after: m.older, full, paths, roots };
+    const read = (rec) => {
+      const r = this.#at(rec.seg, rec.frame);
+      if (!r) return new Map();
+      return full ? this.#allViews(r) : this.#someViews(r, paths, roots);
+    };
+    // The older state first: the replay only moves forward.
+    let before, after;
+    if (a <= b) { before = read(ra); after = read(rb); } else { after = read(rb); before = read(ra); }
+    if (!full) this.#keepPair(a <= b ? { lo, hi, older: before, newer: after } : { lo, hi, older: after, newer: before });
+    return { before, after, full, paths, roots };
+  }
+
+  /** What lies between steps a and b: {full, paths, roots} (see #compare). */
+  #between(a, b) {
+    const ra = this.#record(a);
+    const rb = this.#record(b);
     const [lo, hi] = a <= b ? [a, b] : [b, a];
     const between = this.steps.filter((s) => s.step > lo && s.step <= hi).map((s) => this.records.get(s.step));
     const full = ra.seg !== rb.seg || between.some((x) => x.full);
@@ -350,15 +430,63 @@ export class Timeline {
         for (const p of x.removed ?? []) roots.add(p);
       }
     }
-    const read = (rec) => {
-      const r = this.#at(rec.seg, rec.frame);
-      if (!r) return new Map();
-      return full ? this.#allViews(r) : this.#someViews(r, paths, roots);
-    };
-    // The older state first: the replay only moves forward.
-    let before, after;
-    if (a <= b) { before = read(ra); after = read(rb); } else { after = read(rb); before = read(ra); }
-    return { before, after, full, paths, roots };
+    return { full, paths, roots };
+  }
+
+  /** Moves the reader nearest TRAIL steps before the newest (the live diff's trailing one) there. */
+  #trail() {
+    const st = this.steps.at(-1 - TRAIL);
+    const rec = st && this.records.get(st.step);
+    if (!rec || rec.seg !== this.records.get(this.steps.at(-1).step).seg) return;
+    const s = this.segments[rec.seg];
+    // Only a reader already behind it moves: none is made for this.
+    if (s && this.cursors.some((c) => !c.bound && c.seg === rec.seg && c.frame <= rec.frame && c.frame >= s.start.frame)) this.#at(rec.seg, rec.frame);
+  }
+
+  /** Keeps a pair first (most recently used). */
+  #keepPair(pair) {
+    pair.bytes ??= (pair.older.size + pair.newer.size) * VIEW_BYTES;
+    this.#keepPairs([pair, ...this.pairs.filter((x) => x !== pair && (x.lo !== pair.lo || x.hi !== pair.hi))]);
+  }
+
+  #keepPairs(list) {
+    const kept = list.slice(0, PAIRS);
+    this.bytes += kept.reduce((n, x) => n + x.bytes, 0) - this.pairs.reduce((n, x) => n + x.bytes, 0);
+    this.pairs = kept;
+  }
+
+  /**
+   * Moves a reader to step `to` (which the caller reads next) and, on its way, reads the pairs of
+   * steps up to PAIRS_BEHIND before it that it passes: the diff a panel asks for with a step's
+   * state (against the step before), and the states and diffs of stepping back from it, need no
+   * replay then. No frame is replayed for them that the read of `to` did not need.
+   */
+  #readBehind(to) {
+    const i = this.steps.findIndex((s) => s.step === to);
+    const rt = this.records.get(to);
+    if (i < 1 || !this.segments[rt.seg]) return;
+    // Stepping back over kept pairs needs no reader (the diff at `to` is kept).
+    if (this.pairs.some((x) => x.lo === this.steps[i - 1].step && x.hi === to)) return;
+    // The pairs not kept yet: {lo, hi, lf, hf (their frames), paths, roots, older, newer}.
+    const wanted = [];
+    for (let j = Math.max(1, i - PAIRS_BEHIND + 1); j <= i; j++) {
+      const lo = this.steps[j - 1].step;
+      const hi = this.steps[j].step;
+      const rl = this.records.get(lo);
+      const rh = this.records.get(hi);
+      if (rl.seg !== rt.seg || rh.seg !== rt.seg || this.pairs.some((x) => x.lo === lo && x.hi === hi)) continue;
+      const b = this.#between(lo, hi);
+      if (!b.full) wanted.push({ lo, hi, lf: rl.frame, hf: rh.frame, ...b, older: null, newer: null });
+    }
+    if (wanted.length === 0) return;
+    this.#at(rt.seg, rt.frame, false, (frame, r) => {
+      for (const w of wanted) {
+        if (w.lf === frame) w.older = this.#someViews(r, w.paths, w.roots);
+        if (w.hf === frame) w.newer = this.#someViews(r, w.paths, w.roots);
+      }
+    });
+    // Oldest first, so that the newest pairs end up first.
+    for (const w of wanted) if (w.older && w.newer) this.#keepPair({ lo: w.lo, hi: w.hi, older: w.older, newer: w.newer });
   }
 
   /**
@@ -369,6 +497,9 @@ export class Timeline {
   stateAt(to, have = null) {
     const rec = this.#record(to);
     const step = this.steps.find((s) => s.step === to);
+    // Going forward from `have`, the reader must stop at `have` first (and the pair read is the
+    // diff's when `have` is the step before).
+    if (have === null || have > to) this.#readBehind(to);
     if (have === null || !this.records.has(have)) {
       const r = this.#at(rec.seg, rec.frame);
       return { step: to, version: step.version, full: true, views: r ? [...this.#allViews(r).values()] : [], removed: [], replaced: [] };
@@ -384,6 +515,7 @@ export class Timeline {
   /** What changed from step a to step b: {from, to, added, removed, changed, boundaries}. */
   diff(a, b) {
     const c = this.#compare(a, b);
+    if (Math.max(a, b) === this.steps.at(-1)?.step) this.#trail();
     const d = diffStates(c.before, c.after);
     const [lo, hi] = a <= b ? [a, b] : [b, a];
     const from = this.steps.find((s) => s.step === a);

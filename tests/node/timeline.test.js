@@ -170,3 +170,121 @@ test('a recording reads back into a timeline with the same steps and states; hos
   refuse({ ...rec, segments: [{ ...rec.segments[0], start: { frame: 1, text: rec.segments[0].start.text.replace('"tree"', '"tree":1,"tree"') } }] }, /segment 1/);
   refuse({ ...rec, segments: [{ ...rec.segments[0], hello: '{"type":"hello","provider":{"id":"x","capabilities":["patches"]}}' }] }, /segment 1/);
 });
+
+/** A core whose replay consumers count what they are made and fed (the timeline makes them all). */
+function countingCore() {
+  const n = { made: 0, frames: 0 };
+  class Counting extends core.SlopConsumer {
+    constructor(o) { super(o); n.made++; }
+    receive(text, t) { n.frames++; return super.receive(text, t); }
+  }
+  const c = Object.create(core);
+  c.SlopConsumer = Counting;
+  return { n, get: () => c };
+}
+
+/** A session with varied patches: labels, a counter, items (with a child) added and removed. */
+function busy(tlCore, n = 20) {
+  const s = session();
+  s.tl.core = tlCore;
+  s.feed(HELLO_ALL);
+  s.feed({ type: 'snapshot', id: s.wire(), version: 1, seq: 0, tree: tree(n) });
+  let seed = 99;
+  const rnd = (k) => ((seed = (seed * 1103515245 + 12345) >>> 0) % k);
+  const live = Array.from({ length: n }, (_, i) => i);
+  let next = n;
+  s.version = 1;
+  s.more = (count) => {
+    for (let k = 0; k < count; k++) {
+      const v = ++s.version;
+      const pick = rnd(4);
+      let ops;
+      if (pick === 0 || live.length < 3) {
+        const i = next++;
+        live.push(i);
+        ops = [{ op: 'add', path: `/list/children/m${i}`, value: item(i, { children: [{ id: 'x', type: 'leaf', properties: { v } }] }) }];
+      } else if (pick === 1) ops = [{ op: 'remove', path: `/list/m${live.splice(rnd(live.length), 1)[0]}` }];
+      else ops = [{ op: 'replace', path: `/list/m${live[rnd(live.length)]}/properties/label`, value: `v${v}` }, { op: 'replace', path: '/list/properties/count', value: v }];
+      patch(s, v, v - 1, ops);
+    }
+  };
+  return s;
+}
+
+/** What a panel holds after applying a state answer to what it held (history-pane.js does the same). */
+function apply(held, r) {
+  const nodes = r.full || !held ? new Map() : new Map(held);
+  for (const p of [...r.removed, ...r.replaced]) for (const k of [...nodes.keys()]) if (k === p || k.startsWith(`${p}/`)) nodes.delete(k);
+  for (const v of r.views) nodes.set(v.path, v);
+  return nodes;
+}
+
+const sorted = (m) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+test('going back and forth between steps gives exactly the states and diffs of a fresh replay, across dropped quarters', () => {
+  const s = busy(getCore);
+  const fresh = () => Timeline.fromRecording(s.tl.recording(), getCore);
+  let checks = 0;
+  const look = (moves) => {
+    // A panel on live clicks a step, steps back and forth, jumps; each answer is checked against a
+    // timeline that replays from scratch (no reader, no kept pair).
+    const ref = fresh();
+    let have = s.tl.steps.at(-1).step;
+    let held = views(s.tl.stateAt(have));
+    for (const to of moves(s.tl.steps.map((x) => x.step))) {
+      held = apply(held, s.tl.stateAt(to, have));
+      have = to;
+      assert.deepEqual(sorted(held), sorted(views(ref.stateAt(to))), `state at ${to}`);
+      const i = s.tl.steps.findIndex((x) => x.step === to);
+      if (i > 0) assert.deepEqual(s.tl.diff(s.tl.steps[i - 1].step, to), ref.diff(s.tl.steps[i - 1].step, to), `diff at ${to}`);
+      checks++;
+    }
+  };
+  for (let round = 0; round < 8; round++) {
+    s.more(170);
+    // The live diff a panel follows moves a reader to the newest step meanwhile.
+    const last = s.tl.steps.at(-1).step;
+    s.tl.diff(last - 1, last);
+    look((st) => {
+      const n = st.length;
+      const back = Array.from({ length: 12 }, (_, k) => st[n - 6 - k]);
+      return [st[n - 5], ...back, st[n - 15], st[n - 10], st[Math.floor(n / 2)], st[Math.floor(n / 2) - 1], st[1], st[0], st[n - 2]];
+    });
+  }
+  assert.ok(s.tl.dropped >= 2 * Math.floor(TIMELINE_LIMITS.steps / 4), `quarters dropped: ${s.tl.dropped}`);
+  assert.ok(checks >= 8 * 20);
+  // Whatever the readers and pairs hold is counted, and goes with the steps it belongs to.
+  const size = s.tl.frames.reduce((n, f) => n + f.text.length, 0) + s.tl.segments.reduce((n, sg) => n + (sg?.start.checkpoint ? sg.start.text.length : 0), 0);
+  assert.ok(s.tl.bytes > size, 'the readers and the pairs kept count in the bytes');
+  assert.ok(s.tl.pairs.every((p) => s.tl.records.has(p.lo) && s.tl.records.has(p.hi)));
+  s.tl.clear();
+  assert.equal(s.tl.bytes, 0);
+  assert.equal(s.tl.cursors.length, 0);
+});
+
+test('a step\'s diff, and stepping back from it, replay no frame; a panel\'s reads never move the checkpoints\' consumer', () => {
+  const counting = countingCore();
+  const s = busy(counting.get);
+  s.more(TIMELINE_LIMITS.steps + 10); // one quarter dropped: the checkpoints' consumer is made
+  const last = () => s.tl.steps.at(-1).step;
+  s.tl.diff(last() - 1, last()); // the live diff
+  const st = s.tl.steps.map((x) => x.step);
+  const S = st.at(-6);
+  s.tl.stateAt(S, last());
+  const { made, frames } = counting.n;
+  // The step's diff with the one before, then back one step at a time.
+  s.tl.diff(st.at(-7), S);
+  for (let k = 1; k <= 20; k++) {
+    s.tl.stateAt(st.at(-6 - k), st.at(-5 - k));
+    s.tl.diff(st.at(-7 - k), st.at(-6 - k));
+  }
+  assert.deepEqual(counting.n, { made, frames }, 'no consumer made, no frame replayed');
+  // The next quarter's checkpoint moves the consumer that printed the last one forward: not one
+  // that a panel's read left at the newest step.
+  s.more(TIMELINE_LIMITS.steps - s.tl.steps.length + 1);
+  const before = counting.n.made;
+  s.tl.diff(last() - 1, last());
+  s.more(1);
+  assert.ok(s.tl.dropped > TIMELINE_LIMITS.steps / 4);
+  assert.equal(counting.n.made, before, 'the drop made no new replay consumer');
+});
