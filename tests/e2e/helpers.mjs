@@ -223,6 +223,19 @@ export function setTokenInExtension(ctx, providerOrigin, token) {
   }, [providerOrigin, token]);
 }
 
+/**
+ * The usual set-up of a panel test: Chromium with the extension, the provider's token stored, a tab
+ * on its meta-tag page, and the provider connected with its snapshot. Returns {browser, tabId, page}.
+ */
+export async function browserOnProvider(srv, { page: pagePath = '/pages/meta-ws.html' } = {}) {
+  const browser = await launch();
+  await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
+  const page = await browser.ctx.newPage();
+  await page.goto(srv.url(pagePath));
+  const { tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0);
+  return { browser, tabId, page };
+}
+
 /** "ws://127.0.0.1:PORT" for a provider handle. */
 export function wsOrigin(srv) {
   return new URL(srv.wsUrl).origin;

@@ -12,7 +12,7 @@ import { createMailEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { deepEqual } from '../fixtures/provider/state.mjs';
 import { startScriptedProvider, frames, reply } from '../fixtures/provider/scripted.mjs';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, mirror, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { browserOnProvider, launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, mirror, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
 const FIRST_SUB = { max_nodes: 20000 };
@@ -238,11 +238,7 @@ describe('panel controls: a collection that promises more than the provider retu
         return frames.querySnapshot(m.id, 1, { id: 'list', type: 'collection', meta: { total_children: 12 }, children: [] });
       },
     });
-    browser = await launch();
-    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
-    await page.goto(srv.url('/pages/meta-ws.html'));
-    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    ({ browser, tabId } = await browserOnProvider(srv));
     await fs.mkdir(SHOTS, { recursive: true });
   });
   after(async () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { StateEngine, InvokeError, deepEqual } from '../fixtures/provider/state.mjs';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { browserOnProvider, startProvider, openPanel, until, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 export const SHOTS = path.join(ROOT, 'build/screenshots');
 
@@ -89,11 +89,7 @@ describe('panel detail and invoke', () => {
       },
     });
     srv = await startProvider({ engine });
-    browser = await launch();
-    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
-    await page.goto(srv.url('/pages/meta-ws.html'));
-    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    ({ browser, tabId } = await browserOnProvider(srv));
     await fs.mkdir(SHOTS, { recursive: true });
   });
   after(async () => {
@@ -156,14 +152,14 @@ describe('panel detail and invoke', () => {
     // The core's message lands under the field it names.
     await control('params.name').fill('Widget');
     await control('params.count').fill('1.5');
-    await until(async () => (await errorOf('params.count').textContent()) === 'params.count must be an integer', { what: 'the integer error under count' });
+    await until(async () => (await errorOf('params.count').textContent()) === 'Count must be an integer', { what: 'the integer error under count' });
     await control('params.count').fill('3');
     await card.locator('.aff-status .ok-text').waitFor({ timeout: 5000 });
     // Every failure at once, each under its own field (the core reports paths as data).
     await control('params.name').fill('');
     await control('params.count').fill('x');
-    await until(async () => (await errorOf('params.name').textContent()) === 'params.name is required'
-      && (await errorOf('params.count').textContent()) === 'params.count must be an integer', { what: 'both errors, each under its field' });
+    await until(async () => (await errorOf('params.name').textContent()) === 'Name is required'
+      && (await errorOf('params.count').textContent()) === 'Count must be an integer', { what: 'both errors, each under its field' });
     assert.equal(await card.locator('.aff-status .error-text').textContent(), '✗ 2 fields do not fit the schema');
     await panel.screenshot({ path: path.join(SHOTS, 'panel-params-errors.png') });
     await panel.setViewportSize({ width: 700, height: 500 });
@@ -177,7 +173,7 @@ describe('panel detail and invoke', () => {
     // Required: nothing is sent while the core says no.
     await control('params.name').fill('');
     await card.locator('button[data-action="invoke"]').click();
-    await until(async () => (await errorOf('params.name').textContent()) === 'params.name is required', { what: 'the required error under name' });
+    await until(async () => (await errorOf('params.name').textContent()) === 'Name is required', { what: 'the required error under name' });
     assert.equal(calls.length, 0, 'nothing was invoked');
     assert.equal(await card.locator('.aff-result .pill').count(), 0);
 
@@ -342,11 +338,7 @@ describe('panel detail: results outlive the affordance they came from', () => {
         },
       },
     }) });
-    browser = await launch();
-    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
-    await page.goto(srv.url('/pages/meta-ws.html'));
-    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    ({ browser, tabId } = await browserOnProvider(srv));
   });
   after(async () => {
     await browser?.close();

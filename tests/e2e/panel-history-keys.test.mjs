@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { StateEngine } from '../fixtures/provider/state.mjs';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, sleep, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { browserOnProvider, startProvider, openPanel, until, sleep, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
 
@@ -109,11 +109,7 @@ describe('history keys and agreement', () => {
       id: 'keys', name: 'History keys',
       tree: { id: 'root', type: 'root', properties: { label: 'Keys' }, children: [{ id: 'c', type: 'status', properties: { label: 'count 0', n: 0 } }] },
     }) });
-    browser = await launch();
-    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
-    await page.goto(srv.url('/pages/meta-ws.html'));
-    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    ({ browser, tabId } = await browserOnProvider(srv));
     await fs.mkdir(SHOTS, { recursive: true });
   });
   after(async () => {

@@ -13,7 +13,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { SHORTCUT_GROUPS } from '../../extension/panel/shortcuts.js';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, sleep, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { browserOnProvider, startProvider, openPanel, until, sleep, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
 
@@ -33,11 +33,7 @@ describe('panel keys and selection', () => {
       });
     }
     srv = await startProvider({ engine });
-    browser = await launch();
-    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
-    await page.goto(srv.url('/pages/meta-ws.html'));
-    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    ({ browser, tabId } = await browserOnProvider(srv));
     await fs.mkdir(SHOTS, { recursive: true });
   });
   after(async () => {

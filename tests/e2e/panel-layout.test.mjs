@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { browserOnProvider, startProvider, openPanel, until, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
 
@@ -41,11 +41,7 @@ describe('panel layout', () => {
 
   before(async () => {
     srv = await startProvider({ engine: createMailEngine({ messages: 60 }) });
-    browser = await launch();
-    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
-    await page.goto(srv.url('/pages/meta-ws.html'));
-    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    ({ browser, tabId } = await browserOnProvider(srv));
     await fs.mkdir(SHOTS, { recursive: true });
   });
   after(async () => {

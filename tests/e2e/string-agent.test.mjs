@@ -7,7 +7,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startStringDaemon } from '../fixtures/stringd-webhook.mjs';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, openExtensionPage, until, TEST_TIMEOUT } from './helpers.mjs';
+import { browserOnProvider, startProvider, openPanel, openExtensionPage, until, TEST_TIMEOUT } from './helpers.mjs';
 
 describe('Send to String agent', () => {
   let browser, srv, daemon, tabId;
@@ -15,11 +15,7 @@ describe('Send to String agent', () => {
   before(async () => {
     srv = await startProvider({ engine: createMailEngine({ messages: 5 }) });
     daemon = await startStringDaemon();
-    browser = await launch();
-    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
-    const page = await browser.ctx.newPage();
-    await page.goto(srv.url('/pages/meta-ws.html'));
-    ({ tabId } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0));
+    ({ browser, tabId } = await browserOnProvider(srv));
   });
   after(async () => {
     await browser?.close();
