@@ -16,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { writeFile } from 'node:fs/promises';
-import { startBenchProvider, NODES, pct, profileWorker, selfTimes, DEBUG_PORT } from './panel-bench.mjs';
+import { startBenchProvider, benchPatcher, NODES, pct, profileWorker, selfTimes, DEBUG_PORT } from './panel-bench.mjs';
 import { launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, sleep } from '../e2e/helpers.mjs';
 import { Request } from '../../extension/shared/messages.js';
 
@@ -34,8 +34,6 @@ const { values: args } = parseArgs({
 });
 const SECONDS = Number(args.seconds ?? (args.quick ? 5 : 8));
 const RATE = Number(args.rate);
-const GROUPS = 100;
-const PER_GROUP = 100;
 const VISIBLE = 20;
 const now = () => performance.timeOrigin + performance.now();
 const ms = (x) => (x === undefined ? '—' : `${x.toFixed(1)} ms`);
@@ -126,30 +124,9 @@ async function main() {
 
     let seed = 12345;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
-    const live = [];
-    let added = 0;
     let k = 0;
-    const patchOne = () => {
-      const kind = k++ % 2 === 0 ? 'visible' : ['offscreen', 'offscreen', 'offscreen', 'salience', 'add', 'remove'][Math.floor(rnd() * 6)];
-      if (kind === 'visible') {
-        const i = Math.floor(rnd() * VISIBLE);
-        srv.patch((stamp) => [{ op: 'replace', path: `/g0/n0-${i}/properties/label`, value: `Item 0-${i} @${stamp.toFixed(3)}` }]);
-      } else if (kind === 'offscreen') {
-        const g = 2 + Math.floor(rnd() * (GROUPS - 2));
-        const i = Math.floor(rnd() * PER_GROUP);
-        srv.patch((stamp) => [{ op: 'replace', path: `/g${g}/n${g}-${i}/properties/label`, value: `Item ${g}-${i} #${stamp.toFixed(0)}` }]);
-      } else if (kind === 'salience') {
-        const g = 2 + Math.floor(rnd() * (GROUPS - 2));
-        const i = Math.floor(rnd() * PER_GROUP);
-        srv.patch(() => [{ op: 'replace', path: `/g${g}/n${g}-${i}/meta`, value: { salience: Math.round(rnd() * 100) / 100 } }]);
-      } else if (kind === 'add' || live.length === 0) {
-        const id = `x${added++}`;
-        live.push(id);
-        srv.patch(() => [{ op: 'add', path: `/g50/${id}`, value: { id, type: 'item', properties: { label: `Added ${id}` } } }]);
-      } else {
-        srv.patch(() => [{ op: 'remove', path: `/g50/${live.shift()}` }]);
-      }
-    };
+    const nextPatch = benchPatcher(srv, rnd);
+    const patchOne = () => nextPatch(k++);
     /** RATE patches a second for SECONDS; `during(t)` is called (not awaited) every second. */
     const load = async (during) => {
       const total = Math.round(SECONDS * RATE);

@@ -111,6 +111,41 @@ export async function startBenchProvider() {
   return srv;
 }
 
+/**
+ * The bench's mix of patches, one per call with the patch's number k: every other one relabels a
+ * row on screen (visibleIndex(k); onVisibleStamp(text, stamp) sees the label's time stamp), the rest
+ * relabel rows off screen, change a salience, or add and remove items under /g50.
+ */
+export function benchPatcher(srv, rnd, { visibleIndex = () => Math.floor(rnd() * VISIBLE), onVisibleStamp = () => {} } = {}) {
+  const live = [];
+  let added = 0;
+  return (k) => {
+    const kind = k % 2 === 0 ? 'visible' : ['offscreen', 'offscreen', 'offscreen', 'salience', 'add', 'remove'][Math.floor(rnd() * 6)];
+    if (kind === 'visible') {
+      const i = visibleIndex(k);
+      srv.patch((stamp) => {
+        const s = stamp.toFixed(3);
+        onVisibleStamp(s, stamp);
+        return [{ op: 'replace', path: `/g0/n0-${i}/properties/label`, value: `Item 0-${i} @${s}` }];
+      });
+    } else if (kind === 'offscreen') {
+      const g = 2 + Math.floor(rnd() * (GROUPS - 2));
+      const i = Math.floor(rnd() * PER_GROUP);
+      srv.patch((stamp) => [{ op: 'replace', path: `/g${g}/n${g}-${i}/properties/label`, value: `Item ${g}-${i} #${stamp.toFixed(0)}` }]);
+    } else if (kind === 'salience') {
+      const g = 2 + Math.floor(rnd() * (GROUPS - 2));
+      const i = Math.floor(rnd() * PER_GROUP);
+      srv.patch(() => [{ op: 'replace', path: `/g${g}/n${g}-${i}/meta`, value: { salience: Math.round(rnd() * 100) / 100 } }]);
+    } else if (kind === 'add' || live.length === 0) {
+      const id = `x${added++}`;
+      live.push(id);
+      srv.patch(() => [{ op: 'add', path: `/g50/${id}`, value: { id, type: 'item', properties: { label: `Added ${id}` } } }]);
+    } else {
+      srv.patch(() => [{ op: 'remove', path: `/g50/${live.shift()}` }]);
+    }
+  };
+}
+
 export const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 const median = (xs) => pct([...xs].sort((a, b) => a - b), 50);
 const ms = (x) => `${x.toFixed(1)} ms`;
@@ -232,8 +267,6 @@ async function main() {
 
     const total = Math.round(SECONDS * RATE);
     const sent = new Map(); // stamp text → send time
-    let added = 0;
-    const live = [];
     let seed = 12345;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
     // The worker's lag, sampled every 50 ms: how long ago the oldest patch it has not applied
@@ -258,35 +291,13 @@ async function main() {
       await panelCdp.send('Profiler.setSamplingInterval', { interval: 200 });
       await panelCdp.send('Profiler.start');
     }
+    const patchOne = benchPatcher(srv, rnd, { visibleIndex: (k) => (k / 2) % VISIBLE, onVisibleStamp: (s, stamp) => sent.set(s, stamp) });
     const start = now();
     for (let k = 0; k < total; k++) {
       const due = start + (k * 1000) / RATE;
       const wait = due - now();
       if (wait > 1) await sleep(wait);
-      const kind = k % 2 === 0 ? 'visible' : ['offscreen', 'offscreen', 'offscreen', 'salience', 'add', 'remove'][Math.floor(rnd() * 6)];
-      if (kind === 'visible') {
-        const i = (k / 2) % VISIBLE;
-        srv.patch((stamp) => {
-          const s = stamp.toFixed(3);
-          sent.set(s, stamp);
-          return [{ op: 'replace', path: `/g0/n0-${i}/properties/label`, value: `Item 0-${i} @${s}` }];
-        });
-      } else if (kind === 'offscreen') {
-        const g = 2 + Math.floor(rnd() * (GROUPS - 2));
-        const i = Math.floor(rnd() * PER_GROUP);
-        srv.patch((stamp) => [{ op: 'replace', path: `/g${g}/n${g}-${i}/properties/label`, value: `Item ${g}-${i} #${stamp.toFixed(0)}` }]);
-      } else if (kind === 'salience') {
-        const g = 2 + Math.floor(rnd() * (GROUPS - 2));
-        const i = Math.floor(rnd() * PER_GROUP);
-        srv.patch(() => [{ op: 'replace', path: `/g${g}/n${g}-${i}/meta`, value: { salience: Math.round(rnd() * 100) / 100 } }]);
-      } else if (kind === 'add' || live.length === 0) {
-        const id = `x${added++}`;
-        live.push(id);
-        srv.patch(() => [{ op: 'add', path: `/g50/${id}`, value: { id, type: 'item', properties: { label: `Added ${id}` } } }]);
-      } else {
-        const id = live.shift();
-        srv.patch(() => [{ op: 'remove', path: `/g50/${id}` }]);
-      }
+      patchOne(k);
     }
     const elapsed = (now() - start) / 1000;
     sampling = false;

@@ -3,25 +3,14 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { CLI, runCli } from './helpers.js';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { StateEngine } from '../fixtures/provider/state.mjs';
 import { connect, SlopTestError, SlopTestCode, stableText } from '../../js-glue/client-node.js';
 
-const BIN = fileURLToPath(new URL('../../bin/slop-inspector.js', import.meta.url));
 
-/** Runs the command; resolves {code, stdout, stderr}. */
-function run(args, env = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, SLOP_TOKEN: '', ...env } });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function rejectsWith(promise, code, pattern) {
   await assert.rejects(promise, (e) => {
@@ -156,7 +145,7 @@ describe('Node client', () => {
       app.close();
       // The command's own connection: the state changes silently while it watches.
       const earlier = new Set(p.sessions);
-      const pending = run(['check', p.wsUrl, '--watch', '3000', '--drift'], { SLOP_TOKEN: p.token });
+      const pending = runCli(['check', p.wsUrl, '--watch', '3000', '--drift'], { SLOP_TOKEN: p.token });
       // Once the command's own subscription has its snapshot, the state changes silently.
       const deadline = Date.now() + 10_000;
       while (![...p.sessions].some((s) => !earlier.has(s) && s.subscriptions.size > 0) && Date.now() < deadline) {
@@ -194,27 +183,27 @@ describe('slop-inspector command', () => {
 
   test('tree, tools, invoke; the token from $SLOP_TOKEN', async () => {
     const env = { SLOP_TOKEN: srv.token };
-    const tree = await run(['tree', srv.wsUrl], env);
+    const tree = await runCli(['tree', srv.wsUrl], env);
     assert.equal(tree.code, 0, tree.stderr);
     assert.match(tree.stdout, /^\[root\] acme-mail: Acme Mail/);
     assert.match(tree.stdout, /\[item\] msg-3 /);
-    const sub = await run(['tree', srv.wsUrl, '--path', '/inbox', '--depth', '1', '--json'], env);
+    const sub = await runCli(['tree', srv.wsUrl, '--path', '/inbox', '--depth', '1', '--json'], env);
     assert.deepEqual(JSON.parse(sub.stdout).children.map((c) => c.id), ['msg-3', 'msg-2', 'msg-1']);
-    const tools = await run(['tools', srv.wsUrl], env);
+    const tools = await runCli(['tools', srv.wsUrl], env);
     assert.ok(JSON.parse(tools.stdout).tools.length > 5);
 
-    const refused = await run(['invoke', srv.wsUrl, '/inbox/msg-1', 'delete'], env);
+    const refused = await runCli(['invoke', srv.wsUrl, '/inbox/msg-1', 'delete'], env);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /dangerous/);
-    const done = await run(['invoke', srv.wsUrl, '/inbox/msg-1', 'delete', '--yes'], env);
+    const done = await runCli(['invoke', srv.wsUrl, '/inbox/msg-1', 'delete', '--yes'], env);
     assert.equal(done.code, 0, done.stderr);
     assert.equal(JSON.parse(done.stdout).status, 'ok');
-    const moved = await run(['invoke', srv.wsUrl, '/inbox/msg-2', 'move', '{"folder":"archive"}'], env);
+    const moved = await runCli(['invoke', srv.wsUrl, '/inbox/msg-2', 'move', '{"folder":"archive"}'], env);
     assert.equal(moved.code, 0, moved.stderr);
   });
 
   test('watch prints each patch as it comes', async () => {
-    const child = spawn(process.execPath, [BIN, 'watch', srv.wsUrl], { env: { ...process.env, SLOP_TOKEN: srv.token } });
+    const child = spawn(process.execPath, [CLI, 'watch', srv.wsUrl], { env: { ...process.env, SLOP_TOKEN: srv.token } });
     let stdout = '';
     const seen = (re) => new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`watch printed no ${re} in 10 s:\n${stdout}`)), 10_000);
@@ -234,24 +223,24 @@ describe('slop-inspector command', () => {
   });
 
   test('check: the conformance report; exit 3 on a MUST finding, --allow to accept one', async () => {
-    const ok = await run(['check', srv.wsUrl, '--watch', '100'], { SLOP_TOKEN: srv.token });
+    const ok = await runCli(['check', srv.wsUrl, '--watch', '100'], { SLOP_TOKEN: srv.token });
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 39 rules checked over \d+ frames and \d+ mirrored nodes/);
     const bad = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: new StateEngine({
       tree: { id: 'root', type: 'root', children: [{ id: 'n', type: 'gadget', meta: { salience: 3 } }] } }) });
     try {
       const env = { SLOP_TOKEN: bad.token };
-      const r = await run(['check', bad.wsUrl, '--watch', '0'], env);
+      const r = await runCli(['check', bad.wsUrl, '--watch', '0'], env);
       assert.equal(r.code, 3, r.stderr);
       assert.match(r.stdout, /^1 MUST and 1 SHOULD findings/);
       assert.match(r.stdout, /\nMUST meta-salience \(1×, spec: attention\): meta\.salience is a number from 0 to 1\.\n {2}\/n v\d+: meta\.salience is out of 0\.\.1\n/);
       assert.match(r.stdout, /\nSHOULD node-type /);
-      const allowed = await run(['check', bad.wsUrl, '--watch', '0', '--allow', 'meta-salience'], env);
+      const allowed = await runCli(['check', bad.wsUrl, '--watch', '0', '--allow', 'meta-salience'], env);
       assert.equal(allowed.code, 0);
-      const md = await run(['check', bad.wsUrl, '--watch', '0', '--markdown'], env);
+      const md = await runCli(['check', bad.wsUrl, '--watch', '0', '--markdown'], env);
       assert.match(md.stdout, /^# SLOP conformance: SLOP fixture provider\n/);
       assert.match(md.stdout, /\n## MUST: `meta-salience` \(1×\)\n/);
-      const json = JSON.parse((await run(['check', bad.wsUrl, '--watch', '0', '--json'], env)).stdout);
+      const json = JSON.parse((await runCli(['check', bad.wsUrl, '--watch', '0', '--json'], env)).stdout);
       assert.deepEqual(json.findings.map((f) => f.rule).sort(), ['meta-salience', 'node-type']);
     } finally {
       await bad.close();
@@ -259,17 +248,17 @@ describe('slop-inspector command', () => {
   });
 
   test('usage and connection errors', async () => {
-    const none = await run([]);
+    const none = await runCli([]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /usage:/);
-    assert.equal((await run(['fly', srv.wsUrl])).code, 2);
-    assert.equal((await run(['invoke', srv.wsUrl, '/inbox'])).code, 2);
-    assert.equal((await run(['invoke', srv.wsUrl, '/inbox', 'search', '{bad'])).code, 2);
-    const wrong = await run(['tree', srv.wsUrl], { SLOP_TOKEN: 'wrong' });
+    assert.equal((await runCli(['fly', srv.wsUrl])).code, 2);
+    assert.equal((await runCli(['invoke', srv.wsUrl, '/inbox'])).code, 2);
+    assert.equal((await runCli(['invoke', srv.wsUrl, '/inbox', 'search', '{bad'])).code, 2);
+    const wrong = await runCli(['tree', srv.wsUrl], { SLOP_TOKEN: 'wrong' });
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /auth-failed/);
     assert.doesNotMatch(wrong.stderr, /wrong/, 'the token is never printed');
-    const bad = await run(['tree', 'http://x']);
+    const bad = await runCli(['tree', 'http://x']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /not a ws:\/\//);
   });

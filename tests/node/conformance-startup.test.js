@@ -6,23 +6,11 @@
 
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { runCli } from './helpers.js';
 import { startScriptedProvider, frames, reply } from '../fixtures/provider/scripted.mjs';
 import { connect, checkConformance, SlopTestError } from '../../js-glue/client-node.js';
 
-const BIN = fileURLToPath(new URL('../../bin/slop-inspector.js', import.meta.url));
 
-/** Runs the command; resolves {code, stdout, stderr}. */
-function run(args, env = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, SLOP_TOKEN: '', ...env } });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const TREE = {
   id: 'root', type: 'root', children: [
@@ -36,7 +24,7 @@ const goodStart = (h = frames.hello()) => [h, ...reply('subscribe', (m) => frame
 async function check(options, args = []) {
   const srv = await startScriptedProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, ...options });
   try {
-    const r = await run(['check', srv.wsUrl, '--watch', '0', '--json', ...args], { SLOP_TOKEN: srv.token });
+    const r = await runCli(['check', srv.wsUrl, '--watch', '0', '--json', ...args], { SLOP_TOKEN: srv.token });
     let report = null;
     try { report = JSON.parse(r.stdout); } catch { /* none: asserted by the caller */ }
     return { ...r, report };
@@ -127,7 +115,7 @@ describe('check: a provider that never goes live is a finding, not "unreachable"
     const srv = await startScriptedProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, script: [] });
     const url = srv.wsUrl;
     await srv.close();
-    const r = await run(['check', url, '--json', '--timeout', '1500']);
+    const r = await runCli(['check', url, '--json', '--timeout', '1500']);
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
   });
@@ -188,7 +176,7 @@ describe('check --invoke and invoke --timeout', () => {
   test('invoke --timeout bounds the answer, not only the connection', async () => {
     const srv = await startScriptedProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, ...answering(() => undefined) });
     try {
-      const r = await run(['invoke', srv.wsUrl, '/a', 'poke', '--timeout', '1500'], { SLOP_TOKEN: srv.token });
+      const r = await runCli(['invoke', srv.wsUrl, '/a', 'poke', '--timeout', '1500'], { SLOP_TOKEN: srv.token });
       assert.equal(r.code, 1);
       assert.match(r.stderr, /timeout|timed out|no answer/i);
     } finally {
@@ -197,8 +185,8 @@ describe('check --invoke and invoke --timeout', () => {
   });
 
   test('usage: --invoke needs an action and goes with check; --params must be JSON', async () => {
-    assert.equal((await run(['check', 'ws://127.0.0.1:1/', '--invoke', '/a'])).code, 2);
-    assert.equal((await run(['tree', 'ws://127.0.0.1:1/', '--invoke', '/a', 'poke'])).code, 2);
-    assert.equal((await run(['check', 'ws://127.0.0.1:1/', '--invoke', '/a', 'poke', '--params', '{bad'])).code, 2);
+    assert.equal((await runCli(['check', 'ws://127.0.0.1:1/', '--invoke', '/a'])).code, 2);
+    assert.equal((await runCli(['tree', 'ws://127.0.0.1:1/', '--invoke', '/a', 'poke'])).code, 2);
+    assert.equal((await runCli(['check', 'ws://127.0.0.1:1/', '--invoke', '/a', 'poke', '--params', '{bad'])).code, 2);
   });
 });

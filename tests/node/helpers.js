@@ -3,6 +3,8 @@
 // frame, mirroring the native tests in tests/c/test_consumer.c.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { loadSlopCoreNode, SlopError, SlopCode } from '../../js-glue/load-core-node.js';
 
 export { SlopError, SlopCode };
@@ -107,5 +109,19 @@ export function assertSlopError(fn, codeName, message) {
     if (message instanceof RegExp) assert.match(e.message, message);
     else if (message !== undefined) assert.equal(e.message, message);
     return true;
+  });
+}
+
+/** The terminal command. */
+export const CLI = fileURLToPath(new URL('../../bin/slop-inspector.js', import.meta.url));
+
+/** Runs the terminal command (no token from the environment); resolves {code, stdout, stderr}. */
+export function runCli(args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SLOP_TOKEN: '', ...env } });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
