@@ -128,6 +128,7 @@ export class Connection {
      */
     this.reconnect = null;
     this.liveAt = null;        // when the first subscription went live on this transport
+    this.refusedInRestart = false; // a handshake failed with the server up, since the last restart
     this.disposed = false;
     this.stopped = false;      // a fatal error: no reconnect until retry()
     this.pending = new Map();  // request id → {resolve}
@@ -202,6 +203,7 @@ export class Connection {
     // How long it is live decides, when it ends, between a restart and a crash loop.
     if (sync.state === 'live' && this.status === Status.CONNECTED && this.liveAt === null) {
       this.liveAt = Date.now();
+      this.refusedInRestart = false;
       if (this.reconnect) this.reconnect = { ...this.reconnect, settled: true };
     }
   }
@@ -494,7 +496,14 @@ export class Connection {
       // Refused handshake or nobody there? Both look the same (1006); ask the network.
       const up = await serverAnswers(this.transport.url);
       if (this.disposed || gen !== this.generation) return;
-      if (up) {
+      // Right after a restart the handshake may fail because nobody listened yet, and the new
+      // process may answer by the time it is asked: once, that is the restart going on, not a
+      // refusal (a second refusal in a row is one).
+      const starting = up && this.reconnectState.restarted && !this.refusedInRestart;
+      this.refusedInRestart = up && this.reconnectState.restarted;
+      if (starting) {
+        message = 'The provider is starting again.';
+      } else if (up) {
         status = Status.AUTH_FAILED;
         message = this.tokenSet
           ? 'The server refused the connection: check the token in Options and that the provider allows this extension’s origin.'
