@@ -348,6 +348,25 @@ function makeConsumerClass(M, mem) {
       const c = this.#live();
       return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_checkpoint(c, s.ptr, mem.lenPtr)));
     }
+    /**
+     * The same checkpoint in parts (slop_consumer_checkpoint_begin/_next), for writing a large
+     * mirror over several tasks. Throws when the subscription has no mirror.
+     */
+    checkpointBegin(subId) {
+      const c = this.#live();
+      const rc = mem.withStrings([subId], ([s]) => M._slop_consumer_checkpoint_begin(c, s.ptr));
+      if (rc < 0) throw this.#fail();
+    }
+    /**
+     * The next part of about maxBytes (whole nodes); '' once all were given. Throws when none was
+     * begun or the consumer took a frame (or anything that may change a mirror) since.
+     * @returns {string}
+     */
+    checkpointNext(maxBytes) {
+      const text = this.#out(M._slop_consumer_checkpoint_next(this.#live(), maxBytes, mem.lenPtr));
+      if (text === null) throw this.#fail();
+      return text;
+    }
     /** @returns {object|null} one node with child_ids and path */
     node(subId, path) {
       const text = this.nodeText(subId, path);

@@ -1725,12 +1725,74 @@ TEST(a_checkpoint_lets_a_replay_go_on_from_the_middle_of_a_recording) {
     slop_consumer_free(r);
 }
 
+/* The checkpoint in parts: joined, the parts are the one-shot checkpoint's text, at every part
+ * size; a frame received in between ends the walk (the next part is refused, never printed from
+ * a changed tree), and a print can begin again after it. */
+TEST(a_checkpoint_in_parts_joins_to_the_same_text_and_never_walks_a_changed_tree) {
+    outs o = {0};
+    const char *hello = "{\"type\":\"hello\",\"slop_version\":\"0.1\",\"provider\":{\"id\":\"p\",\"name\":\"P\","
+                        "\"capabilities\":[\"state\",\"patches\"]}}";
+    const char *opts = "{\"id\":\"s1\"}";
+    slop_consumer *r = slop_consumer_new(NULL, "replay", 3);
+    slop_consumer_subscribe(r, opts, strlen(opts), 1000, NULL);
+    feed(r, hello, &o);
+    CHECK(slop_consumer_checkpoint_begin(r, "s1") == SLOP_E_STATE); /* no mirror yet */
+    CHECK(slop_consumer_checkpoint_next(r, 100, NULL) == NULL);
+    CHECK(slop_consumer_last_code(r) == SLOP_E_STATE);
+    feed(r, "{\"type\":\"snapshot\",\"id\":\"s1\",\"version\":1,\"seq\":0,\"tree\":{\"id\":\"root\",\"type\":\"root\","
+            "\"children\":[{\"id\":\"a\",\"type\":\"item\",\"properties\":{\"n\":1.50},\"children\":[{\"id\":\"a1\",\"type\":\"x\"},"
+            "{\"id\":\"a2\",\"type\":\"x\",\"children\":[]}]},{\"id\":\"b\",\"type\":\"item\",\"meta\":{\"salience\":0.5}},"
+            "{\"id\":\"c\",\"type\":\"item\",\"affordances\":[{\"action\":\"go\"}]}]}}", &o);
+    feed(r, "{\"type\":\"patch\",\"subscription\":\"s1\",\"version\":2,\"seq\":1,\"ops\":[{\"op\":\"replace\","
+            "\"path\":\"/a/properties/n\",\"value\":2}]}", &o);
+    char *whole = strdup(slop_consumer_checkpoint(r, "s1", NULL));
+    CHECK(whole != NULL);
+    CHECK(slop_consumer_checkpoint_begin(r, "nope") == SLOP_E_NOT_FOUND);
+    for (size_t max = 0; max < 400; max += 7) {
+        CHECK(slop_consumer_checkpoint_begin(r, "s1") == SLOP_OK);
+        char joined[4096] = "";
+        size_t parts = 0, len = 0;
+        for (;;) {
+            const char *part = slop_consumer_checkpoint_next(r, max, &len);
+            CHECK(part != NULL);
+            if (!part || len == 0) break;
+            CHECK(strlen(joined) + len < sizeof joined);
+            strcat(joined, part);
+            parts++;
+        }
+        CHECK_STR(joined, whole);
+        CHECK(max > 0 || parts >= 7); /* one node a part at the least */
+        CHECK(slop_consumer_checkpoint_next(r, max, NULL) == NULL); /* finished: none begun */
+    }
+    /* A frame in between ends the walk. */
+    CHECK(slop_consumer_checkpoint_begin(r, "s1") == SLOP_OK);
+    CHECK(slop_consumer_checkpoint_next(r, 10, NULL) != NULL);
+    feed(r, "{\"type\":\"patch\",\"subscription\":\"s1\",\"version\":3,\"seq\":2,\"ops\":[{\"op\":\"remove\",\"path\":\"/a\"}]}", &o);
+    CHECK(slop_consumer_checkpoint_next(r, 10, NULL) == NULL);
+    CHECK(slop_consumer_last_code(r) == SLOP_E_STATE);
+    CHECK_CONTAINS(slop_consumer_last_error(r), "changed");
+    /* And a new one prints the new tree. */
+    CHECK(slop_consumer_checkpoint_begin(r, "s1") == SLOP_OK);
+    char joined[4096] = "";
+    size_t len = 0;
+    for (const char *part; (part = slop_consumer_checkpoint_next(r, 1, &len)) && len;) strcat(joined, part);
+    CHECK_STR(joined, slop_consumer_checkpoint(r, "s1", NULL));
+    CHECK(strstr(joined, "\"a1\"") == NULL);
+    /* Freed in the middle of a walk: nothing leaks (ASan). */
+    CHECK(slop_consumer_checkpoint_begin(r, "s1") == SLOP_OK);
+    CHECK(slop_consumer_checkpoint_next(r, 1, NULL) != NULL);
+    outs_free(&o);
+    free(whole);
+    slop_consumer_free(r);
+}
+
 int main(void) {
     RUN(consumer_messages_seen_on_the_channel_are_ignored_and_echoes_are_not_counted);
     RUN(a_windowed_collection_says_how_many_more_and_which_window_is_next);
     RUN(a_document_consumer_loads_an_export_read_only);
     RUN(a_replay_consumer_takes_the_recorded_subscription_id_and_applies_the_recorded_frames);
     RUN(a_checkpoint_lets_a_replay_go_on_from_the_middle_of_a_recording);
+    RUN(a_checkpoint_in_parts_joins_to_the_same_text_and_never_walks_a_changed_tree);
     RUN(a_document_may_be_a_snapshot_message_or_a_bare_node);
     RUN(a_document_the_core_refuses_says_why_and_loads_nothing);
     RUN(postmessage_consumer_opens_with_the_connect_handshake);

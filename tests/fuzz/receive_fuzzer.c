@@ -9,8 +9,10 @@
  * gaps, resyncs, timeouts and scheduled retries all get exercised. A line
  * "#RESET" closes the connection and opens a new one (a provider restart or
  * another app may follow); "#RESYNC" is the user's Retry; "#DRIFT" starts a
- * drift check, whose request id "$DRF" spells. Every event must be JSON the
- * core's own strict scanner accepts, and so must the conformance report.
+ * drift check, whose request id "$DRF" spells; "#CPART" begins a checkpoint
+ * in parts and takes one part, which the next frame must end. Every event
+ * must be JSON the core's own strict scanner accepts, and so must the
+ * conformance report; a checkpoint in parts must join to the one-shot text.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -40,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     snprintf(sub2, sizeof sub2, "%s", slop_consumer_subscribe(c, "{\"path\":\"/a\",\"depth\":2}", 24, 0, NULL));
     drain(c);
 
+    int cpart_open = 0;
     char *frame = malloc(size * 8 + 1);
     const char *p = (const char *)data, *end = p + size;
     double now = 0;
@@ -50,6 +53,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             const char *d = slop_consumer_check_drift(c, sub, now, NULL);
             snprintf(drf, sizeof drf, "%s", d ? d : "none");
             drain(c);
+            p += len + 1;
+            continue;
+        }
+        if (len == 6 && memcmp(p, "#CPART", 6) == 0) {
+            if (slop_consumer_checkpoint_begin(c, sub) == SLOP_OK) {
+                slop_consumer_checkpoint_next(c, 16, NULL);
+                cpart_open = 1;
+            }
             p += len + 1;
             continue;
         }
@@ -78,6 +89,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
         }
         slop_consumer_receive(c, frame, o, now);
+        /* A frame ends a checkpoint walk: its next part is refused, never printed from a changed tree. */
+        if (cpart_open && slop_consumer_checkpoint_next(c, 16, NULL) != NULL) __builtin_trap();
+        cpart_open = 0;
         drain(c);
         now += 1700; /* requests time out (1 s) and given-up subscriptions retry (5 s) */
         slop_consumer_tick(c, now);
@@ -97,6 +111,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *report = slop_consumer_conformance(c, &n);
         slop__frame_info fi;
         if (!report || strlen(report) != n || slop__scan_frame(report, n, 200, &fi) != 0) __builtin_trap();
+    }
+    {
+        /* The checkpoint in parts joins to the one-shot checkpoint, whatever the part size. */
+        const char *one = slop_consumer_checkpoint(c, sub, NULL);
+        char *whole = one ? strdup(one) : NULL;
+        int rc = slop_consumer_checkpoint_begin(c, sub);
+        if ((rc == SLOP_OK) != (one != NULL)) __builtin_trap();
+        if (rc == SLOP_OK && whole) {
+            size_t wl = strlen(whole), at = 0, n = 0;
+            const char *part;
+            while ((part = slop_consumer_checkpoint_next(c, size % 193, &n)) && n) {
+                if (at + n > wl || memcmp(whole + at, part, n) != 0) __builtin_trap();
+                at += n;
+            }
+            if (!part || at != wl) __builtin_trap();
+        }
+        free(whole);
     }
     slop_consumer_resolve_tool(c, sub, "a__b", NULL);
     slop_consumer_tree(c, sub2, "/a", 1, NULL);

@@ -366,6 +366,21 @@ const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char 
 const char *slop_consumer_checkpoint(slop_consumer *c, const char *sub_id, size_t *out_len);
 
 /*
+ * The same checkpoint printed in parts, so that a large mirror is written
+ * over several calls (a history prints one between a provider's frames
+ * without holding up the next one). begin: SLOP_OK, or SLOP_E_NOT_FOUND /
+ * SLOP_E_STATE as checkpoint() fails; a print already begun is dropped.
+ * next: the next part (owned by c, until the next call), whole nodes of
+ * about max_bytes (at least one node); "" (length 0) once the last part was
+ * given. The parts joined equal slop_consumer_checkpoint()'s text. NULL with
+ * SLOP_E_STATE when none was begun, or when a call that may change a mirror
+ * (receive, tick, close, reset, subscribe, load, unsubscribe, resync) came
+ * in between: the walk is never continued on a changed tree.
+ */
+int slop_consumer_checkpoint_begin(slop_consumer *c, const char *sub_id);
+const char *slop_consumer_checkpoint_next(slop_consumer *c, size_t max_bytes, size_t *out_len);
+
+/*
  * One node without its children, plus "child_ids":[ids in order] and
  * "path": its absolute path. What a UI needs to render a row. NULL if absent.
  * A windowed collection (meta.total_children, and meta.window [offset,

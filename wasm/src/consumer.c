@@ -91,6 +91,13 @@ typedef struct task {
     double at;              /* when the accepted result came                 */
 } task;
 
+/* One node of a checkpoint printed in parts: its children not yet printed. */
+typedef struct cp_frame {
+    const slop__node *n;
+    slop__kid_iter it;
+    int in_kids;            /* its head and "children":[ are printed        */
+} cp_frame;
+
 typedef struct out_item {
     slop_output_kind kind;
     char *text;
@@ -136,6 +143,14 @@ struct slop_consumer {
     char frame_type[44];    /* "type" of the last frame received, cut; "" if none */
     double now;             /* the latest time a caller gave                 */
     slop__conformance conf; /* the frame rules' findings (conformance.h)     */
+    /* slop_consumer_checkpoint_begin/_next: the walk of a checkpoint printed
+     * in parts. It points into a mirror, so every call that may change a
+     * mirror ends it first (cp_end) and the next part is refused. */
+    cp_frame *cp;           /* the stack, NULL when no print was begun      */
+    size_t cp_depth, cp_cap;
+    int cp_open;            /* begun, and the last part not given yet       */
+    int cp_broken;          /* ended by a call that may change a mirror     */
+    char *cp_head;          /* the snapshot frame's members before "tree"  */
 };
 
 /* ---------------------------------------------------------------------- */
@@ -153,6 +168,19 @@ static void fail(slop_consumer *c, slop_code code, const char *fmt, ...) {
 static void ok(slop_consumer *c) {
     c->err[0] = 0;
     c->code = SLOP_OK;
+}
+
+/* Ends a checkpoint printed in parts; broken: by a call that may change the
+ * mirror it walks (its next part is then refused, not printed from freed or
+ * moved nodes). */
+static void cp_end(slop_consumer *c, int broken) {
+    if (c->cp_open && broken) c->cp_broken = 1;
+    free(c->cp);
+    free(c->cp_head);
+    c->cp = NULL;
+    c->cp_head = NULL;
+    c->cp_depth = c->cp_cap = 0;
+    c->cp_open = 0;
 }
 
 /* Hands a malloc'd string to the caller: it lives until the next call. */
@@ -1208,6 +1236,7 @@ void slop_consumer_free(slop_consumer *c) {
     cJSON_Delete(c->prev_provider);
     free(c->adopt);
     slop__conf_free(&c->conf);
+    cp_end(c, 1);
     free(c->scratch);
     free(c);
 }
@@ -1275,6 +1304,7 @@ static int receive_frame(slop_consumer *c, const char *frame, size_t len, double
 
 int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms) {
     if (!c) return 0;
+    cp_end(c, 1);
     c->queued = 0;
     c->frame_type[0] = '\0';
     if (c->closed || c->document) { /* a connection that is gone, or none: never applied */
@@ -1294,6 +1324,7 @@ int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, doubl
 
 int slop_consumer_tick(slop_consumer *c, double now_ms) {
     if (!c) return 0;
+    cp_end(c, 1);
     c->queued = 0;
     c->now = now_ms;
     for (size_t i = 0; i < c->npend;) {
@@ -1336,6 +1367,7 @@ int slop_consumer_tick(slop_consumer *c, double now_ms) {
 int slop_consumer_close(slop_consumer *c, double now_ms) {
     (void)now_ms;
     if (!c || c->document) return 0; /* a document has no connection */
+    cp_end(c, 1);
     c->queued = 0;
     while (c->npend) {
         pending *p = &c->pend[c->npend - 1];
@@ -1359,6 +1391,7 @@ int slop_consumer_close(slop_consumer *c, double now_ms) {
 
 int slop_consumer_reset(slop_consumer *c, double now_ms) {
     if (!c || c->document) return 0;
+    cp_end(c, 1);
     c->queued = 0;
     if (!c->closed) slop_consumer_close(c, now_ms);
     c->queued = 0;
@@ -1554,6 +1587,7 @@ static cJSON *request_options(slop_consumer *c, const char *options, size_t len,
 const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_t len, double now_ms,
                                     size_t *out_len) {
     if (!c) return NULL;
+    cp_end(c, 1);
     char *path = NULL;
     cJSON *opts = request_options(c, options, len, 0, &path);
     if (!opts) return give(c, NULL, out_len);
@@ -1678,6 +1712,7 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
                                size_t *out_len) {
     (void)now_ms;
     if (!c) return NULL;
+    cp_end(c, 1);
     ok(c);
     if (!c->document || c->nsubs > 0) {
         fail(c, SLOP_E_STATE, c->document ? "this consumer already holds a document"
@@ -1727,6 +1762,7 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
 int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_ms) {
     (void)now_ms;
     if (!c) return SLOP_E_ARG;
+    cp_end(c, 1);
     ok(c);
     for (size_t i = 0; i < c->nsubs; i++) {
         sub *s = c->subs[i];
@@ -1749,6 +1785,7 @@ int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_m
 
 int slop_consumer_resync(slop_consumer *c, const char *sub_id, double now_ms) {
     if (!c) return SLOP_E_ARG;
+    cp_end(c, 1);
     ok(c);
     sub *s = find_sub(c, sub_id);
     if (!s) {
@@ -1935,6 +1972,17 @@ const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char 
     return give_json(c, slop__node_to_json(n, depth), out_len);
 }
 
+/* The snapshot frame's members before the tree: {"type":"snapshot",...,"tree": */
+static void checkpoint_head(slop__buf *b, const sub *s) {
+    slop__buf_puts(b, "{\"type\":\"snapshot\",\"id\":");
+    slop__buf_put_string(b, s->wire);
+    slop__buf_puts(b, ",\"version\":");
+    slop__buf_put_number(b, s->last_version);
+    slop__buf_puts(b, ",\"seq\":");
+    slop__buf_put_number(b, (double)s->last_seq);
+    slop__buf_puts(b, ",\"tree\":");
+}
+
 const char *slop_consumer_checkpoint(slop_consumer *c, const char *sub_id, size_t *out_len) {
     if (!c) return NULL;
     ok(c);
@@ -1943,17 +1991,89 @@ const char *slop_consumer_checkpoint(slop_consumer *c, const char *sub_id, size_
     if (!n) return give(c, NULL, out_len);
     n = s->m.root;
     slop__buf b = {0};
-    slop__buf_puts(&b, "{\"type\":\"snapshot\",\"id\":");
-    slop__buf_put_string(&b, s->wire);
-    slop__buf_puts(&b, ",\"version\":");
-    slop__buf_put_number(&b, s->last_version);
-    slop__buf_puts(&b, ",\"seq\":");
-    slop__buf_put_number(&b, (double)s->last_seq);
-    slop__buf_puts(&b, ",\"tree\":");
+    checkpoint_head(&b, s);
     slop__node_put(&b, n, -1, 1);
     slop__buf_putc(&b, '}');
     char *text = slop__buf_take(&b);
     if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, text, out_len);
+}
+
+static int cp_push(slop_consumer *c, const slop__node *n) {
+    if (SLOP__RESERVE(c->cp, c->cp_depth, c->cp_cap, 16) != 0) return -1;
+    c->cp[c->cp_depth++] = (cp_frame){.n = n};
+    return 0;
+}
+
+int slop_consumer_checkpoint_begin(slop_consumer *c, const char *sub_id) {
+    if (!c) return SLOP_E_ARG;
+    ok(c);
+    cp_end(c, 0);
+    c->cp_broken = 0;
+    sub *s = NULL;
+    if (!lookup(c, sub_id, "/", &s)) return c->code;
+    slop__buf b = {0};
+    checkpoint_head(&b, s);
+    c->cp_head = slop__buf_take(&b);
+    if (!c->cp_head || cp_push(c, s->m.root) != 0) {
+        cp_end(c, 0);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return c->code;
+    }
+    c->cp_open = 1;
+    return SLOP_OK;
+}
+
+const char *slop_consumer_checkpoint_next(slop_consumer *c, size_t max_bytes, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    if (!c->cp_open) {
+        if (c->cp_broken) fail(c, SLOP_E_STATE, "the mirror changed during the checkpoint: begin again");
+        else if (c->cp_head) { /* the last part was given: an empty one says so */
+            cp_end(c, 0);
+            return give(c, slop__buf_take(&(slop__buf){0}), out_len);
+        } else fail(c, SLOP_E_STATE, "no checkpoint begun");
+        return give(c, NULL, out_len);
+    }
+    slop__buf b = {0};
+    if (c->cp_head[0]) {
+        slop__buf_puts(&b, c->cp_head);
+        c->cp_head[0] = '\0'; /* printed; kept (empty) until the end */
+    }
+    /* Whole nodes only: a part ends between two nodes once it holds max_bytes. */
+    for (int moved = 0; c->cp_depth && (!moved || b.len < max_bytes) && !b.oom; moved = 1) {
+        cp_frame *f = &c->cp[c->cp_depth - 1];
+        const slop__node *k;
+        if (!f->in_kids) {
+            slop__node_put(&b, f->n, 0, 0);
+            if (!f->n->kids) {
+                slop__buf_putc(&b, '}');
+                c->cp_depth--;
+                continue;
+            }
+            slop__buf_puts(&b, ",\"children\":[");
+            f->in_kids = 1;
+            k = slop__kids_first(f->n, &f->it);
+        } else {
+            k = slop__kids_next(&f->it);
+            if (k) slop__buf_putc(&b, ',');
+        }
+        if (!k) {
+            slop__buf_puts(&b, "]}");
+            c->cp_depth--;
+        } else if (cp_push(c, k) != 0) {
+            b.oom = 1;
+        }
+    }
+    if (!c->cp_depth) {
+        slop__buf_putc(&b, '}'); /* the snapshot frame's */
+        c->cp_open = 0;
+    }
+    char *text = slop__buf_take(&b);
+    if (!text) {
+        cp_end(c, 0);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+    }
     return give(c, text, out_len);
 }
 
