@@ -12,12 +12,32 @@
 // Segments: the main subscription's frames carry the id it has on the wire, which changes on a
 // resync or a reconnect; a segment is what one such id covers, from its snapshot on.
 //
-// Bounded by steps and bytes (TIMELINE_LIMITS); the oldest steps go first.
+// Bounded by steps and bytes (TIMELINE_LIMITS), counting all it holds: frame texts, step records,
+// checkpoints, the replay consumers' mirrors (estimated from their state's text, MIRROR_FACTOR) and
+// the kept comparisons. The oldest steps go first, a quarter at a time. The checkpoint a dropped
+// quarter needs is written ahead, from three quarters of the bound on, in slices between the
+// provider's frames (a replay consumer moved forward a few frames at a time, then the core's
+// checkpoint printed in parts): a frame's task never waits for a whole tree to be printed, unless
+// a flood reaches the bound before the slices are done (counted in info().blocking).
+// A tree whose state and the two mirrors time travel needs would take more than half the bound
+// keeps its steps but no states (info().states says why): a history never holds more than its bound.
 
 import { diffStates } from '../shared/state-diff.js';
 import { childPath } from '../shared/node-path.js';
 
-export const TIMELINE_LIMITS = Object.freeze({ steps: 1000, bytes: 8 * 1024 * 1024 });
+export const TIMELINE_LIMITS = Object.freeze({ steps: 1000, bytes: 64 * 1024 * 1024 });
+/**
+ * A replay consumer's mirror in bytes per byte of its state's JSON text: measured 1.29-1.36 for
+ * 1k-100k items of ~690 bytes with a native build (mallinfo2 around a snapshot's load); wasm32's
+ * pointers are half as wide, so this errs high.
+ */
+const MIRROR_FACTOR = 1.4;
+/** A step and its record, besides the paths it lists (counted by their length). */
+const STEP_BYTES = 200;
+/** Work per slice of a checkpoint written ahead: a slice stops after this long... */
+const SLICE_MS = 4;
+/** ...and the core prints a part of about this many bytes at a time. */
+const PART_BYTES = 128 * 1024;
 /**
  * Replay consumers that read states for panels (besides the one that prints the checkpoints):
  * the newest step (the live diff), a step looked at and the one before it (its diff). A replay
@@ -61,9 +81,10 @@ export class Timeline {
    * @param {{core: () => object, label: object, firstStep?: number}} o  label: {pageUrl, transport} for
    *   exports; firstStep: where the step numbers start (after those of a history this one replaces)
    */
-  constructor({ core, label, firstStep = 1 }) {
+  constructor({ core, label, firstStep = 1, limits = TIMELINE_LIMITS }) {
     this.core = core;
     this.label = label;
+    this.limits = limits;
     /** @type {{i: number, t: number, text: string}[]} */
     this.frames = [];
     this.nextFrame = 0;       // absolute index of the next frame
@@ -97,14 +118,55 @@ export class Timeline {
     this.pairs = [];
     this.persistTimer = 0;
     this.persistError = null;
+    /** null while states are kept; else why not (a tree too big for the bound). */
+    this.noStates = null;
+    /** The checkpoint being written ahead, in slices ({seg, frame, step, parts}), or null. */
+    this.job = null;
+    /** A checkpoint written ahead, for the next drop at the bound ({seg, frame, step, text}), or null. */
+    this.ready = null;
+    /** Checkpoints that had to be written whole inside a frame's task (the bound came first). */
+    this.blocking = 0;
+    /** Checkpoints written ahead in slices. */
+    this.sliced = 0;
   }
 
   // -------------------------------------------------------------------------- recording
 
   /** A provider frame, before the core reads it. */
   input(text, t = Date.now()) {
+    // Without states only the newest frame is kept (a snapshot's step reads it, then it goes).
+    if (this.noStates) this.#dropFrames();
     this.frames.push({ i: this.nextFrame++, t, text });
     this.bytes += text.length;
+  }
+
+  /**
+   * Whether a state of `len` bytes of text can be kept: it, the mirror of the consumer that
+   * writes the checkpoints and one reader's, in half the bound (the other half for the frames).
+   */
+  #fits(len) {
+    return len * (1 + 2 * MIRROR_FACTOR) <= this.limits.bytes / 2;
+  }
+
+  /**
+   * From now on (or until a snapshot small enough), steps but no states: every frame, checkpoint,
+   * replay consumer and kept comparison goes.
+   */
+  #dropStates(len) {
+    const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+    this.job = null;
+    if (this.ready) this.bytes -= this.ready.text.length;
+    this.ready = null;
+    this.noStates = `this app's state is ${mb(len)} as text; with the two copies time travel needs it would take more than half of the history's ${mb(this.limits.bytes)}`;
+    this.job = null;
+    for (const c of [...this.cursors]) this.#freeCursor(c);
+    this.#keepPairs([]);
+    this.#dropFrames();
+    this.segments.forEach((sg) => {
+      if (!sg?.start.text) return;
+      if (sg.start.checkpoint) this.bytes -= sg.start.text.length;
+      sg.start = { frame: sg.start.frame, text: null };
+    });
   }
 
   /** The hello frame of a connection is the last frame input (remembered for the segments). */
@@ -127,7 +189,10 @@ export class Timeline {
         const st = status()?.subscriptions?.find((s) => s.sub === main);
         const f = this.frames.at(-1);
         if (!st?.wire || !f) return;
-        this.segments.push({ wire: st.wire, options: st.options ?? {}, hello: this.hello ?? '', start: { frame: f.i, text: f.text } });
+        // Each snapshot decides anew: a smaller tree after a reload keeps states again.
+        if (this.#fits(f.text.length)) this.noStates = null;
+        else this.#dropStates(f.text.length);
+        this.segments.push({ wire: st.wire, options: st.options ?? {}, hello: this.hello ?? '', start: { frame: f.i, text: this.noStates ? null : f.text } });
         const boundary = ev.restarted ? { kind: 'restart', previousVersion: ev.previous_version ?? null } : this.pendingBoundary ?? null;
         this.pendingBoundary = null;
         this.#add({ kind: this.resyncing ? 'resync' : 'snapshot', version: ev.version, ops: ev.nodes ?? 0, boundary, message: this.resyncing ?? undefined },
@@ -145,10 +210,13 @@ export class Timeline {
         if (last?.kind === 'patch' && rec.frame === frame && rec.seg === seg) {
           last.version = ev.version;
           last.ops += ev.ops ?? 0;
+          const before = rec.bytes;
           for (const p of touched) rec.touched.add(p);
           for (const p of ev.added ?? []) rec.added.add(p);
           for (const p of ev.removed ?? []) rec.removed.add(p);
           rec.full ||= !!ev.truncated;
+          rec.bytes = recordBytes(rec);
+          this.bytes += rec.bytes - before;
           last.pathCount = rec.touched.size;
           last.paths = [...rec.touched].slice(0, PATHS_LISTED);
           this.#emit([last], false, true);
@@ -204,7 +272,13 @@ export class Timeline {
     const step = { step: this.nextStep++, t: Date.now(), ops: 0, paths: [], pathCount: 0, boundary: null, ...fields };
     if (step.paths.length === 0 && rec.touched) step.pathCount = rec.touched.size;
     this.steps.push(step);
+    rec.bytes = recordBytes(rec);
+    this.bytes += rec.bytes;
     this.records.set(step.step, rec);
+    if (this.noStates) {
+      rec.noState = true;
+      this.#dropFrames();
+    }
     this.#bound();
     this.#emit([step], false);
   }
@@ -213,46 +287,152 @@ export class Timeline {
     for (const fn of this.listeners) fn(steps, reset, update);
   }
 
-  /** Drops the oldest steps past the bounds; a segment that loses its start gets a checkpoint. */
+  #dropFrames() {
+    for (const f of this.frames) this.bytes -= f.text.length;
+    this.frames = [];
+  }
+
+  #over(part = 1) {
+    return this.steps.length > this.limits.steps * part || this.bytes > this.limits.bytes * part;
+  }
+
+  /**
+   * Keeps the bounds. Past three quarters of either, the checkpoint the next drop needs is written
+   * ahead in slices (#startJob) and kept ready; at the bound itself, the oldest steps before it
+   * go (the slices finished here if they are not done: the only time a frame's task waits).
+   */
   #bound() {
-    // The first kept state's own text (a snapshot or a checkpoint) is the floor: a tree bigger than
-    // the bound still keeps one state and the patches after it, up to the bound.
-    const floor = () => {
-      const r = this.steps.length ? this.records.get(this.steps[0].step) : null;
-      return r ? this.segments[r.seg]?.start.text.length ?? 0 : 0;
-    };
-    const over = () => this.steps.length > TIMELINE_LIMITS.steps || this.bytes > TIMELINE_LIMITS.bytes + floor();
-    if (!over() || this.steps.length < 2) return;
-    // A quarter at a time (or what the step count needs): a checkpoint prints the whole tree, so
-    // not one per step. The replay consumer stays where a checkpoint left it: the next one only
-    // moves it forward.
-    while (over() && this.steps.length > 1) {
-      const n = Math.min(this.steps.length - 1, Math.max(1, Math.floor(this.steps.length / 4), this.steps.length - TIMELINE_LIMITS.steps));
+    if (this.#over(3 / 4) && !this.job && !this.ready) this.#startJob();
+    if (!this.#over() || this.steps.length < 2) return;
+    while (this.#over() && this.steps.length > 1) {
+      const ready = this.ready;
+      if (ready) {
+        this.ready = null;
+        this.bytes -= ready.text.length;
+        const i = this.steps.findIndex((x) => x.step === ready.step);
+        if (i > 0) {
+          this.#installCheckpoint(ready.seg, ready.frame, ready.text);
+          this.#dropOldest(i);
+        }
+        continue;
+      }
+      if (this.job) {
+        this.blocking++;
+        this.#runJob(this.job, Infinity);
+        continue;
+      }
+      const n = this.#quarter();
+      const first = this.steps[n];
+      const rec = this.records.get(first.step);
+      const seg = this.segments[rec.seg];
+      if (seg?.start.text && seg.start.frame < rec.frame) {
+        this.blocking++;
+        this.#installCheckpoint(rec.seg, rec.frame, this.#checkpoint(rec.seg, rec.frame));
+      }
       this.#dropOldest(n);
     }
+    this.#afterDrop();
+  }
+
+  /** How many of the oldest steps a drop takes: a quarter, or what the step bound needs. */
+  #quarter() {
+    return Math.min(this.steps.length - 1, Math.max(1, Math.floor(this.steps.length / 4), this.steps.length - this.limits.steps));
+  }
+
+  /** Starts writing, in slices, the checkpoint of the step the next drop will make the oldest. */
+  #startJob() {
+    if (this.steps.length < 2) return;
+    // Steps are only added until the bound: the step a quarter of the step bound in now is the
+    // one that will be there (a bytes bound reached first drops a quarter of what is kept).
+    const byCount = this.steps.length > this.limits.steps * 3 / 4;
+    const first = this.steps[Math.min(this.steps.length - 1, byCount ? Math.floor(this.limits.steps / 4) : this.#quarter())];
+    const rec = this.records.get(first.step);
+    const seg = this.segments[rec.seg];
+    // Nothing to write: no state kept there, or the step starts its segment (a snapshot).
+    if (!seg?.start.text || seg.start.frame >= rec.frame) return;
+    const job = { seg: rec.seg, frame: rec.frame, step: first.step, parts: null };
+    this.job = job;
+    const slice = () => {
+      if (this.job !== job) return;
+      this.#runJob(job, SLICE_MS);
+      if (this.job === job) setTimeout(slice, 0);
+    };
+    setTimeout(slice, 0);
+  }
+
+  /**
+   * Works on the job for up to `ms`: moves the checkpoint writer forward frame by frame to the
+   * job's frame, then has the core print the checkpoint in parts; done, it waits in this.ready
+   * (counted in the bytes) for the bound.
+   */
+  #runJob(job, ms) {
+    const until = performance.now() + ms;
+    try {
+      if (job.parts === null) {
+        const r = this.#at(job.seg, job.frame, true, null, until);
+        if (!r) { this.job = null; return; }
+        if (r.frame < job.frame) return; // more frames next slice
+        r.consumer.checkpointBegin(r.sub);
+        job.cursor = r;
+        job.parts = [];
+        if (performance.now() >= until) return;
+      }
+      for (;;) {
+        const part = job.cursor.consumer.checkpointNext(PART_BYTES);
+        if (part === '') break;
+        job.parts.push(part);
+        if (performance.now() >= until) return;
+      }
+    } catch (e) {
+      // The core refused (out of wasm memory, say): the drop at the bound writes it whole.
+      console.warn('SLOP Inspector: a history checkpoint could not be written ahead:', e?.message ?? e);
+      this.job = null;
+      return;
+    }
+    this.job = null;
+    this.sliced++;
+    const text = job.parts.join('');
+    this.ready = { seg: job.seg, frame: job.frame, step: job.step, text };
+    this.bytes += text.length;
+  }
+
+  /** A checkpoint at `frame` becomes segment `seg`'s start (and a tree grown too big drops the states). */
+  #installCheckpoint(seg, frame, text) {
+    const sg = this.segments[seg];
+    if (!sg || text === null) return;
+    if (!this.#fits(text.length)) {
+      this.#dropStates(text.length);
+      return;
+    }
+    if (sg.start.checkpoint) this.bytes -= sg.start.text.length;
+    this.bytes += text.length;
+    sg.start = { frame, text, checkpoint: true };
+    // The writer's mirror is now this state's size.
+    for (const c of this.cursors) if (c.bound && c.seg === seg) this.#recount(c, text.length);
+  }
+
+  #recount(c, textLength) {
+    const bytes = Math.round(textLength * MIRROR_FACTOR);
+    this.bytes += bytes - c.bytes;
+    c.bytes = bytes;
+  }
+
+  #afterDrop() {
     this.#keepPairs(this.pairs.filter((x) => this.records.has(x.lo)));
     // A consumer behind its segment's new start would skip the frames dropped after it.
     for (const c of [...this.cursors]) {
       const sg = this.segments[c.seg];
-      if (!sg || c.frame < sg.start.frame) this.#freeCursor(c);
+      if (!sg?.start.text || c.frame < sg.start.frame) this.#freeCursor(c);
     }
     this.#emit(this.steps, true);
   }
 
-  /** Drops the n oldest steps; the first kept one's segment starts from a checkpoint if needed. */
+  /** Drops the n oldest steps (their checkpoint, if one is needed, is in place). */
   #dropOldest(n) {
-    const first = this.steps[n];
-    const rec = this.records.get(first.step);
-    const seg = this.segments[rec.seg];
-    if (seg && seg.start.frame < rec.frame) {
-      const text = this.#checkpoint(rec.seg, rec.frame);
-      if (text !== null) {
-        if (seg.start.checkpoint) this.bytes -= seg.start.text.length;
-        this.bytes += text.length;
-        seg.start = { frame: rec.frame, text, checkpoint: true };
-      }
+    for (const s of this.steps.splice(0, n)) {
+      this.bytes -= this.records.get(s.step).bytes ?? 0;
+      this.records.delete(s.step);
     }
-    for (const s of this.steps.splice(0, n)) this.records.delete(s.step);
     this.dropped += n;
     // Frames before the earliest start a kept step replays from are needed no more.
     let keepFrom = Infinity;
@@ -282,24 +462,36 @@ export class Timeline {
     for (const c of [...this.cursors]) this.#freeCursor(c);
     this.bytes = 0;
     this.pairs = [];
+    this.job = null;
+    this.ready = null;
+    this.noStates = null;
     this.#emit([], true);
   }
 
   dispose() {
+    this.job = null;
     for (const c of [...this.cursors]) this.#freeCursor(c);
     this.listeners.clear();
   }
 
   // --------------------------------------------------------------------------- reading
 
+  #notKept() {
+    return Object.assign(new Error(`The history lists this step but keeps no state to show: ${this.noStates ?? 'it was recorded without states'}.`), { code: 'not_kept' });
+  }
+
   /** What the panel shows of the bounds. */
   info() {
-    return { steps: this.steps.length, bytes: this.bytes, dropped: this.dropped, limits: TIMELINE_LIMITS, persist: this.persist, provider: this.provider, persistError: this.persistError ?? null };
+    return {
+      steps: this.steps.length, bytes: this.bytes, dropped: this.dropped, limits: this.limits, persist: this.persist, provider: this.provider,
+      persistError: this.persistError ?? null, noStates: this.noStates, checkpoints: { sliced: this.sliced, blocking: this.blocking },
+    };
   }
 
   #record(step) {
     const rec = this.records.get(step);
     if (!rec) throw Object.assign(new Error(`step ${step} is no longer in the history`), { code: 'not_found' });
+    if (rec.noState || !this.segments[rec.seg]?.start.text) throw this.#notKept();
     return rec;
   }
 
@@ -308,9 +500,9 @@ export class Timeline {
    * forward, else one made from the segment's start. bound: the consumer that prints checkpoints
    * (only it serves them, and no panel's read moves it).
    */
-  #at(seg, frame, bound = false, onFrame = null) {
+  #at(seg, frame, bound = false, onFrame = null, until = Infinity) {
     const s = this.segments[seg];
-    if (!s) return null;
+    if (!s?.start.text) return null;
     let r = null;
     for (const c of this.cursors) {
       if (c.bound !== bound || c.seg !== seg || c.frame > frame || c.frame < s.start.frame) continue;
@@ -321,26 +513,33 @@ export class Timeline {
       // A reader replaces the least recently used one when there are READERS, or when another
       // would take the readers past a quarter of the bytes bound (a huge tree: one reader).
       const readerBytes = mine.reduce((n, c) => n + c.bytes, 0);
-      const full = bound ? mine.length > 0 : mine.length >= READERS || (mine.length > 0 && readerBytes + s.start.text.length > TIMELINE_LIMITS.bytes / 4);
+      const full = bound ? mine.length > 0 : mine.length >= READERS || (mine.length > 0 && readerBytes + s.start.text.length * MIRROR_FACTOR > this.limits.bytes / 4);
       if (full) this.#freeCursor(mine.reduce((a, b) => (a.used <= b.used ? a : b)));
       const consumer = new (this.core().SlopConsumer)({ transport: 'replay' });
       const sub = consumer.subscribe({ ...s.options, id: s.wire }, 0);
       if (s.hello) consumer.receive(s.hello, 0);
       consumer.receive(s.start.text, 0);
       consumer.drain();
-      r = { seg, frame: s.start.frame, consumer, sub, bound, bytes: bound ? 0 : s.start.text.length, used: 0 };
+      r = { seg, frame: s.start.frame, consumer, sub, bound, bytes: 0, used: 0 };
+      this.#recount(r, s.start.text.length);
       this.cursors.push(r);
-      this.bytes += r.bytes;
     }
     r.used = ++this.cursorUse;
     onFrame?.(r.frame, r);
-    for (const f of this.frames) {
-      if (f.i <= r.frame) continue;
+    // Frames are kept in order: the first one after the consumer's is found by bisection.
+    let lo = 0;
+    for (let hi = this.frames.length; lo < hi;) {
+      const mid = (lo + hi) >> 1;
+      if (this.frames[mid].i <= r.frame) lo = mid + 1; else hi = mid;
+    }
+    for (let k = lo; k < this.frames.length; k++) {
+      const f = this.frames[k];
       if (f.i > frame) break;
       r.consumer.receive(f.text, f.t);
       r.consumer.drain();
       r.frame = f.i;
       onFrame?.(f.i, r);
+      if (performance.now() >= until) return r; // a slice's time is up: not there yet
     }
     r.frame = Math.max(r.frame, frame);
     return r;
@@ -529,13 +728,14 @@ export class Timeline {
   /** The timeline as a recording: provider, source, segments, frames and steps with their times. */
   recording() {
     const used = new Set(this.steps.map((s) => this.records.get(s.step).seg));
+    if ([...used].some((i) => i >= 0 && !this.segments[i]?.start.text)) throw this.#notKept();
     return {
       format: RECORDING_FORMAT,
       formatVersion: 1,
       exportedAt: new Date().toISOString(),
       provider: this.provider,
       source: { pageUrl: this.label.pageUrl ?? null, transport: this.label.transport ?? null },
-      limits: TIMELINE_LIMITS,
+      limits: this.limits,
       dropped: this.dropped,
       segments: this.segments.map((s, i) => (s && used.has(i) ? { wire: s.wire, options: s.options, hello: s.hello, start: s.start } : null)),
       frames: this.frames.map((f) => ({ i: f.i, t: f.t, text: f.text })),
@@ -570,7 +770,10 @@ export class Timeline {
       if (!s || typeof s.wire !== 'string' || typeof s.hello !== 'string' || typeof s.start?.text !== 'string' || !Number.isInteger(s.start?.frame) || (s.options && typeof s.options !== 'object')) {
         bad('a segment needs "wire", "hello", and "start" with "frame" and "text"');
       }
-      return { wire: s.wire, options: s.options ?? {}, hello: s.hello, start: { frame: s.start.frame, text: s.start.text } };
+      // A start that is not one of the frames is a checkpoint: counted on its own.
+      const checkpoint = !doc.frames.some((f) => f.i === s.start.frame && f.text === s.start.text);
+      if (checkpoint) tl.bytes += s.start.text.length;
+      return { wire: s.wire, options: s.options ?? {}, hello: s.hello, start: { frame: s.start.frame, text: s.start.text, checkpoint } };
     });
     const KINDS = new Set(['snapshot', 'patch', 'resync', 'invoke', 'result', 'error', 'reload']);
     let prev = 0;
@@ -582,6 +785,8 @@ export class Timeline {
       const { record: _r, ...step } = s;
       step.paths = Array.isArray(step.paths) ? step.paths.filter((p) => typeof p === 'string').slice(0, PATHS_LISTED) : [];
       tl.steps.push(step);
+      rec.bytes = recordBytes(rec);
+      tl.bytes += rec.bytes;
       tl.records.set(step.step, rec);
     }
     tl.nextStep = prev + 1;
@@ -622,4 +827,11 @@ function unpackRecord(r) {
     throw Object.assign(new Error('Not a SLOP Inspector recording: a step without its "record" (seg, frame)'), { code: 'invalid_tree' });
   }
   return { seg: r.seg, frame: r.frame, full: r.full === true, touched: strings(r.touched), added: strings(r.added), removed: strings(r.removed) };
+}
+
+/** What a step and its record count in the bytes bound. */
+function recordBytes(rec) {
+  let n = STEP_BYTES;
+  for (const set of [rec.touched, rec.added, rec.removed]) for (const p of set ?? []) n += p.length;
+  return n;
 }

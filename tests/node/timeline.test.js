@@ -12,10 +12,10 @@ const core = await loadCore();
 const getCore = () => core;
 
 /** A live consumer and its timeline, fed as connections.js feeds them. */
-function session() {
+function session(limits = TIMELINE_LIMITS) {
   const c = new core.SlopConsumer({ transport: 'ws', seed: 7 });
   const sub = c.subscribe({ path: '/', depth: -1 }, 0);
-  const tl = new Timeline({ core: getCore, label: { pageUrl: 'http://app.test/', transport: 'ws://app.test/slop' } });
+  const tl = new Timeline({ core: getCore, label: { pageUrl: 'http://app.test/', transport: 'ws://app.test/slop' }, limits });
   const pushed = [];
   tl.listeners.add((steps, reset) => pushed.push({ n: steps.length, reset }));
   const wire = () => c.status().subscriptions[0].wire;
@@ -35,8 +35,8 @@ function session() {
 const item = (i, extra = {}) => ({ id: `m${i}`, type: 'item', properties: { n: i, label: `Item ${i}` }, ...extra });
 const tree = (n) => ({ id: 'root', type: 'root', children: [{ id: 'list', type: 'collection', properties: { count: n }, children: Array.from({ length: n }, (_, i) => item(i)) }] });
 
-function start(n = 5) {
-  const s = session();
+function start(n = 5, limits = TIMELINE_LIMITS) {
+  const s = session(limits);
   s.feed(HELLO_ALL);
   s.feed({ type: 'snapshot', id: s.wire(), version: 1, seq: 0, tree: tree(n) });
   return s;
@@ -287,4 +287,90 @@ test('a step\'s diff, and stepping back from it, replay no frame; a panel\'s rea
   s.more(1);
   assert.ok(s.tl.dropped > TIMELINE_LIMITS.steps / 4);
   assert.equal(counting.n.made, before, 'the drop made no new replay consumer');
+});
+
+/** Every view of a consumer's mirror (the reference a step's state is checked against). */
+function liveViews(c, sub) {
+  const out = new Map();
+  const queue = [c.node(sub, '/')];
+  for (let i = 0; i < queue.length; i++) {
+    const v = queue[i];
+    out.set(v.path, v);
+    for (const id of v.child_ids) queue.push(c.node(sub, v.path === '/' ? `/${id}` : `${v.path}/${id}`));
+  }
+  return out;
+}
+
+/** What the history holds, counted from its parts: what its bytes must equal. */
+function counted(tl) {
+  let n = 0;
+  for (const f of tl.frames) n += f.text.length;
+  for (const sg of tl.segments) if (sg?.start.checkpoint) n += sg.start.text.length;
+  for (const r of tl.records.values()) n += r.bytes;
+  for (const c of tl.cursors) n += c.bytes;
+  for (const p of tl.pairs) n += p.bytes;
+  if (tl.ready) n += tl.ready.text.length;
+  return n;
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+test('the bound holds, counting everything; checkpoints are written ahead in slices between frames, and a step from before a dropped quarter still rebuilds exactly', async () => {
+  const limits = { steps: 200, bytes: 256 * 1024 };
+  const s = start(40, limits);
+  const expected = new Map(); // step → the live consumer's whole state right after it
+  let v = 1;
+  const blockingBefore = s.tl.blocking;
+  for (let k = 0; k < 700; k++) {
+    v++;
+    const ops = k % 5 === 0
+      ? [{ op: 'add', path: `/list/children/m${1000 + k}`, value: item(1000 + k) }]
+      : [{ op: 'replace', path: `/list/m${k % 40}/properties/label`, value: `label ${k} ${'x'.repeat(k % 300)}` }];
+    patch(s, v, v - 1, ops);
+    if (k % 3 === 0) expected.set(s.tl.steps.at(-1).step, liveViews(s.c, s.sub));
+    assert.ok(s.tl.bytes <= limits.bytes, `bytes ${s.tl.bytes} within ${limits.bytes} after frame ${k}`);
+    assert.ok(s.tl.steps.length <= limits.steps);
+    assert.equal(s.tl.bytes, counted(s.tl), 'bytes are what the parts add up to');
+    await tick(); // the provider's next frame comes in a later task: slices run in between
+    // The panel looks at a step now and then (a reader and pairs, counted too).
+    if (k % 97 === 50) s.tl.stateAt(s.tl.steps[Math.floor(s.tl.steps.length / 2)].step);
+  }
+  const info = s.tl.info();
+  assert.ok(info.dropped > 400, `dropped ${info.dropped}`);
+  assert.ok(info.checkpoints.sliced >= 2, `checkpoints written ahead: ${info.checkpoints.sliced}`);
+  assert.equal(s.tl.blocking - blockingBefore, 0, 'no checkpoint was written inside a frame\'s task');
+  // The oldest kept steps replay from a checkpoint written before their quarter was dropped.
+  assert.ok(s.tl.segments[s.tl.records.get(s.tl.steps[0].step).seg].start.checkpoint);
+  let checked = 0;
+  for (const st of s.tl.steps) {
+    const want = expected.get(st.step);
+    if (!want) continue;
+    assert.deepEqual(sorted(views(s.tl.stateAt(st.step))), sorted(want), `state at step ${st.step}`);
+    checked++;
+  }
+  assert.ok(checked > 40, `steps checked: ${checked}`);
+  assert.equal(s.tl.bytes, counted(s.tl));
+});
+
+test('a tree too big for the bound keeps its steps but no states, says why, and stays within the bound; a smaller snapshot keeps states again', () => {
+  const limits = { steps: 1000, bytes: 64 * 1024 };
+  const s = start(200, limits); // about 12 KB of text: three copies of it are more than half of 64 KB
+  assert.match(s.tl.info().noStates, /state is .* MB as text/);
+  for (let v = 2; v < 150; v++) patch(s, v, v - 1, [{ op: 'replace', path: `/list/m${v % 200}/properties/label`, value: 'y'.repeat(200) }]);
+  assert.equal(s.tl.steps.length, 149, 'every step is listed');
+  for (let v = 150; v < 600; v++) patch(s, v, v - 1, [{ op: 'replace', path: `/list/m${v % 200}/properties/label`, value: 'y'.repeat(200) }]);
+  assert.ok(s.tl.dropped > 0, 'the steps alone are bounded too');
+  assert.ok(s.tl.bytes <= limits.bytes, `${s.tl.bytes} bytes`);
+  assert.equal(s.tl.bytes, counted(s.tl));
+  assert.ok(s.tl.frames.length <= 1 && s.tl.cursors.length === 0);
+  assert.throws(() => s.tl.stateAt(s.tl.steps[5].step), (e) => e.code === 'not_kept' && /keeps no state/.test(e.message));
+  assert.throws(() => s.tl.recording(), (e) => e.code === 'not_kept');
+  // A resync with a small tree: states again from its snapshot on.
+  s.feed({ type: 'patch', subscription: s.wire(), version: 700, seq: 999, ops: [] });
+  s.feed({ type: 'snapshot', id: s.wire(), version: 700, seq: 0, tree: tree(3) });
+  patch(s, 701, 1, [{ op: 'replace', path: '/list/m1/properties/n', value: 7 }]);
+  assert.equal(s.tl.info().noStates, null);
+  const last = s.tl.steps.at(-1).step;
+  assert.equal(views(s.tl.stateAt(last)).get('/list/m1').properties.n, 7);
+  assert.throws(() => s.tl.stateAt(s.tl.steps[5].step), (e) => e.code === 'not_kept');
 });

@@ -107,10 +107,11 @@ export class HistoryStripView {
     this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
     this.persistLabel.hidden = recording;
     this.persist.checked = !!info?.persist;
-    const bound = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}${info.persistError ? ` · Persist: ${info.persistError}` : ''}` : '';
-    // Where the strip is too narrow for it, the bounds are in the title's tooltip.
+    const bound = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}${info.noStates ? ' · steps only, no states' : ''}${info.persistError ? ` · Persist: ${info.persistError}` : ''}` : '';
+    // Where the strip is too narrow for it, the bounds are in the title's tooltip (with why a
+    // history keeps no states: too long for the strip).
     this.bound.textContent = bound;
-    this.title.title = bound;
+    this.title.title = info?.noStates ? `${bound}\nNo states kept: ${info.noStates}.` : bound;
     this.exportBtn.disabled = n === 0;
     this.strip.classList.toggle('scrubbed', index !== null);
   }
