@@ -112,7 +112,14 @@ function schedulePersist(id, tl) {
   tl.persistTimer = setTimeout(() => {
     tl.persistTimer = 0;
     if (!tl.persist || byId.get(id) !== tl) return;
-    storageSession.set({ [STORE_PREFIX + id]: tl.recording() }).then(() => {
+    let doc;
+    try {
+      doc = tl.recording();
+    } catch (e) {
+      tl.persistError = `not written: ${e.message}`; // a history without states has nothing to replay
+      return;
+    }
+    storageSession.set({ [STORE_PREFIX + id]: doc }).then(() => {
       tl.persistError = null;
     }).catch((e) => {
       // storage.session holds 10 MB in Chrome: a history bigger than that is kept in memory only.
