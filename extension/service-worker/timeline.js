@@ -227,7 +227,11 @@ export class Timeline {
         return;
       }
       case 'resync':
-        if (ev.sub === main) this.resyncing = String(ev.message ?? ev.reason ?? 'resync');
+        if (ev.sub !== main) return;
+        this.resyncing = String(ev.message ?? ev.reason ?? 'resync');
+        // From here until the next snapshot the core keeps the last good state under a new wire
+        // id: a checkpoint is taken before this frame (replaying from an earlier point is exact).
+        if (this.segments[seg] && this.segments[seg].frozenFrom === undefined) this.segments[seg].frozenFrom = frame;
         return;
       case 'provider_changed':
         this.pendingBoundary = { kind: 'provider', previousVersion: this.steps.at(-1)?.version ?? null, previous: ev.previous ?? null, provider: ev.provider ?? null };
@@ -322,12 +326,11 @@ export class Timeline {
         continue;
       }
       const n = this.#quarter();
-      const first = this.steps[n];
-      const rec = this.records.get(first.step);
-      const seg = this.segments[rec.seg];
-      if (seg?.start.text && seg.start.frame < rec.frame) {
+      const rec = this.records.get(this.steps[n].step);
+      const at = this.#checkpointFrame(rec);
+      if (at !== null) {
         this.blocking++;
-        this.#installCheckpoint(rec.seg, rec.frame, this.#checkpoint(rec.seg, rec.frame));
+        this.#installCheckpoint(rec.seg, at, this.#checkpoint(rec.seg, at));
       }
       this.#dropOldest(n);
     }
@@ -339,6 +342,18 @@ export class Timeline {
     return Math.min(this.steps.length - 1, Math.max(1, Math.floor(this.steps.length / 4), this.steps.length - this.limits.steps));
   }
 
+  /**
+   * Where the checkpoint for a drop that makes `rec`'s step the oldest is taken: its frame, or the
+   * frame before its segment's resync began; null when none is needed (no state kept there, or
+   * the segment starts there already).
+   */
+  #checkpointFrame(rec) {
+    const seg = this.segments[rec.seg];
+    if (!seg?.start.text) return null;
+    const at = seg.frozenFrom === undefined ? rec.frame : Math.min(rec.frame, seg.frozenFrom - 1);
+    return seg.start.frame < at ? at : null;
+  }
+
   /** Starts writing, in slices, the checkpoint of the step the next drop will make the oldest. */
   #startJob() {
     if (this.steps.length < 2) return;
@@ -347,10 +362,9 @@ export class Timeline {
     const byCount = this.steps.length > this.limits.steps * 3 / 4;
     const first = this.steps[Math.min(this.steps.length - 1, byCount ? Math.floor(this.limits.steps / 4) : this.#quarter())];
     const rec = this.records.get(first.step);
-    const seg = this.segments[rec.seg];
-    // Nothing to write: no state kept there, or the step starts its segment (a snapshot).
-    if (!seg?.start.text || seg.start.frame >= rec.frame) return;
-    const job = { seg: rec.seg, frame: rec.frame, step: first.step, parts: null };
+    const at = this.#checkpointFrame(rec);
+    if (at === null) return;
+    const job = { seg: rec.seg, frame: at, step: first.step, parts: null };
     this.job = job;
     const slice = () => {
       if (this.job !== job) return;

@@ -374,3 +374,24 @@ test('a tree too big for the bound keeps its steps but no states, says why, and 
   assert.equal(views(s.tl.stateAt(last)).get('/list/m1').properties.n, 7);
   assert.throws(() => s.tl.stateAt(s.tl.steps[5].step), (e) => e.code === 'not_kept');
 });
+
+test('a resync the provider never answers: the steps after it show the last good state, across dropped quarters', () => {
+  const limits = { steps: 60, bytes: 1024 * 1024 };
+  const s = start(10, limits);
+  const expected = new Map();
+  const keep = () => expected.set(s.tl.steps.at(-1).step, liveViews(s.c, s.sub));
+  for (let v = 2; v < 40; v++) { patch(s, v, v - 1, [{ op: 'replace', path: `/list/m${v % 10}/properties/n`, value: v }]); keep(); }
+  // A patch the core refuses (the value's id does not match its path): resync, last good state kept.
+  patch(s, 40, 39, [{ op: 'add', path: '/list/children/x1', value: item(99) }]);
+  // The provider goes on patching the old subscription; nothing applies until a snapshot.
+  for (let v = 41; v < 200; v++) { patch(s, v, v - 1, [{ op: 'replace', path: '/list/m1/properties/n', value: -v }]); keep(); }
+  assert.ok(s.tl.dropped > 100, `dropped ${s.tl.dropped}`);
+  let checked = 0;
+  for (const st of s.tl.steps) {
+    const want = expected.get(st.step);
+    if (!want) continue;
+    assert.deepEqual(sorted(views(s.tl.stateAt(st.step))), sorted(want), `state at step ${st.step} (${st.kind})`);
+    checked++;
+  }
+  assert.ok(checked > 20, `checked ${checked}`);
+});
