@@ -452,7 +452,8 @@ const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len);
  * at most 20 differences listed, all counted; a side is absent where the
  * value is absent. Each difference is also a "drift" conformance finding.
  * A timeout, error or closed event with the id ends it as for a query.
- * Returns the request id (owned by c), or NULL (not live, unknown sub).
+ * Returns the request id (owned by c), or NULL: SLOP_E_NOT_FOUND (unknown
+ * sub, as every call that names one), SLOP_E_STATE (not live).
  */
 const char *slop_consumer_check_drift(slop_consumer *c, const char *sub_id, double now_ms, size_t *out_len);
 

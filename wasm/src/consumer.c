@@ -2271,7 +2271,7 @@ const char *slop_consumer_check_drift(slop_consumer *c, const char *sub_id, doub
     ok(c);
     sub *s = find_sub(c, sub_id);
     if (!s) {
-        fail(c, SLOP_E_ARG, "no subscription %s", sub_id ? sub_id : "(null)");
+        fail(c, SLOP_E_NOT_FOUND, "no subscription \"%.60s\"", sub_id ? sub_id : "(null)");
         return give(c, NULL, out_len);
     }
     if (!can_request(c)) return give(c, NULL, out_len);

@@ -83,12 +83,6 @@ void slop__buf_put_path(slop__buf *b, const char *root, const char *rel);
 
 /* ---- json_limits.c ---------------------------------------------------- */
 
-#define SLOP__JSON_INVALID 0xFFFFFFFFu
-
-/* Scans JSON text without parsing it: the maximum array/object nesting
- * (brackets inside strings ignored), or SLOP__JSON_INVALID on a raw control
- * character (inside a string, or outside one other than JSON whitespace). */
-unsigned slop__json_nesting(const char *s, size_t len);
 
 typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_status;
 
@@ -187,9 +181,6 @@ int slop__hex_value(char c);
 /* FNV-1a, 32 bits. Tool names carry it (agent_view.c), so it must never
  * change. */
 uint32_t slop__fnv1a(const void *p, size_t n);
-
-/* vsnprintf into err (errlen bytes); a NULL err is allowed. */
-void slop__errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Node paths. slop__path_child: parent + "/" + id ("/" + "a" is "/a").
  * slop__path_join: a subscription's root path and a path relative to it

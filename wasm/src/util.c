@@ -4,7 +4,6 @@
  * cuts, ASCII case and hex digits, the FNV-1a hash, node path joins and
  * error messages into a caller's buffer. Declarations in internal.h.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,14 +47,6 @@ uint32_t slop__fnv1a(const void *p, size_t n) {
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < n; i++) h = (h ^ u[i]) * 16777619u;
     return h;
-}
-
-void slop__errf(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
 }
 
 /* ---- node paths --------------------------------------------------------- */
