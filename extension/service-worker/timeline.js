@@ -465,6 +465,20 @@ export class Timeline {
     });
   }
 
+  /**
+   * New bounds (the user's setting in Options): a lower one drops the oldest steps now. States
+   * dropped for a bound that was too small come back with the next snapshot.
+   */
+  setLimits(limits) {
+    if (limits.steps === this.limits.steps && limits.bytes === this.limits.bytes) return;
+    this.limits = limits;
+    if (this.ready) { this.bytes -= this.ready.text.length; this.ready = null; }
+    this.job = null;
+    const before = this.steps.length;
+    this.#bound();
+    if (this.steps.length === before) this.#emit([], false); // the strip shows the new bound
+  }
+
   /** Clears everything (a reload without Persist). */
   clear() {
     this.frames = [];

@@ -395,3 +395,20 @@ test('a resync the provider never answers: the steps after it show the last good
   }
   assert.ok(checked > 20, `checked ${checked}`);
 });
+
+test('a lower bound set in Options applies at once: the oldest steps go, and what is held stays counted', () => {
+  const s = start(20);
+  for (let v = 2; v < 300; v++) patch(s, v, v - 1, [{ op: 'replace', path: `/list/m${v % 20}/properties/label`, value: 'z'.repeat(500) }]);
+  const pushed = s.pushed.length;
+  const before = s.tl.bytes;
+  assert.ok(before > 100 * 1024);
+  s.tl.setLimits({ steps: 1000, bytes: 100 * 1024 });
+  assert.ok(s.tl.bytes <= 100 * 1024, `${s.tl.bytes}`);
+  assert.ok(s.tl.dropped > 0);
+  assert.equal(s.tl.bytes, counted(s.tl));
+  assert.equal(s.tl.info().limits.bytes, 100 * 1024);
+  assert.ok(s.pushed.length > pushed, 'the panels hear of it');
+  // The oldest kept step still rebuilds.
+  const first = s.tl.steps[0].step;
+  assert.ok(views(s.tl.stateAt(first)).get('/list'));
+});
