@@ -37,8 +37,10 @@ export function binaryFrameText(data) {
  * @typedef {object} CloseInfo
  * @property {'construct'|'subprotocol'|'closed'} kind
  *   construct: the WebSocket constructor refused the URL or the token (no connection attempt);
- *   subprotocol: the server opened without selecting slop.bearer (we closed it);
+ *   subprotocol: the server opened without selecting slop.bearer (we closed it); `none` says
+ *     whether it selected no subprotocol at all (a server that does not pair) rather than another;
  *   closed: the socket closed, before (opened = false) or after opening.
+ * @property {boolean} [none]   kind subprotocol: the server selected nothing (never says what else it chose)
  * @property {boolean} opened   the socket had opened (and been accepted)
  * @property {number} code
  * @property {string} message   safe to show: never contains the token
@@ -81,7 +83,7 @@ export class WsTransport {
       if (this.tokenOffered && ws.protocol !== SUBPROTOCOL) {
         // Firefox opens even when the server selected no subprotocol; a server that echoes
         // anything else (even the token) did not accept slop.bearer either.
-        this.#reportClose({ kind: 'subprotocol', opened: false, code: CLOSE_SUBPROTOCOL_REJECTED,
+        this.#reportClose({ kind: 'subprotocol', opened: false, code: CLOSE_SUBPROTOCOL_REJECTED, none: ws.protocol === '',
           message: 'server did not accept slop.bearer' });
         try { ws.close(CLOSE_SUBPROTOCOL_REJECTED, 'slop.bearer not selected'); } catch { /* already closing */ }
         return;

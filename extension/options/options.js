@@ -1,15 +1,19 @@
 // options.js: tokens per provider origin (add, replace, remove; listed masked, never read back),
 // approvals (revoke), the String agent's webhook and the desktop bridge (on/off, pairing token,
-// address, and its status as the worker publishes it). Writes go straight to chrome.storage through settings-store.js; the
+// bridges that do not pair, address, its status as the worker publishes it, and what it shares,
+// each in-page provider with "invoke without asking" for this browser session). Writes go straight to chrome.storage through settings-store.js; the
 // service worker sees the change (storage.onChanged) and reconnects or disconnects. The token
 // therefore never travels in a message, and this page never reads a stored token.
 
 import {
   setToken, removeToken, listTokens, listApprovals, revokeApproval, setStringWebhook, removeStringWebhook, stringWebhookInfo,
   KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus, takeTokenRequest,
+  setBridgeAllowUnpaired, setBridgeTrust,
 } from '../shared/settings-store.js';
 import { onStorageChanged, extensionBase } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
+import { PORTS, Request } from '../shared/messages.js';
+import { UiPort } from '../shared/ui-port.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -101,11 +105,73 @@ async function stringHealth(origin) {
 
 async function renderString() {
   const info = await stringWebhookInfo();
+  renderStringAgents(info);
   $('string-saved').hidden = !info;
   $('string-health').hidden = !info;
   if (!info) return;
-  $('string-saved-text').textContent = `Saved: ${info.origin}/webhook/•••••••• (${info.tokenLength} characters, ${when(info.setAt)}).`;
+  $('string-saved-text').textContent = `Saved: ${info.origin}/webhook/•••••••• (${info.tokenLength} characters, ${when(info.setAt)})${info.agentId ? `, agent ${info.agentId}` : ''}.`;
+  const daemon = $('string-daemon');
+  if (document.activeElement !== daemon && daemon.value === daemon.defaultValue) daemon.value = info.origin;
   stringHealth(info.origin);
+}
+
+// "Find String agents on this machine": the worker asks the daemon (GET /agents) and, for the
+// agent picked, fetches its webhook and stores it; the URL never reaches this page.
+
+let stringPort = null;
+/** The port to the worker, opened on first use (the options page needs it only here). */
+const worker = () => (stringPort ??= new UiPort(PORTS.OPTIONS, null, { onPush: () => {} }).start());
+/** The last answer of STRING_FIND_AGENTS. */
+let found = null;
+
+function sayFind(text, kind) {
+  const m = $('string-find-message');
+  m.textContent = text;
+  m.className = `form-message ${kind ?? ''}`;
+}
+
+/** The agents found, the one in use marked. Ids and homes come from the daemon: text only. */
+function renderStringAgents(info) {
+  $('string-agents').hidden = !found?.ok;
+  if (!found?.ok) return;
+  setChildren($('string-agents').tBodies[0], found.agents.map((a) => {
+    const inUse = info?.agentId === a.id && info?.origin === found.origin;
+    return h('tr', { 'data-agent': a.id },
+      h('td', {}, h('code', { text: a.id })),
+      h('td', { class: 'muted' }, a.home ? h('code', { text: a.home }) : ''),
+      h('td', {}, inUse ? h('span', { class: 'in-use', text: 'In use' })
+        : h('button', { type: 'button', 'data-action': 'use-agent', onclick: () => useStringAgent(found.origin, a.id) }, 'Use this agent')));
+  }));
+}
+
+async function askWorker(type, fields) {
+  try {
+    return await worker().request(type, fields, 20_000);
+  } catch (err) {
+    return { ok: false, message: `The extension could not ask: ${err.message}` };
+  }
+}
+
+$('string-find-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const button = $('string-find-form').querySelector('button[type="submit"]');
+  button.disabled = true;
+  sayFind('Looking for a String daemon…');
+  found = null;
+  const r = await askWorker(Request.STRING_FIND_AGENTS, { address: $('string-daemon').value });
+  button.disabled = false;
+  if (r.origin) $('string-daemon').value = r.origin;
+  found = r.ok ? r : null;
+  sayFind(r.message, r.ok ? 'ok' : 'bad');
+  renderStringAgents(await stringWebhookInfo());
+});
+
+async function useStringAgent(origin, agentId) {
+  for (const b of $('string-agents').querySelectorAll('button')) b.disabled = true;
+  sayFind(`Fetching agent ${agentId}'s webhook…`);
+  const r = await askWorker(Request.STRING_USE_AGENT, { address: origin, agentId });
+  sayFind(r.message, r.ok ? 'ok' : 'bad');
+  renderStringAgents(await stringWebhookInfo()); // storage.onChanged re-renders too, when it was saved
 }
 
 $('string-form').addEventListener('submit', async (e) => {
@@ -135,6 +201,8 @@ function sayBridge(id, text, kind) {
 async function renderBridgeSettings() {
   const info = await bridgeSettingsInfo();
   $('bridge-enabled').checked = info.enabled;
+  $('bridge-unpaired').checked = info.allowUnpaired;
+  try { $('bridge-port').textContent = new URL(info.url).port || '80'; } catch { /* a stored URL is valid */ }
   if (document.activeElement !== $('bridge-url')) $('bridge-url').value = info.url;
   $('bridge-saved').hidden = !info.token;
   if (info.token) $('bridge-saved-text').textContent = `Pairing token saved: •••••••• (${info.token.length} characters, ${when(info.token.setAt)}).`;
@@ -143,6 +211,8 @@ async function renderBridgeSettings() {
 function renderBridgeStatus(st) {
   const el = $('bridge-status');
   el.dataset.state = st?.state ?? 'off';
+  el.dataset.mode = st?.mode ?? '';
+  renderBridgeShared(st?.state === 'connected' ? st.shared : []);
   if (!st || st.state === 'off') {
     el.textContent = 'The bridge is off.';
     return;
@@ -151,7 +221,19 @@ function renderBridgeStatus(st) {
   el.textContent = `${st.message}${shared}`;
 }
 
+/** What the desktop sees now; an in-page provider can be let invoke without asking (storage.session). */
+function renderBridgeShared(shared) {
+  $('bridge-shared-box').hidden = shared.length === 0;
+  setChildren($('bridge-shared').tBodies[0], shared.map((p) => h('tr', { 'data-provider-key': p.providerKey },
+    h('td', {}, h('b', { text: p.name || p.id }), ' ', h('span', { class: 'muted', text: p.page ? `on ${p.page}, tab ${p.tabId}` : `in tab ${p.tabId}` })),
+    h('td', { class: 'muted', text: p.transport === 'ws' ? 'WebSocket: the desktop connects itself' : `in-page, through the relay${p.relayed ? ' (open)' : ''}` }),
+    h('td', {}, p.transport === 'ws' ? h('span', { class: 'muted', text: 'sent to the provider directly' })
+      : h('label', {}, h('input', { type: 'checkbox', 'data-action': 'bridge-trust', checked: !!p.trusted,
+        onchange: (e) => setBridgeTrust(p.trustKey, p.name || p.id, e.target.checked) }), 'Invoke without asking')))));
+}
+
 $('bridge-enabled').addEventListener('change', (e) => setBridgeEnabled(e.target.checked));
+$('bridge-unpaired').addEventListener('change', (e) => setBridgeAllowUnpaired(e.target.checked));
 $('bridge-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const input = $('bridge-token');
@@ -165,7 +247,9 @@ $('bridge-form').addEventListener('submit', async (e) => {
 });
 $('bridge-remove').addEventListener('click', async () => {
   await removeBridgeToken();
-  sayBridge('bridge-message', 'Pairing token removed: nothing is shared until a new one is saved.', 'ok');
+  sayBridge('bridge-message', $('bridge-unpaired').checked
+    ? 'Pairing token removed: only a bridge that does not pair is used now.'
+    : 'Pairing token removed: nothing is shared until a new one is saved.', 'ok');
 });
 $('bridge-url-form').addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -191,7 +275,7 @@ async function tokenRequested() {
 onStorageChanged((changes, area) => {
   if (area === 'session' && changes[KEYS.OPTIONS_FOCUS]?.newValue) tokenRequested();
   if (area === 'session' && KEYS.BRIDGE_STATUS in changes) renderBridgeStatus(changes[KEYS.BRIDGE_STATUS].newValue);
-  if (area === 'local' && [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX].some((k) => k in changes)) renderBridgeSettings();
+  if (area === 'local' && [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX, KEYS.BRIDGE_ALLOW_UNPAIRED].some((k) => k in changes)) renderBridgeSettings();
   if (area !== 'local') return;
   if ('tokenIndex' in changes) renderTokens();
   if ('approvals' in changes) renderApprovals();

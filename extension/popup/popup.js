@@ -5,7 +5,7 @@
 
 import { PORTS, Request, Push, Status } from '../shared/messages.js';
 import { activeTabId, openOptionsPage, onStorageChanged, hasSiteAccess, requestSiteAccess } from '../shared/browser.js';
-import { stringWebhookInfo, bridgeStatus, KEYS, askTokenFor } from '../shared/settings-store.js';
+import { stringWebhookInfo, bridgeStatus, KEYS, askTokenFor, setBridgeTrust } from '../shared/settings-store.js';
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
@@ -116,12 +116,23 @@ function render(msg) {
 // ------------------------------------------------------------------------ desktop bridge
 
 let bridge = null;
-const BRIDGE_PILL = { connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Refused', 'not-bridge': 'Not a bridge', 'no-token': 'Not paired' };
+/** The tab this popup is for: its own providers are marked in the bridge's list. */
+let shownTab = null;
+const BRIDGE_PILL = {
+  connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Refused', 'not-bridge': 'Not a bridge',
+  'no-token': 'Not paired', 'no-pairing': 'Does not pair',
+};
 
-function decide(button, id, allow) {
-  for (const b of button.parentElement.querySelectorAll('button')) b.disabled = true;
-  port.request(Request.BRIDGE_DECIDE, { approval: id, allow })
-    .catch((e) => button.parentElement.replaceWith(h('p', { class: 'error-text', text: e.message })));
+/** "Don't ask again" goes to storage.session first, so the worker trusts the next invoke too. */
+async function decide(button, a, allow) {
+  const ask = button.closest('.bridge-ask');
+  for (const el of ask.querySelectorAll('button, input')) el.disabled = true;
+  try {
+    if (allow && ask.querySelector('[data-action="bridge-trust"]')?.checked) await setBridgeTrust(a.trustKey, a.provider, true);
+    await port.request(Request.BRIDGE_DECIDE, { approval: a.id, allow });
+  } catch (e) {
+    button.parentElement.replaceWith(h('p', { class: 'error-text', text: e.message }));
+  }
 }
 
 const secondsLeft = (at) => Math.max(0, Math.round((at - Date.now()) / 1000));
@@ -138,14 +149,16 @@ function countdown(at, format, cls = 'muted') {
 }
 
 function bridgeAsk(a) {
-  const cancel = h('button', { type: 'button', 'data-action': 'bridge-refuse', onclick: (e) => decide(e.target, a.id, false) }, 'Refuse');
+  const cancel = h('button', { type: 'button', 'data-action': 'bridge-refuse', onclick: (e) => decide(e.target, a, false) }, 'Refuse');
   return h('div', { class: 'approval bridge-ask', 'data-approval': a.id },
     h('p', {}, 'A desktop agent asks to invoke ', h('code', { text: a.action }), ' on ', h('code', { text: a.path }), ' in ',
       h('b', { text: a.provider }), a.why === 'dangerous' ? ', which the provider marks dangerous.' : ', which this page’s state does not show as safe.'),
     a.params && a.params !== '{}' ? h('p', { class: 'params mono', text: `params ${a.params}` }) : null,
     h('p', {}, countdown(a.expiresAt, 'Refused by itself in {s} s.')),
+    a.trustKey ? h('label', { class: 'trust' }, h('input', { type: 'checkbox', 'data-action': 'bridge-trust' }),
+      h('span', {}, 'Don’t ask again for ', h('b', { text: a.provider }), ' (until the browser restarts)')) : null,
     h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'danger', 'data-action': 'bridge-allow', onclick: (e) => decide(e.target, a.id, true) }, 'Invoke'),
+      h('button', { type: 'button', class: 'danger', 'data-action': 'bridge-allow', onclick: (e) => decide(e.target, a, true) }, 'Invoke'),
       cancel));
 }
 
@@ -154,22 +167,31 @@ function renderBridge() {
   const st = bridge;
   el.hidden = !st || st.state === 'off';
   if (el.hidden) return;
-  const retry = ['refused', 'retrying', 'not-bridge'].includes(st.state)
+  const retry = ['refused', 'retrying', 'not-bridge', 'no-pairing'].includes(st.state)
     ? h('button', { type: 'button', 'data-action': 'bridge-retry', onclick: (e) => { e.target.disabled = true; port.request(Request.BRIDGE_RETRY, {}).catch(() => {}); } }, 'Retry now') : null;
+  const toOptions = st.state === 'no-pairing' ? h('button', { type: 'button', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Options…') : null;
+  const unpaired = st.state === 'connected' && st.mode === 'unpaired';
+  // A re-render (a provider announced meanwhile) keeps a ticked "don't ask again".
+  const ticked = [...el.querySelectorAll('.bridge-ask')].filter((a) => a.querySelector('[data-action="bridge-trust"]')?.checked).map((a) => a.dataset.approval);
   setChildren(el,
-    h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, text: BRIDGE_PILL[st.state] ?? st.state })),
+    h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, 'data-mode': st.mode ?? '', text: unpaired ? 'Connected, unpaired' : BRIDGE_PILL[st.state] ?? st.state })),
+    unpaired ? h('p', { class: 'unpaired', text: 'Not paired: any program on this computer that opens the bridge’s port sees what is shared.' }) : null,
     st.state === 'connected'
       ? h('p', { class: 'muted', 'data-testid': 'bridge-shared' }, st.shared.length
         ? `Agents on this machine see ${st.shared.length === 1 ? 'this provider' : `these ${st.shared.length} providers`}:`
         : 'Connected. No provider is shared yet: only connected providers are.')
-      : h('p', { class: st.state === 'refused' || st.state === 'not-bridge' ? 'error-text' : 'muted' }, st.message,
+      : h('p', { class: ['refused', 'not-bridge', 'no-pairing'].includes(st.state) ? 'error-text' : 'muted' }, st.message,
         st.state === 'retrying' && st.retryAt ? countdown(st.retryAt, ' Next try in {s} s.', '') : null),
     st.state === 'connected' && st.shared.length
-      ? h('ul', { class: 'shared' }, st.shared.map((p) => h('li', { 'data-provider-key': p.providerKey },
-        h('b', { text: p.name || p.id }), ` (${p.transport === 'ws' ? 'WebSocket: the agent connects itself' : `in-page${p.relayed ? ', relayed now' : ''}`})`)))
+      ? h('ul', { class: 'shared' }, st.shared.map((p) => h('li', { 'data-provider-key': p.providerKey, 'data-trusted': String(!!p.trusted) },
+        h('b', { text: p.name || p.id }), ` (${p.transport === 'ws' ? 'WebSocket: the agent connects itself' : `in-page${p.relayed ? ', relayed now' : ''}`}${p.trusted ? '; invoked without asking' : ''})`,
+        p.tabId === shownTab ? h('span', { class: 'muted', text: ' · this tab' }) : null)))
       : null,
     st.approvals.map(bridgeAsk),
-    retry ? h('div', { class: 'actions' }, retry) : null);
+    retry || toOptions ? h('div', { class: 'actions' }, retry, toOptions) : null);
+  for (const ask of el.querySelectorAll('.bridge-ask')) {
+    if (ticked.includes(ask.dataset.approval)) ask.querySelector('[data-action="bridge-trust"]').checked = true;
+  }
   // A dangerous action must not run on a stray Enter: the safe answer has the focus.
   el.querySelector('[data-action="bridge-refuse"]')?.focus();
 }
@@ -190,6 +212,7 @@ async function main() {
   });
   const q = new URLSearchParams(location.search);
   const tabId = q.has('tabId') ? Number(q.get('tabId')) : await activeTabId();
+  shownTab = tabId;
   if (!Number.isInteger(tabId)) {
     setChildren($('providers'), h('p', { class: 'empty', text: 'No active tab.' }));
     return;

@@ -1,13 +1,23 @@
 // desktop-bridge.js: the desktop bridge: SLOP consumers on this machine (agent integrations,
 // CLIs) see the browser's SLOP apps.
 //
-// The desktop app hosts ws://127.0.0.1:9339/slop-bridge; the extension dials it, offering the
-// pairing token as ["slop.bearer", token], and uses the connection only if the bridge selected
-// slop.bearer (WsTransport checks it). Messages, JSON text both ways:
+// The desktop side hosts ws://127.0.0.1:9339/slop-bridge; the extension dials it. Two modes:
+//   paired    a pairing token is saved: it is offered as ["slop.bearer", token] and the bridge
+//             selects slop.bearer (a bridge built with pairing, like our test fixture).
+//   unpaired  the bridges that exist (the SLOP project's CLI, desktop app and TypeScript package)
+//             take a bare WebSocket and select no subprotocol. Used only when the user allowed
+//             it in Options: any program that opens the port then sees what is shared.
+// With a token, a bridge that selects nothing is found out by a bare dial after the paired one
+// failed (Chrome fails such a handshake; Firefox opens it, WsTransport reports `none`). A bridge
+// that selects anything else is refused. Messages, JSON text both ways, as theirs:
 //   → provider-available {tabId, providerKey, provider: {id, name, transport, url?}}
 //   → provider-unavailable {tabId, providerKey}
 //   ↔ slop-relay {providerKey, message}          a SLOP message to or from a relayed provider
 //   ← relay-open {providerKey}, relay-close {providerKey}
+// Their TypeScript server sends every message to every client, the sender included: the
+// extension gets its own announcements and its own relayed provider frames back. Those, unknown
+// types and malformed envelopes are dropped and counted (one console line per connection), and
+// nothing the extension sends is ever an answer to a provider message, so no echo can loop.
 //
 // What is shared: only providers the user can already see (connected, so approved when
 // cross-origin), announced after their hello with the hello's name and id, withdrawn when they
@@ -16,7 +26,9 @@
 // same origin-checked channel as the extension's own traffic, through a core relay (SlopRelay in
 // slop_core.h) that keeps the desktop's ids apart from the extension's. An invoke of an
 // affordance that is dangerous, or that the extension's mirror does not know, waits for the
-// user's approval in the popup and is refused after APPROVAL_TIMEOUT_MS.
+// user's approval in the popup and is refused after APPROVAL_TIMEOUT_MS, unless the user let
+// that provider be invoked without asking (setTrust; kept in storage.session by the worker, so
+// it ends with the browser session).
 //
 // It imports nothing of the WebExtension API: what it needs comes in `host` (see the typedef),
 // so it can be driven outside the browser.
@@ -29,16 +41,24 @@ export const APPROVAL_TIMEOUT_MS = 60_000;
 const APPROVALS_MAX = 20;
 /** Bridge envelopes larger than this are dropped (a relayed message is small; snapshots go the other way). */
 const ENVELOPE_MAX = 1024 * 1024;
+/** Unpaired (bare) dialling retries at a steady pace, as the SLOP project's own extension does. */
+export const UNPAIRED_RETRY_MS = 5000;
+/** Providers the user let the desktop invoke without asking, at most (a session's worth). */
+const TRUST_MAX = 200;
 
 /**
  * @typedef {object} BridgeStatus   what the popup and the options page show
- * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'not-bridge'} state
+ * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'not-bridge'|'no-pairing'} state
+ *   no-pairing: the bridge does not pair and the user has not allowed unpaired bridges
+ * @property {'paired'|'unpaired'|null} mode   how the open connection was made (connected only)
  * @property {string} message       for a person; never the token
  * @property {string} url
  * @property {number|null} retryAt
- * @property {{providerKey: string, tabId: number, name: string, id: string, transport: string, relayed: boolean}[]} shared
+ * @property {number} ignored       bridge messages dropped since the worker started (echoes, junk)
+ * @property {{providerKey: string, tabId: number, page: string, name: string, id: string, transport: string,
+ *             relayed: boolean, trustKey: string, trusted: boolean}[]} shared
  * @property {{id: string, providerKey: string, tabId: number, provider: string, path: string, action: string,
- *             why: 'dangerous'|'unknown', params: string, expiresAt: number}[]} approvals
+ *             why: 'dangerous'|'unknown', params: string, expiresAt: number, trustKey: string}[]} approvals
  */
 
 /**
@@ -51,23 +71,40 @@ const ENVELOPE_MAX = 1024 * 1024;
 
 const STATE_TEXT = {
   off: 'Off.',
-  'no-token': 'On, but no pairing token is saved: paste the one your desktop app shows.',
-  connecting: 'Connecting…',
-  connected: 'Connected.',
+  'no-token': 'On, but no pairing token is saved: paste the one your desktop app shows, or allow bridges that do not pair.',
+  'no-pairing': 'This bridge does not pair; allow unpaired bridges in Options to use it. Nothing is shared.',
 };
+
+/**
+ * Who a trust is for: the provider under its bridge key, on the page origin and with the hello
+ * id it had when the user said yes, so a tab that navigates elsewhere is asked about again.
+ */
+function trustKeyOf(providerKey, conn) {
+  return `${providerKey} ${pageOriginOf(conn)} ${conn.provider?.id ?? ''}`;
+}
+
+function pageOriginOf(conn) {
+  try { return new URL(conn.pageUrl).origin; } catch { return ''; }
+}
 
 export class DesktopBridge {
   /** @param {BridgeHost} host */
   constructor(host) {
     this.host = host;
-    this.settings = { enabled: false, url: '', token: null };
+    this.settings = { enabled: false, url: '', token: null, allowUnpaired: false };
     this.state = 'off';
+    this.mode = null;
     this.message = STATE_TEXT.off;
     this.retryAt = null;
     this.wire = null;
     this.attempt = 0;
     this.timer = null;
     this.generation = 0;
+    /** The bridge at this address took a bare connection: dial it bare until the settings change. */
+    this.bare = false;
+    /** Messages from the bridge dropped (echoes, unknown types, junk), and whether this connection said so once. */
+    this.ignored = 0;
+    this.warned = false;
     /** providerKey → {conn, announcement} of what the desktop was told about */
     this.shared = new Map();
     /** providerKey → {relay: SlopRelay, conn} */
@@ -76,66 +113,113 @@ export class DesktopBridge {
     this.approvals = new Map();
     this.approvalSeq = 0;
     this.approvalTimeoutMs = APPROVAL_TIMEOUT_MS;
+    /** Trust keys (trustKeyOf) of providers the desktop may invoke without asking. */
+    this.trusted = new Set();
   }
 
   // ----------------------------------------------------------------------- connection
 
-  /** Applies the user's settings ({enabled, url, token}); reconnects when they changed. */
+  /** Applies the user's settings ({enabled, url, token, allowUnpaired}); reconnects when they changed. */
   configure(settings) {
-    const s = { enabled: !!settings.enabled, url: String(settings.url ?? ''), token: settings.token ?? null };
-    const same = s.enabled === this.settings.enabled && s.url === this.settings.url && s.token === this.settings.token;
+    const s = {
+      enabled: !!settings.enabled, url: String(settings.url ?? ''), token: settings.token ?? null, allowUnpaired: !!settings.allowUnpaired,
+    };
+    const prev = this.settings;
+    const sameLine = s.enabled === prev.enabled && s.url === prev.url && s.token === prev.token;
     this.settings = s;
-    if (same && this.state !== 'off') return;
+    if (sameLine && s.allowUnpaired === prev.allowUnpaired && this.state !== 'off') return;
+    // A paired connection does not depend on the unpaired switch: it stays up.
+    if (sameLine && this.state === 'connected' && this.mode === 'paired') return;
     this.#stop();
     this.attempt = 0;
+    this.bare = false;
     if (!s.enabled) return this.#setState('off', STATE_TEXT.off);
-    if (!s.token) return this.#setState('no-token', STATE_TEXT['no-token']);
+    if (!s.token && !s.allowUnpaired) return this.#setState('no-token', STATE_TEXT['no-token']);
     this.#connect();
   }
 
   /** "Retry now" (popup): a refused or waiting bridge is dialled again at once. */
   retry() {
-    if (!this.settings.enabled || !this.settings.token || this.state === 'connected') return;
+    const s = this.settings;
+    if (!s.enabled || (!s.token && !s.allowUnpaired) || this.state === 'connected') return;
     this.#stop();
     this.attempt = 0;
+    this.bare = false;
     this.#connect();
   }
 
-  #connect() {
+  /**
+   * kind: 'token' offers ["slop.bearer", token]; 'bare' offers nothing (their extension's way);
+   * 'probe' is a bare dial after a paired one failed with the bridge up, to tell a bridge that
+   * does not pair from one that refused the token.
+   */
+  #connect(kind = this.bare || !this.settings.token ? 'bare' : 'token') {
     const gen = ++this.generation;
     clearTimeout(this.timer);
     this.timer = null;
-    this.#setState('connecting', `Connecting to ${this.settings.url}…`);
+    this.warned = false;
+    if (kind !== 'probe') this.#setState('connecting', `Connecting to ${this.settings.url}…`);
+    const paired = kind === 'token';
     this.wire = new WsTransport(this.settings.url, {
-      token: this.settings.token,
+      token: paired ? this.settings.token : null,
       WebSocket: this.host.WebSocket,
-      onOpen: () => {
-        if (gen !== this.generation) return;
-        this.attempt = 0;
-        this.#setState('connected', `Connected to ${this.settings.url}.`);
-        this.sync();
-      },
+      onOpen: () => { if (gen === this.generation) this.#opened(paired ? 'paired' : 'unpaired'); },
       onFrame: (text) => { if (gen === this.generation) this.#onFrame(text); },
-      onClose: (info) => { if (gen === this.generation) this.#closed(info, gen); },
+      onClose: (info) => { if (gen === this.generation) this.#closed(info, gen, kind); },
     });
   }
 
-  async #closed(info, gen) {
+  #opened(mode) {
+    this.attempt = 0;
+    if (mode === 'unpaired') {
+      this.bare = true;
+      if (!this.settings.allowUnpaired) {
+        // Not one word is sent to a bridge that does not pair until the user allows it, and it
+        // is not dialled again on its own: the settings (or Retry) start over.
+        this.#stop();
+        return this.#setState('no-pairing', STATE_TEXT['no-pairing']);
+      }
+    }
+    this.mode = mode;
+    this.#setState('connected', mode === 'paired'
+      ? `Connected to ${this.settings.url}.`
+      : `Connected to ${this.settings.url} without pairing: any program on this computer that opens this port sees what is shared.`);
+    this.sync();
+  }
+
+  async #closed(info, gen, kind) {
     this.wire = null;
+    this.mode = null;
     this.#dropAll();
     if (info.kind === 'construct') return this.#setState('refused', info.message);
     if (info.kind === 'subprotocol') {
-      // Something answers there, but not a bridge that checks pairing: never share with it.
-      return this.#setState('not-bridge', `The server at ${this.settings.url} did not accept the pairing token (slop.bearer): it is not a SLOP bridge with pairing. Nothing is shared.`);
+      if (info.none) {
+        // Firefox opened a bridge that selected no subprotocol: one that does not pair.
+        this.bare = true;
+        if (!this.settings.allowUnpaired) return this.#setState('no-pairing', STATE_TEXT['no-pairing']);
+        return this.#connect('bare');
+      }
+      return this.#setState('not-bridge', `The server at ${this.settings.url} answered with a subprotocol other than slop.bearer: it is not a SLOP bridge this extension can use. Nothing is shared.`);
     }
     if (!info.opened && await serverAnswers(this.settings.url)) {
       if (gen !== this.generation) return;
-      // Up, but the upgrade was refused: a wrong or rotated token. Dialling again would only be
-      // refused again; a new token (or Retry) starts over.
-      return this.#setState('refused', 'The desktop bridge refused the pairing token: pair again in the desktop app and paste the new token.');
+      // Up, but the upgrade failed. Chrome fails it when a bridge that does not pair selects no
+      // subprotocol: a bare dial tells that apart from a refused token.
+      if (kind === 'token') return this.#connect('probe');
+      if (kind === 'probe') {
+        // A wrong or rotated token. Dialling again would only be refused again; a new token (or
+        // Retry) starts over.
+        return this.#setState('refused', 'The desktop bridge refused the pairing token: pair again in the desktop app and paste the new token.');
+      }
+      if (this.settings.token && this.bare) {
+        // It took a bare connection before and refuses one now: it pairs now.
+        this.bare = false;
+        return this.#connect('token');
+      }
+      return this.#setState('refused', `The bridge at ${this.settings.url} refused a connection without pairing: save the pairing token your desktop app shows.`);
     }
     if (gen !== this.generation) return;
-    const delay = backoffDelay(this.attempt++, { baseMs: 1000, capMs: 30_000 });
+    const delay = kind === 'token' ? backoffDelay(this.attempt++, { baseMs: 1000, capMs: 30_000 }) : UNPAIRED_RETRY_MS;
     this.retryAt = Date.now() + delay;
     this.timer = setTimeout(() => { if (gen === this.generation) this.#connect(); }, delay);
     this.#setState('retrying', info.opened
@@ -148,6 +232,7 @@ export class DesktopBridge {
     clearTimeout(this.timer);
     this.timer = null;
     this.retryAt = null;
+    this.mode = null;
     const w = this.wire;
     this.wire = null;
     this.#dropAll();
@@ -176,15 +261,28 @@ export class DesktopBridge {
   status() {
     return {
       state: this.state,
+      mode: this.state === 'connected' ? this.mode : null,
       message: this.message,
       url: this.settings.url,
       retryAt: this.retryAt,
-      shared: [...this.shared.entries()].map(([providerKey, s]) => ({
-        providerKey, tabId: s.announcement.tabId, name: s.announcement.provider.name, id: s.announcement.provider.id,
-        transport: s.announcement.provider.transport, relayed: this.relays.has(providerKey),
-      })),
+      ignored: this.ignored,
+      shared: [...this.shared.entries()].map(([providerKey, s]) => {
+        const trustKey = trustKeyOf(providerKey, s.conn);
+        return {
+          providerKey, tabId: s.announcement.tabId, page: pageOriginOf(s.conn), name: s.announcement.provider.name, id: s.announcement.provider.id,
+          transport: s.announcement.provider.transport, relayed: this.relays.has(providerKey), trustKey, trusted: this.trusted.has(trustKey),
+        };
+      }),
       approvals: [...this.approvals.values()].map((a) => ({ ...a.entry })),
     };
+  }
+
+  /** The providers the user let the desktop invoke without asking (trust keys, from storage.session). */
+  setTrust(keys) {
+    const next = new Set((Array.isArray(keys) ? keys : []).filter((k) => typeof k === 'string').slice(0, TRUST_MAX));
+    if (next.size === this.trusted.size && [...next].every((k) => this.trusted.has(k))) return;
+    this.trusted = next;
+    this.#publish();
   }
 
   #send(obj) {
@@ -228,16 +326,33 @@ export class DesktopBridge {
   // ------------------------------------------------------------------------------ relay
 
   #onFrame(text) {
-    if (text.length > ENVELOPE_MAX) return console.warn('SLOP Inspector: bridge message over 1 MiB dropped');
-    let msg;
-    try { msg = JSON.parse(text); } catch { return console.warn('SLOP Inspector: bridge message is not JSON; dropped'); }
-    if (!msg || typeof msg !== 'object' || typeof msg.providerKey !== 'string') return;
-    switch (msg.type) {
-      case 'relay-open': this.#openRelay(msg.providerKey); break;
-      case 'relay-close': this.#closeRelay(msg.providerKey); this.#publish(); break;
-      case 'slop-relay': this.#fromDesktop(msg.providerKey, msg.message); break;
-      default: break;
+    let msg = null;
+    if (text.length <= ENVELOPE_MAX) {
+      try { msg = JSON.parse(text); } catch { msg = null; }
     }
+    const key = msg && typeof msg === 'object' && typeof msg.providerKey === 'string' ? msg.providerKey : null;
+    if (key === null) return this.#ignore('a bridge message that is not a JSON object with a string providerKey (or is over 1 MiB)');
+    switch (msg.type) {
+      case 'relay-open': return this.#openRelay(key);
+      case 'relay-close':
+        if (!this.relays.has(key)) return this.#ignore(null);
+        this.#closeRelay(key);
+        return this.#publish();
+      case 'slop-relay':
+        if (msg.message !== null && typeof msg.message === 'object') return this.#fromDesktop(key, msg.message);
+        return this.#ignore('a slop-relay without a message');
+      // Our own announcements coming back (their server sends every message to everyone), or
+      // another browser's; and types this extension does not know.
+      default: return this.#ignore(null);
+    }
+  }
+
+  /** Counts a dropped message; a malformed one is said once per connection, never per message. */
+  #ignore(malformed) {
+    this.ignored++;
+    if (!malformed || this.warned) return;
+    this.warned = true;
+    console.warn(`SLOP Inspector: bridge: ignoring ${malformed}; further ones on this connection are only counted`);
   }
 
   /** A SLOP message to the desktop, as the provider wrote it (its text is spliced in, never re-printed). */
@@ -246,21 +361,24 @@ export class DesktopBridge {
     this.wire.send(`{"type":"slop-relay","providerKey":${JSON.stringify(providerKey)},"message":${messageText}}`);
   }
 
-  #openRelay(providerKey) {
-    if (this.relays.has(providerKey)) return this.relays.get(providerKey);
-    const s = this.shared.get(providerKey);
-    if (!s || !s.conn.isPostMessage) {
-      const why = s ? 'a WebSocket provider is not relayed: connect to its url' : 'no such provider is shared';
-      this.#toDesktop(providerKey, JSON.stringify({ type: 'error', error: { code: s ? 'not_supported' : 'not_found', message: why } }));
-      return null;
-    }
+  #newRelay(conn) {
     // A random tag: after a worker restart, an old relay's subscriptions may still be open in
     // the page, and their frames must not reach a new relay.
     const tag = `b${crypto.getRandomValues(new Uint32Array(2)).reduce((t, x) => t + x.toString(36), '')}`.slice(0, 16);
-    const entry = { relay: new (this.host.core().SlopRelay)(tag), conn: s.conn };
-    this.relays.set(providerKey, entry);
+    return { relay: new (this.host.core().SlopRelay)(tag), conn };
+  }
+
+  #openRelay(providerKey) {
+    if (this.relays.has(providerKey)) return;
+    const s = this.shared.get(providerKey);
+    // A key this extension did not announce may be another browser's on the same bridge: silence.
+    if (!s) return this.#ignore(null);
+    if (!s.conn.isPostMessage) {
+      this.#toDesktop(providerKey, JSON.stringify({ type: 'error', error: { code: 'not_supported', message: 'a WebSocket provider is not relayed: connect to its url' } }));
+      return;
+    }
+    this.relays.set(providerKey, this.#newRelay(s.conn));
     this.#publish();
-    return entry;
   }
 
   #closeRelay(providerKey) {
@@ -275,17 +393,32 @@ export class DesktopBridge {
   }
 
   #fromDesktop(providerKey, message) {
-    const r = this.relays.get(providerKey) ?? this.#openRelay(providerKey);
-    if (!r) return;
-    const out = r.relay.outbound(JSON.stringify(message ?? null));
+    let r = this.relays.get(providerKey);
+    let fresh = null;
+    if (!r) {
+      // A slop-relay before relay-open opens the relay, for a relayed provider only. Nothing
+      // else is answered here: the answer would come back as one more slop-relay.
+      const s = this.shared.get(providerKey);
+      if (!s?.conn.isPostMessage) return this.#ignore(null);
+      r = fresh = this.#newRelay(s.conn);
+    }
+    let text;
+    try { text = JSON.stringify(message); } catch { text = null; } // nested past the stack: not relayed
+    const out = text === null ? { ok: false, error: 'message nests too deep', reply: null } : r.relay.outbound(text);
     if (!out.ok) {
-      console.warn('SLOP Inspector: bridge:', out.error);
+      fresh?.relay.free();
+      // No reply: a provider message, i.e. our own frame coming back (or a forged one). A reply:
+      // a consumer request the core refused, answered as a provider would.
       if (out.reply) this.#toDesktop(providerKey, JSON.stringify(out.reply));
-      return;
+      return this.#ignore(out.reply ? `a desktop request (${out.error})` : null);
+    }
+    if (fresh) {
+      this.relays.set(providerKey, fresh);
+      this.#publish();
     }
     if (out.type !== 'invoke') return r.conn.page.send(out.message);
     const why = this.#needsApproval(r.conn, out.path, out.action);
-    if (!why) return r.conn.page.send(out.message);
+    if (!why || this.trusted.has(trustKeyOf(providerKey, r.conn))) return r.conn.page.send(out.message);
     this.#ask(providerKey, r, out, why);
   }
 
@@ -307,6 +440,7 @@ export class DesktopBridge {
     const entry = {
       id, providerKey, tabId: r.conn.tabId, provider: r.conn.provider?.name || r.conn.provider?.id || providerKey,
       path: out.path, action: out.action, why, params, expiresAt: Date.now() + this.approvalTimeoutMs,
+      trustKey: trustKeyOf(providerKey, r.conn),
     };
     const timer = setTimeout(() => decide(false, `no answer in SLOP Inspector within ${Math.round(this.approvalTimeoutMs / 1000)} s: not invoked`), this.approvalTimeoutMs);
     const decide = (allow, reason) => {

@@ -8,9 +8,11 @@
 
 import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
 import { isOwnExtensionPage } from '../shared/browser.js';
-import { approve, deny, stringWebhookUrl, removeManualProvider } from '../shared/settings-store.js';
+import {
+  approve, deny, stringWebhookUrl, stringWebhookInfo, setStringWebhook, parseStringWebhook, noteStringAgent, removeManualProvider,
+} from '../shared/settings-store.js';
 import { connectTo } from './connect-to.js';
-import { stringPayload, postToWebhook } from './string-webhook.js';
+import { stringPayload, sendWithReceipt, findAgents, useAgent } from './string-webhook.js';
 import { withCore, core } from './core.js';
 import { connectionEvents } from './connections.js';
 import { tabs, tabEvents, connectionOf, manualConnections, MANUAL_TAB, reconnectTab } from './tabs.js';
@@ -441,14 +443,27 @@ const handlers = {
     const info = subscriptionInfo(conn.consumer, sub);
     if (!info?.nodes) throw new RequestError(ErrorCode.BAD_STATE, 'Nothing to send: the provider has no state yet.');
     const url = await stringWebhookUrl();
-    if (!url) throw new RequestError(ErrorCode.BAD_STATE, 'No String agent is set: paste its webhook URL (`string webhook show`) in Options.');
+    if (!url) throw new RequestError(ErrorCode.BAD_STATE, 'No String agent is set: find it or paste its webhook URL (`string webhook show`) in Options.');
+    const agentId = (await stringWebhookInfo())?.agentId ?? null;
     const payload = stringPayload({
       pageUrl: conn.pageUrl, provider: conn.provider, live: conn.live, status: conn.status,
       transport: conn.isPostMessage ? 'postMessage, in the page' : conn.transport.url,
       version: info.version ?? 0, nodes: info.nodes, treeText: conn.consumer.treeText(sub) ?? '', tools: conn.consumer.tools(sub),
     });
-    const answer = await postToWebhook(url, payload.text);
+    const answer = await sendWithReceipt(url, payload.text, { agentId });
+    // A pasted URL's agent, named by its daemon: its event stream is watched from the next send.
+    if (answer.ok && !agentId && answer.agentId) await noteStringAgent(url, answer.agentId).catch(() => {});
     return { ...answer, bytes: payload.bytes, kept: payload.kept, total: payload.total };
+  },
+  // Options, "Find String agents on this machine": the worker asks the daemon, so the webhook
+  // URL (a secret) goes from the daemon into storage without passing through a page.
+  [Request.STRING_FIND_AGENTS](ui, m) {
+    if (m.address != null && typeof m.address !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'address must be a string');
+    return findAgents(m.address);
+  },
+  [Request.STRING_USE_AGENT](ui, m) {
+    if ((m.address != null && typeof m.address !== 'string') || typeof m.agentId !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'address and agentId must be strings');
+    return useAgent(m.address, m.agentId, { accept: parseStringWebhook, store: (url, agentId) => setStringWebhook(url, { agentId }) });
   },
   async [Request.CONNECT_TO](ui, m) {
     if (typeof m.address !== 'string' || (m.token != null && typeof m.token !== 'string')) throw new RequestError(ErrorCode.BAD_REQUEST, 'address must be a string');

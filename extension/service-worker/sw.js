@@ -20,11 +20,11 @@ import { connectionEvents } from './connections.js';
 import { DesktopBridge } from './desktop-bridge.js';
 import { dropTimelinesOf } from './timelines.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
-import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus } from '../shared/settings-store.js';
+import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus, bridgeTrust, clearBridgeTrust } from '../shared/settings-store.js';
 
 onConnect((port) => {
   if (port.name === PORTS.CONTENT) acceptContentPort(port);
-  else if (port.name === PORTS.PANEL || port.name === PORTS.POPUP) acceptUiPort(port);
+  else if (port.name === PORTS.PANEL || port.name === PORTS.POPUP || port.name === PORTS.OPTIONS) acceptUiPort(port);
   else port.disconnect();
 });
 
@@ -42,14 +42,19 @@ connectionEvents.change.add(() => bridge.sync());
 tabEvents.change.add(() => bridge.sync());
 tabEvents.pageFrame.add((conn, text) => bridge.pageFrame(conn, text));
 tabEvents.attention.add((tabId) => bridge.waitingFor(tabId));
-const BRIDGE_KEYS = [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN];
+const BRIDGE_KEYS = [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_ALLOW_UNPAIRED];
 const configureBridge = () => withCore(async () => bridge.configure(await bridgeSettings()))
   .catch((e) => console.error('SLOP Inspector: bridge:', e?.message ?? e));
 configureBridge();
+// "Invoke without asking" lives in storage.session (the popup and options write it): it survives
+// a worker restart and ends with the browser.
+bridgeTrust().then((t) => bridge.setTrust(Object.keys(t))).catch(() => {});
 
 onStorageChanged((changes, area) => {
   if (area === 'local' || area === 'session') withCore(() => settingsChanged(changes)).catch(() => {});
   if (area === 'local' && BRIDGE_KEYS.some((k) => k in changes)) configureBridge();
+  if (area === 'session' && KEYS.BRIDGE_TRUST in changes) bridge.setTrust(Object.keys(changes[KEYS.BRIDGE_TRUST].newValue ?? {}));
+  if (area === 'local' && changes[KEYS.BRIDGE_ENABLED]?.newValue === false) clearBridgeTrust().catch(() => {});
 });
 
 onTabRemoved((tabId) => {

@@ -3,6 +3,7 @@
 //   content script ──port "slop-content"──▶ service worker ◀──port "slop-panel"── DevTools panel
 //                                                  ▲      ◀──port "slop-popup"── popup
 //                     options page ──chrome.storage (settings-store.js)──┘
+//                     options page ──port "slop-options" (its String agent requests)──▶ service worker
 //
 // Every message is a plain JSON object {type, ...fields}, and every type is declared here and
 // used through these constants: a context never spells a type as a string (tests/node/
@@ -12,7 +13,7 @@
 // Naming: `<sender>/<kebab-case-name>`, the sender being where the message is written:
 //   content/...   the content script               (FromContent)
 //   sw/...        the service worker               (ToContent, Push)
-//   ui/...        a UI page: the panel or the popup (Request)
+//   ui/...        a UI page: the panel, the popup or the options page (Request)
 //   panel/...     the panel's bridge, for its own store; never leaves the panel (PanelNote)
 // The prefix keeps them apart from the SLOP messages the extension relays and sends (subscribe,
 // query, invoke...), which are the provider's and the core's, never this catalogue's.
@@ -58,6 +59,8 @@ export const PORTS = Object.freeze({
   CONTENT: 'slop-content',
   PANEL: 'slop-panel',
   POPUP: 'slop-popup',
+  /** The options page: its String agent requests (Request.STRING_FIND_AGENTS, STRING_USE_AGENT). */
+  OPTIONS: 'slop-options',
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -135,11 +138,25 @@ export const Request = Object.freeze({
   /**
    * "Send to String agent": one POST of a text snapshot of the provider to the String agent's
    * local webhook stored in Options (never retried). {key, sub?} →
-   * {ok, status, message, eventId?, bytes, kept, total}: the daemon's answer in words, the
-   * payload's size and how many of the tree's nodes it holds. Fails with BAD_STATE when no webhook
-   * is set or the provider has no state yet.
+   * {ok, status, message, eventId?, agentId?, receipt?, bytes, kept, total}: the daemon's answer
+   * in words, the payload's size and how many of the tree's nodes it holds. When the daemon took
+   * it, `receipt` {state: 'seen'|'not-seen'|'no-stream'|'failed'|'no-agent', message} says whether
+   * the event showed on the agent's GET /events/stream, and `message` says both. Fails with
+   * BAD_STATE when no webhook is set or the provider has no state yet.
    */
   SEND_TO_STRING: 'ui/send-to-string',
+  /**
+   * Options, "Find String agents on this machine": GET /agents of the daemon at `address` (a
+   * loopback port or http:// origin; empty: http://127.0.0.1:3923), fetched by the worker.
+   * {address} → {ok, problem?, origin, agents: [{id, home}], message}.
+   */
+  STRING_FIND_AGENTS: 'ui/string-find-agents',
+  /**
+   * Options, "Use this agent": the worker fetches GET /agents/:id/webhook and stores the URL as a
+   * pasted one is stored (a secret: never in this reply). {address, agentId} →
+   * {ok, problem?, origin, agentId, message}.
+   */
+  STRING_USE_AGENT: 'ui/string-use-agent',
   /**
    * "Connect to…": a provider no page announces. {address, token?, anyway?} where address is
    * ws(s):// or http(s):// (its /.well-known/slop is read for the ws:// address). The provider is
@@ -188,6 +205,7 @@ export const Request = Object.freeze({
    * The user's answer to a dangerous (or unknown) invoke a desktop consumer sent through the
    * desktop bridge. {approval, allow} → {}; NOT_FOUND when it no longer waits. The bridge's status,
    * with the approvals waiting, is in chrome.storage.session (settings-store.js: bridgeStatus).
+   * "Don't ask again" is no message: the popup writes it to storage.session first (bridgeTrust).
    */
   BRIDGE_DECIDE: 'ui/bridge-decide',
   /** Dial the desktop bridge again now (after a refused token or while waiting). {} → {} */

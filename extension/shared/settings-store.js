@@ -7,14 +7,17 @@
 //   approvals   {[approvalKey]: {at, page, target}}  key and parts come from the core (classifyTarget)
 //   manualProviders     {[wsUrl]: {addedAt}}                  "Connect to…": providers no page announces
 //   stringWebhook       "http://127.0.0.1:3923/webhook/wh_…"  read only by the service worker (a secret)
-//   stringWebhookIndex  {origin, setAt, tokenLength}         what pages show: never the token
+//   stringWebhookIndex  {origin, setAt, tokenLength, agentId?}  what pages show: never the token
 //   bridgeEnabled       true|false                            share SLOP apps with the desktop bridge
 //   bridgeUrl           "ws://127.0.0.1:9339/slop-bridge"     where the desktop hosts it (loopback)
 //   bridgeToken         "<pairing token>"                     read only by the service worker (a secret)
 //   bridgeTokenIndex    {setAt, length}                       what pages show: never the token
+//   bridgeAllowUnpaired true|false                            use a bridge that does not pair (no token)
 // chrome.storage.session
 //   denied      {[approvalKey]: at}                  "Deny" in the popup, for this browser session
 //   bridgeStatus  BridgeStatus (desktop-bridge.js)   written by the worker, shown by popup and options
+//   bridgeTrust   {[trustKey]: {name, at}}           providers the desktop may invoke without asking:
+//                                                    for this browser session only, never in local
 //   optionsFocus  {origin, at}                       "Open options" after a refusal: the options page
 //                                                    fills that provider in and focuses its token field
 //
@@ -36,6 +39,8 @@ export const KEYS = Object.freeze({
   BRIDGE_TOKEN: 'bridgeToken',
   BRIDGE_TOKEN_INDEX: 'bridgeTokenIndex',
   BRIDGE_STATUS: 'bridgeStatus',
+  BRIDGE_ALLOW_UNPAIRED: 'bridgeAllowUnpaired',
+  BRIDGE_TRUST: 'bridgeTrust',
   OPTIONS_FOCUS: 'optionsFocus',
 });
 
@@ -204,18 +209,31 @@ export function parseStringWebhook(input) {
   return { url: `${url.origin}${url.pathname}`, origin: url.origin, tokenLength: m[1].length };
 }
 
-/** Stores the webhook URL (options page). Throws with a user-facing message. */
-export async function setStringWebhook(input) {
+/**
+ * Stores the webhook URL: pasted in the options page, or fetched by the worker for an agent picked
+ * there (agentId: whose event stream shows that a send arrived). Throws with a user-facing message.
+ */
+export async function setStringWebhook(input, { agentId = null } = {}) {
   const w = parseStringWebhook(input);
-  await storageLocal.set({ [KEYS.STRING_WEBHOOK]: w.url, [KEYS.STRING_WEBHOOK_INDEX]: { origin: w.origin, setAt: Date.now(), tokenLength: w.tokenLength } });
+  const index = { origin: w.origin, setAt: Date.now(), tokenLength: w.tokenLength, ...(agentId ? { agentId } : {}) };
+  await storageLocal.set({ [KEYS.STRING_WEBHOOK]: w.url, [KEYS.STRING_WEBHOOK_INDEX]: index });
   return w.origin;
+}
+
+/** Service worker: the agent a pasted webhook belongs to, as its daemon named it in a 202. */
+export async function noteStringAgent(url, agentId) {
+  const got = await storageLocal.get([KEYS.STRING_WEBHOOK, KEYS.STRING_WEBHOOK_INDEX]);
+  const index = got[KEYS.STRING_WEBHOOK_INDEX];
+  // Only for the URL that was sent to: the user may have saved another one meanwhile.
+  if (got[KEYS.STRING_WEBHOOK] !== url || !index || index.agentId === agentId) return;
+  await storageLocal.set({ [KEYS.STRING_WEBHOOK_INDEX]: { ...index, agentId } });
 }
 
 export async function removeStringWebhook() {
   await storageLocal.remove([KEYS.STRING_WEBHOOK, KEYS.STRING_WEBHOOK_INDEX]);
 }
 
-/** {origin, setAt, tokenLength} or null: what a page may show. */
+/** {origin, setAt, tokenLength, agentId?} or null: what a page may show. */
 export async function stringWebhookInfo() {
   const { [KEYS.STRING_WEBHOOK_INDEX]: info = null } = await storageLocal.get(KEYS.STRING_WEBHOOK_INDEX);
   return info;
@@ -272,18 +290,51 @@ export async function setBridgeUrl(input) {
   return url;
 }
 
-/** What pages may show: {enabled, url, token: {setAt, length}|null}, never the token. */
-export async function bridgeSettingsInfo() {
-  const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX]);
-  return { enabled: got[KEYS.BRIDGE_ENABLED] === true, url: got[KEYS.BRIDGE_URL] ?? BRIDGE_DEFAULT_URL, token: got[KEYS.BRIDGE_TOKEN_INDEX] ?? null };
+/** Bridges that select no subprotocol (the SLOP project's own) are used only with this on. */
+export async function setBridgeAllowUnpaired(allow) {
+  await storageLocal.set({ [KEYS.BRIDGE_ALLOW_UNPAIRED]: !!allow });
 }
 
-/** Service worker only: {enabled, url, token}. */
+/** What pages may show: {enabled, url, allowUnpaired, token: {setAt, length}|null}, never the token. */
+export async function bridgeSettingsInfo() {
+  const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX, KEYS.BRIDGE_ALLOW_UNPAIRED]);
+  return {
+    enabled: got[KEYS.BRIDGE_ENABLED] === true, url: got[KEYS.BRIDGE_URL] ?? BRIDGE_DEFAULT_URL,
+    allowUnpaired: got[KEYS.BRIDGE_ALLOW_UNPAIRED] === true, token: got[KEYS.BRIDGE_TOKEN_INDEX] ?? null,
+  };
+}
+
+/** Service worker only: {enabled, url, token, allowUnpaired}. */
 export async function bridgeSettings() {
-  const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN]);
+  const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_ALLOW_UNPAIRED]);
   let url = BRIDGE_DEFAULT_URL;
   try { url = normalizeBridgeUrl(got[KEYS.BRIDGE_URL] ?? BRIDGE_DEFAULT_URL); } catch { /* a bad stored value: the default */ }
-  return { enabled: got[KEYS.BRIDGE_ENABLED] === true, url, token: typeof got[KEYS.BRIDGE_TOKEN] === 'string' ? got[KEYS.BRIDGE_TOKEN] : null };
+  return {
+    enabled: got[KEYS.BRIDGE_ENABLED] === true, url, token: typeof got[KEYS.BRIDGE_TOKEN] === 'string' ? got[KEYS.BRIDGE_TOKEN] : null,
+    allowUnpaired: got[KEYS.BRIDGE_ALLOW_UNPAIRED] === true,
+  };
+}
+
+/** {[trustKey]: {name, at}}: the providers the desktop may invoke without asking, this session. */
+export async function bridgeTrust() {
+  const { [KEYS.BRIDGE_TRUST]: trust = {} } = await storageSession.get(KEYS.BRIDGE_TRUST);
+  return trust && typeof trust === 'object' ? trust : {};
+}
+
+/**
+ * Lets the desktop invoke a provider without asking (on) or asks again (off). Session storage
+ * only: it ends when the browser does. trustKey comes from the bridge's status (shared, approvals).
+ */
+export async function setBridgeTrust(trustKey, name, on) {
+  const trust = { ...(await bridgeTrust()) };
+  if (on) trust[trustKey] = { name: String(name ?? ''), at: Date.now() };
+  else delete trust[trustKey];
+  await storageSession.set({ [KEYS.BRIDGE_TRUST]: trust });
+}
+
+/** Service worker: the bridge turned off forgets every such permission. */
+export async function clearBridgeTrust() {
+  await storageSession.remove(KEYS.BRIDGE_TRUST);
 }
 
 /** The bridge's status as the worker last wrote it (BridgeStatus of desktop-bridge.js), or null. */

@@ -224,3 +224,188 @@ test('stop() then start() on the same port: the desktop goes away and comes back
   }
   await assert.rejects(bridge.start(), /after close/);
 });
+
+// ------------------------------------------------------------------------------ open mode
+// The bridges that exist, as the public SLOP project's bridge protocol describes them: a plain upgrade,
+// every bridge message to every client (the sender included), the provider list replayed.
+
+// A bare "extension" connection (no role header: the fixture records what it sends).
+async function dialBare(bridge, options = {}) {
+  const ws = new WebSocket(bridge.url, options);
+  open.add(ws);
+  ws.frames = [];
+  ws.on('message', (data) => ws.frames.push(JSON.parse(data.toString())));
+  await once(ws, 'open');
+  return ws;
+}
+
+// Waits until every socket in `list` has a frame matching predicate; returns those frames.
+const allGet = (list, predicate) => Promise.all(list.map((ws) => frame(ws, predicate)));
+const settle = () => new Promise((r) => setTimeout(r, 50));
+
+describe('desktop bridge fixture, open mode', () => {
+  let bridge;
+  const consumers = [];
+  const consumer = async () => {
+    const c = await bridge.consumer();
+    consumers.push(c);
+    return c;
+  };
+  before(async () => { bridge = await startDesktopBridge({ mode: 'open' }); });
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.drop()));
+    await closeAll();
+  });
+  after(async () => { await closeAll(); await bridge.close(); });
+
+  test('a plain upgrade: no subprotocol selected, no token, any Origin; other paths 404; a plain GET 426', async () => {
+    assert.equal(bridge.mode, 'open');
+    assert.equal(bridge.token, null);
+    const ws = await dialBare(bridge, { origin: 'https://any.example' });
+    assert.equal(ws.protocol, '');
+    // Offered slop.bearer and a token, it still selects nothing: a client that requires the
+    // subprotocol fails the handshake (Chrome does; the ws client says so).
+    const offered = new WebSocket(bridge.url, ['slop.bearer', 'some-token']);
+    const [err] = await once(offered, 'error');
+    assert.match(err.message, /Server sent no subprotocol/);
+    assert.equal(await refusedStatus(bridge.url.replace('/slop-bridge', '/other'), []), 404);
+    assert.equal((await fetch(bridge.url.replace('ws:', 'http:'))).status, 426);
+    assert.deepEqual(bridge.refusals.map((r) => r.reason), ['path']);
+  });
+
+  test('every bridge message goes to every client, the sender included; other messages to nobody', async () => {
+    const ext = await dialBare(bridge);
+    const a = await consumer();
+    const b = await consumer();
+    await bridge.waitForConnection();
+    // frame() reads ws.frames: the consumers' sockets get their consumer's record.
+    a.ws.frames = a.frames;
+    b.ws.frames = b.frames;
+    const everyone = [ext, a.ws, b.ws];
+
+    const available = { type: 'provider-available', tabId: 3, providerKey: '3:postmessage', provider: { id: 'spa', name: 'SPA', transport: 'postmessage' } };
+    ext.send(JSON.stringify(available));
+    await frame(ext, (f) => f.type === 'provider-available');
+    assert.deepEqual(await a.waitFor((f) => f.type === 'provider-available'), available);
+    assert.deepEqual(await b.waitFor((f) => f.type === 'provider-available'), available);
+    assert.deepEqual([...bridge.providers.keys()], ['3:postmessage']);
+    assert.deepEqual(a.providers.get('3:postmessage'), available);
+
+    const ra = a.relay('3:postmessage');
+    ra.open();
+    assert.deepEqual(await frame(ext, (f) => f.type === 'relay-open'), { type: 'relay-open', providerKey: '3:postmessage' });
+    await a.waitFor((f) => f.type === 'relay-open');
+    await b.waitFor((f) => f.type === 'relay-open');
+    ra.send({ type: 'connect' });
+    assert.deepEqual(await frame(ext, (f) => f.type === 'slop-relay'), { type: 'slop-relay', providerKey: '3:postmessage', message: { type: 'connect' } });
+    ext.send(JSON.stringify({ type: 'slop-relay', providerKey: '3:postmessage', message: { type: 'hello', provider: { id: 'spa' } } }));
+    // Both consumers get the provider's hello; the extension gets it back too.
+    assert.deepEqual(await ra.next((m) => m.type === 'hello'), { type: 'hello', provider: { id: 'spa' } });
+    await b.relay('3:postmessage').next((m) => m.type === 'hello');
+    await frame(ext, (f) => f.type === 'slop-relay' && f.message.type === 'hello');
+    assert.deepEqual(ra.messages.map((m) => m.type), ['connect', 'hello'], 'a consumer sees its own message come back');
+    assert.deepEqual(bridge.relayed('3:postmessage'), [{ type: 'hello', provider: { id: 'spa' } }], 'only the extension\'s are recorded');
+
+    ra.close();
+    await allGet(everyone, (f) => f.type === 'relay-close');
+    ext.send(JSON.stringify({ type: 'provider-unavailable', tabId: 3, providerKey: '3:postmessage' }));
+    await allGet(everyone, (f) => f.type === 'provider-unavailable');
+    assert.equal(bridge.providers.size, 0);
+    assert.equal(a.providers.size, 0);
+
+    // Anything else goes nowhere: an unknown type, a bad JSON text, an array.
+    const counts = () => [ext.frames.length, a.frames.length, b.frames.length];
+    const before = counts();
+    ext.send(JSON.stringify({ type: 'hello-world', providerKey: 'x' }));
+    a.sendRaw('not json');
+    b.sendRaw('[1,2]');
+    await bridge.waitFor((m) => m.type === 'hello-world');
+    await settle();
+    assert.deepEqual(counts(), before);
+    assert.deepEqual(bridge.received.map((m) => m.type), ['provider-available', 'slop-relay', 'provider-unavailable', 'hello-world']);
+  });
+
+  test('the provider list is replayed to each new client; a client leaving does not change it', async () => {
+    const ext = await dialBare(bridge);
+    const p = (n) => ({ type: 'provider-available', tabId: n, providerKey: `${n}:postmessage`, provider: { id: `p${n}`, name: `P${n}`, transport: 'postmessage' } });
+    for (const n of [1, 2, 3]) ext.send(JSON.stringify(p(n)));
+    ext.send(JSON.stringify({ ...p(2), provider: { id: 'p2b', name: 'P2 again', transport: 'postmessage' } })); // replaces
+    ext.send(JSON.stringify({ type: 'provider-unavailable', tabId: 1, providerKey: '1:postmessage' }));
+    await frame(ext, (f) => f.type === 'provider-unavailable');
+    const c = await consumer();
+    await c.waitFor((f) => f.providerKey === '3:postmessage');
+    assert.deepEqual(c.frames.map((f) => [f.type, f.providerKey, f.provider.id]), [['provider-available', '2:postmessage', 'p2b'], ['provider-available', '3:postmessage', 'p3']]);
+
+    const closed = once(ext, 'close');
+    ext.close();
+    await closed;
+    for (let i = 0; i < 100 && bridge.connected; i++) await settle();
+    assert.equal(bridge.connected, false);
+    assert.deepEqual([...bridge.providers.keys()], ['2:postmessage', '3:postmessage'], 'kept after the sender left');
+    const again = await dialBare(bridge);
+    await frame(again, (f) => f.providerKey === '3:postmessage');
+    assert.equal(again.frames.length, 2);
+    // Tidy for the next test: withdraw what is left.
+    for (const n of [2, 3]) again.send(JSON.stringify({ type: 'provider-unavailable', tabId: n, providerKey: `${n}:postmessage` }));
+    for (let i = 0; i < 100 && bridge.providers.size; i++) await settle();
+    assert.equal(bridge.providers.size, 0);
+  });
+
+  test('several consumers; one that drops leaves the rest connected; inject reaches only the extension', async () => {
+    const ext = await dialBare(bridge);
+    const [a, b, c] = [await consumer(), await consumer(), await consumer()];
+    await bridge.waitForConnection();
+    assert.equal(bridge.clients, 4);
+    await b.drop();
+    assert.equal(b.open, false);
+    for (let i = 0; i < 100 && bridge.clients !== 3; i++) await settle();
+    assert.equal(bridge.clients, 3);
+    a.send({ type: 'relay-open', providerKey: 'k' });
+    await c.waitFor((f) => f.type === 'relay-open');
+    await frame(ext, (f) => f.type === 'relay-open');
+    bridge.inject('{"type":"anything"}');
+    await frame(ext, (f) => f.type === 'anything');
+    await settle();
+    assert.ok(!a.frames.some((f) => f.type === 'anything') && !c.frames.some((f) => f.type === 'anything'));
+    await c.close();
+    assert.equal(c.open, false);
+  });
+
+  test('paired-only helpers refuse in open mode and the other way round; a bad mode is refused', async () => {
+    assert.throws(() => bridge.send({ type: 'relay-open', providerKey: 'k' }), /open mode.*bridge\.consumer\(\)/);
+    assert.throws(() => bridge.relay('k'), /open mode/);
+    const paired = await startDesktopBridge();
+    try {
+      await assert.rejects(paired.consumer(), /for the open mode/);
+      assert.throws(() => paired.inject('x'), /for the open mode/);
+    } finally {
+      await paired.close();
+    }
+    await assert.rejects(startDesktopBridge({ mode: 'pairless' }), /mode must be 'paired' or 'open'/);
+  });
+});
+
+test('open mode: stop() then start() is a new process: same port, empty provider list', async () => {
+  const bridge = await startDesktopBridge({ mode: 'open' });
+  try {
+    const ext = await dialBare(bridge);
+    ext.send(JSON.stringify({ type: 'provider-available', tabId: 1, providerKey: '1:a', provider: { id: 'a', name: 'A', transport: 'postmessage' } }));
+    await bridge.waitFor((m) => m.type === 'provider-available');
+    assert.equal(bridge.providers.size, 1);
+    const c = await bridge.consumer();
+    const closed = once(ext, 'close');
+    await bridge.stop();
+    assert.equal((await closed)[0], 1001);
+    assert.equal(c.open, false);
+    assert.equal(bridge.providers.size, 0);
+    await bridge.start();
+    const again = await dialBare(bridge);
+    await bridge.waitForConnection();
+    await settle();
+    assert.deepEqual(again.frames, [], 'nothing to replay');
+    assert.equal(bridge.connections, 2);
+  } finally {
+    await closeAll();
+    await bridge.close();
+  }
+});
