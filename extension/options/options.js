@@ -8,7 +8,7 @@
 import {
   setToken, removeToken, listTokens, listApprovals, revokeApproval, setStringWebhook, removeStringWebhook, stringWebhookInfo,
   KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus, takeTokenRequest,
-  setBridgeAllowUnpaired, setBridgeTrust,
+  setBridgeAllowUnpaired, setBridgeTrust, historyMb, setHistoryMb,
 } from '../shared/settings-store.js';
 import { onStorageChanged, extensionBase } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
@@ -262,6 +262,25 @@ $('bridge-url-form').addEventListener('submit', async (e) => {
   }
 });
 
+/** The history's memory bound: the default (64 MB) unless the user chose another. */
+async function renderHistory() {
+  const mb = (await historyMb()) ?? 64;
+  $('history-mb').value = String(mb);
+}
+
+$('history-mb').addEventListener('change', async (e) => {
+  const mb = Number(e.target.value);
+  const m = $('history-message');
+  try {
+    await setHistoryMb(mb === 64 ? null : mb);
+    m.textContent = `Each provider’s history may now hold ${mb} MB. A lower bound drops the oldest steps at once; states dropped for a bound too small come back with the app’s next snapshot (a reload).`;
+    m.className = 'form-message ok';
+  } catch (err) {
+    m.textContent = err.message;
+    m.className = 'form-message bad';
+  }
+});
+
 /** "Open options" after a provider refused the connection: its address in the form, the token field focused. */
 async function tokenRequested() {
   const origin = await takeTokenRequest();
@@ -280,8 +299,9 @@ onStorageChanged((changes, area) => {
   if ('tokenIndex' in changes) renderTokens();
   if ('approvals' in changes) renderApprovals();
   if ('stringWebhookIndex' in changes) renderString();
+  if (KEYS.HISTORY_MB in changes) renderHistory();
 });
 
 $('ext-origin').textContent = extensionBase.replace(/\/$/, '');
-Promise.all([renderTokens(), renderApprovals(), renderString(), renderBridgeSettings(), bridgeStatus().then(renderBridgeStatus), tokenRequested()])
+Promise.all([renderTokens(), renderApprovals(), renderString(), renderHistory(), renderBridgeSettings(), bridgeStatus().then(renderBridgeStatus), tokenRequested()])
   .then(() => { document.body.dataset.ready = '1'; });

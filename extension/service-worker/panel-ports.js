@@ -266,6 +266,13 @@ function keptEvents(conn) {
     .map(({ at, ...event }) => ({ t: at, event }));
 }
 
+/** A timeline's refusal as the panel reads it: a step gone at the bound, or no states kept. */
+function historyError(e) {
+  if (e.code === 'not_found') return new RequestError(ErrorCode.NOT_FOUND, e.message);
+  if (e.code === 'not_kept') return new RequestError(ErrorCode.BAD_STATE, e.message);
+  return e;
+}
+
 /** The history of a provider shown in this port (a live one, or a recording opened here). */
 function needTimeline(ui, key) {
   if (typeof key === 'string' && ui.recordings.has(key)) return ui.recordings.get(key);
@@ -293,7 +300,7 @@ const handlers = {
     try {
       return tl.stateAt(needStep(m, 'step'), have);
     } catch (e) {
-      throw e.code === 'not_found' ? new RequestError(ErrorCode.NOT_FOUND, e.message) : e;
+      throw historyError(e);
     }
   },
   [Request.HISTORY_DIFF](ui, m) {
@@ -305,7 +312,7 @@ const handlers = {
       const path = (x) => x.path;
       return { ...d, added: d.added.map(path), removed: d.removed.map(path), changed: d.changed.map(path) };
     } catch (e) {
-      throw e.code === 'not_found' ? new RequestError(ErrorCode.NOT_FOUND, e.message) : e;
+      throw historyError(e);
     }
   },
   [Request.HISTORY_PERSIST](ui, m) {
@@ -316,7 +323,11 @@ const handlers = {
   },
   [Request.HISTORY_EXPORT](ui, m) {
     const tl = needTimeline(ui, m.key);
-    return { text: JSON.stringify(tl.recording()), steps: tl.steps.length };
+    try {
+      return { text: JSON.stringify(tl.recording()), steps: tl.steps.length };
+    } catch (e) {
+      throw historyError(e);
+    }
   },
   [Request.OPEN_RECORDING](ui, m) {
     if (typeof m.text !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'text must be a string');

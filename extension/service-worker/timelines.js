@@ -11,8 +11,9 @@
 
 import { connectionEvents } from './connections.js';
 import { core } from './core.js';
-import { Timeline } from './timeline.js';
-import { storageSession } from '../shared/browser.js';
+import { Timeline, TIMELINE_LIMITS } from './timeline.js';
+import { storageSession, onStorageChanged } from '../shared/browser.js';
+import { KEYS, historyMb } from '../shared/settings-store.js';
 
 /** fn(tabId, key, steps, reset, update): steps added (or, update, changed), or all of them again after reset. */
 export const timelineEvents = { steps: new Set() };
@@ -33,6 +34,19 @@ const nextStepOf = new Map();
 const stored = new Map();
 
 const idOf = (tabId, key) => `${tabId} ${key}`;
+
+/** The bounds every history keeps: the default, or the memory the user set in Options. */
+let limits = TIMELINE_LIMITS;
+function readLimits() {
+  historyMb().then((mb) => {
+    limits = mb === null ? TIMELINE_LIMITS : Object.freeze({ ...TIMELINE_LIMITS, bytes: mb * 1024 * 1024 });
+    for (const tl of byId.values()) if (!tl.readOnly) tl.setLimits(limits);
+  }).catch(() => { /* the default stays */ });
+}
+readLimits();
+onStorageChanged((changes, area) => {
+  if (area === 'local' && KEYS.HISTORY_MB in changes) readLimits();
+});
 
 // The persisted histories of the worker's previous life (storage.session lasts a browser session).
 storageSession.get(null).then((all) => {
@@ -69,7 +83,8 @@ function attach(conn) {
   tl = byId.get(id);
   if (tl && tl.conn !== conn) tl.reloaded(conn.pageUrl);
   if (!tl) {
-    tl = restore(id, conn) ?? new Timeline({ core, label: { pageUrl: conn.pageUrl, transport: conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage' }, firstStep: nextStepOf.get(id) ?? 1 });
+    tl = restore(id, conn) ?? new Timeline({ core, label: { pageUrl: conn.pageUrl, transport: conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage' }, firstStep: nextStepOf.get(id) ?? 1, limits });
+    tl.setLimits(limits);
     const { tabId, key } = conn;
     const t = tl;
     tl.listeners.add((steps, reset, update) => {

@@ -13,6 +13,7 @@
 //   bridgeToken         "<pairing token>"                     read only by the service worker (a secret)
 //   bridgeTokenIndex    {setAt, length}                       what pages show: never the token
 //   bridgeAllowUnpaired true|false                            use a bridge that does not pair (no token)
+//   historyMb           64                                    what each provider's history may hold (MB)
 // chrome.storage.session
 //   denied      {[approvalKey]: at}                  "Deny" in the popup, for this browser session
 //   bridgeStatus  BridgeStatus (desktop-bridge.js)   written by the worker, shown by popup and options
@@ -42,6 +43,7 @@ export const KEYS = Object.freeze({
   BRIDGE_ALLOW_UNPAIRED: 'bridgeAllowUnpaired',
   BRIDGE_TRUST: 'bridgeTrust',
   OPTIONS_FOCUS: 'optionsFocus',
+  HISTORY_MB: 'historyMb',
 });
 
 /**
@@ -382,4 +384,22 @@ export async function removeManualProvider(wsUrl) {
 export async function listManualProviders() {
   const { [KEYS.MANUAL_PROVIDERS]: list = {} } = await storageLocal.get(KEYS.MANUAL_PROVIDERS);
   return Object.entries(list).sort((a, b) => (a[1]?.addedAt ?? 0) - (b[1]?.addedAt ?? 0)).map(([url]) => url);
+}
+
+// ---- the history's memory bound --------------------------------------------------------------
+
+/** What a provider's history may hold, in MB (Options; timeline.js's default when unset). */
+export const HISTORY_MB = Object.freeze({ min: 8, max: 1024, choices: [16, 64, 256, 1024] });
+
+/** The stored bound in MB, or null for the default. */
+export async function historyMb() {
+  const { [KEYS.HISTORY_MB]: mb = null } = await storageLocal.get(KEYS.HISTORY_MB);
+  return Number.isInteger(mb) && mb >= HISTORY_MB.min && mb <= HISTORY_MB.max ? mb : null;
+}
+
+/** Sets the bound (null: the default). Throws an Error with a message for the user when out of range. */
+export async function setHistoryMb(mb) {
+  if (mb === null) return storageLocal.remove(KEYS.HISTORY_MB);
+  if (!Number.isInteger(mb) || mb < HISTORY_MB.min || mb > HISTORY_MB.max) throw new Error(`Between ${HISTORY_MB.min} and ${HISTORY_MB.max} MB`);
+  return storageLocal.set({ [KEYS.HISTORY_MB]: mb });
 }

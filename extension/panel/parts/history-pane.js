@@ -538,6 +538,6 @@ export class HistoryPane {
     this.strip.show({ steps, index: index === -1 ? null : index, info: note ? null : hist?.info ?? null, playing: this.playing, recording, note, liveVersion: selection.tree()?.version ?? null });
     // Live, the row selected is the step whose diff is shown (it follows the newest step).
     const selected = this.shown ?? (this.diffStep !== null && this.#indexOf(this.diffStep) >= 0 ? this.diffStep : steps.at(-1)?.step ?? null);
-    this.list.show({ steps, stamp: note ? `note:${note}` : hist?.stamp ?? 0, selected, pins: this.pins, note, live: this.shown === null && !recording });
+    this.list.show({ steps, stamp: note ? `note:${note}` : hist?.stamp ?? 0, selected, pins: this.pins, note, live: this.shown === null && !recording, noStates: note ? null : hist?.info?.noStates ?? null });
   }
 }

@@ -199,13 +199,14 @@ export class StepListView {
   }
 
   /**
-   * @param {{steps: object[], stamp: number, selected: number|null, pins: number[], note: string}} st
+   * @param {{steps: object[], stamp: number, selected: number|null, pins: number[], note: string, noStates?: string|null}} st
    *   selected: the step the tree, banner, strip and diff show (live: the step whose diff is shown)
    *   live: the live state is shown (the list keeps to its end while it was there)
    */
-  show({ steps, stamp, selected, pins, note, live = false }) {
+  show({ steps, stamp, selected, pins, note, live = false, noStates = null }) {
     const changed = this.shownStamp !== stamp;
     const selChanged = this.selected !== selected;
+    this.noStates = noStates;
     if (!changed && !selChanged && this.pins.join() === pins.join()) return this.#head(pins);
     const stick = this.vl.atEnd();
     this.shownStamp = stamp;
@@ -234,8 +235,14 @@ export class StepListView {
   }
 
   #head(pins) {
-    if (this.headKey === pins.join()) return;
-    this.headKey = pins.join();
+    const key = `${pins.join()} ${this.noStates ?? ''}`;
+    if (this.headKey === key) return;
+    this.headKey = key;
+    // A history without states lists its steps, and says at its head why none can be shown.
+    if (this.noStates) {
+      setChildren(this.head, h('span', { class: 'muted', 'data-role': 'no-states', text: `Steps only, no states to travel to: ${this.noStates}. A larger bound in Options (History) keeps them from the next reload.` }));
+      return;
+    }
     setChildren(this.head,
       pins.length === 2
         ? [h('span', { text: 'Diff of the pinned steps ' }), h('button', { type: 'button', class: 'link', 'data-action': 'clear-pins', onclick: () => this.hooks.onClearPins(), text: 'clear pins' })]
