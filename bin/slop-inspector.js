@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connect, checkConformance, stableText } from '../js-glue/client-node.js';
-import { reportLines, reportMarkdown } from '../extension/shared/conformance-report.js';
+import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
 
 const USAGE = `usage:
   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]   the mirrored tree (canonical text)

@@ -1,12 +1,12 @@
 // client-node.js: the Node client (`slop-inspector/node`): a SLOP consumer without a browser, for
-// testing providers that have no page, and their backends. It runs the extension's own
-// Connection (extension/service-worker/connections.js) on the same wasm core, so reconnects,
-// request timeouts, the frame log and every protocol rule are the extension's.
+// testing providers that have no page, and their backends. It runs the consumer session the
+// extension's connections run (consumer-session.js) on the same wasm core, so reconnects, request
+// timeouts, the frame log and every protocol rule are the extension's.
 
 import { WebSocket } from 'ws';
 import { loadSlopCoreNode } from './load-core-node.js';
-import { Connection, connectionEvents } from '../extension/service-worker/connections.js';
-import { Status } from '../extension/shared/messages.js';
+import { ConsumerSession } from './consumer-session.js';
+import { Status } from './session-status.js';
 import { providerApi, callProviderApi } from './provider-api.js';
 import { SlopProvider, SlopTestError, SlopTestCode } from './provider-node.js';
 
@@ -42,10 +42,9 @@ export class SlopClient extends SlopProvider {
     this.#timer = setInterval(() => conn.tick(Date.now()), TICK_MS);
     this.#timer.unref?.();
     this.#onEvent = (c, ev) => {
-      if (c !== conn) return;
       for (const fn of this.#listeners) fn(ev);
     };
-    connectionEvents.coreEvent.add(this.#onEvent);
+    conn.listeners.coreEvent.add(this.#onEvent);
   }
 
   /** The ws:// URL this client connects to. */
@@ -60,7 +59,7 @@ export class SlopClient extends SlopProvider {
   /** Unsubscribes, closes the WebSocket and frees the core's consumer. Idempotent. */
   close() {
     clearInterval(this.#timer);
-    connectionEvents.coreEvent.delete(this.#onEvent);
+    this.#conn.listeners.coreEvent.delete(this.#onEvent);
     this.#listeners.clear();
     this.#conn.dispose();
   }
@@ -142,16 +141,9 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0 
     throw new SlopTestError(SlopTestCode.UNREACHABLE, `"${url}" is not a ws:// or wss:// URL`);
   }
   const core = withRequestTimeout(await loadCore(), requestTimeout);
-  const conn = new Connection({
-    tabId: 0, key: url, transport: { type: 'ws', url }, source: 'manual', pageUrl: url,
-    target: { classification: 'same-origin', page_origin: null, target: url, approval_key: null },
-    host: {
-      core: () => core,
-      tokenFor: async () => token,
-      isApproved: async () => true,
-      isDenied: async () => false,
-      WebSocket: origin === undefined ? WebSocket : withOrigin(origin),
-    },
+  const conn = new ConsumerSession({
+    key: url, transport: { type: 'ws', url },
+    host: { core: () => core, tokenFor: async () => token, WebSocket: origin === undefined ? WebSocket : withOrigin(origin) },
   });
   return { conn, client: new SlopClient(conn, `provider ${url}`) };
 }
@@ -178,13 +170,12 @@ function waitSettled(conn, url, timeout) {
   return new Promise((resolve, reject) => {
     const done = (err, live) => {
       clearTimeout(timer);
-      connectionEvents.change.delete(onChange);
-      connectionEvents.coreEvent.delete(onChange);
+      conn.listeners.change.delete(onChange);
+      conn.listeners.coreEvent.delete(onChange);
       if (err) reject(err); else resolve(live);
     };
     const judged = () => conn.consumer && conn.consumer.conformance().frames > 0;
-    const onChange = (c) => {
-      if (c !== conn) return;
+    const onChange = () => {
       if (conn.live) return done(null, true);
       if (conn.status === Status.ERROR && judged()) return done(null, false);
       if (NOBODY_THERE.has(conn.status) && !judged()) {
@@ -196,8 +187,8 @@ function waitSettled(conn, url, timeout) {
       if (judged()) return done(null, conn.live);
       done(new SlopTestError(SlopTestCode.TIMEOUT, `provider ${url}: nothing answered in ${timeout} ms: ${conn.status}: ${conn.message}`, { status: conn.status }));
     }, timeout + TICK_MS + 500);
-    connectionEvents.change.add(onChange);
-    connectionEvents.coreEvent.add(onChange);
+    conn.listeners.change.add(onChange);
+    conn.listeners.coreEvent.add(onChange);
     conn.start().catch((e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
   });
 }
@@ -214,11 +205,10 @@ function waitLive(conn, url, timeout, giveUp) {
   return new Promise((resolve, reject) => {
     const done = (err) => {
       clearTimeout(timer);
-      connectionEvents.change.delete(onChange);
+      conn.listeners.change.delete(onChange);
       if (err) reject(err); else resolve();
     };
-    const onChange = (c) => {
-      if (c !== conn) return;
+    const onChange = () => {
       if (conn.live) return done();
       const code = giveUp.get(conn.status);
       if (code) done(new SlopTestError(code, `provider ${url}: ${conn.status}: ${conn.message}`, { status: conn.status }));
@@ -229,7 +219,7 @@ function waitLive(conn, url, timeout, giveUp) {
       const sync = info.status === Status.CONNECTED ? ` (mirror: ${info.sync.state}${info.sync.reason ? `: ${info.sync.reason.message}` : ''})` : '';
       done(new SlopTestError(code, `provider ${url}: not live after ${timeout} ms: ${info.status}${sync}: ${info.message}`, { status: info.status }));
     }, timeout);
-    connectionEvents.change.add(onChange);
+    conn.listeners.change.add(onChange);
     conn.start().catch((e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
   });
 }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SlopProvider, SlopTestError, SlopTestCode, matchesPartial } from './provider-node.js';
-import { reportLines } from '../extension/shared/conformance-report.js';
+import { reportLines } from './conformance-report.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
 

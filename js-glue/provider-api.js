@@ -3,10 +3,10 @@
 // Playwright library through worker.evaluate) and in Node (the Node client), so both read the one
 // core mirror the same way. Every result is plain JSON; no token is ever part of one.
 //
-// `conn` is a Connection (extension/service-worker/connections.js). `sub` defaults to the
-// connection's first subscription (the whole tree).
+// `conn` is a consumer session (consumer-session.js; the extension's Connection extends it).
+// `sub` defaults to the session's first subscription (the whole tree).
 
-/** @typedef {import('../extension/service-worker/connections.js').Connection} Connection */
+/** @typedef {import('./consumer-session.js').ConsumerSession} Connection */
 
 function consumerOf(conn) {
   if (!conn.consumer) throw Object.assign(new Error(`not connected (status: ${conn.status})`), { code: 'not_connected' });

@@ -1,7 +1,7 @@
 // reconnect-policy.js: when to dial a WebSocket provider again after its connection ended.
 //
-// Pure (no timers, no I/O): the extension's Connection (extension/service-worker/connections.js)
-// asks it, and so do the Node client and the Playwright library, which run that same Connection.
+// Pure (no timers, no I/O): the consumer session (consumer-session.js) asks it, in the extension's
+// Connection and in the Node client alike.
 //
 // It tells three stories apart by how the last connections ended:
 // - restart: the provider was live (it served a snapshot) for a while, then went away. A dev

@@ -87,7 +87,8 @@ export async function loadSlopCore(options = {}) {
     SlopRelay: makeRelayClass(M, mem, freeResult),
     /**
      * The provider-style answer to a relayed request refused before it reached the provider
-     * (slop_relay_refusal): a result for an invoke, an error message for the rest.
+     * (slop_relay_refusal): a result for an invoke, an error message for the rest (requestId null:
+     * one without an id, refusing the relay itself).
      * @returns {object}
      */
     relayRefusal(kind, requestId, code, message) {

@@ -1,9 +1,10 @@
 // ws-transport.js: one WebSocket to a SLOP provider, with the slop.bearer subprotocol.
 //
 // Transport only: frames are handed over as received and sent as given; the core decides what
-// they mean. A binary frame is read as UTF-8 text (SLOP frames are JSON text, and some servers
-// send text in binary frames), strictly: one that is not valid UTF-8 is dropped and reported. Uses only web platform APIs (WebSocket, fetch), so it runs in the Chrome service
-// worker and in the Firefox background page alike.
+// they mean. A binary frame is handed over as its bytes (some servers send JSON text in binary
+// frames): the core reads them as UTF-8 and refuses them in its own words when they are not.
+// Uses only web platform APIs (WebSocket, fetch), so it runs in the Chrome service worker and in
+// the Firefox background page alike.
 //
 // Auth (SLOP spec, Transport & Discovery: security): with a token the socket is
 // opened with the subprotocol list ["slop.bearer", token] and is used only if the server selected
@@ -15,22 +16,15 @@ export const SUBPROTOCOL = 'slop.bearer';
 /** Close code used when we reject the server's handshake answer (private-use range). */
 export const CLOSE_SUBPROTOCOL_REJECTED = 4001;
 
-/** What onBadFrame reports for a binary frame that is not valid UTF-8. */
-export const BINARY_NOT_UTF8 = 'binary frame is not valid UTF-8: dropped';
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A binary frame as text, or null when it is not valid UTF-8. A leading BOM is dropped, as the
- * WebSocket API does for text frames.
- * @param {ArrayBuffer|Uint8Array} data
+ * A binary frame's bytes, without a leading UTF-8 byte order mark (the WebSocket API drops it from
+ * text frames; a JSON reader would not take it).
+ * @param {ArrayBuffer} data
  */
-export function binaryFrameText(data) {
-  try {
-    return strictUtf8.decode(data);
-  } catch {
-    return null;
-  }
+function binaryFrame(data) {
+  const u8 = new Uint8Array(data);
+  return u8.length >= 3 && u8[0] === 0xef && u8[1] === 0xbb && u8[2] === 0xbf ? u8.subarray(3) : u8;
 }
 
 /**
@@ -53,16 +47,15 @@ export class WsTransport {
 
   /**
    * @param {string} url  ws:// or wss:// URL (from the core's parseMeta / parseDescriptor)
-   * @param {{token?: string|null, WebSocket?: typeof WebSocket, onOpen: () => void, onFrame: (text: string) => void,
-   *          onBadFrame?: (bytes: Uint8Array, message: string) => void,
-   *          onClose: (info: CloseInfo) => void}} handlers
+   * @param {{token?: string|null, WebSocket?: typeof WebSocket, onOpen: () => void,
+   *          onFrame: (frame: string|Uint8Array) => void, onClose: (info: CloseInfo) => void}} handlers
+   *   onFrame: a text frame's text, a binary frame's bytes
    */
-  constructor(url, { token = null, WebSocket = globalThis.WebSocket, onOpen, onFrame, onBadFrame = () => {}, onClose }) {
+  constructor(url, { token = null, WebSocket = globalThis.WebSocket, onOpen, onFrame, onClose }) {
     this.url = url;
     this.tokenOffered = !!token;
     this.onOpen = onOpen;
     this.onFrame = onFrame;
-    this.onBadFrame = onBadFrame;
     this.onClose = onClose;
     try {
       this.#ws = token ? new WebSocket(url, [SUBPROTOCOL, token]) : new WebSocket(url);
@@ -97,9 +90,7 @@ export class WsTransport {
         this.onFrame(e.data);
         return;
       }
-      const text = binaryFrameText(e.data);
-      if (text === null) this.onBadFrame(new Uint8Array(e.data), BINARY_NOT_UTF8);
-      else this.onFrame(text);
+      this.onFrame(binaryFrame(e.data));
     };
     ws.onclose = (e) => {
       this.#reportClose({ kind: 'closed', opened: this.#accepted, code: e.code,

@@ -1,8 +1,8 @@
 // connect-to.js: "Connect to…" an address no page announces. A ws:// address is a SLOP provider to
 // keep (settings-store: manualProviders; tabs.js connects it), but only once it answered: a probe
-// connects through the same Connection as every provider (the core reads its hello) and waits for
-// the hello or a failure; nothing is saved before that, unless the user says "save anyway". An
-// http:// address is read for a
+// connects through the same consumer session as every provider (the core reads its hello) and
+// waits for the hello or a failure; nothing is saved before that, unless the user says "save
+// anyway". An http:// address is read for a
 // /.well-known/slop descriptor (the core parses it); failing that, its /info tells whether it is an
 // agnt-gg "Simple Language Open Protocol" server, which shares the name but not the protocol: its
 // /info, /tools and /resources are shown read-only and nothing is ever invoked there.
@@ -10,7 +10,7 @@
 import { Status } from '../shared/messages.js';
 import { addManualProvider, normalizeProviderUrl, setToken, tokenFor, tokenProblem } from '../shared/settings-store.js';
 import { core } from './core.js';
-import { Connection } from './connections.js';
+import { ConsumerSession } from '../../js-glue/consumer-session.js';
 import { manualConnections } from './tabs.js';
 
 /** Bytes of an answer read at most. */
@@ -18,8 +18,6 @@ const READ_MAX = 256 * 1024;
 const PROBE_MS = 5000;
 /** How long the probe waits for the provider's hello. */
 const HELLO_MS = 5000;
-/** The tab id of a probe's connection: no tab, so nothing lists it. */
-const PROBE_TAB = -2;
 
 /** The body as text, at most `max` bytes of it: the rest is never read (a probe, not a download). */
 async function readAtMost(res, max) {
@@ -119,13 +117,9 @@ export async function connectTo(address, token, { anyway = false } = {}) {
  * silent ({ok: false, status, message}). The connection is then closed: nothing of it is kept.
  */
 function probe(wsUrl, token) {
-  const listeners = { change: new Set(), coreEvent: new Set(), frame: new Set(), input: new Set(), invoked: new Set() };
-  const conn = new Connection({
-    tabId: PROBE_TAB, key: wsUrl, transport: { type: 'ws', url: wsUrl }, source: 'manual', pageUrl: null,
-    target: { classification: 'same-origin', page_origin: null, target: wsUrl, approval_key: null },
-    host: { core, tokenFor: async (u) => token ?? await tokenFor(u), isApproved: async () => true, isDenied: async () => false },
-    listeners,
-  });
+  // A bare session, not a tab's Connection: its events reach no panel, history or badge.
+  const conn = new ConsumerSession({ key: wsUrl, transport: { type: 'ws', url: wsUrl }, host: { core, tokenFor: async (u) => token ?? await tokenFor(u) } });
+  const { listeners } = conn;
   return new Promise((resolve) => {
     const done = (answer) => {
       clearTimeout(timer);

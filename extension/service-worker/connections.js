@@ -1,214 +1,69 @@
-// connections.js: one Connection per (tab, provider): a core consumer, its transport (WebSocket,
-// or the page's postMessage channel through the content script), status, reconnects, frame log.
+// connections.js: one Connection per (tab, provider): the consumer session every consumer of this
+// project runs (js-glue/consumer-session.js), plus what the extension adds: the tab and page it
+// belongs to, where it was found, the user's approval for a provider on another origin, and the
+// worker's fan-out of its events (connectionEvents).
 //
-// The consumer is created once per connection and survives reconnects: after a new transport
-// opens, consumer.reset() makes the core forget the old hello and re-send its subscriptions, so
-// the mirror re-bases from a fresh snapshot. Status, hello and events are published to the UI
-// ports through `connectionEvents`.
+// The flow of one provider frame through the worker: the transport (WsTransport, or the content
+// script's port for a postMessage provider, tabs.js) → Connection.receive → connectionEvents.input
+// (timelines.js records it) → the core → Connection.pump → connectionEvents.coreEvent (panel-
+// ports.js turns patches into deltas for the panels watching, timelines.js adds a step) and
+// connectionEvents.frame (the Log) → connectionEvents.change when the status or the mirror's state
+// changed (tabs.js: badge, provider lists).
 //
-// It imports nothing of the WebExtension API: what it needs from where it runs (the core, the
-// stored token, approvals, a WebSocket class) comes in `o.host`, so the Node client
-// (js-glue/client-node.js) runs this same class outside the browser.
+// It imports nothing of the WebExtension API: what it needs (the core, the stored token,
+// approvals, a WebSocket class) comes in `o.host`.
 
-import { Status, LIMITS, ErrorCode } from '../shared/messages.js';
-import { WsTransport, serverAnswers } from '../../js-glue/ws-transport.js';
-import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from '../../js-glue/reconnect-policy.js';
-import { logEntry } from './frame-log.js';
-
-/** How many core events (all but patches) a connection keeps for events(). */
-const EVENTS_KEPT = 1000;
+import { ConsumerSession, sessionListeners } from '../../js-glue/consumer-session.js';
+import { Status } from '../shared/messages.js';
 
 /**
- * The first subscription: the whole tree (depth -1, the spec's default), capped at 20,000 nodes.
- * An inspector wants everything; on a big app the provider compacts the lowest-salience
- * subtrees to stay within max_nodes (they arrive with total_children and can be queried), so
- * memory and patch traffic stay bounded.
- */
-export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_nodes: 20000 });
-
-/** A postMessage provider that has not said hello yet gets `connect` again after this. */
-const HELLO_WAIT_MS = 2000;
-
-/** Core events after which a subscription's state may differ (a patch only revives one). */
-const SYNC_EVENTS = new Set(['hello', 'snapshot', 'resync', 'protocol_error', 'error', 'timeout', 'closed', 'provider_changed']);
-
-/** The first subscription's state from core status() (ProviderInfo.sync). */
-function syncOf(st, sub) {
-  const s = sub ? st?.subscriptions?.find((x) => x.sub === sub) : null;
-  if (!s) return { state: 'none', reason: null, retryAt: null };
-  const r = s.reason;
-  return {
-    state: String(s.state),
-    reason: s.state !== 'live' && r && typeof r === 'object'
-      ? { code: String(r.code ?? ''), message: String(r.message ?? '') } : null,
-    retryAt: typeof s.retry_at === 'number' ? s.retry_at : null,
-  };
-}
-
-/**
- * @typedef {object} ConnectionHost
- * @property {() => object} core                  the loaded SlopCore (js-glue/slop-core.js)
- * @property {(wsUrl: string) => Promise<string|null>} tokenFor
- * @property {(approvalKey: string) => Promise<boolean>} isApproved
- * @property {(approvalKey: string) => Promise<boolean>} isDenied
- * @property {typeof WebSocket} [WebSocket]       default: the global one
+ * @typedef {import('../../js-glue/consumer-session.js').SessionHost & {
+ *   isApproved: (approvalKey: string) => Promise<boolean>,
+ *   isDenied: (approvalKey: string) => Promise<boolean>,
+ * }} ConnectionHost
  */
 
-/** Listeners the UI side registers (panel-ports.js). */
-export const connectionEvents = {
-  /** (conn) status, hello, subscriptions changed */
-  change: new Set(),
-  /** (conn, event) every core event */
-  coreEvent: new Set(),
-  /** (conn, LogEntry) every frame in or out */
-  frame: new Set(),
-  /** (conn, text) a provider frame as it came, before the core reads it (timeline.js records it) */
-  input: new Set(),
-  /** (conn, {path, action}) an invoke the connection sent */
-  invoked: new Set(),
-};
-const emit = (set, ...args) => {
-  for (const fn of set) {
-    try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
-  }
-};
+/** The worker's listeners: every Connection reports here unless it is given its own (a probe). */
+export const connectionEvents = sessionListeners();
 
-export class Connection {
+export class Connection extends ConsumerSession {
   /**
    * @param {object} o
    * @param {number} o.tabId
    * @param {string} o.key                 ws URL or "postmessage"
    * @param {{type: string, url?: string}} o.transport   from the core (parseMeta / parseDescriptor)
-   * @param {'meta'|'well-known'} o.source
+   * @param {'meta'|'well-known'|'manual'} o.source
    * @param {string} o.pageUrl
    * @param {{classification: string, page_origin: string|null, target: string, approval_key: string|null}} o.target
    *   core classifyTarget()
    * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
    * @param {ConnectionHost} o.host
-   * @param {typeof connectionEvents} [o.listeners]  where it reports (default: connectionEvents); a
-   *   probe (connect-to.js) has its own, so no panel, history or badge hears of it
+   * @param {import('../../js-glue/consumer-session.js').SessionListeners} [o.listeners]  where it
+   *   reports (default: connectionEvents); a probe (connect-to.js) has its own, so no panel,
+   *   history or badge hears of it
    */
   constructor(o) {
-    this.host = o.host;
-    this.listeners = o.listeners ?? connectionEvents;
+    super({ key: o.key, transport: o.transport, page: o.page, host: o.host, listeners: o.listeners ?? connectionEvents });
     this.tabId = o.tabId;
-    this.key = o.key;
-    this.transport = o.transport;
     this.source = o.source;
     this.pageUrl = o.pageUrl;
     this.classification = o.target.classification;
     this.approvalKey = o.target.approval_key;
     this.approvalPage = o.target.page_origin;
     this.approvalTarget = o.target.target;
-    this.page = o.page ?? null;
-
-    this.status = Status.DISCOVERED;
-    this.statusAt = Date.now();
-    this.message = '';
-    this.retryAt = null;
-    /** The first subscription's state as last read from the core (ProviderInfo.sync). */
-    this.sync = syncOf(null, null);
-    this.tokenSet = false;
-    this.provider = null;
-    this.capabilities = [];
-    this.primarySub = null;
-    this.log = [];
-    /** Core events but patches, newest last, each with `at` (ms): what the test library reads. */
-    this.events = [];
-
-    this.consumer = null;
-    this.wire = null;          // the open transport (WsTransport, or the page channel)
-    this.attempt = 0;          // postMessage: connects without a hello since the last one
-    this.timer = null;
-    /** What the reconnect policy knows of how the last connections ended (reconnect-policy.js). */
-    this.reconnectState = INITIAL_STATE;
-    /**
-     * The policy's last decision: {mode, delay, closedAt, seq} (closedAt: when the close was seen),
-     * with `settled: true` once the mirror is live again (the status no longer tells of it).
-     */
-    this.reconnect = null;
-    this.liveAt = null;        // when the first subscription went live on this transport
-    this.refusedInRestart = false; // a handshake failed with the server up, since the last restart
-    this.disposed = false;
-    this.stopped = false;      // a fatal error: no reconnect until retry()
-    this.pending = new Map();  // request id → {resolve}
-    this.generation = 0;       // bumps on every connect(), to drop stale async results
-  }
-
-  get isPostMessage() {
-    return this.transport.type === 'postmessage';
-  }
-
-  /** Connected, and the first subscription's mirror is what the provider holds now. */
-  get live() {
-    return this.status === Status.CONNECTED && this.sync.state === 'live';
   }
 
   /** Public summary for the UI (ProviderInfo of messages.js). Never contains a token. */
   info() {
-    let subscriptions = [];
-    let nodes = 0;
-    if (this.consumer) {
-      const st = this.consumer.status();
-      subscriptions = (st.subscriptions ?? []).map((s) => ({
-        sub: s.sub, path: s.path, state: s.state, version: s.version ?? 0, nodes: s.nodes ?? 0,
-      }));
-      nodes = st.nodes ?? 0;
-      this.#noteSync(st);
-    }
     return {
-      key: this.key,
-      transport: { ...this.transport },
+      ...super.info(),
       source: this.source,
-      status: this.status,
-      statusAt: this.statusAt,
-      message: this.message,
-      retryAt: this.retryAt,
-      reconnect: this.reconnect && { ...this.reconnect },
-      sync: { ...this.sync, reason: this.sync.reason && { ...this.sync.reason } },
-      live: this.live,
       classification: this.classification,
       approvalKey: this.approvalKey,
       approvalPage: this.approvalPage,
       approvalTarget: this.approvalTarget,
-      tokenSet: this.tokenSet,
-      provider: this.provider,
-      capabilities: this.capabilities,
-      primarySub: this.primarySub,
-      subscriptions,
-      nodes,
     };
   }
-
-  #setStatus(status, message = '', retryAt = null) {
-    if (status !== this.status) this.statusAt = Date.now();
-    this.status = status;
-    this.message = message;
-    this.retryAt = retryAt;
-    this.#refreshSync();
-    emit(this.listeners.change, this);
-  }
-
-  /** Re-reads the first subscription's state from the core; true if it changed. */
-  #refreshSync() {
-    const before = this.sync;
-    this.#noteSync(this.consumer ? this.consumer.status() : null);
-    const a = before, b = this.sync;
-    return a.state !== b.state || a.retryAt !== b.retryAt || a.reason?.code !== b.reason?.code || a.reason?.message !== b.reason?.message;
-  }
-
-  #noteSync(st) {
-    const sync = syncOf(st, this.primarySub);
-    this.sync = sync;
-    // How long it is live decides, when it ends, between a restart and a crash loop.
-    if (sync.state === 'live' && this.status === Status.CONNECTED && this.liveAt === null) {
-      this.liveAt = Date.now();
-      this.refusedInRestart = false;
-      if (this.reconnect) this.reconnect = { ...this.reconnect, settled: true };
-    }
-  }
-
-  // ------------------------------------------------------------------------- life cycle
 
   /** Connects, or waits for the user's approval when the core says the target is cross-origin. */
   async start() {
@@ -219,327 +74,11 @@ export class Connection {
       if (this.disposed || gen !== this.generation) return;
       if (!approved) {
         // Not (or no longer) approved: nothing of this provider is kept.
-        this.#disconnect();
-        this.#dropConsumer();
-        this.provider = null;
-        this.capabilities = [];
-        this.#setStatus(denied ? Status.DENIED : Status.PENDING_APPROVAL,
+        this.halt(denied ? Status.DENIED : Status.PENDING_APPROVAL,
           denied ? 'Denied for this browser session.' : `${this.approvalPage ?? 'This page'} names a provider on another origin.`);
         return;
       }
     }
-    await this.connect();
-  }
-
-  /** (Re)opens the transport now. */
-  async connect() {
-    if (this.disposed) return;
-    clearTimeout(this.timer);
-    this.timer = null;
-    this.stopped = false;
-    this.#disconnect();
-    this.liveAt = null;
-    const gen = ++this.generation;
-    const now = Date.now();
-    if (!this.consumer) {
-      this.consumer = new (this.host.core().SlopConsumer)({ transport: this.isPostMessage ? 'postmessage' : 'ws' });
-      this.primarySub = this.consumer.subscribe(FIRST_SUBSCRIPTION, now);
-    } else {
-      this.consumer.reset(now);
-    }
-    this.provider = null;
-    this.capabilities = [];
-
-    if (this.isPostMessage) {
-      this.#setStatus(Status.CONNECTING, 'Waiting for the page’s hello…');
-      this.wire = { isOpen: true, send: (text) => this.page.send(JSON.parse(text)), close: () => this.page.close() };
-      this.page.open();
-      this.pump();
-      this.timer = setTimeout(() => this.#helloMissing(gen), HELLO_WAIT_MS * 2 ** Math.min(this.attempt, 4));
-      return;
-    }
-
-    const token = await this.host.tokenFor(this.transport.url);
-    if (this.disposed || gen !== this.generation) return;
-    this.tokenSet = !!token;
-    this.#setStatus(Status.CONNECTING, token ? 'Opening the WebSocket (with token)…' : 'Opening the WebSocket…');
-    const ws = new WsTransport(this.transport.url, {
-      token,
-      WebSocket: this.host.WebSocket,
-      onOpen: () => {
-        if (gen !== this.generation) return;
-        this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
-        this.pump();
-      },
-      onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
-      onBadFrame: (bytes, message) => { if (gen === this.generation) this.#badFrame(bytes, message); },
-      onClose: (info) => { if (gen === this.generation) this.#wsClosed(info, gen); },
-    });
-    this.wire = ws;
-  }
-
-  /** A frame from the provider (WebSocket message, or verified postMessage via the content script). */
-  receive(frame) {
-    if (this.disposed || !this.consumer) return;
-    if (this.listeners.input.size) emit(this.listeners.input, this, frame);
-    this.consumer.receive(frame, Date.now());
-    this.#logFrame('in', frame, this.consumer.frameType()); // before pump: the log line precedes its events
-    this.pump();
-  }
-
-  /**
-   * Drains the core: frames go to the transport, events to handleEvent. After events that may
-   * have changed a subscription's state the UI hears of it at once; patches are checked only
-   * while the mirror is not live (one may revive it), so a live stream costs no status() call.
-   */
-  pump() {
-    if (!this.consumer) return;
-    let recheck = false;
-    let snapshot = false;
-    for (const out of this.consumer.drain()) {
-      if (out.kind === 'send') {
-        if (this.wire?.isOpen) {
-          this.wire.send(out.frame);
-          this.#logFrame('out', out.frame);
-        }
-      } else {
-        const ev = out.event;
-        if (SYNC_EVENTS.has(ev.event) || (ev.event === 'patch' && this.sync.state !== 'live')) recheck = true;
-        if (ev.event === 'snapshot') snapshot = true;
-        this.#handleEvent(ev);
-        if (!this.consumer) return; // a listener disposed of the connection
-      }
-    }
-    // A snapshot changes node counts even when the state stays "live".
-    if ((recheck && this.#refreshSync()) || snapshot) emit(this.listeners.change, this);
-  }
-
-  tick(now) {
-    if (!this.consumer || this.disposed) return;
-    this.consumer.tick(now);
-    this.pump(); // a subscription the core retries by itself (retry_at) comes with a resync event
-  }
-
-  /** Stops everything and frees the core consumer. */
-  dispose() {
-    if (this.disposed) return;
-    this.disposed = true;
-    clearTimeout(this.timer);
-    if (this.consumer && this.wire?.isOpen && this.primarySub) {
-      try { this.consumer.unsubscribe(this.primarySub, Date.now()); this.pump(); } catch { /* closed */ }
-    }
-    this.#disconnect();
-    this.#dropConsumer();
-  }
-
-  #dropConsumer() {
-    for (const { resolve } of this.pending.values()) resolve({ event: 'closed', request: 'request', message: 'the provider went away' });
-    this.pending.clear();
-    this.consumer?.free();
-    this.consumer = null;
-    this.primarySub = null;
-  }
-
-  /**
-   * User asked to retry now (popup / panel). Over an open connection whose first subscription is
-   * stale or failed, the core resubscribes (resync) instead of the connection being torn down.
-   */
-  retry() {
-    if (this.status === Status.CONNECTED && this.wire?.isOpen && this.primarySub && !this.live) {
-      this.consumer.resync(this.primarySub, Date.now());
-      this.pump();
-      if (this.#refreshSync()) emit(this.listeners.change, this);
-      return Promise.resolve();
-    }
-    this.attempt = 0;
-    this.reconnectState = noteUserRetry(this.reconnectState);
-    return this.start();
-  }
-
-  /**
-   * Something says the user is looking (the tab reloaded or navigated, a panel or the popup
-   * opened or got the focus): a connection waiting out its back-off dials now.
-   */
-  reconnectNow() {
-    if (this.disposed || this.stopped || !this.timer || this.isPostMessage) return Promise.resolve();
-    if (![Status.RECONNECTING, Status.UNREACHABLE].includes(this.status)) return Promise.resolve();
-    return this.retry();
-  }
-
-  // --------------------------------------------------------------------------- requests
-
-  #track(id) {
-    return new Promise((resolve) => this.pending.set(id, { resolve }));
-  }
-
-  /** Resolves with the core's terminal event for the invoke (result, error, timeout, closed). */
-  invoke(path, action, params) {
-    const id = this.#live().invoke(path, action, params, Date.now());
-    const p = this.#track(id);
-    emit(this.listeners.invoked, this, { path, action });
-    this.pump();
-    return p.then((event) => ({ requestId: id, event }));
-  }
-
-  query(options) {
-    const id = this.#live().query(options, Date.now());
-    const p = this.#track(id);
-    this.pump();
-    return p.then((event) => ({ requestId: id, event }));
-  }
-
-  /** Compares a subscription's mirror with the provider's state; resolves with {requestId, event} (drift, error, timeout, closed). */
-  checkDrift(sub = this.primarySub) {
-    const id = this.#live().checkDrift(sub, Date.now());
-    const p = this.#track(id);
-    this.pump();
-    return p.then((event) => ({ requestId: id, event }));
-  }
-
-  subscribe(options) {
-    const sub = this.#live().subscribe(options, Date.now());
-    this.pump();
-    emit(this.listeners.change, this);
-    return sub;
-  }
-
-  unsubscribe(sub) {
-    this.#live().unsubscribe(sub, Date.now());
-    this.pump();
-    emit(this.listeners.change, this);
-  }
-
-  #live() {
-    if (!this.consumer) throw Object.assign(new Error('not connected'), { code: ErrorCode.BAD_STATE });
-    return this.consumer;
-  }
-
-  // ----------------------------------------------------------------------------- private
-
-  #handleEvent(ev) {
-    if (ev.event !== 'patch') {
-      // A query's tree goes to its caller, not into this list (it may be megabytes).
-      this.events.push(ev.event === 'query' ? { at: Date.now(), ...ev, tree: undefined } : { at: Date.now(), ...ev });
-      if (this.events.length > EVENTS_KEPT) this.events.splice(0, this.events.length - EVENTS_KEPT);
-    }
-    switch (ev.event) {
-      case 'hello':
-        this.provider = {
-          id: String(ev.provider?.id ?? ''),
-          name: String(ev.provider?.name ?? ''),
-          slop_version: String(ev.provider?.slop_version ?? ''),
-        };
-        // The capability list the core accepted (status() is the core's view of the hello).
-        this.capabilities = (this.consumer?.status().capabilities ?? []).map(String);
-        // No back-off reset here: the policy judges the connection when it ends (noteEnd).
-        clearTimeout(this.timer);
-        this.timer = null;
-        this.#setStatus(Status.CONNECTED);
-        break;
-      case 'protocol_error':
-        if (ev.fatal) {
-          this.stopped = true;
-          this.#disconnect();
-          this.consumer?.close(Date.now());
-          this.#setStatus(Status.ERROR, String(ev.message ?? 'fatal protocol error'));
-        }
-        break;
-      default:
-        break;
-    }
-    if (ev.id !== undefined && this.pending.has(ev.id) &&
-        ['result', 'query', 'drift', 'error', 'timeout', 'closed'].includes(ev.event)) {
-      this.pending.get(ev.id).resolve(ev);
-      this.pending.delete(ev.id);
-    }
-    emit(this.listeners.coreEvent, this, ev);
-  }
-
-  /** A frame the transport could not read as text: logged and reported, never given to the core. */
-  #badFrame(bytes, message) {
-    if (this.disposed) return;
-    this.#logFrame('in', bytes);
-    emit(this.listeners.coreEvent, this, { event: 'protocol_error', code: 'binary_not_utf8', message, fatal: false, source: 'transport' });
-  }
-
-  #helloMissing(gen) {
-    if (this.disposed || gen !== this.generation || this.provider) return;
-    this.attempt++;
-    // The page's provider may start after the content script: ask again, less and less often.
-    this.connect().then(() => {
-      if (!this.provider && !this.disposed) {
-        this.message = 'No hello from the page yet; asking again…';
-        emit(this.listeners.change, this);
-      }
-    });
-  }
-
-  async #wsClosed(info, gen) {
-    const closedAt = Date.now();
-    const liveMs = this.liveAt === null ? null : closedAt - this.liveAt;
-    this.wire = null;
-    if (this.consumer) {
-      this.consumer.close(Date.now());
-      this.pump();
-    }
-    if (this.disposed) return;
-    if (info.kind === 'construct') {
-      this.stopped = true;
-      this.#setStatus(Status.ERROR, info.message);
-      return;
-    }
-    let status = Status.RECONNECTING;
-    let message = info.message;
-    if (info.kind === 'subprotocol') {
-      status = Status.AUTH_FAILED;
-    } else if (!info.opened) {
-      // Refused handshake or nobody there? Both look the same (1006); ask the network.
-      const up = await serverAnswers(this.transport.url);
-      if (this.disposed || gen !== this.generation) return;
-      // Right after a restart the handshake may fail because nobody listened yet, and the new
-      // process may answer by the time it is asked: once, that is the restart going on, not a
-      // refusal (a second refusal in a row is one).
-      const starting = up && this.reconnectState.restarted && !this.refusedInRestart;
-      this.refusedInRestart = up && this.reconnectState.restarted;
-      if (starting) {
-        message = 'The provider is starting again.';
-      } else if (up) {
-        status = Status.AUTH_FAILED;
-        message = this.tokenSet
-          ? 'The server refused the connection: check the token in Options and that the provider allows this extension’s origin.'
-          : 'The server refused the connection: it probably needs a token (set one in Options), or it does not allow this extension’s origin.';
-      } else {
-        status = Status.UNREACHABLE;
-        message = `Nothing answers at ${this.transport.url}.`;
-      }
-    }
-    this.#scheduleReconnect(status, message, { opened: info.opened, liveMs, refused: status === Status.AUTH_FAILED }, closedAt);
-  }
-
-  #scheduleReconnect(status, message, run, closedAt) {
-    this.reconnectState = noteEnd(this.reconnectState, run);
-    const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: isLoopbackUrl(this.transport.url) });
-    const at = Date.now() + delay;
-    this.reconnect = { mode, delay, closedAt, seq: (this.reconnect?.seq ?? 0) + 1 };
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => { this.timer = null; this.start(); }, delay);
-    this.#setStatus(status, message, at);
-  }
-
-  #disconnect() {
-    const w = this.wire;
-    this.wire = null;
-    if (w) {
-      try { w.close(); } catch { /* already closed */ }
-      if (this.consumer) this.consumer.close(Date.now());
-      this.pump();
-    }
-  }
-
-  #logFrame(dir, frame, type = undefined) {
-    const entry = logEntry(dir, frame, type);
-    this.log.push(entry);
-    if (this.log.length > LIMITS.LOG_ENTRIES) this.log.splice(0, this.log.length - LIMITS.LOG_ENTRIES);
-    emit(this.listeners.frame, this, entry);
+    await super.start();
   }
 }

@@ -326,6 +326,8 @@ export class DesktopBridge {
   // ------------------------------------------------------------------------------ relay
 
   #onFrame(text) {
+    // The bridges send their messages as text frames.
+    if (typeof text !== 'string') return this.#ignore('a binary bridge message');
     let msg = null;
     if (text.length <= ENVELOPE_MAX) {
       try { msg = JSON.parse(text); } catch { msg = null; }
@@ -374,7 +376,7 @@ export class DesktopBridge {
     // A key this extension did not announce may be another browser's on the same bridge: silence.
     if (!s) return this.#ignore(null);
     if (!s.conn.isPostMessage) {
-      this.#toDesktop(providerKey, JSON.stringify({ type: 'error', error: { code: 'not_supported', message: 'a WebSocket provider is not relayed: connect to its url' } }));
+      this.#toDesktop(providerKey, JSON.stringify(this.host.core().relayRefusal('relay', null, 'not_supported', 'a WebSocket provider is not relayed: connect to its url')));
       return;
     }
     this.relays.set(providerKey, this.#newRelay(s.conn));

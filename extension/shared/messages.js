@@ -52,6 +52,9 @@
 // strings of the content section, PROTOCOL_VERSION and UNCATALOGUED verbatim (tests/node/
 // messages.test.js checks they match).
 
+import { Status } from '../../js-glue/session-status.js';
+import { FRAME_LOG } from '../../js-glue/frame-log.js';
+
 export const PROTOCOL_VERSION = 4;
 
 /** Port names. The service worker also checks each port's sender (see service-worker/sw.js). */
@@ -345,18 +348,8 @@ export function errorCodeOf(e) {
     ? CORE_ERROR_CODES[e.codeName] : ErrorCode.INTERNAL;
 }
 
-/** Provider status values (ProviderInfo.status). */
-export const Status = Object.freeze({
-  DISCOVERED: 'discovered',
-  PENDING_APPROVAL: 'pending-approval',
-  DENIED: 'denied',
-  CONNECTING: 'connecting',
-  CONNECTED: 'connected',
-  RECONNECTING: 'reconnecting',
-  AUTH_FAILED: 'auth-failed',
-  UNREACHABLE: 'unreachable',
-  ERROR: 'error',
-});
+/** Provider status values (ProviderInfo.status): the consumer session's (js-glue/session-status.js). */
+export { Status };
 
 /** Defaults a UI may override per WATCH. */
 export const LIMITS = Object.freeze({
@@ -364,10 +357,10 @@ export const LIMITS = Object.freeze({
   RESET_BUDGET: 500,
   /** Most node views one Request.GET_NODES returns. */
   GET_NODES_MAX: 1000,
-  /** Frame log entries kept per connection. */
-  LOG_ENTRIES: 300,
+  /** Frame log entries kept per connection (the session's, js-glue/frame-log.js). */
+  LOG_ENTRIES: FRAME_LOG.entries,
   /** Frame text kept per log entry (characters); longer frames are cut and marked. */
-  LOG_TEXT_MAX: 16384,
+  LOG_TEXT_MAX: FRAME_LOG.textMax,
   /** Largest document Request.INSPECT_TREE accepts (characters). */
   IMPORT_TEXT_MAX: 32 * 1024 * 1024,
   /** Imports one UI port may hold at once (the oldest is closed first). */

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
 import { breadthFirstViews, patchDelta, KnownPaths } from '../../extension/service-worker/node-views.js';
-import { logEntry } from '../../extension/service-worker/frame-log.js';
+import { logEntry } from '../../js-glue/frame-log.js';
 import { Timeline } from '../../extension/service-worker/timeline.js';
 import { Store } from '../../extension/panel/store.js';
 import { Push, LIMITS } from '../../extension/shared/messages.js';

@@ -188,6 +188,10 @@ TEST(a_refused_request_gets_the_answer_its_caller_waits_for) {
     EXPECT(slop_relay_refusal("query", "q1", "bad_request", "no"),
            "{\"type\":\"error\",\"id\":\"q1\",\"error\":{\"code\":\"bad_request\",\"message\":\"no\"}}");
     CHECK(slop_relay_refusal(NULL, "q1", "x", "y") == NULL);
+    /* The relay itself refused: an error without an id; an invoke always has one. */
+    EXPECT(slop_relay_refusal("relay", NULL, "not_supported", "not relayed"),
+           "{\"type\":\"error\",\"error\":{\"code\":\"not_supported\",\"message\":\"not relayed\"}}");
+    CHECK(slop_relay_refusal("invoke", NULL, "x", "y") == NULL);
 }
 
 int main(void) {

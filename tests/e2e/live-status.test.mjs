@@ -188,7 +188,7 @@ describe('live status, back-off, binary frames', () => {
     await tab.close();
   });
 
-  test('binary frames: UTF-8 text counts as text, invalid UTF-8 is dropped with an error', { timeout: TEST_TIMEOUT }, async () => {
+  test('binary frames: UTF-8 text counts as text, invalid UTF-8 is refused by the core in its words', { timeout: TEST_TIMEOUT }, async () => {
     let go;
     const ready = new Promise((r) => { go = r; });
     const greeting = 'Grüße ✓ 🎉';
@@ -217,7 +217,7 @@ describe('live status, back-off, binary frames', () => {
     assert.ok(log.some((e) => e.dir === 'in' && e.text === '<6 binary bytes>'), 'the bad frame is in the log');
     assert.ok(log.some((e) => e.dir === 'in' && e.type === 'snapshot' && e.text.includes(greeting)), 'the binary snapshot is logged as text');
     await panel.click('#log button[data-tab="events"]');
-    await panel.locator('#log .ev-row.ev-protocol_error', { hasText: 'binary frame is not valid UTF-8: dropped' }).waitFor({ timeout: 5000 });
+    await panel.locator('#log .ev-row.ev-protocol_error', { hasText: 'frame is not valid JSON: invalid UTF-8 in a string' }).waitFor({ timeout: 5000 });
     await panel.close();
     await tab.close();
   });

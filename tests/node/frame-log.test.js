@@ -1,9 +1,9 @@
-// frame-log.test.js: the worker's log entry for a frame (extension/service-worker/frame-log.js):
+// frame-log.test.js: the worker's log entry for a frame (js-glue/frame-log.js):
 // the type comes from the core, which read the frame already; sizes are UTF-8 bytes.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { logEntry } from '../../extension/service-worker/frame-log.js';
+import { logEntry } from '../../js-glue/frame-log.js';
 import { Live } from './helpers.js';
 import { LIMITS } from '../../extension/shared/messages.js';
 

@@ -249,6 +249,9 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *        retried later)
  *   {"event":"timeout","id":I,"request":kind}
  *   {"event":"closed","id":I,"request":kind}
+ *        a request's first event with its id is its answer (result, query,
+ *        drift, error, timeout or closed); task events follow an accepted
+ *        result
  *   {"event":"provider_event","name":N,"data":?}
  *   {"event":"protocol_error","code":C,"message":M,"fatal":bool}
  *        fatal means the caller should disconnect (e.g. no "state" capability);
@@ -590,6 +593,8 @@ char *slop_relay_close(slop_relay *r);
  * the provider (the user declined a dangerous invoke, it timed out):
  * kind "invoke" gives {"type":"result","id":..,"status":"error","error":{code,
  * message}}, other kinds an error message {"type":"error","id":..,"error":..}.
+ * request_id may be NULL but for an invoke: the error then has no "id" (a
+ * refusal of the relay itself, not of one request).
  */
 char *slop_relay_refusal(const char *kind, const char *request_id, const char *code, const char *message);
 

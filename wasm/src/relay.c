@@ -73,7 +73,7 @@ static cJSON *refusal(const char *kind, const char *id, const char *code, const 
     cJSON *err = cJSON_CreateObject();
     int is_invoke = strcmp(kind, "invoke") == 0;
     if (!m || !err || !cJSON_AddStringToObject(m, "type", is_invoke ? "result" : "error") ||
-        !cJSON_AddStringToObject(m, "id", id) || (is_invoke && !cJSON_AddStringToObject(m, "status", "error")) ||
+        (id && !cJSON_AddStringToObject(m, "id", id)) || (is_invoke && !cJSON_AddStringToObject(m, "status", "error")) ||
         !cJSON_AddStringToObject(err, "code", code) || !cJSON_AddStringToObject(err, "message", message)) {
         cJSON_Delete(m);
         cJSON_Delete(err);
@@ -84,7 +84,7 @@ static cJSON *refusal(const char *kind, const char *id, const char *code, const 
 }
 
 char *slop_relay_refusal(const char *kind, const char *request_id, const char *code, const char *message) {
-    if (!kind || !request_id || !code || !message) return NULL;
+    if (!kind || (!request_id && strcmp(kind, "invoke") == 0) || !code || !message) return NULL;
     return slop__json_print_free(refusal(kind, request_id, code, message));
 }
 

@@ -5,7 +5,7 @@
 // this panel is open.
 
 import { Request } from '../../shared/messages.js';
-import { reportMarkdown } from '../../shared/conformance-report.js';
+import { reportMarkdown } from '../../../js-glue/conformance-report.js';
 import { ConformanceView } from '../views/conformance-view.js';
 import { download, fileName } from '../export.js';
 

@@ -2,10 +2,10 @@
 // by rule (severity, count, the rule in one line, the spec section), each with its path (a click
 // selects the node), what exactly, and the first frame that showed it (a click opens it in the
 // log); the drift check and its last outcome; exports. The rules and findings are the core's
-// (ui/conformance); the grouping and the Markdown are shared/conformance-report.js.
+// (ui/conformance); the grouping and the Markdown are js-glue/conformance-report.js.
 
 import { h, setChildren } from '../../shared/dom.js';
-import { groupFindings, checkedLine } from '../../shared/conformance-report.js';
+import { groupFindings, checkedLine } from '../../../js-glue/conformance-report.js';
 
 const DRIFT_TEXT = {
   same: 'The mirror equals the provider’s state.',

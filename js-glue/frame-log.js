@@ -1,7 +1,8 @@
-// frame-log.js: the worker's log entry for one frame (what the panel's Log shows). Pure: the
-// benchmark measures it as the worker runs it.
+// frame-log.js: a consumer session's log entry for one frame (what the panel's Log shows, what the
+// Node client's frames() returns). Pure: the benchmark measures it as the worker runs it.
 
-import { LIMITS } from '../shared/messages.js';
+/** Entries a session keeps, and the text kept per entry (longer frames are cut and marked). */
+export const FRAME_LOG = Object.freeze({ entries: 300, textMax: 16384 });
 
 const encoder = new TextEncoder();
 const ASCII = /^[\x00-\x7f]*$/;
@@ -27,11 +28,11 @@ export function logEntry(dir, text, type = undefined) {
     }
   }
   const str = typeof text === 'string' ? text : `<${text.byteLength} binary bytes>`;
-  const truncated = str.length > LIMITS.LOG_TEXT_MAX;
+  const truncated = str.length > FRAME_LOG.textMax;
   return {
     dir, t: Date.now(), type,
     size: typeof text === 'string' ? utf8Length(text) : text.byteLength,
-    text: truncated ? str.slice(0, LIMITS.LOG_TEXT_MAX) : str,
+    text: truncated ? str.slice(0, FRAME_LOG.textMax) : str,
     truncated,
   };
 }

@@ -1,0 +1,531 @@
+// consumer-session.js: one SLOP consumer session: a core consumer (slop-core.js), its transport (a
+// WebSocket, or a page's postMessage channel handed in), its status, reconnects (reconnect-
+// policy.js), requests and frame log. What every consumer of this project runs: the extension's
+// Connection (extension/service-worker/connections.js) extends it with a tab, approvals and the
+// worker's fan-out; the Node client (client-node.js) uses it as it is.
+//
+// The core consumer is created once and survives reconnects: after a new transport opens,
+// consumer.reset() makes the core forget the old hello and re-send its subscriptions, so the
+// mirror re-bases from a fresh snapshot. The session reports to `listeners` (its own, unless one
+// is given): status changes, every core event, every frame in or out.
+//
+// It imports nothing of a browser or of Node: what it needs from where it runs (the core, a
+// token, a WebSocket class) comes in `host`.
+
+import { Status } from './session-status.js';
+import { WsTransport, serverAnswers } from './ws-transport.js';
+import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from './reconnect-policy.js';
+import { logEntry, FRAME_LOG } from './frame-log.js';
+
+/** How many core events (all but patches) a connection keeps for events(). */
+const EVENTS_KEPT = 1000;
+
+/**
+ * The first subscription: the whole tree (depth -1, the spec's default), capped at 20,000 nodes.
+ * An inspector wants everything; on a big app the provider compacts the lowest-salience
+ * subtrees to stay within max_nodes (they arrive with total_children and can be queried), so
+ * memory and patch traffic stay bounded.
+ */
+export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_nodes: 20000 });
+
+/** A request on a session without a consumer: the code of the error (the extension's ErrorCode.BAD_STATE). */
+export const NOT_CONNECTED = 'bad_state';
+
+/** A postMessage provider that has not said hello yet gets `connect` again after this. */
+const HELLO_WAIT_MS = 2000;
+
+/** The first subscription's state from core status() (ProviderInfo.sync). */
+function syncOf(st, sub) {
+  const s = sub ? st?.subscriptions?.find((x) => x.sub === sub) : null;
+  if (!s) return { state: 'none', reason: null, retryAt: null };
+  const r = s.reason;
+  return {
+    state: String(s.state),
+    reason: s.state !== 'live' && r && typeof r === 'object'
+      ? { code: String(r.code ?? ''), message: String(r.message ?? '') } : null,
+    retryAt: typeof s.retry_at === 'number' ? s.retry_at : null,
+  };
+}
+
+/**
+ * @typedef {object} SessionHost
+ * @property {() => object} core                  the loaded SlopCore (js-glue/slop-core.js)
+ * @property {(wsUrl: string) => Promise<string|null>} tokenFor
+ * @property {typeof WebSocket} [WebSocket]       default: the global one
+ */
+
+/**
+ * @typedef {object} SessionListeners   each a Set of functions, called with the session first
+ * @property {Set<Function>} change     (session) status, hello, subscriptions changed
+ * @property {Set<Function>} coreEvent  (session, event) every core event
+ * @property {Set<Function>} frame      (session, LogEntry) every frame in or out
+ * @property {Set<Function>} input      (session, text) a provider frame as it came, before the core reads it
+ * @property {Set<Function>} invoked    (session, {path, action}) an invoke the session sent
+ */
+
+/** @returns {SessionListeners} a fresh set of listeners */
+export function sessionListeners() {
+  return { change: new Set(), coreEvent: new Set(), frame: new Set(), input: new Set(), invoked: new Set() };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** The bytes as text, or null when they are not UTF-8. */
+function utf8Text(bytes) {
+  try { return strictUtf8.decode(bytes); } catch { return null; }
+}
+
+const emit = (set, ...args) => {
+  for (const fn of set) {
+    try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
+  }
+};
+
+export class ConsumerSession {
+  /**
+   * @param {object} o
+   * @param {string} o.key                 ws URL or "postmessage"
+   * @param {{type: string, url?: string}} o.transport   {type: 'ws', url} or {type: 'postmessage'}
+   * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
+   * @param {SessionHost} o.host
+   * @param {SessionListeners} [o.listeners]  where it reports (default: its own)
+   */
+  constructor(o) {
+    this.host = o.host;
+    /** @type {SessionListeners} */
+    this.listeners = o.listeners ?? sessionListeners();
+    this.key = o.key;
+    this.transport = o.transport;
+    this.page = o.page ?? null;
+
+    this.status = Status.DISCOVERED;
+    this.statusAt = Date.now();
+    this.message = '';
+    this.retryAt = null;
+    /** The first subscription's state as last read from the core (ProviderInfo.sync). */
+    this.sync = syncOf(null, null);
+    this.tokenSet = false;
+    this.provider = null;
+    this.capabilities = [];
+    this.primarySub = null;
+    this.log = [];
+    /** Core events but patches, newest last, each with `at` (ms): what the test library reads. */
+    this.events = [];
+
+    this.consumer = null;
+    this.wire = null;          // the open transport (WsTransport, or the page channel)
+    this.attempt = 0;          // postMessage: connects without a hello since the last one
+    this.timer = null;
+    /** What the reconnect policy knows of how the last connections ended (reconnect-policy.js). */
+    this.reconnectState = INITIAL_STATE;
+    /**
+     * The policy's last decision: {mode, delay, closedAt, seq} (closedAt: when the close was seen),
+     * with `settled: true` once the mirror is live again (the status no longer tells of it).
+     */
+    this.reconnect = null;
+    this.liveAt = null;        // when the first subscription went live on this transport
+    this.refusedInRestart = false; // a handshake failed with the server up, since the last restart
+    this.disposed = false;
+    this.stopped = false;      // a fatal error: no reconnect until retry()
+    this.pending = new Map();  // request id → {resolve}
+    this.generation = 0;       // bumps on every connect(), to drop stale async results
+  }
+
+  get isPostMessage() {
+    return this.transport.type === 'postmessage';
+  }
+
+  /** Connected, and the first subscription's mirror is what the provider holds now. */
+  get live() {
+    return this.status === Status.CONNECTED && this.sync.state === 'live';
+  }
+
+  /** A summary of the session (the extension adds its tab's part: ProviderInfo of messages.js). Never contains a token. */
+  info() {
+    let subscriptions = [];
+    let nodes = 0;
+    if (this.consumer) {
+      const st = this.consumer.status();
+      subscriptions = (st.subscriptions ?? []).map((s) => ({
+        sub: s.sub, path: s.path, state: s.state, version: s.version ?? 0, nodes: s.nodes ?? 0,
+      }));
+      nodes = st.nodes ?? 0;
+      this.#noteSync(st);
+    }
+    return {
+      key: this.key,
+      transport: { ...this.transport },
+      status: this.status,
+      statusAt: this.statusAt,
+      message: this.message,
+      retryAt: this.retryAt,
+      reconnect: this.reconnect && { ...this.reconnect },
+      sync: { ...this.sync, reason: this.sync.reason && { ...this.sync.reason } },
+      live: this.live,
+      tokenSet: this.tokenSet,
+      provider: this.provider,
+      capabilities: this.capabilities,
+      primarySub: this.primarySub,
+      subscriptions,
+      nodes,
+    };
+  }
+
+  #setStatus(status, message = '', retryAt = null) {
+    if (status !== this.status) this.statusAt = Date.now();
+    this.status = status;
+    this.message = message;
+    this.retryAt = retryAt;
+    this.#refreshSync();
+    emit(this.listeners.change, this);
+  }
+
+  /** Re-reads the first subscription's state from the core; true if it changed. */
+  #refreshSync() {
+    const before = this.sync;
+    this.#noteSync(this.consumer ? this.consumer.status() : null);
+    const a = before, b = this.sync;
+    return a.state !== b.state || a.retryAt !== b.retryAt || a.reason?.code !== b.reason?.code || a.reason?.message !== b.reason?.message;
+  }
+
+  #noteSync(st) {
+    const sync = syncOf(st, this.primarySub);
+    this.sync = sync;
+    // How long it is live decides, when it ends, between a restart and a crash loop.
+    if (sync.state === 'live' && this.status === Status.CONNECTED && this.liveAt === null) {
+      this.liveAt = Date.now();
+      this.refusedInRestart = false;
+      if (this.reconnect) this.reconnect = { ...this.reconnect, settled: true };
+    }
+  }
+
+  // ------------------------------------------------------------------------- life cycle
+
+  /** Connects (the extension's Connection asks for the user's approval first where needed). */
+  async start() {
+    if (this.disposed) return;
+    await this.connect();
+  }
+
+  /**
+   * Stops where it stands and shows why (the extension: not approved): no transport, no mirror,
+   * no provider, until start() again.
+   */
+  halt(status, message) {
+    this.#disconnect();
+    this.#dropConsumer();
+    this.provider = null;
+    this.capabilities = [];
+    this.#setStatus(status, message);
+  }
+
+  /** (Re)opens the transport now. */
+  async connect() {
+    if (this.disposed) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.stopped = false;
+    this.#disconnect();
+    this.liveAt = null;
+    const gen = ++this.generation;
+    const now = Date.now();
+    if (!this.consumer) {
+      this.consumer = new (this.host.core().SlopConsumer)({ transport: this.isPostMessage ? 'postmessage' : 'ws' });
+      this.primarySub = this.consumer.subscribe(FIRST_SUBSCRIPTION, now);
+    } else {
+      this.consumer.reset(now);
+    }
+    this.provider = null;
+    this.capabilities = [];
+
+    if (this.isPostMessage) {
+      this.#setStatus(Status.CONNECTING, 'Waiting for the page’s hello…');
+      this.wire = { isOpen: true, send: (text) => this.page.send(JSON.parse(text)), close: () => this.page.close() };
+      this.page.open();
+      this.pump();
+      this.timer = setTimeout(() => this.#helloMissing(gen), HELLO_WAIT_MS * 2 ** Math.min(this.attempt, 4));
+      return;
+    }
+
+    const token = await this.host.tokenFor(this.transport.url);
+    if (this.disposed || gen !== this.generation) return;
+    this.tokenSet = !!token;
+    this.#setStatus(Status.CONNECTING, token ? 'Opening the WebSocket (with token)…' : 'Opening the WebSocket…');
+    const ws = new WsTransport(this.transport.url, {
+      token,
+      WebSocket: this.host.WebSocket,
+      onOpen: () => {
+        if (gen !== this.generation) return;
+        this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
+        this.pump();
+      },
+      onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
+      onClose: (info) => { if (gen === this.generation) this.#wsClosed(info, gen); },
+    });
+    this.wire = ws;
+  }
+
+  /**
+   * A frame from the provider (WebSocket message, or verified postMessage via the content script):
+   * its text, or a binary frame's bytes. The core reads either and refuses what is not UTF-8 JSON.
+   */
+  receive(frame) {
+    if (this.disposed || !this.consumer) return;
+    // Bytes are shown and recorded as their text; bytes that are not UTF-8 as a binary frame (the
+    // core refuses them whole, so a recording without them replays the same states).
+    const text = typeof frame === 'string' ? frame : utf8Text(frame);
+    if (text !== null && this.listeners.input.size) emit(this.listeners.input, this, text);
+    this.consumer.receive(frame, Date.now());
+    this.#logFrame('in', text ?? frame, this.consumer.frameType()); // before pump: the log line precedes its events
+    this.pump();
+  }
+
+  /**
+   * Drains the core: frames go to the transport, events to handleEvent. After events that may
+   * have changed a subscription's state the UI hears of it at once; patches are checked only
+   * while the mirror is not live (one may revive it), so a live stream costs no status() call.
+   */
+  pump() {
+    if (!this.consumer) return;
+    let recheck = false;
+    let snapshot = false;
+    for (const out of this.consumer.drain()) {
+      if (out.kind === 'send') {
+        if (this.wire?.isOpen) {
+          this.wire.send(out.frame);
+          this.#logFrame('out', out.frame);
+        }
+      } else {
+        const ev = out.event;
+        // Any event but a patch may change a subscription's state; a patch only revives one.
+        if (ev.event !== 'patch' || this.sync.state !== 'live') recheck = true;
+        if (ev.event === 'snapshot') snapshot = true;
+        this.#handleEvent(ev);
+        if (!this.consumer) return; // a listener disposed of the connection
+      }
+    }
+    // A snapshot changes node counts even when the state stays "live".
+    if ((recheck && this.#refreshSync()) || snapshot) emit(this.listeners.change, this);
+  }
+
+  tick(now) {
+    if (!this.consumer || this.disposed) return;
+    this.consumer.tick(now);
+    this.pump(); // a subscription the core retries by itself (retry_at) comes with a resync event
+  }
+
+  /** Stops everything and frees the core consumer. */
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearTimeout(this.timer);
+    if (this.consumer && this.wire?.isOpen && this.primarySub) {
+      try { this.consumer.unsubscribe(this.primarySub, Date.now()); this.pump(); } catch { /* closed */ }
+    }
+    this.#disconnect();
+    this.#dropConsumer();
+  }
+
+  #dropConsumer() {
+    for (const { resolve } of this.pending.values()) resolve({ event: 'closed', request: 'request', message: 'the provider went away' });
+    this.pending.clear();
+    this.consumer?.free();
+    this.consumer = null;
+    this.primarySub = null;
+  }
+
+  /**
+   * User asked to retry now (popup / panel). Over an open connection whose first subscription is
+   * stale or failed, the core resubscribes (resync) instead of the connection being torn down.
+   */
+  retry() {
+    if (this.status === Status.CONNECTED && this.wire?.isOpen && this.primarySub && !this.live) {
+      this.consumer.resync(this.primarySub, Date.now());
+      this.pump();
+      if (this.#refreshSync()) emit(this.listeners.change, this);
+      return Promise.resolve();
+    }
+    this.attempt = 0;
+    this.reconnectState = noteUserRetry(this.reconnectState);
+    return this.start();
+  }
+
+  /**
+   * Something says the user is looking (the tab reloaded or navigated, a panel or the popup
+   * opened or got the focus): a connection waiting out its back-off dials now.
+   */
+  reconnectNow() {
+    if (this.disposed || this.stopped || !this.timer || this.isPostMessage) return Promise.resolve();
+    if (![Status.RECONNECTING, Status.UNREACHABLE].includes(this.status)) return Promise.resolve();
+    return this.retry();
+  }
+
+  // --------------------------------------------------------------------------- requests
+
+  #track(id) {
+    return new Promise((resolve) => this.pending.set(id, { resolve }));
+  }
+
+  /** Resolves with the core's terminal event for the invoke (result, error, timeout, closed). */
+  invoke(path, action, params) {
+    const id = this.#live().invoke(path, action, params, Date.now());
+    const p = this.#track(id);
+    emit(this.listeners.invoked, this, { path, action });
+    this.pump();
+    return p.then((event) => ({ requestId: id, event }));
+  }
+
+  query(options) {
+    const id = this.#live().query(options, Date.now());
+    const p = this.#track(id);
+    this.pump();
+    return p.then((event) => ({ requestId: id, event }));
+  }
+
+  /** Compares a subscription's mirror with the provider's state; resolves with {requestId, event} (drift, error, timeout, closed). */
+  checkDrift(sub = this.primarySub) {
+    const id = this.#live().checkDrift(sub, Date.now());
+    const p = this.#track(id);
+    this.pump();
+    return p.then((event) => ({ requestId: id, event }));
+  }
+
+  subscribe(options) {
+    const sub = this.#live().subscribe(options, Date.now());
+    this.pump();
+    emit(this.listeners.change, this);
+    return sub;
+  }
+
+  unsubscribe(sub) {
+    this.#live().unsubscribe(sub, Date.now());
+    this.pump();
+    emit(this.listeners.change, this);
+  }
+
+  #live() {
+    if (!this.consumer) throw Object.assign(new Error('not connected'), { code: NOT_CONNECTED });
+    return this.consumer;
+  }
+
+  // ----------------------------------------------------------------------------- private
+
+  #handleEvent(ev) {
+    if (ev.event !== 'patch') {
+      // A query's tree goes to its caller, not into this list (it may be megabytes).
+      this.events.push(ev.event === 'query' ? { at: Date.now(), ...ev, tree: undefined } : { at: Date.now(), ...ev });
+      if (this.events.length > EVENTS_KEPT) this.events.splice(0, this.events.length - EVENTS_KEPT);
+    }
+    switch (ev.event) {
+      case 'hello':
+        this.provider = {
+          id: String(ev.provider?.id ?? ''),
+          name: String(ev.provider?.name ?? ''),
+          slop_version: String(ev.provider?.slop_version ?? ''),
+        };
+        // The capability list the core accepted (status() is the core's view of the hello).
+        this.capabilities = (this.consumer?.status().capabilities ?? []).map(String);
+        // No back-off reset here: the policy judges the connection when it ends (noteEnd).
+        clearTimeout(this.timer);
+        this.timer = null;
+        this.#setStatus(Status.CONNECTED);
+        break;
+      case 'protocol_error':
+        if (ev.fatal) {
+          this.stopped = true;
+          this.#disconnect();
+          this.consumer?.close(Date.now());
+          this.#setStatus(Status.ERROR, String(ev.message ?? 'fatal protocol error'));
+        }
+        break;
+      default:
+        break;
+    }
+    // A request's first event with its id is its answer (slop_core.h, the events).
+    if (ev.id !== undefined && this.pending.has(ev.id)) {
+      this.pending.get(ev.id).resolve(ev);
+      this.pending.delete(ev.id);
+    }
+    emit(this.listeners.coreEvent, this, ev);
+  }
+
+  #helloMissing(gen) {
+    if (this.disposed || gen !== this.generation || this.provider) return;
+    this.attempt++;
+    // The page's provider may start after the content script: ask again, less and less often.
+    this.connect().then(() => {
+      if (!this.provider && !this.disposed) {
+        this.message = 'No hello from the page yet; asking again…';
+        emit(this.listeners.change, this);
+      }
+    });
+  }
+
+  async #wsClosed(info, gen) {
+    const closedAt = Date.now();
+    const liveMs = this.liveAt === null ? null : closedAt - this.liveAt;
+    this.wire = null;
+    if (this.consumer) {
+      this.consumer.close(Date.now());
+      this.pump();
+    }
+    if (this.disposed) return;
+    if (info.kind === 'construct') {
+      this.stopped = true;
+      this.#setStatus(Status.ERROR, info.message);
+      return;
+    }
+    let status = Status.RECONNECTING;
+    let message = info.message;
+    if (info.kind === 'subprotocol') {
+      status = Status.AUTH_FAILED;
+    } else if (!info.opened) {
+      // Refused handshake or nobody there? Both look the same (1006); ask the network.
+      const up = await serverAnswers(this.transport.url);
+      if (this.disposed || gen !== this.generation) return;
+      // Right after a restart the handshake may fail because nobody listened yet, and the new
+      // process may answer by the time it is asked: once, that is the restart going on, not a
+      // refusal (a second refusal in a row is one).
+      const starting = up && this.reconnectState.restarted && !this.refusedInRestart;
+      this.refusedInRestart = up && this.reconnectState.restarted;
+      if (starting) {
+        message = 'The provider is starting again.';
+      } else if (up) {
+        status = Status.AUTH_FAILED;
+        message = this.tokenSet
+          ? 'The server refused the connection: check the token in Options and that the provider allows this extension’s origin.'
+          : 'The server refused the connection: it probably needs a token (set one in Options), or it does not allow this extension’s origin.';
+      } else {
+        status = Status.UNREACHABLE;
+        message = `Nothing answers at ${this.transport.url}.`;
+      }
+    }
+    this.#scheduleReconnect(status, message, { opened: info.opened, liveMs, refused: status === Status.AUTH_FAILED }, closedAt);
+  }
+
+  #scheduleReconnect(status, message, run, closedAt) {
+    this.reconnectState = noteEnd(this.reconnectState, run);
+    const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: isLoopbackUrl(this.transport.url) });
+    const at = Date.now() + delay;
+    this.reconnect = { mode, delay, closedAt, seq: (this.reconnect?.seq ?? 0) + 1 };
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.timer = null; this.start(); }, delay);
+    this.#setStatus(status, message, at);
+  }
+
+  #disconnect() {
+    const w = this.wire;
+    this.wire = null;
+    if (w) {
+      try { w.close(); } catch { /* already closed */ }
+      if (this.consumer) this.consumer.close(Date.now());
+      this.pump();
+    }
+  }
+
+  #logFrame(dir, frame, type = undefined) {
+    const entry = logEntry(dir, frame, type);
+    this.log.push(entry);
+    if (this.log.length > FRAME_LOG.entries) this.log.splice(0, this.log.length - FRAME_LOG.entries);
+    emit(this.listeners.frame, this, entry);
+  }
+}
