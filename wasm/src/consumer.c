@@ -386,6 +386,7 @@ static void task_drop(slop_consumer *c, size_t i) {
 
 /* Sends a request frame now, or holds it until the provider's hello. */
 static void dispatch(slop_consumer *c, cJSON *frame) {
+    if (!frame) return; /* out of memory building it: its request times out */
     if (!c->have_hello) {
         cJSON_AddItemToArray(c->held, frame);
         return;
@@ -405,13 +406,28 @@ static void dispatch(slop_consumer *c, cJSON *frame) {
     cJSON_Delete(frame);
 }
 
-static cJSON *subscribe_frame(const sub *s) {
+/* A request frame {"type":type,"id":id, <the members of options>} (options
+ * as request_options() checked them; copied, the caller keeps them). NULL
+ * when out of memory. */
+static cJSON *request_frame(const char *type, const char *id, const cJSON *options) {
     cJSON *f = cJSON_CreateObject();
-    cJSON_AddStringToObject(f, "type", "subscribe");
-    cJSON_AddStringToObject(f, "id", s->wire);
-    for (cJSON *it = s->options->child; it; it = it->next)
-        cJSON_AddItemToObject(f, it->string, cJSON_Duplicate(it, 1));
+    if (!f || !id || !cJSON_AddStringToObject(f, "type", type) || !cJSON_AddStringToObject(f, "id", id)) {
+        cJSON_Delete(f);
+        return NULL;
+    }
+    for (const cJSON *it = options->child; it; it = it->next) {
+        cJSON *copy = cJSON_Duplicate(it, 1);
+        if (!copy || !cJSON_AddItemToObject(f, it->string, copy)) {
+            cJSON_Delete(copy);
+            cJSON_Delete(f);
+            return NULL;
+        }
+    }
     return f;
+}
+
+static cJSON *subscribe_frame(const sub *s) {
+    return request_frame("subscribe", s->wire, s->options);
 }
 
 /* Sets a subscription's state and why it is not live (code "" when live). */
@@ -1608,9 +1624,20 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
         return give(c, NULL, out_len);
     }
     sub *s = calloc(1, sizeof *s);
-    s->wire = c->adopt ? c->adopt : new_id(c, 's');
+    char *wire = c->adopt ? c->adopt : new_id(c, 's');
     c->adopt = NULL;
-    s->handle = slop__strdup(s->wire);
+    char *handle = wire ? slop__strdup(wire) : NULL;
+    if (!s || !handle) {
+        free(s);
+        free(wire);
+        free(handle);
+        cJSON_Delete(opts);
+        free(path);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
+    }
+    s->wire = wire;
+    s->handle = handle;
     s->options = opts;
     s->path = path;
     slop__mirror_init(&s->m, &c->budget);
@@ -1806,14 +1833,14 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
     cJSON *opts = request_options(c, options, len, 1, &path);
     if (!opts) return give(c, NULL, out_len);
     char *id = new_id(c, 'q');
-    cJSON *f = cJSON_CreateObject();
-    cJSON_AddStringToObject(f, "type", "query");
-    cJSON_AddStringToObject(f, "id", id);
-    while (opts->child) {
-        cJSON *it = cJSON_DetachItemViaPointer(opts, opts->child);
-        cJSON_AddItemToObject(f, it->string, it);
-    }
+    cJSON *f = request_frame("query", id, opts);
     cJSON_Delete(opts);
+    if (!f) {
+        free(id);
+        free(path);
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
+    }
     if (pending_add(c, id, REQ_QUERY, now_ms, NULL, path, NULL) == 0) {
         cJSON *w = cJSON_GetObjectItemCaseSensitive(f, "window");
         pending *p = &c->pend[c->npend - 1];
