@@ -37,7 +37,7 @@ const STEP_BYTES = 200;
 /** Work per slice of a checkpoint written ahead: a slice stops after this long... */
 const SLICE_MS = 4;
 /** ...and the core prints a part of about this many bytes at a time. */
-const PART_BYTES = 128 * 1024;
+const PART_BYTES = 64 * 1024;
 /**
  * Replay consumers that read states for panels (besides the one that prints the checkpoints):
  * the newest step (the live diff), a step looked at and the one before it (its diff). A replay
@@ -69,7 +69,7 @@ const PATHS_LISTED = 12;
  * @property {number} ops       patch: operations; snapshot: nodes
  * @property {string[]} paths   paths touched (the first PATHS_LISTED)
  * @property {number} pathCount
- * @property {object|null} boundary  {kind: 'restart'|'provider'|'reload', previousVersion, previous?, provider?}
+ * @property {object|null} boundary  {kind: 'restart'|'provider'|'reload'|'worker', previousVersion, previous?, provider?}
  * @property {string} [path]    invoke / result
  * @property {string} [action]
  * @property {string} [status]  result: ok | error | accepted
@@ -95,7 +95,7 @@ export class Timeline {
     this.nextStep = firstStep;
     this.bytes = 0;
     this.dropped = 0;         // steps dropped at the bounds
-    /** @type {{wire: string, options: object, hello: string, start: {frame: number, text: string}}[]} */
+    /** @type {{wire: string, options: object, hello: string, start: Start, frozenFrom?: number}[]} */
     this.segments = [];
     this.hello = null;        // the last hello frame's text
     this.provider = null;     // {id, name} from the last hello
@@ -155,7 +155,7 @@ export class Timeline {
   #dropStates(len) {
     const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
     this.job = null;
-    if (this.ready) this.bytes -= this.ready.text.length;
+    if (this.ready) this.bytes -= this.ready.length;
     this.ready = null;
     this.noStates = `this app's state is ${mb(len)} as text; with the two copies time travel needs it would take more than half of the history's ${mb(this.limits.bytes)}`;
     this.job = null;
@@ -163,9 +163,9 @@ export class Timeline {
     this.#keepPairs([]);
     this.#dropFrames();
     this.segments.forEach((sg) => {
-      if (!sg?.start.text) return;
-      if (sg.start.checkpoint) this.bytes -= sg.start.text.length;
-      sg.start = { frame: sg.start.frame, text: null };
+      if (!sg?.start.parts) return;
+      if (sg.start.checkpoint) this.bytes -= sg.start.length;
+      sg.start = startOf(sg.start.frame, null, false);
     });
   }
 
@@ -192,7 +192,7 @@ export class Timeline {
         // Each snapshot decides anew: a smaller tree after a reload keeps states again.
         if (this.#fits(f.text.length)) this.noStates = null;
         else this.#dropStates(f.text.length);
-        this.segments.push({ wire: st.wire, options: st.options ?? {}, hello: this.hello ?? '', start: { frame: f.i, text: this.noStates ? null : f.text } });
+        this.segments.push({ wire: st.wire, options: st.options ?? {}, hello: this.hello ?? '', start: startOf(f.i, this.noStates ? null : [f.text], false) });
         const boundary = ev.restarted ? { kind: 'restart', previousVersion: ev.previous_version ?? null } : this.pendingBoundary ?? null;
         this.pendingBoundary = null;
         this.#add({ kind: this.resyncing ? 'resync' : 'snapshot', version: ev.version, ops: ev.nodes ?? 0, boundary, message: this.resyncing ?? undefined },
@@ -312,10 +312,10 @@ export class Timeline {
       const ready = this.ready;
       if (ready) {
         this.ready = null;
-        this.bytes -= ready.text.length;
+        this.bytes -= ready.length;
         const i = this.steps.findIndex((x) => x.step === ready.step);
         if (i > 0) {
-          this.#installCheckpoint(ready.seg, ready.frame, ready.text);
+          this.#installCheckpoint(ready.seg, ready.frame, ready.parts);
           this.#dropOldest(i);
         }
         continue;
@@ -330,7 +330,8 @@ export class Timeline {
       const at = this.#checkpointFrame(rec);
       if (at !== null) {
         this.blocking++;
-        this.#installCheckpoint(rec.seg, at, this.#checkpoint(rec.seg, at));
+        const text = this.#checkpoint(rec.seg, at);
+        this.#installCheckpoint(rec.seg, at, text === null ? null : [text]);
       }
       this.#dropOldest(n);
     }
@@ -349,7 +350,7 @@ export class Timeline {
    */
   #checkpointFrame(rec) {
     const seg = this.segments[rec.seg];
-    if (!seg?.start.text) return null;
+    if (!seg?.start.parts) return null;
     const at = seg.frozenFrom === undefined ? rec.frame : Math.min(rec.frame, seg.frozenFrom - 1);
     return seg.start.frame < at ? at : null;
   }
@@ -389,12 +390,14 @@ export class Timeline {
         r.consumer.checkpointBegin(r.sub);
         job.cursor = r;
         job.parts = [];
+        job.length = 0;
         if (performance.now() >= until) return;
       }
       for (;;) {
         const part = job.cursor.consumer.checkpointNext(PART_BYTES);
         if (part === '') break;
         job.parts.push(part);
+        job.length += part.length;
         if (performance.now() >= until) return;
       }
     } catch (e) {
@@ -405,24 +408,26 @@ export class Timeline {
     }
     this.job = null;
     this.sliced++;
-    const text = job.parts.join('');
-    this.ready = { seg: job.seg, frame: job.frame, step: job.step, text };
-    this.bytes += text.length;
+    // Kept in its parts: joined only when a reader or an export needs the text (a 100 MB string
+    // built in one slice would hold up the worker).
+    this.ready = { seg: job.seg, frame: job.frame, step: job.step, parts: job.parts, length: job.length };
+    this.bytes += job.length;
   }
 
-  /** A checkpoint at `frame` becomes segment `seg`'s start (and a tree grown too big drops the states). */
-  #installCheckpoint(seg, frame, text) {
+  /** A checkpoint (its text in parts) at `frame` becomes segment `seg`'s start (and a tree grown too big drops the states). */
+  #installCheckpoint(seg, frame, parts) {
     const sg = this.segments[seg];
-    if (!sg || text === null) return;
-    if (!this.#fits(text.length)) {
-      this.#dropStates(text.length);
+    if (!sg || parts === null) return;
+    const start = startOf(frame, parts, true);
+    if (!this.#fits(start.length)) {
+      this.#dropStates(start.length);
       return;
     }
-    if (sg.start.checkpoint) this.bytes -= sg.start.text.length;
-    this.bytes += text.length;
-    sg.start = { frame, text, checkpoint: true };
+    if (sg.start.checkpoint) this.bytes -= sg.start.length;
+    this.bytes += start.length;
+    sg.start = start;
     // The writer's mirror is now this state's size.
-    for (const c of this.cursors) if (c.bound && c.seg === seg) this.#recount(c, text.length);
+    for (const c of this.cursors) if (c.bound && c.seg === seg) this.#recount(c, start.length);
   }
 
   #recount(c, textLength) {
@@ -436,7 +441,7 @@ export class Timeline {
     // A consumer behind its segment's new start would skip the frames dropped after it.
     for (const c of [...this.cursors]) {
       const sg = this.segments[c.seg];
-      if (!sg?.start.text || c.frame < sg.start.frame) this.#freeCursor(c);
+      if (!sg?.start.parts || c.frame < sg.start.frame) this.#freeCursor(c);
     }
     this.#emit(this.steps, true);
   }
@@ -459,7 +464,7 @@ export class Timeline {
     const used = new Set(this.steps.map((s) => this.records.get(s.step).seg));
     this.segments.forEach((sg, i) => {
       if (sg && !used.has(i)) {
-        if (sg.start.checkpoint) this.bytes -= sg.start.text.length;
+        if (sg.start.checkpoint) this.bytes -= sg.start.length;
         this.segments[i] = null;
       }
     });
@@ -472,7 +477,7 @@ export class Timeline {
   setLimits(limits) {
     if (limits.steps === this.limits.steps && limits.bytes === this.limits.bytes) return;
     this.limits = limits;
-    if (this.ready) { this.bytes -= this.ready.text.length; this.ready = null; }
+    if (this.ready) { this.bytes -= this.ready.length; this.ready = null; }
     this.job = null;
     const before = this.steps.length;
     this.#bound();
@@ -519,7 +524,7 @@ export class Timeline {
   #record(step) {
     const rec = this.records.get(step);
     if (!rec) throw Object.assign(new Error(`step ${step} is no longer in the history`), { code: 'not_found' });
-    if (rec.noState || !this.segments[rec.seg]?.start.text) throw this.#notKept();
+    if (rec.noState || !this.segments[rec.seg]?.start.parts) throw this.#notKept();
     return rec;
   }
 
@@ -530,7 +535,7 @@ export class Timeline {
    */
   #at(seg, frame, bound = false, onFrame = null, until = Infinity) {
     const s = this.segments[seg];
-    if (!s?.start.text) return null;
+    if (!s?.start.parts) return null;
     let r = null;
     for (const c of this.cursors) {
       if (c.bound !== bound || c.seg !== seg || c.frame > frame || c.frame < s.start.frame) continue;
@@ -541,7 +546,7 @@ export class Timeline {
       // A reader replaces the least recently used one when there are READERS, or when another
       // would take the readers past a quarter of the bytes bound (a huge tree: one reader).
       const readerBytes = mine.reduce((n, c) => n + c.bytes, 0);
-      const full = bound ? mine.length > 0 : mine.length >= READERS || (mine.length > 0 && readerBytes + s.start.text.length * MIRROR_FACTOR > this.limits.bytes / 4);
+      const full = bound ? mine.length > 0 : mine.length >= READERS || (mine.length > 0 && readerBytes + s.start.length * MIRROR_FACTOR > this.limits.bytes / 4);
       if (full) this.#freeCursor(mine.reduce((a, b) => (a.used <= b.used ? a : b)));
       const consumer = new (this.core().SlopConsumer)({ transport: 'replay' });
       const sub = consumer.subscribe({ ...s.options, id: s.wire }, 0);
@@ -549,7 +554,7 @@ export class Timeline {
       consumer.receive(s.start.text, 0);
       consumer.drain();
       r = { seg, frame: s.start.frame, consumer, sub, bound, bytes: 0, used: 0 };
-      this.#recount(r, s.start.text.length);
+      this.#recount(r, s.start.length);
       this.cursors.push(r);
     }
     r.used = ++this.cursorUse;
@@ -756,7 +761,7 @@ export class Timeline {
   /** The timeline as a recording: provider, source, segments, frames and steps with their times. */
   recording() {
     const used = new Set(this.steps.map((s) => this.records.get(s.step).seg));
-    if ([...used].some((i) => i >= 0 && !this.segments[i]?.start.text)) throw this.#notKept();
+    if ([...used].some((i) => i >= 0 && !this.segments[i]?.start.parts)) throw this.#notKept();
     return {
       format: RECORDING_FORMAT,
       formatVersion: 1,
@@ -765,7 +770,9 @@ export class Timeline {
       source: { pageUrl: this.label.pageUrl ?? null, transport: this.label.transport ?? null },
       limits: this.limits,
       dropped: this.dropped,
-      segments: this.segments.map((s, i) => (s && used.has(i) ? { wire: s.wire, options: s.options, hello: s.hello, start: s.start } : null)),
+      segments: this.segments.map((s, i) => (s && used.has(i)
+        ? { wire: s.wire, options: s.options, hello: s.hello, start: { frame: s.start.frame, text: s.start.text, ...(s.start.checkpoint ? { checkpoint: true } : {}) } }
+        : null)),
       frames: this.frames.map((f) => ({ i: f.i, t: f.t, text: f.text })),
       steps: this.steps.map((s) => ({ ...s, record: packRecord(this.records.get(s.step)) })),
     };
@@ -801,7 +808,7 @@ export class Timeline {
       // A start that is not one of the frames is a checkpoint: counted on its own.
       const checkpoint = !doc.frames.some((f) => f.i === s.start.frame && f.text === s.start.text);
       if (checkpoint) tl.bytes += s.start.text.length;
-      return { wire: s.wire, options: s.options ?? {}, hello: s.hello, start: { frame: s.start.frame, text: s.start.text, checkpoint } };
+      return { wire: s.wire, options: s.options ?? {}, hello: s.hello, start: startOf(s.start.frame, [s.start.text], checkpoint) };
     });
     const KINDS = new Set(['snapshot', 'patch', 'resync', 'invoke', 'result', 'error', 'reload']);
     let prev = 0;
@@ -841,6 +848,24 @@ export class Timeline {
 }
 
 export const RECORDING_FORMAT = 'slop-inspector-recording';
+
+/**
+ * @typedef {object} Start   where a segment's replay starts
+ * @property {number} frame
+ * @property {string[]|null} parts   its snapshot frame's text, or a checkpoint's in the parts the core
+ *   printed; null: no state kept
+ * @property {number} length         of the text
+ * @property {boolean} checkpoint    a checkpoint (counted on its own), not one of the frames
+ * @property {string|null} text      the parts joined (each read joins them: read it only to make a
+ *   reader or an export)
+ */
+/** @returns {Start} */
+function startOf(frame, parts, checkpoint) {
+  return {
+    frame, parts, checkpoint, length: parts ? parts.reduce((n, p) => n + p.length, 0) : 0,
+    get text() { return parts === null ? null : parts.length === 1 ? parts[0] : parts.join(''); },
+  };
+}
 
 function packRecord(rec) {
   return {

@@ -11,7 +11,8 @@
 //   without   µs per frame: the core's receive + drain (mean, median)
 //   with      the same plus the history (timeline input + events): mean, median, and the worst
 //             single frame's task
-//   slice     the longest task the history ran between frames (a checkpoint written ahead), and
+//   slice     the longest task the history ran between frames (a checkpoint written ahead; wall
+//             time, and the process's CPU time in it, which other load does not inflate), and
 //             how many of its tasks took over 10 ms (the first of a segment reads the snapshot
 //             into the checkpoint writer's mirror in one task: the core cannot parse in parts)
 //   bytes     what the history holds after the patches (its own count) against its bound
@@ -41,16 +42,20 @@ const HELLO = JSON.stringify({ type: 'hello', slop_version: '0.1', provider: { i
 
 // The history's own tasks (its slices use setTimeout): timed by wrapping the callbacks.
 let sliceMax = 0;
+let sliceCpuMax = 0; // the process's CPU time in the slice: what the slice cost, whatever else ran
 let slices = 0;
 let slicesOver = 0; // over 10 ms
 const realSetTimeout = globalThis.setTimeout;
 globalThis.setTimeout = (fn, ms, ...rest) => realSetTimeout(() => {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   fn(...rest);
   const dt = performance.now() - t0;
+  const dc = process.cpuUsage(c0);
   slices++;
   if (dt > 10) slicesOver++;
   if (dt > sliceMax) sliceMax = dt;
+  sliceCpuMax = Math.max(sliceCpuMax, (dc.user + dc.system) / 1000);
 }, ms);
 const nextTask = () => new Promise((r) => realSetTimeout(r, 0));
 
@@ -106,6 +111,7 @@ async function run(n, limits) {
     feed(snap);
     row.snapshotMs = performance.now() - s0;
     sliceMax = 0;
+    sliceCpuMax = 0;
     slices = 0;
     slicesOver = 0;
     const per = [];
@@ -121,6 +127,7 @@ async function run(n, limits) {
     const info = tl.info();
     row.with = { mean: mean(per), median: median(per), worstMs: Math.max(...per) / 1000 };
     row.sliceMs = sliceMax;
+    row.sliceCpuMs = sliceCpuMax;
     row.slices = slices;
     row.slicesOver = slicesOver;
     row.info = info;
@@ -135,12 +142,12 @@ function print(r) {
   const i = r.info;
   console.log(`${String(r.n).padEnd(8)} ${mb(r.text).padStart(9)} ${mb(r.bound).padStart(9)} ${mb(i.bytes).padStart(9)} ${(i.bytes <= r.bound ? 'yes' : 'NO').padStart(6)} `
     + `${String(i.steps).padStart(6)} ${String(i.dropped).padStart(7)} ${String(i.checkpoints.sliced).padStart(6)} ${String(i.checkpoints.blocking).padStart(6)} ${(i.noStates ? 'no' : 'yes').padStart(6)} | `
-    + `${f1(r.without.mean).padStart(6)} ${f1(r.without.median).padStart(6)} | ${f1(r.with.mean).padStart(6)} ${f1(r.with.median).padStart(6)} ${f1(r.with.worstMs).padStart(7)} ${f1(r.sliceMs).padStart(7)} ${String(r.slicesOver).padStart(5)}/${String(r.slices).padEnd(6)} ${f1(r.snapshotMs).padStart(8)}`);
+    + `${f1(r.without.mean).padStart(6)} ${f1(r.without.median).padStart(6)} | ${f1(r.with.mean).padStart(6)} ${f1(r.with.median).padStart(6)} ${f1(r.with.worstMs).padStart(7)} ${f1(r.sliceMs).padStart(7)} ${f1(r.sliceCpuMs).padStart(6)} ${String(r.slicesOver).padStart(5)}/${String(r.slices).padEnd(6)} ${f1(r.snapshotMs).padStart(8)}`);
 }
 
 console.log(`History against its bound, ${PATCHES.toLocaleString()} patches of one op, each frame its own task (bound: ${TIMELINE_LIMITS.steps} steps, ${mb(TIMELINE_LIMITS.bytes)})`);
-console.log('                                             within                    ahead  in-    states | without µs    | with history µs, worst ms  slices          snapshot');
-console.log('N             text     bound   history  bound  steps dropped  slices frame   kept | mean median  | mean median   frame   slice  >10ms/all      task ms');
+console.log('                                             within                    ahead  in-    states | without µs    | with history µs, worst ms         slices          snapshot');
+console.log('N             text     bound   history  bound  steps dropped  slices frame   kept | mean median  | mean median   frame   slice  (cpu) >10ms/all      task ms');
 let biggestKept = null;
 for (const n of SIZES) {
   const r = await run(n, TIMELINE_LIMITS);

@@ -254,7 +254,7 @@ test('going back and forth between steps gives exactly the states and diffs of a
   assert.ok(s.tl.dropped >= 2 * Math.floor(TIMELINE_LIMITS.steps / 4), `quarters dropped: ${s.tl.dropped}`);
   assert.ok(checks >= 8 * 20);
   // Whatever the readers and pairs hold is counted, and goes with the steps it belongs to.
-  const size = s.tl.frames.reduce((n, f) => n + f.text.length, 0) + s.tl.segments.reduce((n, sg) => n + (sg?.start.checkpoint ? sg.start.text.length : 0), 0);
+  const size = s.tl.frames.reduce((n, f) => n + f.text.length, 0) + s.tl.segments.reduce((n, sg) => n + (sg?.start.checkpoint ? sg.start.length : 0), 0);
   assert.ok(s.tl.bytes > size, 'the readers and the pairs kept count in the bytes');
   assert.ok(s.tl.pairs.every((p) => s.tl.records.has(p.lo) && s.tl.records.has(p.hi)));
   s.tl.clear();
@@ -305,11 +305,11 @@ function liveViews(c, sub) {
 function counted(tl) {
   let n = 0;
   for (const f of tl.frames) n += f.text.length;
-  for (const sg of tl.segments) if (sg?.start.checkpoint) n += sg.start.text.length;
+  for (const sg of tl.segments) if (sg?.start.checkpoint) n += sg.start.length;
   for (const r of tl.records.values()) n += r.bytes;
   for (const c of tl.cursors) n += c.bytes;
   for (const p of tl.pairs) n += p.bytes;
-  if (tl.ready) n += tl.ready.text.length;
+  if (tl.ready) n += tl.ready.length;
   return n;
 }
 
