@@ -11,7 +11,6 @@ if (!api?.runtime?.id) throw new Error('browser.js: not running in an extension 
 export const extensionId = api.runtime.id;
 /** "chrome-extension://<id>/" or "moz-extension://<uuid>/" */
 export const extensionBase = api.runtime.getURL('');
-export const extensionUrl = (path) => api.runtime.getURL(path);
 
 // ------------------------------------------------------------------------------------ runtime
 

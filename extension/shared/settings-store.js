@@ -21,6 +21,8 @@
 //                                                    for this browser session only, never in local
 //   optionsFocus  {origin, at}                       "Open options" after a refusal: the options page
 //                                                    fills that provider in and focuses its token field
+//   history:<tabId> <key>  a recording (timeline.js)   a history with Persist on, written by the worker
+//                                                    (timelines.js) and read back when it starts again
 //
 // A provider origin is the origin of the WebSocket URL ("ws://127.0.0.1:3737"). The options page
 // also accepts http(s) origins and full URLs and stores the matching ws(s) origin.
