@@ -5,10 +5,12 @@
 //
 // The flow of one provider frame through the worker: the transport (WsTransport, or the content
 // script's port for a postMessage provider, tabs.js) → Connection.receive → connectionEvents.input
-// (timelines.js records it) → the core → Connection.pump → connectionEvents.coreEvent (panel-
-// ports.js turns patches into deltas for the panels watching, timelines.js adds a step) and
-// connectionEvents.frame (the Log) → connectionEvents.change when the status or the mirror's state
-// changed (tabs.js: badge, provider lists).
+// (timelines.js records it) → the core → Connection.pump → connectionEvents.coreEvent
+// (timelines.js adds a step, which history-requests.js pushes to the ports following the
+// history; tree-watch.js turns a patch into a delta for each port watching) and
+// connectionEvents.frame (the Log, tree-watch.js) → connectionEvents.change when the status or
+// the mirror's state changed (tabs.js: badge, provider lists). sw.js adds these listeners, in
+// this order, in one place; every push leaves through the outbox of panel-ports.js.
 //
 // It imports nothing of the WebExtension API: what it needs (the core, the stored token,
 // approvals, a WebSocket class) comes in `o.host`.

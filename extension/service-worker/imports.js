@@ -5,10 +5,14 @@
 // checked here.
 //
 // An import is reached like a connection (key "import:N"): GET_NODES, GET_TREE and AGENT_VIEW
-// work on it; INVOKE does not (the core refuses every request on a document).
+// work on it (needSource); INVOKE does not (the core refuses every request on a document). The
+// requests that open and close one (INSPECT_TREE, CLOSE_IMPORT) are at the end; an import belongs
+// to the UI port that opened it and goes when that port closes.
 
-import { LIMITS, ErrorCode } from '../shared/messages.js';
+import { Request, LIMITS, ErrorCode } from '../shared/messages.js';
 import { core } from './core.js';
+import { breadthFirstViews } from './node-views.js';
+import { perPort, needConnection, viewBudget, RequestError } from './panel-ports.js';
 
 export class ImportError extends Error {
   constructor(message) {
@@ -62,3 +66,49 @@ export class ImportedTree {
     this.consumer = null;
   }
 }
+
+// ------------------------------------------------------------------------------ requests
+
+/** Port → "import:N" → the documents it opened (the oldest first). */
+const importsOf = perPort(() => /** @type {Map<string, ImportedTree>} */ (new Map()));
+
+/** A live connection, or one of this port's imports (read-only requests only). */
+export function needSource(ui, key) {
+  const imports = importsOf(ui);
+  if (typeof key === 'string' && imports.has(key)) return imports.get(key);
+  return needConnection(ui, key);
+}
+
+/** @type {import('./panel-ports.js').RequestTable} */
+export const importRequests = {
+  requests: {
+    [Request.INSPECT_TREE](ui, m) {
+      if (typeof m.text !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'text must be a string');
+      const imports = importsOf(ui);
+      const imp = new ImportedTree(m.text, m.name);
+      imports.set(imp.key, imp);
+      while (imports.size > LIMITS.IMPORTS_PER_PORT) {
+        const [oldest] = imports.keys();
+        imports.get(oldest).dispose();
+        imports.delete(oldest);
+      }
+      const info = imp.subscription();
+      const { nodes, complete } = breadthFirstViews(imp.consumer, imp.primarySub, info.path, viewBudget(m));
+      return {
+        ...imp.info(), sub: imp.primarySub, path: info.path, version: info.version ?? imp.version,
+        count: info.nodes ?? nodes.length, nodes, complete,
+      };
+    },
+    [Request.CLOSE_IMPORT](ui, m) {
+      const imports = importsOf(ui);
+      imports.get(m.key)?.dispose();
+      imports.delete(m.key);
+      return {};
+    },
+  },
+  release(ui) {
+    const imports = importsOf(ui);
+    for (const imp of imports.values()) imp.dispose();
+    imports.clear();
+  },
+};

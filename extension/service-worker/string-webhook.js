@@ -42,27 +42,32 @@ export function stringPayload({ pageUrl, provider, transport, version, nodes, tr
   const affLines = [...byPath].map(([path, actions]) => `- ${path}: ${actions.join(', ')}`);
   const affHead = '\n\nAffordances (shown for context; not invocable from String):\n';
 
-  let used = bytes(head) + bytes(affHead) + 64; // room for the cut lines
-  const kept = [];
-  for (const l of lines) {
-    const b = bytes(l) + 1;
-    if (used + b > maxBytes) break;
-    kept.push(l);
-    used += b;
-  }
-  const affKept = [];
-  for (const l of affLines) {
-    const b = bytes(l) + 1;
-    if (used + b > maxBytes) break;
-    affKept.push(l);
-    used += b;
-  }
+  const room = maxBytes - bytes(head) - bytes(affHead) - 64; // 64: room for the cut lines
+  const tree = fitLines(lines, room);
+  const kept = tree.kept;
+  const affKept = fitLines(affLines, room - tree.bytes).kept;
   let text = head + kept.join('\n');
   if (kept.length < lines.length) text += `\n(cut: ${kept.length} of ${lines.length} nodes)`;
   text += affHead + (affKept.length ? affKept.join('\n') : '(none)');
   if (affKept.length < affLines.length) text += `\n(cut: ${affKept.length} of ${affLines.length} nodes with affordances)`;
   text += '\n';
   return { text, bytes: bytes(text), kept: kept.length, total: lines.length };
+}
+
+/**
+ * The first lines that fit in `room` UTF-8 bytes, each with its newline, whole lines only:
+ * {kept, bytes} (bytes: what they take).
+ */
+function fitLines(lines, room) {
+  const kept = [];
+  let used = 0;
+  for (const l of lines) {
+    const b = bytes(l) + 1;
+    if (used + b > room) break;
+    kept.push(l);
+    used += b;
+  }
+  return { kept, bytes: used };
 }
 
 /** An answer of the daemon (or none) in words: {ok, status, message, eventId?}. */

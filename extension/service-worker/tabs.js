@@ -12,7 +12,7 @@ import { FromContent, ToContent, PROTOCOL_VERSION, Status, catalogued } from '..
 import { isOwnContentScript, setBadge } from '../shared/browser.js';
 import { KEYS, providerOriginOf, tokenFor, isApproved, isDenied, listManualProviders } from '../shared/settings-store.js';
 import { withCore, core } from './core.js';
-import { Connection, connectionEvents } from './connections.js';
+import { Connection } from './connections.js';
 
 /** What a Connection takes from the worker (connections.js imports no extension API). */
 const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied });
@@ -32,17 +32,21 @@ const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied });
 export const tabs = new Map();
 
 /**
- * Listeners: `change` fn(tabId), this tab's provider list changed (panel-ports.js, the desktop
- * bridge); `pageFrame` fn(conn, text), a provider frame from a page's postMessage channel (the
- * desktop bridge's relay); `attention` fn(tabId) → bool, something waits for the user in this
- * tab (its badge says "?").
+ * Listeners (sw.js adds them): `change` fn(tabId), this tab's provider list changed (the panels'
+ * provider lists, the histories kept, the desktop bridge); `pageFrame` fn(conn, text), a provider
+ * frame from a page's postMessage channel (the desktop bridge's relay); `attention` fn(tabId) →
+ * bool, something waits for the user in this tab (its badge says "?").
  */
 export const tabEvents = { change: new Set(), pageFrame: new Set(), attention: new Set() };
 function tabChanged(tabId) {
   updateBadge(tabId);
   for (const fn of tabEvents.change) fn(tabId);
 }
-connectionEvents.change.add((conn) => tabChanged(conn.tabId));
+
+/** A connection's status or mirror state changed (connectionEvents.change): its tab's badge and list. */
+export function connectionChanged(conn) {
+  tabChanged(conn.tabId);
+}
 
 /** The pseudo tab of providers added by address ("Connect to…"): every tab's UI sees them. */
 export const MANUAL_TAB = -1;

@@ -257,7 +257,7 @@ export class Timeline {
   }
 
   /** The extension's service worker started again and read this (persisted) history back. */
-  restarted(pageUrl) {
+  workerRestarted(pageUrl) {
     this.#boundaryStep('worker', pageUrl);
   }
 

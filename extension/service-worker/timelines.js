@@ -1,4 +1,5 @@
-// timelines.js: one Timeline (timeline.js) per (tab, provider), fed by the connections' events.
+// timelines.js: one Timeline (timeline.js) per (tab, provider), fed by the connections' events
+// (recordInput, recordCoreEvent, recordInvoke). New steps go out on timelineEvents.steps.
 //
 // A page reload (or a navigation back to the same provider) is a boundary in the same history,
 // not a reset: the new connection under the same (tab, provider) goes on in it after a "reload"
@@ -9,7 +10,6 @@
 // (a few seconds after it changes) and read back when the worker starts again, after a step that
 // says so. Without Persist, a worker restart starts a new history.
 
-import { connectionEvents } from './connections.js';
 import { core } from './core.js';
 import { Timeline, TIMELINE_LIMITS } from './timeline.js';
 import { storageSession, onStorageChanged } from '../shared/browser.js';
@@ -67,7 +67,7 @@ function restore(id, conn) {
     tl.readOnly = false;
     tl.persist = true;
     tl.label.transport = conn.transport?.type === 'ws' ? conn.transport.url : 'postmessage';
-    tl.restarted(conn.pageUrl);
+    tl.workerRestarted(conn.pageUrl);
     return tl;
   } catch (e) {
     console.warn('SLOP Inspector: a persisted history could not be read back:', e?.message ?? e);
@@ -102,13 +102,25 @@ function attach(conn) {
   return tl;
 }
 
-connectionEvents.input.add((conn, text) => attach(conn).input(text));
-connectionEvents.coreEvent.add((conn, ev) => {
+// What the history hears of each connection (sw.js hands them the worker's connectionEvents):
+// every provider frame before the core reads it, the core's events after, and the invokes sent.
+
+/** A provider frame as it came (connectionEvents.input): kept to replay states from. */
+export function recordInput(conn, text) {
+  attach(conn).input(text);
+}
+
+/** A core event (connectionEvents.coreEvent): a step, or what the next step needs to know. */
+export function recordCoreEvent(conn, ev) {
   const tl = attach(conn);
   if (ev.event === 'hello') tl.helloSeen(ev.provider);
   tl.event(ev, conn.primarySub, () => conn.consumer?.status());
-});
-connectionEvents.invoked.add((conn, { path, action }) => attach(conn).invoked(path, action));
+}
+
+/** An invoke sent (connectionEvents.invoked): a step. */
+export function recordInvoke(conn, { path, action }) {
+  attach(conn).invoked(path, action);
+}
 
 /** Persist on or off for a history (the panel's switch). */
 export function setPersist(tl, on) {

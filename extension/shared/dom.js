@@ -35,3 +35,37 @@ export function setChildren(el, ...children) {
   append(el, children);
   return el;
 }
+
+/**
+ * Tabs: the buttons with data-tab in `bar` choose which elements show. show(tab) marks its
+ * button (class "active"; aria-selected when the buttons are role="tab"), shows the elements
+ * listed under that tab and hides those of the others, then calls onShow(tab). A click on a
+ * button shows its tab.
+ */
+export class Tabs {
+  /**
+   * @param {HTMLElement} bar
+   * @param {Record<string, HTMLElement[]>} panes   tab → the elements shown with it
+   * @param {(tab: string) => void} [onShow]
+   */
+  constructor(bar, panes, onShow = () => {}) {
+    this.bar = bar;
+    this.panes = panes;
+    this.onShow = onShow;
+    bar.addEventListener('click', (e) => {
+      const b = /** @type {Element} */ (e.target).closest?.('button[data-tab]');
+      if (b && bar.contains(b)) this.show(/** @type {HTMLElement} */ (b).dataset.tab);
+    });
+  }
+
+  show(tab) {
+    for (const b of this.bar.querySelectorAll('button[data-tab]')) {
+      const on = /** @type {HTMLElement} */ (b).dataset.tab === tab;
+      b.classList.toggle('active', on);
+      if (b.getAttribute('role') === 'tab') b.setAttribute('aria-selected', String(on));
+    }
+    const shown = new Set(this.panes[tab] ?? []);
+    for (const els of Object.values(this.panes)) for (const el of els) el.hidden = !shown.has(el);
+    this.onShow(tab);
+  }
+}

@@ -18,6 +18,28 @@
 // The prefix keeps them apart from the SLOP messages the extension relays and sends (subscribe,
 // query, invoke...), which are the provider's and the core's, never this catalogue's.
 //
+// Naming of fields and values, one rule for every message here and every file the extension
+// writes (exports, recordings):
+//   - What SLOP or the core names keeps its name wherever it travels: SLOP's fields (max_nodes,
+//     child_ids, content_ref, total_children, slop_version), the core's events and their fields
+//     (protocol_error, previous_version, retry_at), its node views, trees, reports and statuses.
+//     They are snake_case because SLOP and the core print them so, and the worker passes them on
+//     untouched: a Push.EVENT's `event`, a node view, an INVOKE or QUERY reply (the core's event).
+//   - What this catalogue names is camelCase: the fields of its messages, replies and files
+//     (treeText, primarySub, statusAt, previousVersion, exportedAt). Where the worker copies a
+//     core field into a field of its own it renames it there, once: the core status's retry_at is
+//     SyncInfo.retryAt; slop_consumer_load reads an export's exportedAt (the file is ours) and
+//     answers exported_at (the answer is the core's), which imports.js gives the UI as exportedAt.
+//   - Values this catalogue names are kebab-case: Status ('pending-approval', 'auth-failed'), a
+//     receipt's state ('not-seen'), the reconnect mode ('crash-loop'), Connect to's kind ('no-answer').
+//   - Error codes are snake_case, ErrorCode as SLOP's error codes (not_found, invalid_params) and
+//     the core's (bad_json): a code reads the same whether the provider, the core or the worker refused.
+//   - "restart" alone is the provider's: the core's snapshot `restarted`, the reconnect mode
+//     'restart', the history's boundary 'restart'. The extension's service worker starting again is
+//     always called "worker": the history's boundary 'worker', the UI's "the extension restarted".
+// tests/node/messages.test.js checks the values and the top-level fields of every message built
+// in the extension.
+//
 // The UI ports (panel, popup) speak a request/reply protocol on top: a request carries a numeric
 // `id`, and the service worker answers it exactly once with {type: Push.REPLY, id, ok, result |
 // error}; `error` is {code, message}, its code one of ErrorCode. Everything else the service
@@ -187,7 +209,9 @@ export const Request = Object.freeze({
    * Loads a JSON document (an export of this panel, a snapshot message, or a bare node tree) into a
    * throwaway core consumer that validates it; the result is read-only and reachable with
    * GET_NODES / GET_TREE / AGENT_VIEW under the returned key until CLOSE_IMPORT or the port
-   * closes. {text, name} → {key, sub, path, version, nodes: NodeView[], complete, count, provider}
+   * closes. {text, name, budget?} → {key, name, fileProvider, exportedAt, sub, path, version,
+   * nodes: NodeView[], complete, count}: fileProvider {id, name} and exportedAt when the file
+   * names them (an export of this panel), else null.
    * An invalid document fails with ErrorCode.INVALID_TREE and the core's message.
    */
   INSPECT_TREE: 'ui/inspect-tree',
@@ -480,9 +504,8 @@ export function catalogued(msg, ...groups) {
  * @property {NodeView[]} nodes   breadth-first from `path`
  * @property {boolean} complete   false when the budget cut it short (fetch the rest with GET_NODES)
  * @property {number|null} count  the subscription's node count
- * @property {boolean} [restarted]        the core's snapshot event said the provider restarted: a
- *                                        new connection re-based the mirror below the old version
- * @property {number|null} [previousVersion]   with restarted: the version before
+ * A provider restart (the core's snapshot event with restarted: true) also comes as Push.EVENT,
+ * the core's event as it is, and as a boundary in the history.
  */
 
 /**

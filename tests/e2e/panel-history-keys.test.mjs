@@ -242,7 +242,7 @@ describe('history keys and agreement', () => {
     }, { what: 'the drop said and the panel live', timeout: 30_000 });
     assert.ok(p.steps[0][0] > first, 'the viewed step is gone');
     assert.ok(p.steps.length <= 1000);
-    assert.match(p.banner.text, /The step you were viewing \(version \d+\) is gone from the history, which keeps only the last 1,000 steps \(8 MB\)\. The newest steps pushed it out\. You are back on the live state\./);
+    assert.match(p.banner.text, /The step you were viewing \(version \d+\) is gone from the history, which keeps only the last 1,000 steps \(64 MB\)\. The newest steps pushed it out\. You are back on the live state\./);
     assertLive(p);
     for (const [w, scheme] of [[1280, 'light'], [320, 'dark']]) {
       await panel.emulateMedia({ colorScheme: scheme });

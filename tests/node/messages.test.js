@@ -1,10 +1,12 @@
 // The message catalogue (extension/shared/messages.js) and its use, checked without a browser:
-//   - the catalogue itself: one naming scheme, unique types, error codes, the core's codes mapped;
+//   - the catalogue itself: one naming scheme, unique types, error codes, the core's codes mapped,
+//     status values in kebab-case;
 //   - the content script (a classic script) repeats the content types, PROTOCOL_VERSION and
 //     UNCATALOGUED verbatim;
 //   - a scan of every extension script (parsed with acorn) fails when a context sends a message
 //     that is not in the catalogue: a type spelled as a string, a constant that does not exist,
-//     a message built without a catalogue constant, or a port post that skips the guard.
+//     a message built without a catalogue constant, a port post that skips the guard, or a
+//     message field that is not camelCase (messages.js, Naming).
 // The end-to-end helpers add the runtime half: a context that posts an uncatalogued type drops it
 // and prints UNCATALOGUED, and the Chromium and Firefox tests fail on that line.
 import { test } from 'node:test';
@@ -27,6 +29,10 @@ const CHECKED_EXPORTS = [...Object.keys(GROUPS), 'ErrorCode', 'CORE_ERROR_CODES'
 const ALL_TYPES = new Set(Object.keys(GROUPS).flatMap((g) => Object.values(M[g])));
 /** What a message type looks like under the scheme: `<sender>/<kebab-case-name>`. */
 const TYPE_SHAPE = /^(content|sw|ui|panel)\/[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+/** A field of a catalogue message: camelCase (shared/messages.js, Naming). */
+const FIELD_SHAPE = /^[a-z][a-zA-Z0-9]*$/;
+/** A value the catalogue names (Status): kebab-case. */
+const VALUE_SHAPE = /^[a-z]+(-[a-z]+)*$/;
 /** Functions that post a message between contexts (or, #enqueue, into the panel's store). */
 const SENDERS = new Set(['post', 'postToContent', 'postMessage', '#post', '#enqueue']);
 
@@ -96,6 +102,15 @@ function scan(file, text = readFileSync(file, 'utf8')) {
     }
   });
 
+  // The fields a message of the catalogue is given by name are camelCase (messages.js, Naming);
+  // what SLOP or the core names travels inside them (a request's options, a push's event).
+  const fieldNames = (obj, sender) => {
+    for (const p of obj.properties) {
+      const key = p.type === 'Property' && !p.computed ? nameOf(p.key) ?? p.key.value : null;
+      if (typeof key === 'string' && !FIELD_SHAPE.test(key)) at(p, `${sender}() of a message with the field '${key}' (fields of the catalogue's messages are camelCase)`);
+    }
+  };
+
   walk(ast, (n, ancestors) => {
     const inTable = table && ancestors.includes(table);
     // A type spelled as a string (only the catalogue and content.js's copy of it may).
@@ -122,6 +137,7 @@ function scan(file, text = readFileSync(file, 'utf8')) {
       for (const arg of n.arguments) {
         const t = arg.type === 'ObjectExpression' ? typeProperty(arg) : null;
         if (t && !constant(t.value) && !forwarded(t.value)) at(arg, `${name}() of a message whose type is not a catalogue constant`);
+        if (t) fieldNames(arg, name);
       }
     }
     // A request: its type is Request.X, or a parameter handed on. (The browser's own
@@ -131,6 +147,7 @@ function scan(file, text = readFileSync(file, 'utf8')) {
     if (name === 'request' && n.callee.type === 'MemberExpression' && !browserPermissions) {
       const t = n.arguments[0];
       if (!constant(t, M.Request) && !forwarded(t)) at(n, 'request() whose type is neither Request.X nor a parameter it forwards');
+      if (n.arguments[1]?.type === 'ObjectExpression') fieldNames(n.arguments[1], name);
     }
     // A port post: only inside a function that checks the type against the catalogue first.
     // (window.postMessage in the content script posts a SLOP message to the page, not one of ours.)
@@ -176,6 +193,13 @@ test('error codes: snake_case, unique, and every code of the core is mapped to o
   assert.equal(M.errorCodeOf({ code: M.ErrorCode.NOT_FOUND }), M.ErrorCode.NOT_FOUND);
   assert.equal(M.errorCodeOf({ code: 'made_up' }), M.ErrorCode.INTERNAL);
   assert.equal(M.errorCodeOf(new TypeError('x')), M.ErrorCode.INTERNAL);
+});
+
+test('values the catalogue names are kebab-case (Status)', () => {
+  const values = Object.values(M.Status);
+  assert.ok(values.length >= 8, `${values.length} statuses`);
+  for (const v of values) assert.match(v, VALUE_SHAPE);
+  assert.equal(new Set(values).size, values.length);
 });
 
 test('content.js repeats the content types, the port name, PROTOCOL_VERSION and UNCATALOGUED', () => {
@@ -226,11 +250,14 @@ test('the scan catches what it is meant to', () => {
     "bridge.request('getNodes', {});",           // a request type spelled as a string
     'port.postMessage({ type: Push.LOG });',     // a port post that skips the guard
     "if (msg.type === 'sw/tree-reset') f();",    // a handler spelling a type
+    'post(ui, { type: Push.LOG, retry_at: 1 });', // a field of ours in snake_case
+    "bridge.request(Request.WATCH, { 'max-nodes': 1 });", // nor kebab-case
   ]) {
     assert.notDeepEqual(scan(file, module(snippet)), [], snippet);
   }
   // And lets these through.
   assert.deepEqual(scan(file, module(
     "post(ui, { type: Push.LOG }); bridge.request(Request.WATCH, {}); h('button', { type: 'button' });" +
+    'post(ui, { type: Push.EVENT, key, event: { previous_version: 1 } }); bridge.request(Request.QUERY, { key, options: { max_nodes: 5 } });' +
     'if (catalogued(msg, Push)) port.postMessage(msg);')), []);
 });

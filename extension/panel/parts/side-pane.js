@@ -4,7 +4,7 @@
 // diffs (parts/history-pane.js fills it); "Conformance": parts/conformance-pane.js fills it.
 
 import { Request, Status } from '../../shared/messages.js';
-import { h, setChildren } from '../../shared/dom.js';
+import { h, setChildren, Tabs } from '../../shared/dom.js';
 import { parentPath } from '../../shared/node-path.js';
 import { AgentView } from '../views/agent-view.js';
 import { DetailView } from '../views/detail-view.js';
@@ -39,23 +39,16 @@ export class SidePane {
       backToTree: () => treeView.root.focus(),
     });
     this.agent = new AgentView(els.agent, { copy, refresh: () => this.refreshAgent() });
-    els.tabs.addEventListener('click', (e) => {
-      const b = e.target.closest('button[data-tab]');
-      if (b) this.setTab(b.dataset.tab);
+    this.tabs = new Tabs(els.tabs, { node: [els.detail], agent: [els.agent], history: [els.history], conformance: [els.conformance] }, (tab) => {
+      this.tab = tab;
+      if (tab === 'agent') this.refreshAgent();
+      if (tab === 'conformance') this.onConformance?.();
+      if (tab === 'history') this.onHistory?.();
     });
   }
 
   setTab(tab) {
-    const { els } = this;
-    this.tab = tab;
-    for (const b of els.tabs.querySelectorAll('button')) b.classList.toggle('active', b.dataset.tab === tab);
-    els.detail.hidden = tab !== 'node';
-    els.agent.hidden = tab !== 'agent';
-    els.history.hidden = tab !== 'history';
-    els.conformance.hidden = tab !== 'conformance';
-    if (tab === 'agent') this.refreshAgent();
-    if (tab === 'conformance') this.onConformance?.();
-    if (tab === 'history') this.onHistory?.();
+    this.tabs.show(tab);
   }
 
   /** Enter on a row: the node's detail, focused as a whole. Its actions are a Tab away, never an Enter. */

@@ -6,7 +6,7 @@
 
 import { h, setChildren } from '../../shared/dom.js';
 import { Request } from '../../shared/messages.js';
-import { time } from '../views/log-view.js';
+import { clockTime } from '../../shared/time-text.js';
 import { ancestorsOf, matchingPaths, typeCounts, withAncestors } from '../tree-filter.js';
 
 const STORE_KEY = 'slop-panel-tree';
@@ -262,7 +262,7 @@ export class TreeOptions {
       const opts = [];
       for (let i = steps.length - 1; i >= 0; i--) {
         const st = steps[i];
-        opts.push(h('option', { value: String(st.step), text: `${st.version === null ? 'no state' : `v${st.version}`} · ${time(st.t)} · ${st.kind}` }));
+        opts.push(h('option', { value: String(st.step), text: `${st.version === null ? 'no state' : `v${st.version}`} · ${clockTime(st.t, { ms: true })} · ${st.kind}` }));
       }
       setChildren(this.sinceSel, h('option', { value: '', text: why ? '—' : steps.length ? 'any time' : 'no steps yet' }), opts);
       this.sinceSel.value = this.since === null ? '' : String(this.since);

@@ -13,12 +13,12 @@
 
 import { ErrorCode } from '../../shared/messages.js';
 import { h, setChildren } from '../../shared/dom.js';
+import { clockTime } from '../../shared/time-text.js';
 import { childrenText } from '../load-more.js';
 import { jsonView } from './json-view.js';
 import { ParamsForm } from './params-form.js';
 import { salienceOf } from './tree-view.js';
 
-const time = (t) => new Date(t).toLocaleTimeString([], { hour12: false });
 
 /** Invoke outcomes kept per node. */
 export const MAX_OUTCOMES = 5;
@@ -215,7 +215,7 @@ export class DetailView {
     const task = ev.task_id ? this.tasks.get(ev.task_id) : null;
     return [
       head(h('span', { class: `pill outcome-${outcome}`, 'data-outcome': outcome, text: outcome ?? '?' }),
-        h('span', { class: 'muted', text: ` ${time(o.at)}` }),
+        h('span', { class: 'muted', text: ` ${clockTime(o.at)}` }),
         ev.task_id ? h('span', { class: 'muted', text: ` · task ${ev.task_id}` }) : null),
       ev.error ? h('div', { class: 'error-text', 'data-error-code': String(ev.error.code ?? '') },
         h('code', { text: String(ev.error.code ?? '') }), ` ${ev.error.message ?? ''}`) : null,
@@ -243,7 +243,7 @@ export class DetailView {
       if (st.state === 'loading') return setChildren(out, h('span', { class: 'muted', text: 'loading…' }));
       if (st.state === 'error') return setChildren(out, h('div', { class: 'error-text', text: st.error }));
       setChildren(out,
-        h('div', { class: 'muted small', text: `${st.mime ?? ref.mime ?? ''} · ${st.text.length} characters · ${time(st.at)}` }),
+        h('div', { class: 'muted small', text: `${st.mime ?? ref.mime ?? ''} · ${st.text.length} characters · ${clockTime(st.at)}` }),
         h('pre', { class: 'content-text', text: st.text }));
     };
     render(state);

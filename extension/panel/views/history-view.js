@@ -12,7 +12,7 @@
 
 import { h, setChildren } from '../../shared/dom.js';
 import { boundaryText } from '../../shared/state-diff.js';
-import { time } from './log-view.js';
+import { clockTime } from '../../shared/time-text.js';
 import { VirtualList } from './virtual-list.js';
 
 const SHOW_MAX = 300;
@@ -102,7 +102,7 @@ export class HistoryStripView {
     // step whose diff is shown.
     const label = !st ? note || 'no steps yet'
       : index === null && !recording ? `live · ${liveVersion === null ? 'no state' : `v${liveVersion}`} · ${n.toLocaleString()} step${n === 1 ? '' : 's'}`
-        : `step ${at + 1}/${n} · ${st.version === null ? 'no state' : `v${st.version}`} · ${time(st.t)}`;
+        : `step ${at + 1}/${n} · ${st.version === null ? 'no state' : `v${st.version}`} · ${clockTime(st.t, { ms: true })}`;
     if (this.label.textContent !== label) this.label.textContent = label;
     this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
     this.persistLabel.hidden = recording;
@@ -120,7 +120,7 @@ export class HistoryStripView {
 /** One row of the step list; `row.step` is the Step it shows (rows are replaced when it changes). */
 function stepRow(st) {
   const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', 'data-step': String(st.step), 'data-kind': st.kind },
-    h('span', { class: 'step-time mono', text: time(st.t) }),
+    h('span', { class: 'step-time mono', text: clockTime(st.t, { ms: true }) }),
     h('span', { class: `step-kind k-${st.kind}`, text: KIND_TEXT[st.kind] ?? st.kind }),
     h('span', { class: 'step-text', text: stepText(st), title: st.paths?.length ? `${st.paths.join('\n')}${st.pathCount > st.paths.length ? `\n… ${st.pathCount - st.paths.length} more` : ''}` : stepText(st) }),
     st.boundary ? h('span', { class: 'step-boundary', text: boundaryText(st) }) : null,

@@ -7,12 +7,12 @@
 // Frames are parsed here only to show them (pretty JSON, the members of a batch); nothing is
 // applied or validated.
 
-import { h, setChildren } from '../../shared/dom.js';
+import { h, setChildren, Tabs } from '../../shared/dom.js';
 import { VirtualList } from './virtual-list.js';
+import { clockTime } from '../../shared/time-text.js';
 
 const LOG_ROW = 20;
 
-export const time = (t) => new Date(t).toLocaleTimeString([], { hour12: false }) + `.${String(Math.floor(t) % 1000).padStart(3, '0')}`;
 export const size = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 const utf8 = new TextEncoder();
 
@@ -100,10 +100,11 @@ export class LogView {
     // Down to this toolbar, or back (splitters.js keeps the choice).
     this.collapseBtn = h('button', { type: 'button', class: 'tb icon-btn i-chevron-down', 'data-action': 'collapse-log', 'aria-label': 'Collapse the log', title: 'Collapse the log to this bar',
       onclick: () => hooks.onCollapse?.() });
+    const tabBar = h('div', { class: 'seg' },
+      h('button', { type: 'button', 'data-tab': 'frames' }, 'Frames'),
+      h('button', { type: 'button', 'data-tab': 'events' }, 'Events'));
     this.tabsEl = h('div', { class: 'log-toolbar' },
-      h('div', { class: 'seg' },
-        h('button', { type: 'button', 'data-tab': 'frames', onclick: () => this.#switch('frames') }, 'Frames'),
-        h('button', { type: 'button', 'data-tab': 'events', onclick: () => this.#switch('events') }, 'Events')),
+      tabBar,
       this.typeSel, this.dirSel, this.textBox, this.pauseBtn, this.clearBtn, this.countEl, h('span', { class: 'spacer' }), this.collapseBtn);
     this.framesEl = h('div', { class: 'log-list', role: 'log', tabindex: '0', 'aria-label': 'Frames' });
     this.eventsEl = h('div', { class: 'log-list events', role: 'log', 'aria-label': 'Events' });
@@ -111,24 +112,19 @@ export class LogView {
     this.bodyEl = h('div', { class: 'log-body' }, this.framesEl, this.eventsEl, this.frameDetail);
     root.replaceChildren(this.tabsEl, this.bodyEl);
     this.list = new VirtualList(this.framesEl, { rowHeight: LOG_ROW, renderRow: (i) => this.#frameRow(this.rows[i]) });
+    // The frames' filters and Pause go with the Frames tab.
+    this.tabs = new Tabs(tabBar, {
+      frames: [this.framesEl, this.frameDetail, this.typeSel, this.dirSel, this.textBox, this.pauseBtn],
+      events: [this.eventsEl],
+    }, (tab) => {
+      this.tab = tab;
+      this.#count();
+      if (tab === 'frames') this.list.render();
+    });
     this.framesEl.addEventListener('click', (e) => this.#onClick(e));
     this.framesEl.addEventListener('keydown', (e) => this.#onKey(e));
-    this.#switch('frames');
+    this.tabs.show('frames');
     this.#showDetail();
-  }
-
-  #switch(tab) {
-    this.tab = tab;
-    for (const b of this.tabsEl.querySelectorAll('[data-tab]')) b.classList.toggle('active', b.dataset.tab === tab);
-    this.framesEl.hidden = tab !== 'frames';
-    this.frameDetail.hidden = tab !== 'frames';
-    this.eventsEl.hidden = tab !== 'events';
-    this.typeSel.hidden = tab !== 'frames';
-    this.dirSel.hidden = tab !== 'frames';
-    this.textBox.hidden = tab !== 'frames';
-    this.pauseBtn.hidden = tab !== 'frames';
-    this.#count();
-    if (tab === 'frames') this.list.render();
   }
 
   /** The collapse button says which way it goes. */
@@ -184,7 +180,7 @@ export class LogView {
       this.events = events;
       setChildren(this.eventsEl, events.length ? null : h('div', { class: 'log-empty muted', text: 'No events yet: results of invokes, task progress, errors, resyncs and timeouts appear here.' }),
         events.slice(-500).map((e) => h('div', { class: `ev-row ev-${e.event.event}` },
-          h('span', { class: 'mono muted', text: time(e.t) }),
+          h('span', { class: 'mono muted', text: clockTime(e.t, { ms: true }) }),
           h('span', { class: 'etype', text: e.event.event }),
           h('span', { class: 'epreview', text: eventText(e.event) }))));
       if (stick) this.eventsEl.scrollTop = this.eventsEl.scrollHeight;
@@ -238,7 +234,7 @@ export class LogView {
    * selected: the tree's "Select in the log". Type and direction filters are cleared.
    */
   showPath(path) {
-    this.#switch('frames');
+    this.tabs.show('frames');
     this.typeFilter = this.dirFilter = '';
     this.typeSel.value = this.dirSel.value = '';
     const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -309,7 +305,7 @@ export class LogView {
       const inner = isBatch ? parsed(f)?.messages?.length : null;
       el = h('div', { class: `log-row dir-${f.dir}${sel ? ' selected' : ''}${isBatch ? ' batch' : ''}`, 'data-type': f.type, 'data-dir': f.dir },
         h('span', { class: `twisty${isBatch ? ` i ${open ? 'i-chevron-down' : 'i-chevron-right'}` : ''}`, 'data-action': isBatch ? 'expand' : null }),
-        h('span', { class: 'mono muted', text: time(f.t) }),
+        h('span', { class: 'mono muted', text: clockTime(f.t, { ms: true }) }),
         h('span', { class: `dir i ${f.dir === 'in' ? 'i-arrow-down' : 'i-arrow-up'}`, title: f.dir === 'in' ? 'in: provider → extension' : 'out: extension → provider', 'aria-label': f.dir }),
         h('span', { class: 'ftype', text: f.type }),
         h('span', { class: 'fsize muted', text: size(f.size) }),
@@ -377,7 +373,7 @@ export class LogView {
    * scrolls to it; false when the log does not have it.
    */
   reveal(text) {
-    this.#switch('frames');
+    this.tabs.show('frames');
     if (this.typeFilter || this.dirFilter || this.text.value) {
       this.typeFilter = this.dirFilter = '';
       this.typeSel.value = this.dirSel.value = '';
@@ -412,7 +408,7 @@ export class LogView {
     setChildren(this.frameDetail,
       h('div', { class: 'log-detail-head' },
         h('span', { class: 'ftype', text: r.msg ? `${String(r.msg?.type ?? '?')} (message ${r.index} of a batch)` : f.type }),
-        h('span', { class: 'muted small', text: `${f.dir === 'in' ? '↓ in' : '↑ out'} · ${time(f.t)} · ${size(f.size)}${f.truncated ? ' · cut' : ''}` }),
+        h('span', { class: 'muted small', text: `${f.dir === 'in' ? '↓ in' : '↑ out'} · ${clockTime(f.t, { ms: true })} · ${size(f.size)}${f.truncated ? ' · cut' : ''}` }),
         h('button', { type: 'button', class: 'small', 'data-action': 'copy-frame', onclick: () => this.hooks.copy(text, 'frame') }, 'Copy JSON')),
       h('pre', { class: 'json frame-json', text }));
   }

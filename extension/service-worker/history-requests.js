@@ -1,0 +1,136 @@
+// history-requests.js: the panel's History, answered from the timelines the worker keeps
+// (timelines.js) or from a recording a port opened (read-only, its own until the port closes):
+// HISTORY, HISTORY_STATE, HISTORY_DIFF, HISTORY_PERSIST, HISTORY_EXPORT, OPEN_RECORDING,
+// CLOSE_RECORDING. A port that asked for a provider's HISTORY gets its new steps (Push.HISTORY,
+// pushSteps, which sw.js hands timelineEvents.steps); a port that never opened it pays nothing.
+
+import { Request, Push, ErrorCode, LIMITS } from '../shared/messages.js';
+import { core } from './core.js';
+import { MANUAL_TAB } from './tabs.js';
+import { Timeline } from './timeline.js';
+import { timelineOf, setPersist } from './timelines.js';
+import { post, portsShowing, perPort, RequestError } from './panel-ports.js';
+
+/**
+ * @typedef {object} PortHistories
+ * @property {Set<string>} followed   provider keys whose new steps this port gets
+ * @property {Map<string, Timeline>} recordings   "recording:N" → a recording opened here (the oldest first)
+ */
+const historiesOf = perPort(() => /** @type {PortHistories} */ ({ followed: new Set(), recordings: new Map() }));
+
+/** New steps of a provider's history (timelineEvents.steps): to the ports following it. */
+export function pushSteps(tabId, key, steps, reset, update) {
+  for (const ui of portsShowing(tabId)) {
+    if (historiesOf(ui).followed.has(key)) {
+      post(ui, { type: Push.HISTORY, key, steps, reset: !!reset, update: !!update, info: timelineOf(tabId, key)?.info() ?? null });
+    }
+  }
+}
+
+/** A timeline's refusal as the panel reads it: a step gone at the bound, or no states kept. */
+function historyError(e) {
+  if (e.code === 'not_found') return new RequestError(ErrorCode.NOT_FOUND, e.message);
+  if (e.code === 'not_kept') return new RequestError(ErrorCode.BAD_STATE, e.message);
+  return e;
+}
+
+/** The history of a provider shown in this port (a live one, or a recording opened here). */
+function needTimeline(ui, key) {
+  const { recordings } = historiesOf(ui);
+  if (typeof key === 'string' && recordings.has(key)) return recordings.get(key);
+  const tl = typeof key === 'string' && ui.tabId !== null ? (timelineOf(ui.tabId, key) ?? timelineOf(MANUAL_TAB, key)) : null;
+  if (!tl) throw new RequestError(ErrorCode.NOT_FOUND, 'No history for this provider yet');
+  return tl;
+}
+
+function needStep(m, name) {
+  if (!Number.isInteger(m[name])) throw new RequestError(ErrorCode.BAD_REQUEST, `${name} must be a step number`);
+  return m[name];
+}
+
+let recordingSeq = 0;
+
+/** @type {import('./panel-ports.js').RequestTable} */
+export const historyRequests = {
+  requests: {
+    [Request.HISTORY](ui, m) {
+      const { followed, recordings } = historiesOf(ui);
+      if (typeof m.key === 'string' && !recordings.has(m.key)) followed.add(m.key);
+      const tl = needTimeline(ui, m.key);
+      return { steps: tl.steps, info: tl.info() };
+    },
+    [Request.HISTORY_STATE](ui, m) {
+      const tl = needTimeline(ui, m.key);
+      const have = m.have === undefined || m.have === null ? null : needStep(m, 'have');
+      try {
+        return tl.stateAt(needStep(m, 'step'), have);
+      } catch (e) {
+        throw historyError(e);
+      }
+    },
+    [Request.HISTORY_DIFF](ui, m) {
+      const tl = needTimeline(ui, m.key);
+      try {
+        const d = tl.diff(needStep(m, 'from'), needStep(m, 'to'));
+        if (m.paths !== true) return d;
+        // Only which paths differ (the tree's "changed since step N" filter): no views to send.
+        const path = (x) => x.path;
+        return { ...d, added: d.added.map(path), removed: d.removed.map(path), changed: d.changed.map(path) };
+      } catch (e) {
+        throw historyError(e);
+      }
+    },
+    [Request.HISTORY_PERSIST](ui, m) {
+      const tl = needTimeline(ui, m.key);
+      if (tl.readOnly) throw new RequestError(ErrorCode.BAD_STATE, 'A recording is read-only');
+      setPersist(tl, m.on === true);
+      return { info: tl.info() };
+    },
+    [Request.HISTORY_EXPORT](ui, m) {
+      const tl = needTimeline(ui, m.key);
+      try {
+        return { text: JSON.stringify(tl.recording()), steps: tl.steps.length };
+      } catch (e) {
+        throw historyError(e);
+      }
+    },
+    [Request.OPEN_RECORDING](ui, m) {
+      if (typeof m.text !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'text must be a string');
+      if (m.text.length > LIMITS.IMPORT_TEXT_MAX) throw new RequestError(ErrorCode.INVALID_TREE, `The recording is larger than ${LIMITS.IMPORT_TEXT_MAX / 1024 / 1024} MB`);
+      let doc;
+      try {
+        doc = JSON.parse(m.text);
+      } catch (e) {
+        throw new RequestError(ErrorCode.INVALID_TREE, `The file is not JSON: ${e.message}`);
+      }
+      let tl;
+      try {
+        tl = Timeline.fromRecording(doc, core);
+      } catch (e) {
+        throw new RequestError(ErrorCode.INVALID_TREE, e.message);
+      }
+      const { recordings } = historiesOf(ui);
+      const key = `recording:${++recordingSeq}`;
+      tl.name = typeof m.name === 'string' ? m.name.slice(0, 200) : 'recording';
+      recordings.set(key, tl);
+      while (recordings.size > LIMITS.IMPORTS_PER_PORT) {
+        const [oldest, old] = recordings.entries().next().value;
+        old.dispose();
+        recordings.delete(oldest);
+      }
+      return { key, name: tl.name, steps: tl.steps, info: tl.info() };
+    },
+    [Request.CLOSE_RECORDING](ui, m) {
+      const { recordings } = historiesOf(ui);
+      recordings.get(m.key)?.dispose();
+      recordings.delete(m.key);
+      return {};
+    },
+  },
+  release(ui) {
+    const { followed, recordings } = historiesOf(ui);
+    for (const rec of recordings.values()) rec.dispose();
+    recordings.clear();
+    followed.clear();
+  },
+};
