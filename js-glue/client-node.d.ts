@@ -24,8 +24,144 @@ export class SlopClient extends SlopProvider {
   /** Calls fn for every core event from now on, patches included; returns a function that stops it. */
   onEvent(fn: (event: SlopEvent | ({ event: 'patch'; version: number; ops: number; changed: string[];
     added: string[]; removed: string[] } & Record<string, unknown>)) => void): () => void;
+  /**
+   * An LLM agent on this provider: the model sees the core's agent view (the state tail and the
+   * tool list the panel's Agent tab shows) and acts through this connection's invokes. Throws a
+   * TypeError when the endpoint config is wrong (kind, URL, model).
+   */
+  agent(options: AgentOptions): Agent;
   /** Unsubscribes, closes the WebSocket and frees the core's consumer. Idempotent. */
   close(): void;
+}
+
+/** An OpenAI-compatible (/v1/chat/completions) or Ollama (/api/chat) endpoint. */
+export interface AgentEndpoint {
+  kind: 'openai' | 'ollama';
+  /** http(s)://host:port[/path]; a trailing /v1 (openai) or /api (ollama) is taken off. */
+  baseUrl: string;
+  /** Sent only as "Authorization: Bearer <key>" to this endpoint; never in a trace, error or log. A local endpoint needs none. */
+  apiKey?: string | null;
+}
+
+export interface AgentOptions {
+  endpoint: AgentEndpoint;
+  model: string;
+  /** Model requests per run (1 to 100). Default 8. */
+  maxSteps?: number;
+  /** Run dangerous affordances without asking. Default false: refused unless confirm says yes. */
+  allowDangerous?: boolean;
+  /** 0 to 2; the endpoint's default when absent. */
+  temperature?: number;
+  /** The state text's budget in UTF-8 bytes (at least 512); longer state is cut at whole lines, and the trace says so. Default 65536. */
+  maxStateBytes?: number;
+  /** Tools offered per request, in the core's order (the top of the tree first); the trace and the model are told of a cut. Default 128 (OpenAI's limit). */
+  maxTools?: number;
+  /** Asked before a dangerous call; true runs it. */
+  confirm?: (call: AgentConfirmCall) => boolean | Promise<boolean>;
+}
+
+export interface AgentConfirmCall {
+  name: string;
+  path: string;
+  action: string;
+  params: unknown;
+  description: string;
+  provider: { id: string; name: string } | null;
+}
+
+export interface AgentRunOptions {
+  /** Stop: cancels the request in flight; the trace ends with outcome "stopped". */
+  signal?: AbortSignal;
+  confirm?: (call: AgentConfirmCall) => boolean | Promise<boolean>;
+  /** After each turn, with its row of the trace. */
+  onTurn?: (turn: AgentTurn) => void;
+  /** Before each request, with the turn's `sent`. */
+  onSent?: (turn: AgentTurn) => void;
+  /** The model's text as it streams. */
+  onDelta?: (text: string, turn: number) => void;
+}
+
+export interface Agent {
+  /** Runs a task; resolves with the trace whatever happened (outcome, error in words). */
+  run(task: string, options?: AgentRunOptions): Promise<AgentTrace>;
+  /** The endpoint's models (GET /v1/models or /api/tags). Rejects with an Error whose `kind` says why. */
+  models(): Promise<{ id: string }[]>;
+}
+
+export type AgentErrorKind = 'config' | 'not-connected' | 'unreachable' | 'auth' | 'rate-limit' | 'server' | 'no-tools'
+  | 'context' | 'not-found' | 'bad-request' | 'bad-response' | 'internal';
+
+export interface AgentToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them. */
+  arguments: string;
+  parsed?: unknown;
+  /** Why the arguments could not be read. */
+  error?: string;
+}
+
+export interface AgentCall {
+  id: string;
+  name: string;
+  /** From the core's resolve map; null for an unknown tool. */
+  path: string | null;
+  action: string | null;
+  params: unknown;
+  /** A dangerous call: whether it ran. */
+  confirmed?: boolean;
+  /** Why it was not sent (unknown tool, malformed arguments, params outside the schema, not confirmed, refused by the core). */
+  refused?: string;
+  /** The core's failures of the params check. */
+  paramErrors?: { code: string; path: (string | number)[]; message: string }[];
+  /** Sent, but Stop came before its result. */
+  pending?: boolean;
+  /** The core's answer (result, error, timeout or closed event). */
+  result: SlopEvent | null;
+  /** The mirror's version before the invoke and once its answer came: the History steps of its diff. */
+  versionBefore: number | null;
+  versionAfter: number | null;
+  /** With several providers: whose tool it was. */
+  provider?: string | null;
+}
+
+export interface AgentTurn {
+  i: number;
+  sent: {
+    stateBytes: number;
+    /** stateBytes / 4. */
+    stateTokensEst: number;
+    tools: number;
+    messages: number;
+    bodyBytes: number;
+    stateCut?: true;
+    stateTotalBytes?: number;
+    stateLinesLeftOut?: number;
+    toolsCut?: true;
+    /** The core's tool count before the cut. */
+    toolsTotal?: number;
+  } | null;
+  reply: { text: string; toolCalls: AgentToolCall[]; finish: string | null } | null;
+  calls: AgentCall[];
+  /** The whole turn. */
+  ms: number;
+  /** buildMs + routeMs: the loop's own work; modelMs: the request; invokeMs: the provider; confirmMs: the user. */
+  timing: { buildMs: number; modelMs: number; routeMs: number; invokeMs: number; confirmMs: number } | null;
+  usage: { promptTokens: number | null; completionTokens: number | null; totalTokens: number | null } | null;
+}
+
+export interface AgentTrace {
+  task: string;
+  model: string | null;
+  endpoint: { kind: 'openai' | 'ollama' | null; baseUrl: string | null };
+  providers: ({ id: string; name: string } | null)[];
+  startedAt: string;
+  maxSteps: number;
+  maxStateBytes: number;
+  maxTools: number;
+  turns: AgentTurn[];
+  outcome: 'answered' | 'step-limit' | 'stopped' | 'error';
+  error?: { kind: AgentErrorKind; message: string; retryAfter?: number };
 }
 
 /**

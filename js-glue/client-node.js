@@ -9,6 +9,7 @@ import { ConsumerSession } from './consumer-session.js';
 import { Status } from './session-status.js';
 import { providerApi, callProviderApi } from './provider-api.js';
 import { SlopProvider, SlopTestError, SlopTestCode } from './provider-node.js';
+import { runAgent, listModels, endpointProblem } from './agent.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
 
@@ -54,6 +55,29 @@ export class SlopClient extends SlopProvider {
   onEvent(fn) {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
+  }
+
+  /**
+   * An LLM agent on this provider (agent.js): it sees the core's agent view (state tail, tools) and
+   * acts through this connection's invokes. run(task) resolves with the trace, whatever happened.
+   * A dangerous affordance runs only with allowDangerous or a confirm callback that says yes.
+   * @param {import('./client-node.js').AgentOptions} options  (the types: client-node.d.ts)
+   * @returns {import('./client-node.js').Agent}
+   */
+  agent(options) {
+    const conn = this.#conn;
+    const { endpoint, model, maxSteps, allowDangerous = false, temperature, maxStateBytes, maxTools } = options ?? /** @type {any} */ ({});
+    /** @type {Record<string, unknown>} */
+    const config = { ...endpoint, model };
+    for (const [k, v] of Object.entries({ maxSteps, temperature, maxStateBytes, maxTools })) if (v !== undefined) config[k] = v;
+    const problem = endpointProblem(config);
+    if (problem) throw new TypeError(`agent(): ${problem}`);
+    const endpointConfig = /** @type {any} */ (config);
+    return Object.freeze({
+      run: (/** @type {string} */ task, /** @type {import('./client-node.js').AgentRunOptions} */ o = {}) =>
+        runAgent(conn, endpointConfig, task, { ...o, confirm: o.confirm ?? options.confirm, allowDangerous }),
+      models: () => listModels(endpointConfig),
+    });
   }
 
   /** Unsubscribes, closes the WebSocket and frees the core's consumer. Idempotent. */
