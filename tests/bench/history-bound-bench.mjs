@@ -8,7 +8,8 @@
 // one op per patch frame (path-bench's mix), each frame in a task of its own (the next one after a
 // setTimeout 0, so that the history's checkpoint slices run between frames as they do in the
 // worker). Per N, in one run:
-//   without   µs per frame: the core's receive + drain (mean, median)
+//   without   µs per frame: the core's receive + drain (mean, median), and the worst frame in ms
+//             (a garbage collection lands in some frame, with the history or without)
 //   with      the same plus the history (timeline input + events): mean, median, and the worst
 //             single frame's task
 //   slice     the longest task the history ran between frames (a checkpoint written ahead; wall
@@ -93,7 +94,7 @@ async function run(n, limits) {
       per.push((performance.now() - t0) * 1000);
       await nextTask();
     }
-    row.without = { mean: mean(per), median: median(per) };
+    row.without = { mean: mean(per), median: median(per), worstMs: Math.max(...per) / 1000 };
     c.free();
   }
   // With it.
@@ -142,12 +143,12 @@ function print(r) {
   const i = r.info;
   console.log(`${String(r.n).padEnd(8)} ${mb(r.text).padStart(9)} ${mb(r.bound).padStart(9)} ${mb(i.bytes).padStart(9)} ${(i.bytes <= r.bound ? 'yes' : 'NO').padStart(6)} `
     + `${String(i.steps).padStart(6)} ${String(i.dropped).padStart(7)} ${String(i.checkpoints.sliced).padStart(6)} ${String(i.checkpoints.blocking).padStart(6)} ${(i.noStates ? 'no' : 'yes').padStart(6)} | `
-    + `${f1(r.without.mean).padStart(6)} ${f1(r.without.median).padStart(6)} | ${f1(r.with.mean).padStart(6)} ${f1(r.with.median).padStart(6)} ${f1(r.with.worstMs).padStart(7)} ${f1(r.sliceMs).padStart(7)} ${f1(r.sliceCpuMs).padStart(6)} ${String(r.slicesOver).padStart(5)}/${String(r.slices).padEnd(6)} ${f1(r.snapshotMs).padStart(8)}`);
+    + `${f1(r.without.mean).padStart(6)} ${f1(r.without.median).padStart(6)} ${f1(r.without.worstMs).padStart(6)} | ${f1(r.with.mean).padStart(6)} ${f1(r.with.median).padStart(6)} ${f1(r.with.worstMs).padStart(7)} ${f1(r.sliceMs).padStart(7)} ${f1(r.sliceCpuMs).padStart(6)} ${String(r.slicesOver).padStart(5)}/${String(r.slices).padEnd(6)} ${f1(r.snapshotMs).padStart(8)}`);
 }
 
 console.log(`History against its bound, ${PATCHES.toLocaleString()} patches of one op, each frame its own task (bound: ${TIMELINE_LIMITS.steps} steps, ${mb(TIMELINE_LIMITS.bytes)})`);
-console.log('                                             within                    ahead  in-    states | without µs    | with history µs, worst ms         slices          snapshot');
-console.log('N             text     bound   history  bound  steps dropped  slices frame   kept | mean median  | mean median   frame   slice  (cpu) >10ms/all      task ms');
+console.log('                                             within                    ahead  in-    states | without µs, worst ms | with history µs, worst ms         slices          snapshot');
+console.log('N             text     bound   history  bound  steps dropped  slices frame   kept | mean median  frame | mean median   frame   slice  (cpu) >10ms/all      task ms');
 let biggestKept = null;
 for (const n of SIZES) {
   const r = await run(n, TIMELINE_LIMITS);
