@@ -2,7 +2,15 @@
 // people: Markdown for the panel's export and bug reports, plain lines for the terminal and for
 // test failures. Formatting only: the rules and the findings are the core's.
 
-/** Findings grouped by rule, MUST first, then by count. */
+/** @typedef {import('./provider-node.js').ConformanceReport} ConformanceReport  the core's report (slop_core.h) */
+/** @typedef {import('./provider-node.js').ConformanceRule} ConformanceRule */
+/** @typedef {import('./provider-node.js').ConformanceFinding} ConformanceFinding */
+
+/**
+ * Findings grouped by rule, MUST first, then by count.
+ * @param {ConformanceReport} report
+ * @returns {{rule: ConformanceRule, findings: ConformanceFinding[], count: number}[]}
+ */
 export function groupFindings(report) {
   const rules = new Map(report.rules.map((r) => [r.id, r]));
   const groups = new Map();
@@ -16,12 +24,15 @@ export function groupFindings(report) {
     (a.rule.severity === b.rule.severity ? 0 : a.rule.severity === 'MUST' ? -1 : 1) || b.count - a.count);
 }
 
-/** What was checked, in one line. */
+/** What was checked, in one line. @param {ConformanceReport} report */
 export function checkedLine(report) {
   return `${report.rules.length} rules checked over ${report.frames} frames and ${report.nodes} mirrored nodes`;
 }
 
-/** Plain lines (terminal, test failures): a summary, then each finding. */
+/**
+ * Plain lines (terminal, test failures): a summary, then each finding.
+ * @param {ConformanceReport} report @param {{frameChars?: number}} [o] @returns {string[]}
+ */
 export function reportLines(report, { frameChars = 160 } = {}) {
   const must = report.findings.filter((f) => f.severity === 'MUST').length;
   const lines = [`${must} MUST and ${report.findings.length - must} SHOULD findings; ${checkedLine(report)}` +
@@ -38,11 +49,12 @@ export function reportLines(report, { frameChars = 160 } = {}) {
   return lines;
 }
 
+/** @param {unknown} s */
 const mdCell = (s) => String(s ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /**
  * Markdown for a provider's author: what was checked, then one section per broken rule.
- * @param {object} report  the core's report
+ * @param {ConformanceReport} report
  * @param {{provider?: {id?: string, name?: string}, url?: string, at?: string}} [about]
  */
 export function reportMarkdown(report, { provider = null, url = null, at = new Date().toISOString() } = {}) {

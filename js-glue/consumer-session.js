@@ -34,13 +34,23 @@ export const NOT_CONNECTED = 'bad_state';
 /** A postMessage provider that has not said hello yet gets `connect` again after this. */
 const HELLO_WAIT_MS = 2000;
 
-/** The first subscription's state from core status() (ProviderInfo.sync). */
+/**
+ * @typedef {object} SyncState   the first subscription's state (ProviderInfo.sync)
+ * @property {'none'|'waiting'|'live'|'resyncing'|'stale'|'failed'} state   none: no subscription
+ * @property {{code: string, message: string}|null} reason   why it is not live
+ * @property {number|null} retryAt   when the core retries a stale subscription by itself
+ */
+
+/**
+ * The first subscription's state from core status() (ProviderInfo.sync).
+ * @param {any} st core status() or null @param {string|null} sub @returns {SyncState}
+ */
 function syncOf(st, sub) {
   const s = sub ? st?.subscriptions?.find((x) => x.sub === sub) : null;
   if (!s) return { state: 'none', reason: null, retryAt: null };
   const r = s.reason;
   return {
-    state: String(s.state),
+    state: /** @type {SyncState['state']} */ (String(s.state)), // the core's (slop_core.h)
     reason: s.state !== 'live' && r && typeof r === 'object'
       ? { code: String(r.code ?? ''), message: String(r.message ?? '') } : null,
     retryAt: typeof s.retry_at === 'number' ? s.retry_at : null,
@@ -49,7 +59,7 @@ function syncOf(st, sub) {
 
 /**
  * @typedef {object} SessionHost
- * @property {() => object} core                  the loaded SlopCore (js-glue/slop-core.js)
+ * @property {() => import('./slop-core.js').SlopCore} core  the loaded core
  * @property {(wsUrl: string) => Promise<string|null>} tokenFor
  * @property {typeof WebSocket} [WebSocket]       default: the global one
  */
@@ -69,24 +79,30 @@ export function sessionListeners() {
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-/** The bytes as text, or null when they are not UTF-8. */
+/** The bytes as text, or null when they are not UTF-8. @param {Uint8Array} bytes */
 function utf8Text(bytes) {
   try { return strictUtf8.decode(bytes); } catch { return null; }
 }
 
+/** @param {Set<Function>} set @param {...any} args */
 const emit = (set, ...args) => {
   for (const fn of set) {
     try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
   }
 };
 
+/** @typedef {import('./session-status.js').StatusValue} StatusValue */
+/** @typedef {import('./frame-log.js').LogEntry} LogEntry */
+/** @typedef {import('./reconnect-policy.js').ReconnectState} ReconnectState */
+
+/** @template {SessionHost} [H=SessionHost] what it needs from where it runs */
 export class ConsumerSession {
   /**
    * @param {object} o
    * @param {string} o.key                 ws URL or "postmessage"
-   * @param {{type: string, url?: string}} o.transport   {type: 'ws', url} or {type: 'postmessage'}
+   * @param {{type: 'ws'|'postmessage', url?: string}} o.transport   {type: 'ws', url} or {type: 'postmessage'}
    * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
-   * @param {SessionHost} o.host
+   * @param {H} o.host
    * @param {SessionListeners} [o.listeners]  where it reports (default: its own)
    */
   constructor(o) {
@@ -97,35 +113,53 @@ export class ConsumerSession {
     this.transport = o.transport;
     this.page = o.page ?? null;
 
+    /** @type {StatusValue} */
     this.status = Status.DISCOVERED;
     this.statusAt = Date.now();
     this.message = '';
+    /** @type {number|null} */
     this.retryAt = null;
     /** The first subscription's state as last read from the core (ProviderInfo.sync). */
     this.sync = syncOf(null, null);
     this.tokenSet = false;
+    /** @type {{id: string, name: string, slop_version: string}|null} */
     this.provider = null;
+    /** @type {string[]} */
     this.capabilities = [];
+    /** @type {string|null} */
     this.primarySub = null;
+    /** @type {LogEntry[]} */
     this.log = [];
-    /** Core events but patches, newest last, each with `at` (ms): what the test library reads. */
+    /**
+     * Core events but patches, newest last, each with `at` (ms): what the test library reads.
+     * @type {object[]}
+     */
     this.events = [];
 
+    /** @type {import('./slop-core.js').SlopConsumerT|null} */
     this.consumer = null;
+    /** @type {{isOpen: boolean, send(text: string): void, close(): void}|null} */
     this.wire = null;          // the open transport (WsTransport, or the page channel)
     this.attempt = 0;          // postMessage: connects without a hello since the last one
+    /** @type {ReturnType<typeof setTimeout>|null} */
     this.timer = null;
-    /** What the reconnect policy knows of how the last connections ended (reconnect-policy.js). */
+    /**
+     * What the reconnect policy knows of how the last connections ended (reconnect-policy.js).
+     * @type {ReconnectState}
+     */
     this.reconnectState = INITIAL_STATE;
     /**
      * The policy's last decision: {mode, delay, closedAt, seq} (closedAt: when the close was seen),
      * with `settled: true` once the mirror is live again (the status no longer tells of it).
+     * @type {{mode: 'restart'|'crash-loop'|'down', delay: number, closedAt: number, seq: number, settled?: boolean}|null}
      */
     this.reconnect = null;
+    /** @type {number|null} */
     this.liveAt = null;        // when the first subscription went live on this transport
     this.refusedInRestart = false; // a handshake failed with the server up, since the last restart
     this.disposed = false;
     this.stopped = false;      // a fatal error: no reconnect until retry()
+    /** @type {Map<string, {resolve: (event: any) => void}>} */
     this.pending = new Map();  // request id → {resolve}
     this.generation = 0;       // bumps on every connect(), to drop stale async results
   }
@@ -170,6 +204,7 @@ export class ConsumerSession {
     };
   }
 
+  /** @param {StatusValue} status @param {string} [message] @param {number|null} [retryAt] */
   #setStatus(status, message = '', retryAt = null) {
     if (status !== this.status) this.statusAt = Date.now();
     this.status = status;
@@ -187,6 +222,7 @@ export class ConsumerSession {
     return a.state !== b.state || a.retryAt !== b.retryAt || a.reason?.code !== b.reason?.code || a.reason?.message !== b.reason?.message;
   }
 
+  /** @param {any} st core status() or null */
   #noteSync(st) {
     const sync = syncOf(st, this.primarySub);
     this.sync = sync;
@@ -209,6 +245,7 @@ export class ConsumerSession {
   /**
    * Stops where it stands and shows why (the extension: not approved): no transport, no mirror,
    * no provider, until start() again.
+   * @param {StatusValue} status @param {string} message
    */
   halt(status, message) {
     this.#disconnect();
@@ -267,6 +304,7 @@ export class ConsumerSession {
   /**
    * A frame from the provider (WebSocket message, or verified postMessage via the content script):
    * its text, or a binary frame's bytes. The core reads either and refuses what is not UTF-8 JSON.
+   * @param {string|Uint8Array} frame
    */
   receive(frame) {
     if (this.disposed || !this.consumer) return;
@@ -307,6 +345,7 @@ export class ConsumerSession {
     if ((recheck && this.#refreshSync()) || snapshot) emit(this.listeners.change, this);
   }
 
+  /** @param {number} now */
   tick(now) {
     if (!this.consumer || this.disposed) return;
     this.consumer.tick(now);
@@ -355,17 +394,22 @@ export class ConsumerSession {
    */
   reconnectNow() {
     if (this.disposed || this.stopped || !this.timer || this.isPostMessage) return Promise.resolve();
-    if (![Status.RECONNECTING, Status.UNREACHABLE].includes(this.status)) return Promise.resolve();
+    if (this.status !== Status.RECONNECTING && this.status !== Status.UNREACHABLE) return Promise.resolve();
     return this.retry();
   }
 
   // --------------------------------------------------------------------------- requests
 
+  /** @param {string} id @returns {Promise<any>} the core's event that answers it */
   #track(id) {
     return new Promise((resolve) => this.pending.set(id, { resolve }));
   }
 
-  /** Resolves with the core's terminal event for the invoke (result, error, timeout, closed). */
+  /**
+   * Resolves with the core's terminal event for the invoke (result, error, timeout, closed).
+   * @param {string} path @param {string} action @param {object} [params]
+   * @returns {Promise<{requestId: string, event: any}>}
+   */
   invoke(path, action, params) {
     const id = this.#live().invoke(path, action, params, Date.now());
     const p = this.#track(id);
@@ -374,6 +418,7 @@ export class ConsumerSession {
     return p.then((event) => ({ requestId: id, event }));
   }
 
+  /** @param {object} options {path, depth, max_nodes, filter, window} @returns {Promise<{requestId: string, event: any}>} */
   query(options) {
     const id = this.#live().query(options, Date.now());
     const p = this.#track(id);
@@ -381,7 +426,10 @@ export class ConsumerSession {
     return p.then((event) => ({ requestId: id, event }));
   }
 
-  /** Compares a subscription's mirror with the provider's state; resolves with {requestId, event} (drift, error, timeout, closed). */
+  /**
+   * Compares a subscription's mirror with the provider's state; resolves with {requestId, event} (drift, error, timeout, closed).
+   * @param {string} [sub] @returns {Promise<{requestId: string, event: any}>}
+   */
   checkDrift(sub = this.primarySub) {
     const id = this.#live().checkDrift(sub, Date.now());
     const p = this.#track(id);
@@ -389,6 +437,7 @@ export class ConsumerSession {
     return p.then((event) => ({ requestId: id, event }));
   }
 
+  /** @param {object} options {path, depth, max_nodes, filter} @returns {string} the subscription id */
   subscribe(options) {
     const sub = this.#live().subscribe(options, Date.now());
     this.pump();
@@ -396,6 +445,7 @@ export class ConsumerSession {
     return sub;
   }
 
+  /** @param {string} sub */
   unsubscribe(sub) {
     this.#live().unsubscribe(sub, Date.now());
     this.pump();
@@ -409,6 +459,7 @@ export class ConsumerSession {
 
   // ----------------------------------------------------------------------------- private
 
+  /** @param {any} ev a core event (slop_core.h) */
   #handleEvent(ev) {
     if (ev.event !== 'patch') {
       // A query's tree goes to its caller, not into this list (it may be megabytes).
@@ -448,6 +499,7 @@ export class ConsumerSession {
     emit(this.listeners.coreEvent, this, ev);
   }
 
+  /** @param {number} gen */
   #helloMissing(gen) {
     if (this.disposed || gen !== this.generation || this.provider) return;
     this.attempt++;
@@ -460,6 +512,7 @@ export class ConsumerSession {
     });
   }
 
+  /** @param {import('./ws-transport.js').CloseInfo} info @param {number} gen */
   async #wsClosed(info, gen) {
     const closedAt = Date.now();
     const liveMs = this.liveAt === null ? null : closedAt - this.liveAt;
@@ -474,6 +527,7 @@ export class ConsumerSession {
       this.#setStatus(Status.ERROR, info.message);
       return;
     }
+    /** @type {StatusValue} */
     let status = Status.RECONNECTING;
     let message = info.message;
     if (info.kind === 'subprotocol') {
@@ -502,6 +556,10 @@ export class ConsumerSession {
     this.#scheduleReconnect(status, message, { opened: info.opened, liveMs, refused: status === Status.AUTH_FAILED }, closedAt);
   }
 
+  /**
+   * @param {StatusValue} status @param {string} message
+   * @param {{opened: boolean, liveMs: number|null, refused?: boolean}} run @param {number} closedAt
+   */
   #scheduleReconnect(status, message, run, closedAt) {
     this.reconnectState = noteEnd(this.reconnectState, run);
     const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: isLoopbackUrl(this.transport.url) });
@@ -522,6 +580,7 @@ export class ConsumerSession {
     }
   }
 
+  /** @param {'in'|'out'} dir @param {string|Uint8Array} frame @param {string} [type] */
   #logFrame(dir, frame, type = undefined) {
     const entry = logEntry(dir, frame, type);
     this.log.push(entry);

@@ -6,15 +6,23 @@ export const FRAME_LOG = Object.freeze({ entries: 300, textMax: 16384 });
 
 const encoder = new TextEncoder();
 const ASCII = /^[\x00-\x7f]*$/;
+/** @param {string} s */
 function utf8Length(s) {
   if (ASCII.test(s)) return s.length; // most frames: no copy to count them
   return s.length < 4096 ? encoder.encode(s).length : Math.round(s.length * 1.1); // estimate for big frames
 }
 
 /**
+ * @typedef {{dir: 'in'|'out', t: number, type: string, size: number, text: string, truncated: boolean}} LogEntry
+ *   size: in UTF-8 bytes (estimated for big frames); text: cut at FRAME_LOG.textMax
+ */
+
+/**
  * A log entry for one frame. `type`: the frame's "type" as the core read it when it took the
  * frame (SlopConsumer.frameType(), "" for none), so the log never parses a frame again; without
  * it (frames the core wrote) the type is read here, for display only.
+ * @param {'in'|'out'} dir @param {string|Uint8Array} text @param {string} [type]
+ * @returns {LogEntry}
  */
 export function logEntry(dir, text, type = undefined) {
   if (typeof type === 'string') type = type || '?';

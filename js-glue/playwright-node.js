@@ -24,13 +24,19 @@ const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 export const extensionPath = fs.existsSync(path.join(PACKAGE_ROOT, 'build/extension/manifest.json'))
   ? path.join(PACKAGE_ROOT, 'build/extension') : PACKAGE_ROOT;
 
-/** Chromium for Playwright: $CHROMIUM, else Debian's /usr/bin/chromium when present, else Playwright's own. */
+/**
+ * Chromium for Playwright: $CHROMIUM, else Debian's /usr/bin/chromium when present, else Playwright's own.
+ * @returns {string|undefined}
+ */
 export function defaultExecutablePath() {
   if (process.env.CHROMIUM) return process.env.CHROMIUM;
   return fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
 }
 
-/** The Chromium arguments that load the extension: add them to your own launchPersistentContext. */
+/**
+ * The Chromium arguments that load the extension: add them to your own launchPersistentContext.
+ * @param {string} [extDir] @returns {string[]}
+ */
 export function slopLaunchArgs(extDir = extensionPath) {
   return [
     `--disable-extensions-except=${extDir}`,
@@ -45,9 +51,16 @@ export function slopLaunchArgs(extDir = extensionPath) {
   ];
 }
 
+/** @typedef {import('playwright-core').BrowserContext} BrowserContext */
+
+/** @param {import('playwright-core').Worker} w */
 const isExtensionWorker = (w) => w.url().startsWith('chrome-extension://');
 
-/** The extension's service worker that runs now (waits for one to start). */
+/**
+ * The extension's service worker that runs now (waits for one to start).
+ * @param {BrowserContext} context @param {number} [timeout] ms
+ * @returns {Promise<import('playwright-core').Worker>}
+ */
 export async function currentWorker(context, timeout = 10_000) {
   const live = context.serviceWorkers().filter(isExtensionWorker);
   if (live.length) return live.at(-1);
@@ -60,6 +73,10 @@ const STALE_WORKER = /Target (page, context or browser )?(has been )?closed|Exec
 /**
  * worker.evaluate(fn, arg) on the extension's current service worker, retried while a restarting
  * worker makes the handle stale; any other error is thrown at once.
+ * @template A, R
+ * @param {BrowserContext} context @param {import('playwright-core/types/structs').PageFunction<A, R>} fn @param {A} [arg]
+ * @param {number} [timeout] ms
+ * @returns {Promise<R>}
  */
 export async function workerEval(context, fn, arg, timeout = 10_000) {
   const deadline = Date.now() + timeout;
@@ -77,8 +94,8 @@ export async function workerEval(context, fn, arg, timeout = 10_000) {
 /**
  * Stores tokens and approvals in the extension, as its options page and popup would. Tokens are
  * never printed, and never readable back from the extension.
- * @param {import('playwright-core').BrowserContext} context
- * @param {{tokens?: Record<string, string>, approvals?: string[]}} options
+ * @param {BrowserContext} context
+ * @param {{tokens?: Record<string, string>, approvals?: string[]}} [options]
  */
 export async function configureSlop(context, { tokens = {}, approvals = [] } = {}) {
   for (const [origin, token] of Object.entries(tokens)) {
@@ -122,7 +139,7 @@ export async function launchWithSlop(options = {}) {
   return context;
 }
 
-/** Why a provider is not ready yet, in words, from its ProviderInfo. */
+/** Why a provider is not ready yet, in words, from its ProviderInfo. @param {any} p */
 function describe(p) {
   const who = p.provider?.name ? `"${p.provider.name}" (${p.key})` : p.key;
   const sync = p.status === 'connected' ? `, mirror ${p.sync.state}${p.sync.reason ? `: ${p.sync.reason.message}` : ''}` : '';
@@ -136,6 +153,7 @@ const STUCK = new Map([
   ['error', SlopTestCode.PROTOCOL_ERROR],
 ]);
 
+/** @param {any} p ProviderInfo @param {{id?: string, name?: string, url?: string}} selector */
 function matchesSelector(p, { id, name, url }) {
   if (id !== undefined && p.provider?.id !== id) return false;
   if (name !== undefined && p.provider?.name !== name) return false;
@@ -158,10 +176,11 @@ export class Slop {
   /**
    * The tab showing page, by URL (the page may have changed its hash since the extension saw it),
    * or null; throws when several tabs show the same URL.
+   * @param {import('playwright-core').Page} page
    */
   async #tabOf(page) {
     const url = page.url();
-    const noHash = (u) => String(u).split('#')[0];
+    const noHash = (/** @type {string} */ u) => String(u).split('#')[0];
     const all = await this.tabs();
     let tabs = all.filter((t) => t.pageUrl === url);
     if (tabs.length === 0) tabs = all.filter((t) => noHash(t.pageUrl) === noHash(url));
@@ -171,7 +190,7 @@ export class Slop {
     return tabs[0] ?? null;
   }
 
-  /** The providers the extension found on page (ProviderInfo[]; empty before discovery). */
+  /** The providers the extension found on page (ProviderInfo[]; empty before discovery). @param {import('playwright-core').Page} page */
   async providers(page) {
     return (await this.#tabOf(page))?.providers ?? [];
   }
@@ -217,7 +236,8 @@ export class Slop {
   }
 
   /** err, with the core's conformance report as err.conformance when the provider answered at all
-   * (a bad hello, a refused snapshot: the rule it broke, and `not_live`, why it never went live). */
+   * (a bad hello, a refused snapshot: the rule it broke, and `not_live`, why it never went live).
+   * @param {SlopTestError} err @param {any} tab @param {any} hit ProviderInfo */
   async #withConformance(err, tab, hit) {
     if (!tab || !hit) return err;
     try {
@@ -227,6 +247,10 @@ export class Slop {
     return err;
   }
 
+  /**
+   * @param {import('playwright-core').Page} page @param {string} wanted @param {number} timeout
+   * @param {any} tab @param {{id?: string, name?: string, url?: string}} sel
+   */
   #timeoutError(page, wanted, timeout, tab, sel) {
     const head = `timed out after ${timeout} ms waiting for ${wanted} on ${page.url()}`;
     if (!tab) {
@@ -251,8 +275,10 @@ export class Slop {
     return new SlopTestError(code, `${head}: ${describe(hit)}${hint}`, { status: hit.status });
   }
 
+  /** @param {number} tabId @param {any} info ProviderInfo */
   #handle(tabId, info) {
     const context = this.context;
+    /** @type {(method: string, ...args: unknown[]) => Promise<any>} */
     const call = (method, ...args) =>
       workerEval(context, ([t, k, m, a]) => globalThis.slopInspector.call(t, k, m, a), [tabId, info.key, method, args]);
     const label = info.provider?.name ? `provider "${info.provider.name}" (${info.key})` : `provider ${info.key}`;
@@ -279,7 +305,10 @@ export function withSlop(test, options = {}) {
   });
 }
 
-/** Polls check() until it passes (or, under .not, fails) or the timeout ends; the last outcome. */
+/**
+ * Polls check() until it passes (or, under .not, fails) or the timeout ends; the last outcome.
+ * @param {() => Promise<{pass: boolean}>} check @param {boolean} isNot @param {number} timeout
+ */
 async function poll(check, isNot, timeout) {
   const deadline = Date.now() + timeout;
   for (;;) {
@@ -289,6 +318,7 @@ async function poll(check, isNot, timeout) {
   }
 }
 
+/** @param {unknown} received @param {string} matcher */
 function asProvider(received, matcher) {
   if (!(received instanceof SlopProvider)) {
     throw new TypeError(`${matcher}: expected a SLOP provider (from slop.provider() or connect()), got ${typeof received}`);
@@ -296,7 +326,10 @@ function asProvider(received, matcher) {
   return received;
 }
 
-/** A failing assertion's message, with the nearest part of the tree (read now: messages are synchronous). */
+/**
+ * A failing assertion's message, with the nearest part of the tree (read now: messages are synchronous).
+ * @param {SlopProvider} provider @param {boolean} pass @param {boolean} isNot @param {string} nodePath @param {string} message
+ */
 async function failureText(provider, pass, isNot, nodePath, message) {
   if (pass !== isNot) return message; // the assertion holds: the text is never shown
   return (await provider.failure(SlopTestCode.NOT_FOUND, message, nodePath)).message;
@@ -307,10 +340,17 @@ async function failureText(provider, pass, isNot, nodePath, message) {
  * (expect's, or {timeout}), like Playwright's own web-first assertions:
  *   await expect(app).toHaveSlopNode('/inbox/msg-1', { properties: { unread: false } });
  *   await expect(app).toHaveAffordance('/inbox/msg-1', 'archive');
+ * `this` is expect's matcher state.
  */
+/** @typedef {{isNot: boolean, timeout?: number}} MatcherState */
 export const slopMatchers = {
+  /**
+   * @this {MatcherState} @param {unknown} received @param {string} nodePath @param {unknown} [partial]
+   * @param {{timeout?: number}} [o]
+   */
   async toHaveSlopNode(received, nodePath, partial = undefined, { timeout } = {}) {
     const provider = asProvider(received, 'toHaveSlopNode');
+    /** @type {import('./provider-node.js').SlopNodeView|null} */
     let node = null;
     const { pass } = await poll(async () => {
       node = await provider.node(nodePath);
@@ -321,8 +361,10 @@ export const slopMatchers = {
       `expected ${this.isNot ? 'no ' : ''}${what} at ${nodePath}; it is ${node ? JSON.stringify(node).slice(0, 400) : 'absent'}`);
     return { pass, name: 'toHaveSlopNode', expected: partial, actual: node, message: () => text };
   },
+  /** @this {MatcherState} @param {unknown} received @param {string} nodePath @param {string} action @param {{timeout?: number}} [o] */
   async toHaveAffordance(received, nodePath, action, { timeout } = {}) {
     const provider = asProvider(received, 'toHaveAffordance');
+    /** @type {import('./provider-node.js').SlopNodeView|null} */
     let node = null;
     const { pass } = await poll(async () => {
       node = await provider.node(nodePath);
@@ -336,6 +378,7 @@ export const slopMatchers = {
   /**
    * The provider has no conformance finding beyond the rules in `allow` (rule ids), or none of
    * severity MUST when {severity: 'MUST'}. Not retried: the report is what was seen so far.
+   * @this {MatcherState} @param {unknown} received @param {{allow?: string[], severity?: 'MUST'|'SHOULD'}} [o]
    */
   async toConformToSlop(received, { allow = [], severity = 'SHOULD' } = {}) {
     const provider = asProvider(received, 'toConformToSlop');

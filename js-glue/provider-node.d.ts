@@ -166,6 +166,8 @@ export const SlopTestCode: Readonly<{
  * unexpected node, shows the nearest existing part of the tree.
  */
 export class SlopTestError extends Error {
+  /** `details` become fields of the error (path, status, event...). */
+  constructor(code: SlopTestCodeName, message: string, details?: Record<string, unknown>);
   name: 'SlopTestError';
   code: SlopTestCodeName;
   /** The node path the failure is about, when there is one. */
@@ -187,6 +189,11 @@ export function stableText(tree: SlopNode | null, options?: StableTextOptions): 
 export function matchesPartial(have: unknown, want: unknown): boolean;
 
 export class SlopProvider {
+  /**
+   * Made by slop.provider() and connect(), not by user code: `call(method, ...args)` runs the
+   * method of js-glue/provider-api.js where the connection lives.
+   */
+  constructor(call: (method: string, ...args: unknown[]) => Promise<any>, label: string);
   /** How failure messages name this provider, e.g. `provider "Acme Mail" (ws://…)`. */
   readonly label: string;
   /** The connection's status and provider identity. */

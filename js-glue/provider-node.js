@@ -33,7 +33,10 @@ export class SlopTestError extends Error {
   }
 }
 
-/** meta fields the spec calls volatile ("changed": cleared on the next patch cycle). */
+/**
+ * meta fields the spec calls volatile ("changed": cleared on the next patch cycle).
+ * @type {readonly string[]}
+ */
 export const VOLATILE_FIELDS = Object.freeze(['meta.changed']);
 
 /**
@@ -42,17 +45,20 @@ export const VOLATILE_FIELDS = Object.freeze(['meta.changed']);
  * them; children in the provider's order. `ignore` removes fields ("meta.changed",
  * "properties.updated_at"); `replace` maps a field to a fixed text (say "<time>").
  * @param {object|null} tree  SLOP node JSON (provider.tree())
- * @param {{ignore?: string[], replace?: Record<string, string>}} [options]
+ * @param {{ignore?: readonly string[], replace?: Record<string, string>}} [options]
+ * @returns {string}
  */
 export function stableText(tree, { ignore = VOLATILE_FIELDS, replace = {} } = {}) {
   if (!tree) return '(no node)\n';
   const ignored = new Set(ignore);
   const lines = [];
+  /** @param {any} v @returns {any} */
   const sortKeys = (v) => {
     if (Array.isArray(v)) return v.map(sortKeys);
     if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
     return v;
   };
+  /** @param {any} node @param {string} indent */
   const walk = (node, indent) => {
     lines.push(`${indent}${node.id ?? '?'} (${node.type ?? '?'})`);
     for (const field of ['properties', 'meta']) {
@@ -77,7 +83,10 @@ export function stableText(tree, { ignore = VOLATILE_FIELDS, replace = {} } = {}
   return `${lines.join('\n')}\n`;
 }
 
-/** The deepest existing ancestor of `path` ("/" at worst) and its tree two levels deep, as text. */
+/**
+ * The deepest existing ancestor of `path` ("/" at worst) and its tree two levels deep, as text.
+ * @param {ProviderCall} call @param {string} path @returns {Promise<{at: string|null, text: string}>}
+ */
 async function nearest(call, path) {
   const parts = String(path).split('/').filter(Boolean);
   for (let n = parts.length; n >= 0; n--) {
@@ -92,7 +101,10 @@ async function nearest(call, path) {
   return { at: null, text: '(the mirror is empty)' };
 }
 
-/** Deep partial match: every key of `want` is in `have` with an equal value (arrays exactly). */
+/**
+ * Deep partial match: every key of `want` is in `have` with an equal value (arrays exactly).
+ * @param {any} have @param {any} want @returns {boolean}
+ */
 export function matchesPartial(have, want) {
   if (want === undefined) return true;
   if (Array.isArray(want)) return Array.isArray(have) && have.length === want.length && want.every((w, i) => matchesPartial(have[i], w));
@@ -102,15 +114,20 @@ export function matchesPartial(have, want) {
   return Object.is(have, want);
 }
 
+/** @param {any} node */
 const exists = (node) => node !== null;
+/** @param {number} ms */
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** @typedef {(method: string, ...args: any[]) => Promise<any>} ProviderCall  runs provider-api.js */
+/** @typedef {{sub?: string}} SubOption  which subscription (default: the first) */
 
 export class SlopProvider {
   #call;
   #label;
 
   /**
-   * @param {(method: string, ...args: any[]) => Promise<any>} call  runs provider-api.js
+   * @param {ProviderCall} call
    * @param {string} label  how failure messages name this provider
    */
   constructor(call, label) {
@@ -122,19 +139,27 @@ export class SlopProvider {
   get label() { return this.#label; }
 
   info() { return this.#call('info'); }
-  /** @param {string} [path] @param {number} [depth] -1: everything */
+  /** @param {string} [path] @param {number} [depth] -1: everything @param {SubOption} [o] */
   tree(path = '/', depth = -1, { sub } = {}) { return this.#call('tree', path, depth, sub); }
-  /** The node view at path (no children; child_ids and path added), or null. */
+  /** The node view at path (no children; child_ids and path added), or null. @param {string} path @param {SubOption} [o] */
   node(path, { sub } = {}) { return this.#call('node', path, sub); }
-  /** The core's canonical tree text. */
+  /** The core's canonical tree text. @param {SubOption} [o] */
   text({ sub } = {}) { return this.#call('text', sub); }
-  /** stableText() of the tree at path: for toMatchSnapshot. */
+  /**
+   * stableText() of the tree at path: for toMatchSnapshot.
+   * @param {string} [path] @param {Parameters<typeof stableText>[1] & SubOption} [options]
+   */
   async snapshot(path = '/', options = {}) { return stableText(await this.tree(path, -1, options), options); }
+  /** @param {SubOption} [o] */
   tools({ sub } = {}) { return this.#call('tools', sub); }
+  /** @param {{since?: number}} [o] */
   events({ since = 0 } = {}) { return this.#call('events', since); }
   frames() { return this.#call('frames'); }
+  /** @param {object} [options] {path, depth, max_nodes, filter} */
   subscribe(options = {}) { return this.#call('subscribe', options); }
+  /** @param {string} sub */
   unsubscribe(sub) { return this.#call('unsubscribe', sub); }
+  /** @param {string} [sub] */
   subscription(sub) { return this.#call('subscription', sub); }
   /** The core's conformance report: every rule checked, and where this provider breaks them. */
   conformance() { return this.#call('conformance'); }
@@ -143,6 +168,7 @@ export class SlopProvider {
    * version: resolves with the core's drift event {status: "same"|"differs"|"inconclusive",
    * version, count, differences: [{path, mirror?, provider?}]}. Each difference is also a "drift"
    * conformance finding. Throws SlopTestError on a provider error, a timeout or a closed connection.
+   * @param {SubOption} [o]
    */
   async checkDrift({ sub } = {}) {
     const { requestId, event } = await this.#send(SlopTestCode.QUERY_FAILED, 'drift check', 'checkDrift', sub);
@@ -153,6 +179,8 @@ export class SlopProvider {
   /**
    * Polls the node at path until predicate(node) is truthy (default: the node exists); returns
    * the node. The predicate also sees null while the node is absent.
+   * @param {string} path @param {(node: any) => unknown} [predicate]
+   * @param {{timeout?: number, interval?: number} & SubOption} [o]
    */
   async waitFor(path, predicate = exists, { timeout = 5000, interval = 50, sub } = {}) {
     const deadline = Date.now() + timeout;
@@ -172,6 +200,8 @@ export class SlopProvider {
    * Invokes an affordance and waits for its result. A dangerous affordance is refused unless
    * confirmDangerous is true. Returns {status: "ok"|"accepted", data, taskId, requestId}; throws
    * SlopTestError on an error result, a provider error, a timeout or a closed connection.
+   * @param {string} path @param {string} action @param {unknown} [params]
+   * @param {{confirmDangerous?: boolean}} [o]
    */
   async invoke(path, action, params = undefined, { confirmDangerous = false } = {}) {
     const node = await this.node(path);
@@ -193,14 +223,21 @@ export class SlopProvider {
     throw this.#requestFailure(SlopTestCode.INVOKE_FAILED, `invoke "${action}" on ${path}`, event, { path, action, requestId });
   }
 
-  /** A one-off read of the provider's state (not mirrored); returns the core's query event. */
+  /**
+   * A one-off read of the provider's state (not mirrored); returns the core's query event.
+   * @param {{path?: string, depth?: number, max_nodes?: number, filter?: object, window?: [number, number]}} [options]
+   */
   async query(options = {}) {
     const { requestId, event } = await this.#send(SlopTestCode.QUERY_FAILED, `query of ${options.path ?? '/'}`, 'query', options);
     if (event.event === 'query') return event;
     throw this.#requestFailure(SlopTestCode.QUERY_FAILED, `query of ${options.path ?? '/'}`, event, { requestId });
   }
 
-  /** Sends a request; the core refusing it (params outside the schema, not connected) becomes a SlopTestError. */
+  /**
+   * Sends a request; the core refusing it (params outside the schema, not connected) becomes a SlopTestError.
+   * @param {string} code @param {string} what @param {string} method @param {...any} args
+   * @returns {Promise<{requestId: string, event: any}>}
+   */
   async #send(code, what, method, ...args) {
     try {
       return await this.#call(method, ...args);
@@ -211,6 +248,7 @@ export class SlopProvider {
     }
   }
 
+  /** @param {string} code @param {string} what @param {any} event @param {object} details */
   #requestFailure(code, what, event, details) {
     if (event.event === 'timeout') return new SlopTestError(SlopTestCode.TIMEOUT, `${this.#label}: ${what}: no answer in time`, { ...details, event });
     if (event.event === 'closed') return new SlopTestError(SlopTestCode.CLOSED, `${this.#label}: ${what}: the connection closed first`, { ...details, event });
@@ -219,7 +257,10 @@ export class SlopProvider {
       { ...details, event, providerCode: err.code ?? null });
   }
 
-  /** A SlopTestError naming the provider and the path, with the nearest part of the tree. */
+  /**
+   * A SlopTestError naming the provider and the path, with the nearest part of the tree.
+   * @param {string} code @param {string} message @param {string} path
+   */
   async failure(code, message, path) {
     const near = await nearest(this.#call, path);
     return new SlopTestError(code,

@@ -31,12 +31,13 @@ export const POLICY = Object.freeze({
 
 /** @typedef {{restarted: boolean, crashes: number, failures: number}} ReconnectState */
 
-/** No connection yet. */
+/** No connection yet. @type {Readonly<ReconnectState>} */
 export const INITIAL_STATE = Object.freeze({ restarted: false, crashes: 0, failures: 0 });
 
 /**
  * Is the URL's host this machine (127.0.0.0/8, ::1, localhost)? Only the literal forms: a name
  * that resolves to loopback is not known here.
+ * @param {string} url @returns {boolean}
  */
 export function isLoopbackUrl(url) {
   let host;
@@ -76,7 +77,10 @@ export function noteUserRetry(state) {
   return { ...state, failures: 0 };
 }
 
-/** "Equal jitter": between half and all of the step, so tabs do not dial in step. */
+/**
+ * "Equal jitter": between half and all of the step, so tabs do not dial in step.
+ * @param {number} step @param {() => number} random
+ */
 function jittered(step, random) {
   return Math.round(step / 2 + random() * (step / 2));
 }
@@ -84,6 +88,8 @@ function jittered(step, random) {
 /**
  * Plain exponential back-off for attempt `attempt` (0-based), from baseMs, capped at capMs,
  * jittered (the desktop bridge's, which has no restarts to tell apart).
+ * @param {number} attempt @param {{baseMs?: number, capMs?: number, random?: () => number}} [o]
+ * @returns {number}
  */
 export function backoffDelay(attempt, { baseMs = POLICY.BASE_MS, capMs = POLICY.CAP_MS, random = Math.random } = {}) {
   return jittered(Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30)), random);
@@ -97,7 +103,8 @@ export function backoffDelay(attempt, { baseMs = POLICY.BASE_MS, capMs = POLICY.
  *   step: the un-jittered step (delay is within [step/2, step])
  */
 export function reconnectDelay(state, { loopback, random = Math.random }) {
-  const pow = (n) => 2 ** Math.min(Math.max(n, 0), 30);
+  const pow = (/** @type {number} */ n) => 2 ** Math.min(Math.max(n, 0), 30);
+  /** @type {'restart'|'crash-loop'|'down'} */
   let mode;
   let step;
   if (state.crashes > 0) {

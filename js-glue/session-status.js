@@ -21,3 +21,4 @@ export const Status = Object.freeze({
   /** Stopped: a fatal protocol error, or a transport that could not be made. */
   ERROR: 'error',
 });
+/** @typedef {typeof Status[keyof typeof Status]} StatusValue */

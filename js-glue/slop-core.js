@@ -22,6 +22,7 @@ export const SlopCode = Object.freeze({
   OK: 0, E_ARG: -1, E_CAPABILITY: -2, E_PARAMS: -3, E_NOT_FOUND: -4,
   E_STATE: -5, E_LIMIT: -6, E_NOMEM: -7,
 });
+/** @type {Map<number, string>} */
 const CODE_NAMES = new Map(Object.entries(SlopCode).map(([k, v]) => [v, k]));
 
 /** A call refused by the core. `code` is a slop_code (negative), `codeName` e.g. "E_PARAMS". */
@@ -47,7 +48,7 @@ export class SlopError extends Error {
 /**
  * @typedef {object} SlopCore
  * @property {ReturnType<typeof makeConsumerClass>['SlopConsumer']} SlopConsumer
- * @property {(schema: any, params: any) => (string|null)} validateParams
+ * @property {(schema: any, params: any) => (ParamsFailure[]|null)} validateParams
  * @property {(text: string) => any} parseDescriptor
  * @property {(content: string, pageUrl: string) => any} parseMeta
  * @property {(pageUrl: string, targetUrl: string) => any} classifyTarget
@@ -55,7 +56,11 @@ export class SlopError extends Error {
  * @property {ReturnType<typeof makeRelayClass>} SlopRelay
  * @property {(kind: string, requestId: string, code: string, message: string) => object} relayRefusal
  * @property {() => string} version
+ * @property {() => number} heapBytes
  */
+/** @typedef {{code: string, path: Array<string|number>, message: string}} ParamsFailure */
+/** @typedef {import('../dist/slop_core.mjs').SlopCoreModule} SlopCoreModule */
+/** @typedef {ReturnType<typeof makeMemory>} Memory */
 /** @typedef {InstanceType<ReturnType<typeof makeConsumerClass>['SlopConsumer']>} SlopConsumerT */
 
 // Field order and sizes of struct slop_limits (wasm32: size_t and unsigned are 4 bytes).
@@ -76,7 +81,7 @@ export async function loadSlopCore(options = {}) {
   const mem = makeMemory(M);
   const { SlopConsumer, pointerOf } = makeConsumerClass(M, mem);
 
-  /** Copies a free-standing result and releases it with slop_free. */
+  /** Copies a free-standing result and releases it with slop_free. @param {number} ptr */
   const freeResult = (ptr) => {
     if (!ptr) return null;
     try { return M.UTF8ToString(ptr); } finally { M._slop_free(ptr); }
@@ -89,6 +94,7 @@ export async function loadSlopCore(options = {}) {
      * The provider-style answer to a relayed request refused before it reached the provider
      * (slop_relay_refusal): a result for an invoke, an error message for the rest (requestId null:
      * one without an id, refusing the relay itself).
+     * @param {string} kind @param {string|null} requestId @param {string} code @param {string} message
      * @returns {object}
      */
     relayRefusal(kind, requestId, code, message) {
@@ -97,7 +103,7 @@ export async function loadSlopCore(options = {}) {
     },
     /**
      * @param {any} schema affordance params schema @param {any} params (undefined: NULL to the core)
-     * @returns {Array<{code: string, path: Array<string|number>, message: string}>|null} null when
+     * @returns {ParamsFailure[]|null} null when
      *   params fit the schema, else every failure, its path as data (slop_validate_params).
      */
     validateParams(schema, params) {
@@ -105,20 +111,26 @@ export async function loadSlopCore(options = {}) {
         freeResult(M._slop_validate_params(s.ptr, s.len, p.ptr, p.len)));
       return text === null ? null : JSON.parse(text).errors;
     },
-    /** @returns {{ok: boolean, descriptor?: any, error?: string}} */
+    /** @param {string} text @returns {{ok: boolean, descriptor?: any, error?: string}} */
     parseDescriptor(text) {
       return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_parse_descriptor(t.ptr, t.len))));
     },
-    /** @returns {{ok: boolean, transport?: {type: string, url?: string}, error?: string}} */
+    /**
+     * @param {string} content @param {string} pageUrl
+     * @returns {{ok: boolean, transport?: {type: string, url?: string}, error?: string}}
+     */
     parseMeta(content, pageUrl) {
       return JSON.parse(mem.withStrings([content, pageUrl], ([c, u]) => freeResult(M._slop_parse_meta(c.ptr, u.ptr))));
     },
-    /** @returns {{classification: string, page_origin: string|null, approval_key: string}} */
+    /**
+     * @param {string} pageUrl @param {string} targetUrl
+     * @returns {{classification: 'same-origin'|'cross-origin', page_origin: string|null, approval_key: string}}
+     */
     classifyTarget(pageUrl, targetUrl) {
       return JSON.parse(mem.withStrings([pageUrl, targetUrl], ([p, t]) =>
         freeResult(M._slop_classify_target(p.ptr, t.ptr))));
     },
-    /** @param {SlopConsumerT[]} consumers @returns {string|null} */
+    /** @param {SlopConsumerT[]} consumers @param {string} generatedAt @returns {string|null} */
     renderStateTail(consumers, generatedAt) {
       const ptrs = consumers.map(pointerOf);
       const arr = M._malloc(Math.max(4, ptrs.length * 4));
@@ -145,7 +157,10 @@ const ENCODE_INTO_MAX = 1 << 16;
  * whole copy of a typical 150-byte patch frame (0.5 µs). */
 const ASCII_LOOP_MAX = 4096;
 
-/** Copies an ASCII string to u8 at ptr; false (having written part of it) if it is not ASCII. */
+/**
+ * Copies an ASCII string to u8 at ptr; false (having written part of it) if it is not ASCII.
+ * @param {string} s @param {Uint8Array} u8 @param {number} ptr
+ */
 function copyAscii(s, u8, ptr) {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -155,7 +170,7 @@ function copyAscii(s, u8, ptr) {
   return true;
 }
 
-/** Helpers over the module's linear memory. */
+/** Helpers over the module's linear memory. @param {SlopCoreModule} M */
 function makeMemory(M) {
   const scratch = M._malloc(8);        // [0]: const char *out, [4]: size_t out_len
   if (!scratch) throw new Error('slop-core: out of wasm memory');
@@ -165,14 +180,19 @@ function makeMemory(M) {
     view,
     outPtr: scratch,
     lenPtr: scratch + 4,
-    /** Reads `len` bytes at ptr as UTF-8. */
+    /** Reads `len` bytes at ptr as UTF-8. @param {number} ptr @param {number} len */
     read(ptr, len) { return decoder.decode(M.HEAPU8.subarray(ptr, ptr + len)); },
-    /** Reads a result whose length the core stored at lenPtr. */
+    /** Reads a result whose length the core stored at lenPtr. @param {number} ptr @returns {string|null} */
     readOut(ptr) { return ptr ? decoder.decode(M.HEAPU8.subarray(ptr, ptr + view().getUint32(scratch + 4, true))) : null; },
+    /** @param {number} ptr */
     u32(ptr) { return view().getUint32(ptr, true); },
     /**
      * Copies each value (string, Uint8Array, or null/undefined = NULL) into wasm
      * memory, NUL-terminated, calls fn([{ptr, len}]) and frees the copies.
+     * @template T
+     * @param {Array<string|ArrayBuffer|ArrayBufferView|null|undefined>} values
+     * @param {(bufs: Array<{ptr: number, len: number}>) => T} fn
+     * @returns {T}
      */
     withStrings(values, fn) {
       const bufs = [];
@@ -195,7 +215,8 @@ function makeMemory(M) {
             bufs.push({ ptr, len: written });
             continue;
           }
-          const bytes = typeof v === 'string' ? encoder.encode(v) : new Uint8Array(v.buffer ?? v, v.byteOffset ?? 0, v.byteLength);
+          const bytes = typeof v === 'string' ? encoder.encode(v)
+            : ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v);
           const ptr = M._malloc(bytes.length + 1);
           if (!ptr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
           M.HEAPU8.set(bytes, ptr);
@@ -210,8 +231,11 @@ function makeMemory(M) {
   };
 }
 
+/** @param {SlopCoreModule} M @param {Memory} mem */
 function makeConsumerClass(M, mem) {
+  /** @type {FinalizationRegistry<number>} */
   const registry = new FinalizationRegistry((ptr) => M._slop_consumer_free(ptr));
+  /** @type {(c: SlopConsumer) => number} */
   let pointerOf;
 
   /** One consumer per provider connection (slop_consumer). */
@@ -225,7 +249,8 @@ function makeConsumerClass(M, mem) {
     }
 
     /**
-     * @param {{transport: 'ws'|'postmessage'|'document'|'replay', seed?: bigint|number, limits?: SlopLimits}} options
+     * @param {{transport?: 'ws'|'postmessage'|'document'|'replay', seed?: bigint|number, limits?: SlopLimits}} options
+     *   without a transport the core refuses (E_ARG)
      */
     constructor({ transport, seed, limits } = {}) {
       if (seed === undefined) seed = crypto.getRandomValues(new BigUint64Array(1))[0];
@@ -255,27 +280,33 @@ function makeConsumerClass(M, mem) {
       return new SlopError(M._slop_consumer_last_code(this.#ptr) || SlopCode.E_ARG,
         M.UTF8ToString(M._slop_consumer_last_error(this.#ptr)));
     }
-    /** A consumer-owned result (copied now) or null. */
+    /** A consumer-owned result (copied now) or null. @param {number} ptr */
     #out(ptr) { return mem.readOut(ptr); }
+    /** @param {number} ptr */
     #outJson(ptr) { const s = mem.readOut(ptr); return s === null ? null : JSON.parse(s); }
 
-    /** Feeds one provider frame (string or UTF-8 bytes). @returns {number} outputs queued */
+    /**
+     * Feeds one provider frame (string or UTF-8 bytes).
+     * @param {string|Uint8Array} frame @param {number} nowMs @returns {number} outputs queued
+     */
     receive(frame, nowMs) {
       const c = this.#live();
       return mem.withStrings([frame], ([f]) => M._slop_consumer_receive(c, f.ptr, f.len, nowMs));
     }
     /** The "type" of the frame the last receive() took, as the core read it ("" if none). */
     frameType() { return M.UTF8ToString(M._slop_consumer_frame_type(this.#live())); }
-    /** @returns {number} outputs queued */
+    /** @param {number} nowMs @returns {number} outputs queued */
     tick(nowMs) { return M._slop_consumer_tick(this.#live(), nowMs); }
-    /** @returns {number} outputs queued */
+    /** @param {number} nowMs @returns {number} outputs queued */
     close(nowMs) { return M._slop_consumer_close(this.#live(), nowMs); }
-    /** @returns {number} outputs queued */
+    /** @param {number} nowMs @returns {number} outputs queued */
     reset(nowMs) { return M._slop_consumer_reset(this.#live(), nowMs); }
 
     /** Takes every queued output. @returns {SlopOutput[]} */
     drain() {
-      const c = this.#live(), outs = [];
+      const c = this.#live();
+      /** @type {SlopOutput[]} */
+      const outs = [];
       for (;;) {
         const kind = M._slop_consumer_next(c, mem.outPtr, mem.lenPtr);
         if (kind === OUT_NONE) return outs;
@@ -284,10 +315,14 @@ function makeConsumerClass(M, mem) {
       }
     }
 
-    /** @param {object} [options] {path, depth, max_nodes, filter} @returns {string} subscription id */
+    /**
+     * @param {object|undefined} options {path, depth, max_nodes, filter} @param {number} nowMs
+     * @returns {string} subscription id
+     */
     subscribe(options, nowMs) { return this.#request(M._slop_consumer_subscribe, options, nowMs); }
-    /** @param {object} [options] as subscribe plus window @returns {string} request id */
+    /** @param {object|undefined} options as subscribe plus window @param {number} nowMs @returns {string} request id */
     query(options, nowMs) { return this.#request(M._slop_consumer_query, options, nowMs); }
+    /** @param {(...args: Array<number|bigint>) => number} fn @param {object|undefined} options @param {number} nowMs */
     #request(fn, options, nowMs) {
       const c = this.#live();
       const id = mem.withStrings([JSON.stringify(options ?? {})], ([o]) => this.#out(fn(c, o.ptr, o.len, nowMs, mem.lenPtr)));
@@ -308,7 +343,7 @@ function makeConsumerClass(M, mem) {
     }
     /**
      * @param {string} path absolute node path @param {string} action
-     * @param {object|undefined} params @returns {string} request id
+     * @param {object|undefined} params @param {number} nowMs @returns {string} request id
      */
     invoke(path, action, params, nowMs) {
       const c = this.#live();
@@ -322,7 +357,7 @@ function makeConsumerClass(M, mem) {
     /**
      * Loads a document (an export, a snapshot message or a bare node) into a consumer made with
      * transport "document": read-only, checked as a provider's snapshot (slop_consumer_load).
-     * @param {string|Uint8Array} doc @param {string} [name] the file's name
+     * @param {string|Uint8Array} doc @param {string|null} [name] the file's name @param {number} [nowMs]
      * @returns {{sub: string, format: string, version: number, nodes: number, provider: object,
      *   names_provider: boolean, exported_at: string|null}}
      */
@@ -335,7 +370,7 @@ function makeConsumerClass(M, mem) {
 
     /** @returns {object} provider and connection state */
     status() { return this.#outJson(M._slop_consumer_status(this.#live(), mem.lenPtr)); }
-    /** @returns {object|null} mirrored subtree cut at depth (-1 = all) */
+    /** @param {string} subId @param {string} [path] @param {number} [depth] @returns {object|null} mirrored subtree cut at depth (-1 = all) */
     tree(subId, path = '/', depth = -1) {
       const c = this.#live();
       return mem.withStrings([subId, path], ([s, p]) => this.#outJson(M._slop_consumer_tree(c, s.ptr, p.ptr, depth, mem.lenPtr)));
@@ -343,7 +378,7 @@ function makeConsumerClass(M, mem) {
     /**
      * The subscription's mirror as a snapshot frame with its last seq (slop_consumer_checkpoint):
      * where a recording that dropped its oldest frames starts; a "replay" consumer takes it.
-     * @returns {string|null}
+     * @param {string} subId @returns {string|null}
      */
     checkpoint(subId) {
       const c = this.#live();
@@ -352,6 +387,7 @@ function makeConsumerClass(M, mem) {
     /**
      * The same checkpoint in parts (slop_consumer_checkpoint_begin/_next), for writing a large
      * mirror over several tasks. Throws when the subscription has no mirror.
+     * @param {string} subId
      */
     checkpointBegin(subId) {
       const c = this.#live();
@@ -361,42 +397,43 @@ function makeConsumerClass(M, mem) {
     /**
      * The next part of about maxBytes (whole nodes); '' once all were given. Throws when none was
      * begun or the consumer took a frame (or anything that may change a mirror) since.
-     * @returns {string}
+     * @param {number} maxBytes @returns {string}
      */
     checkpointNext(maxBytes) {
       const text = this.#out(M._slop_consumer_checkpoint_next(this.#live(), maxBytes, mem.lenPtr));
       if (text === null) throw this.#fail();
       return text;
     }
-    /** @returns {object|null} one node with child_ids and path */
+    /** @param {string} subId @param {string} path @returns {object|null} one node with child_ids and path */
     node(subId, path) {
       const text = this.nodeText(subId, path);
       return text === null ? null : JSON.parse(text);
     }
-    /** node() as the core's JSON text, for passing on without parsing. @returns {string|null} */
+    /** node() as the core's JSON text, for passing on without parsing. @param {string} subId @param {string} path @returns {string|null} */
     nodeText(subId, path) {
       const c = this.#live();
       return mem.withStrings([subId, path], ([s, p]) => this.#out(M._slop_consumer_node(c, s.ptr, p.ptr, mem.lenPtr)));
     }
-    /** @returns {string|null} canonical tree text */
+    /** @param {string} subId @returns {string|null} canonical tree text */
     treeText(subId) {
       const c = this.#live();
       return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_tree_text(c, s.ptr, mem.lenPtr)));
     }
-    /** @returns {{tools: object[], resolve: object}|null} */
+    /** @param {string} subId @param {string|null} [prefix] @param {number} [maxLen] @returns {{tools: object[], resolve: object}|null} */
     tools(subId, prefix = null, maxLen = 0) {
       const c = this.#live();
       return mem.withStrings([subId, prefix], ([s, p]) => this.#outJson(M._slop_consumer_tools(c, s.ptr, p.ptr, maxLen, mem.lenPtr)));
     }
     /**
      * Where the provider breaks SLOP (slop_consumer_conformance): every rule checked and every
-     * finding so far. @returns {{frames: number, mirrors: number, nodes: number, must: number,
-     *   should: number, dropped: number, rules: object[], findings: object[]}}
+     * finding so far (its shape: slop_core.h).
+     * @returns {import('./conformance-report.js').ConformanceReport}
      */
     conformance() { return this.#outJson(M._slop_consumer_conformance(this.#live(), mem.lenPtr)); }
     /**
      * Checks the subscription's mirror against the provider's state (slop_consumer_check_drift):
-     * the outcome is a "drift" event with the returned request id. @returns {string}
+     * the outcome is a "drift" event with the returned request id.
+     * @param {string} subId @param {number} [nowMs] @returns {string}
      */
     checkDrift(subId, nowMs = Date.now()) {
       const c = this.#live();
@@ -404,7 +441,7 @@ function makeConsumerClass(M, mem) {
       if (id === null) throw this.#fail();
       return id;
     }
-    /** @returns {{path: string, action: string}|null} */
+    /** @param {string} subId @param {string} name @returns {{path: string, action: string}|null} */
     resolveTool(subId, name) {
       const c = this.#live();
       return mem.withStrings([subId, name], ([s, n]) => this.#outJson(M._slop_consumer_resolve_tool(c, s.ptr, n.ptr, mem.lenPtr)));
@@ -425,8 +462,10 @@ function makeConsumerClass(M, mem) {
  * An outside consumer (the desktop bridge's) on a provider channel shared with others
  * (slop_relay in slop_core.h): its ids get the relay's prefix on the way out, and only the
  * provider frames addressed to them come back, the prefix taken off.
+ * @param {SlopCoreModule} M @param {Memory} mem @param {(ptr: number) => string|null} freeResult
  */
 function makeRelayClass(M, mem, freeResult) {
+  /** @type {FinalizationRegistry<number>} */
   const registry = new FinalizationRegistry((ptr) => M._slop_relay_free(ptr));
   return class SlopRelay {
     #ptr = 0;
@@ -444,12 +483,16 @@ function makeRelayClass(M, mem, freeResult) {
      * One message of the outside consumer (its JSON text).
      * @returns {{ok: true, type: string, message: object, id?: string, path?: string, action?: string}
      *   | {ok: false, error: string, reply: object|null}}
+     * @param {string} text
      */
     outbound(text) {
       const r = this.#live();
       return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_relay_outbound(r, t.ptr, t.len))));
     }
-    /** One provider frame of the shared channel: the text to forward, or null when none of it is the relay's. */
+    /**
+     * One provider frame of the shared channel: the text to forward, or null when none of it is the relay's.
+     * @param {string|Uint8Array} frame @returns {string|null}
+     */
     inbound(frame) {
       const r = this.#live();
       return mem.withStrings([frame], ([f]) => freeResult(M._slop_relay_inbound(r, f.ptr, f.len, 0)));

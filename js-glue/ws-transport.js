@@ -103,14 +103,14 @@ export class WsTransport {
     return this.#accepted && this.#ws?.readyState === 1; // OPEN, in every WebSocket class
   }
 
-  /** Sends one frame; false if the socket is not open. */
+  /** Sends one frame; false if the socket is not open. @param {string} text */
   send(text) {
     if (!this.isOpen) return false;
     this.#ws.send(text);
     return true;
   }
 
-  /** Closes without reporting (the owner asked for it). */
+  /** Closes without reporting (the owner asked for it). @param {number} [code] @param {string} [reason] */
   close(code = 1000, reason = '') {
     this.#closedReported = true;
     const ws = this.#ws;
@@ -119,6 +119,7 @@ export class WsTransport {
     try { ws.close(code, reason); } catch { /* not open yet */ }
   }
 
+  /** @param {CloseInfo} info */
   #reportClose(info) {
     if (this.#closedReported) return;
     this.#closedReported = true;
@@ -136,6 +137,7 @@ export { backoffDelay } from './reconnect-policy.js';
  * handshake (401/403, subprotocol) from a server that is down: both are close code 1006. An opaque
  * no-cors request to the same host and port resolves when something answers HTTP there and
  * rejects on a network error. No cookies are sent.
+ * @param {string} wsUrl @param {number} [timeoutMs]
  * @returns {Promise<boolean>}
  */
 export async function serverAnswers(wsUrl, timeoutMs = 3000) {

@@ -54,6 +54,7 @@
   const RETRY_MAX_MS = 1000;
   const PORT_HOLDS_MS = 250;
   let retryMs = RETRY_MIN_MS;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   let retryTimer = 0;
   let gone = false; // the extension was reloaded or removed: this script is orphaned
 

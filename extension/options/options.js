@@ -15,7 +15,25 @@ import { h, setChildren } from '../shared/dom.js';
 import { PORTS, Request } from '../shared/messages.js';
 import { UiPort } from '../shared/ui-port.js';
 
-const $ = (id) => document.getElementById(id);
+/**
+ * The elements of options.html this page reads or sets beyond HTMLElement, by id (their tags there).
+ * @typedef {{
+ *   'approvals': HTMLTableElement, 'bridge-enabled': HTMLInputElement, 'bridge-form': HTMLFormElement,
+ *   'bridge-remove': HTMLButtonElement, 'bridge-shared': HTMLTableElement, 'bridge-token': HTMLInputElement,
+ *   'bridge-unpaired': HTMLInputElement, 'bridge-url': HTMLInputElement, 'bridge-url-form': HTMLFormElement,
+ *   'history-mb': HTMLSelectElement, 'string-agents': HTMLTableElement, 'string-daemon': HTMLInputElement,
+ *   'string-find-form': HTMLFormElement, 'string-form': HTMLFormElement, 'string-remove': HTMLButtonElement,
+ *   'string-url': HTMLInputElement, 'token-form': HTMLFormElement, 'token-origin': HTMLInputElement,
+ *   'token-value': HTMLInputElement, 'tokens': HTMLTableElement
+ * }} Elements
+ */
+
+/**
+ * The element of options.html with this id.
+ * @template {string} K
+ * @param {K} id @returns {K extends keyof Elements ? Elements[K] : HTMLElement}
+ */
+const $ = (id) => /** @type {K extends keyof Elements ? Elements[K] : HTMLElement} */ (document.getElementById(id));
 
 function when(ms) {
   return ms ? new Date(ms).toLocaleString() : '';
@@ -154,7 +172,7 @@ async function askWorker(type, fields) {
 
 $('string-find-form').addEventListener('submit', async (e) => {
   e.preventDefault();
-  const button = $('string-find-form').querySelector('button[type="submit"]');
+  const button = /** @type {HTMLButtonElement} */ ($('string-find-form').querySelector('button[type="submit"]'));
   button.disabled = true;
   sayFind('Looking for a String daemon…');
   found = null;
@@ -232,8 +250,8 @@ function renderBridgeShared(shared) {
         onchange: (e) => setBridgeTrust(p.trustKey, p.name || p.id, e.target.checked) }), 'Invoke without asking')))));
 }
 
-$('bridge-enabled').addEventListener('change', (e) => setBridgeEnabled(e.target.checked));
-$('bridge-unpaired').addEventListener('change', (e) => setBridgeAllowUnpaired(e.target.checked));
+$('bridge-enabled').addEventListener('change', (e) => setBridgeEnabled(/** @type {HTMLInputElement} */ (e.target).checked));
+$('bridge-unpaired').addEventListener('change', (e) => setBridgeAllowUnpaired(/** @type {HTMLInputElement} */ (e.target).checked));
 $('bridge-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const input = $('bridge-token');
@@ -269,7 +287,7 @@ async function renderHistory() {
 }
 
 $('history-mb').addEventListener('change', async (e) => {
-  const mb = Number(e.target.value);
+  const mb = Number(/** @type {HTMLSelectElement} */ (e.target).value);
   const m = $('history-message');
   try {
     await setHistoryMb(mb === 64 ? null : mb);

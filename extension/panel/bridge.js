@@ -19,6 +19,7 @@ const FRAME_BUDGET_MS = 6;
 const FRAME_MS = 16;
 
 export class Bridge {
+  /** @type {object[]} */
   #queue = [];
   #scheduled = false;
   #windowStart = -Infinity;
@@ -41,6 +42,7 @@ export class Bridge {
     return this;
   }
 
+  /** @param {string} type one of Request @param {object} [fields] @returns {Promise<any>} the reply's result */
   request(type, fields) {
     return this.port.request(type, fields);
   }
@@ -48,6 +50,8 @@ export class Bridge {
   /**
    * GET_NODES whose views are applied in order with the pushes (as PanelNote.BRIDGE_NODES).
    * Resolves with the reply once it has been queued.
+   * @param {string} key @param {string} sub @param {string[]} paths
+   * @returns {Promise<{nodes: import('../shared/messages.js').NodeView[], missing: string[], count: number|null}>}
    */
   getNodes(key, sub, paths) {
     return this.port.request(Request.GET_NODES, { key, sub, paths }).then((r) => {
@@ -56,14 +60,17 @@ export class Bridge {
     });
   }
 
+  /** @param {string} key @param {{log?: boolean, budget?: number}} [o] */
   watch(key, { log = true, budget } = {}) {
     return this.request(Request.WATCH, { key, log, budget });
   }
 
+  /** @param {string} key */
   unwatch(key) {
     return this.request(Request.UNWATCH, { key });
   }
 
+  /** @param {object} msg a push, or a PanelNote */
   #enqueue(msg) {
     this.#queue.push(msg);
     if (this.#scheduled) return;

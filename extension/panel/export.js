@@ -7,10 +7,16 @@ import { childPath } from '../shared/node-path.js';
 
 export const EXPORT_FORMAT = 'slop-inspector-export';
 
-/** The nested node tree of `views` under rootPath; {tree, missing} (missing: child views not loaded). */
+/**
+ * The nested node tree of `views` under rootPath; {tree, missing} (missing: child views not loaded).
+ * @param {Map<string, import('../shared/messages.js').NodeView>} views @param {string} rootPath
+ * @returns {{tree: object|null, missing: number}}
+ */
 export function assembleTree(views, rootPath) {
   let missing = 0;
+  /** @param {string} path @returns {Record<string, any>} the SLOP node */
   const build = (path) => {
+    /** @type {Record<string, any>} */
     const v = views.get(path);
     const { path: _p, child_ids: ids, ...node } = v;
     const kids = [];
@@ -26,7 +32,12 @@ export function assembleTree(views, rootPath) {
   return { tree: build(rootPath), missing };
 }
 
-/** The file's JSON text. */
+/**
+ * The file's JSON text.
+ * @param {{provider: object|null, source: string|null, subscription: object, version: number,
+ *   scrubbed?: boolean, capabilities: string[], tree: object|null, incomplete?: string}} doc
+ * @returns {string}
+ */
 export function exportDocument({ provider, source, subscription, version, scrubbed, capabilities, tree, incomplete }) {
   return JSON.stringify({
     format: EXPORT_FORMAT,
@@ -43,7 +54,7 @@ export function exportDocument({ provider, source, subscription, version, scrubb
   }, null, 2);
 }
 
-/** Saves text as a download named `name`. */
+/** Saves text as a download named `name`. @param {string} text @param {string} name @param {string} [type] */
 export function download(text, name, type = 'application/json') {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const a = document.createElement('a');
@@ -55,7 +66,7 @@ export function download(text, name, type = 'application/json') {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
-/** A file name from untrusted parts: [A-Za-z0-9._-] only. */
+/** A file name from untrusted parts: [A-Za-z0-9._-] only. @param {...unknown} parts @returns {string} */
 export function fileName(...parts) {
   return `${parts.map((p) => String(p).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '')).filter(Boolean).join('-').slice(0, 120) || 'slop'}.json`;
 }
@@ -63,6 +74,7 @@ export function fileName(...parts) {
 /**
  * Copies text to the clipboard. DevTools panels may not allow the async Clipboard API (permission
  * policy), so a selected textarea and execCommand("copy") are the fallback.
+ * @param {string} text @returns {Promise<boolean>} whether it was copied
  */
 export async function copyText(text) {
   try {

@@ -14,18 +14,27 @@ import { childPath } from '../shared/node-path.js';
 /** At most this many per query, whatever window the collection announces. */
 export const QUERY_MAX = 200;
 
+/** @typedef {import('../shared/messages.js').NodeView} NodeView */
+/** @typedef {import('./store.js').QueryPage} QueryPage */
+
+/** @param {NodeView|null|undefined} view */
 const windowOf = (view) => (Array.isArray(view?.meta?.window) ? view.meta.window : null);
 /**
  * The last page's answer is the latest word on the collection while the collection is as it was
  * then; before an answer, or once the collection changed, the node view's.
+ * @param {NodeView|null|undefined} view @param {QueryPage|null|undefined} page @returns {{more?: number, next?: [number, number]|null}}
  */
 const latest = (view, page) => (page && page.version !== null && page.sig === collectionSig(view)
   ? page : { more: view?.more, next: view?.next_window });
 
-/** The number of children the collection says it has (meta.total_children), or undefined. */
+/**
+ * The number of children the collection says it has (meta.total_children), or undefined.
+ * @param {{meta?: {total_children?: number}}|null|undefined} view  a node view, or a query's tree
+ * @returns {number|undefined}
+ */
 export const announcedTotal = (view) => view?.meta?.total_children;
 
-/** A row's child count: "3", "50 of 300" (total_children), "". */
+/** A row's child count: "3", "50 of 300" (total_children), "". @param {NodeView} view */
 export function countText(view) {
   const kids = view.child_ids?.length ?? 0;
   const total = view.meta?.total_children;
@@ -33,7 +42,7 @@ export function countText(view) {
   return kids ? String(kids) : '';
 }
 
-/** A row's child count in words, for its tooltip: "1 child", "3 children", "50 of 300 children". */
+/** A row's child count in words, for its tooltip: "1 child", "3 children", "50 of 300 children". @param {NodeView} view */
 export function countTitle(view) {
   const kids = view.child_ids?.length ?? 0;
   const total = view.meta?.total_children;
@@ -41,7 +50,7 @@ export function countTitle(view) {
   return `${kids} ${kids === 1 ? 'child' : 'children'}`;
 }
 
-/** The node detail's children line: "50 shown of 300 · window [0, 50]", "3", or null (none). */
+/** The node detail's children line: "50 shown of 300 · window [0, 50]", "3", or null (none). @param {NodeView} view @returns {string|null} */
 export function childrenText(view) {
   const kids = view.child_ids?.length ?? 0;
   const total = view.meta?.total_children;
@@ -53,23 +62,33 @@ export function childrenText(view) {
 /**
  * What a collection looks like for "load more": when it changes (children, window, announced
  * total), a query that found nothing more may find something again.
+ * @param {NodeView|null|undefined} view @returns {string}
  */
 export function collectionSig(view) {
   const ids = view?.child_ids ?? [];
   return `${view?.more}|${view?.next_window ?? ''}|${ids.length}|${ids[0] ?? ''}|${ids.at(-1) ?? ''}`;
 }
 
-/** The last query under this collection returned nothing new, and the collection has not changed since. */
+/**
+ * The last query under this collection returned nothing new, and the collection has not changed since.
+ * @param {NodeView|null|undefined} view @param {QueryPage|null|undefined} page @returns {boolean}
+ */
 export function exhausted(view, page) {
   return !!page?.exhausted && page.exhausted.sig === collectionSig(view);
 }
 
-/** How many more children the provider has than the mirror and the loaded pages show (the core's count). */
+/**
+ * How many more children the provider has than the mirror and the loaded pages show (the core's count).
+ * @param {NodeView|null|undefined} view @param {QueryPage|null|undefined} page @returns {number}
+ */
 export function moreToLoad(view, page) {
   return latest(view, page).more ?? 0;
 }
 
-/** The query window for the next page, [offset, count] as the core says, or null when none. */
+/**
+ * The query window for the next page, [offset, count] as the core says, or null when none.
+ * @param {NodeView|null|undefined} view @param {QueryPage|null|undefined} page @returns {[number, number]|null}
+ */
 export function nextWindow(view, page) {
   const next = latest(view, page).next;
   return Array.isArray(next) ? [next[0], Math.min(next[1], QUERY_MAX)] : null;
@@ -78,10 +97,14 @@ export function nextWindow(view, page) {
 /**
  * The views of the children a query answer brings that the collection does not show yet (in the
  * mirror or an earlier page), as node views: the child's fields, its path, its children's ids.
+ * @param {string} path @param {NodeView} view @param {QueryPage|null|undefined} page
+ * @param {any} answerTree  the query's tree (SLOP node JSON)
+ * @returns {NodeView[]}
  */
 export function newChildViews(path, view, page, answerTree) {
   const known = new Set([...view.child_ids, ...(page?.nodes ?? []).map((n) => n.id)]);
   const kids = Array.isArray(answerTree?.children) ? answerTree.children : [];
+  /** @type {NodeView[]} */
   const out = [];
   for (const { children, ...node } of kids) {
     if (known.has(node.id)) continue;
@@ -94,7 +117,8 @@ export function newChildViews(path, view, page, answerTree) {
 /**
  * Loads the next page of the collection at `path` of `tree` (a live tree of the store) into the
  * store's query pages; the store tells its listeners.
- * @param {{store: import('./store.js').Store, bridge: {request: Function}}} deps
+ * @param {{store: import('./store.js').Store, bridge: {request: (type: string, fields: object) => Promise<any>}}} deps
+ * @param {import('./store.js').TreeSource} tree @param {string} path
  */
 export async function loadMore({ store, bridge }, tree, path) {
   const view = tree.nodes.get(path);

@@ -7,39 +7,49 @@
 export const MIRROR_MAX = 50_000;
 const FILL_PAGE = 1000;
 
+/** @typedef {import('./store.js').Tree} Tree */
+/** @typedef {import('./store.js').TreeSource} TreeSource */
+
 export class MirrorFill {
   /** Trees a background load is running for. */
   #filling = new WeakSet();
 
   /**
    * @param {{store: import('./store.js').Store,
-   *          bridge: {getNodes: (key: string, sub: string, paths: string[]) => Promise},
-   *          onComplete: (tree: object) => void, onSettled: (tree: object) => void}} o
+   *          bridge: {getNodes: (key: string, sub: string, paths: string[]) => Promise<unknown>},
+   *          onComplete: (tree: Tree) => void, onSettled: (tree: Tree) => void}} o
    *   onComplete: the panel now holds every view of the tree; onSettled: a background load ended
    */
   constructor({ store, bridge, onComplete, onSettled }) {
-    Object.assign(this, { store, bridge, onComplete, onSettled });
+    this.store = store;
+    this.bridge = bridge;
+    this.onComplete = onComplete;
+    this.onSettled = onSettled;
   }
 
-  /** Rows on screen whose views are missing: ask for those not asked for yet. */
+  /** Rows on screen whose views are missing: ask for those not asked for yet. @param {Tree} tree @param {string[]} paths */
   need(tree, paths) {
     const want = this.store.markRequested(tree, paths);
     if (!want.length) return;
     this.bridge.getNodes(tree.key, tree.sub, want).catch(() => this.store.requestFailed(tree, want));
   }
 
-  /** Loads the views of the tree the panel has not got yet, a page at a time, unless already loading. */
+  /**
+   * Loads the views of the tree the panel has not got yet, a page at a time, unless already loading.
+   * @param {Tree|TreeSource|null} tree  a recording's state is not the store's: nothing to load
+   */
   kick(tree) {
     if (!tree || this.#filling.has(tree) || tree.nodes.size >= MIRROR_MAX || this.store.bridgeState !== 'connected') return;
     this.#filling.add(tree);
     this.#fill(tree);
   }
 
-  /** The tree is still the store's (not replaced by a reset, nor dropped). */
+  /** The tree is still the store's (not replaced by a reset, nor dropped). @param {TreeSource} tree @returns {tree is Tree} */
   #current(tree) {
     return this.store.tree(tree.key, tree.sub) === tree;
   }
 
+  /** @param {TreeSource} tree */
   async #fill(tree) {
     try {
       while (this.#current(tree) && tree.nodes.size < MIRROR_MAX) {

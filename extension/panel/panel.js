@@ -34,7 +34,12 @@ import { ImportExport } from './parts/import-export.js';
 import { Splitters } from './parts/splitters.js';
 import { ShortcutsOverlay } from './parts/shortcuts-overlay.js';
 
-const $ = (id) => document.getElementById(id);
+/**
+ * The element of panel.html with this id, as the element its tag makes it (the caller's type).
+ * @template {HTMLElement} [E=HTMLElement]
+ * @param {string} id @returns {E}
+ */
+const $ = (id) => /** @type {E} */ (document.getElementById(id));
 const now = () => performance.timeOrigin + performance.now();
 const params = new URLSearchParams(location.search);
 const tabId = inspectedTabId() ?? (params.has('tabId') ? Number(params.get('tabId')) : null);
@@ -356,7 +361,8 @@ const MOD_KEYS = { e: 'export', o: 'import' }; // Ctrl+Shift (Cmd+Shift on a Mac
 const inField = (t) => t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || !!t?.isContentEditable;
 document.addEventListener('keydown', (e) => {
   if (e.defaultPrevented || shortcuts.open) return;
-  const press = (id) => {
+  const press = (/** @type {string} */ id) => {
+    /** @type {HTMLButtonElement|null} */
     const btn = $(id);
     if (!btn || btn.disabled || btn.hidden) return false;
     btn.click();

@@ -13,14 +13,18 @@ export const SEARCH_FIELDS = Object.freeze({
   value: 'property values',
 });
 
+/** @param {unknown} v */
 function valueText(v) {
   if (v === null || typeof v !== 'object') return String(v);
   return JSON.stringify(v);
 }
 
-/** Does the view match `q` (lower case) in `field`? */
+/**
+ * Does the view match `q` (lower case) in `field`?
+ * @param {import('../shared/messages.js').NodeView} view @param {string} q @param {string} [field] one of SEARCH_FIELDS
+ */
 export function matchView(view, q, field = 'all') {
-  const has = (s) => typeof s === 'string' && s.toLowerCase().includes(q);
+  const has = (/** @type {unknown} */ s) => typeof s === 'string' && s.toLowerCase().includes(q);
   if ((field === 'all' || field === 'id') && has(view.id)) return true;
   if ((field === 'all' || field === 'type') && has(view.type)) return true;
   if ((field === 'all' || field === 'label') && has(nodeSummary(view))) return true;
@@ -32,7 +36,8 @@ export function matchView(view, q, field = 'all') {
 
 /**
  * The paths of matching views in depth-first order from the root.
- * @param {{path: string, nodes: Map<string, object>}} source
+ * @param {{path: string, nodes: Map<string, import('../shared/messages.js').NodeView>}|null} source
+ * @param {string} text @param {string} [field] one of SEARCH_FIELDS @param {number} [limit]
  * @returns {string[]}
  */
 export function searchTree(source, text, field = 'all', limit = 100000) {

@@ -10,13 +10,14 @@ import { Status } from '../shared/messages.js';
  * @typedef {object} Scrub   a step of the history shown instead of the live state
  * @property {string} key
  * @property {string} sub
- * @property {object} step     the Step (timeline.js)
+ * @property {import('../service-worker/timeline.js').Step} step
  * @property {number} version
- * @property {{key, sub, path, nodes: Map, structure: string, resetId: number, live: false}} source
+ * @property {import('./store.js').TreeSource} source   the step's state
  */
+/** @typedef {import('./store.js').Tree} Tree */
 
 export class Selection {
-  /** The provider (or import) key shown, or null. */
+  /** The provider (or import) key shown, or null. @type {string|null} */
   key = null;
   /** @type {Scrub|null} */
   scrub = null;
@@ -24,34 +25,41 @@ export class Selection {
    * The step that was shown until the history dropped it at its bound ({step, version, limits}),
    * said in the banner until the next choice of step or live; null: nothing to say.
    */
+  /** @type {{step: number, version: number|null, limits: object|null}|null} */
   scrubDropped = null;
+  /** @type {string|null} */
   #watched = null;
   /** provider key → {sub, options}: a subscription made in this panel */
   #custom = new Map();
 
   /**
    * @param {import('./store.js').Store} store
-   * @param {{watch: (key: string, o: object) => Promise, unwatch: (key: string) => Promise}} bridge
+   * @param {{watch: (key: string, o: {log?: boolean}) => Promise<unknown>, unwatch: (key: string) => Promise<unknown>}} bridge
    */
   constructor(store, bridge) {
     this.store = store;
     this.bridge = bridge;
   }
 
+  /** @returns {import('../shared/messages.js').ProviderInfo|null} */
   provider() {
     return this.key ? this.store.provider(this.key) : null;
   }
 
+  /** @param {string|null} [key] */
   isImport(key = this.key) {
     return !!key && this.store.imports.has(key);
   }
 
-  /** A recording opened here (history-pane.js): its states are the history's, read-only. */
+  /** A recording opened here (history-pane.js): its states are the history's, read-only. @param {string|null} [key] */
   isRecording(key = this.key) {
     return !!key && this.recordings.has(key);
   }
 
-  /** key → {name, tree}: the recordings opened in this panel and the state each shows. */
+  /**
+   * key → {name, tree}: the recordings opened in this panel and the state each shows.
+   * @type {Map<string, {name: string, provider: {id: string, name: string}|null, tree: import('./store.js').TreeSource|null, step: number|null}>}
+   */
   recordings = new Map();
 
   /** The shown import's ui/inspect-tree reply (without nodes), or null. */
@@ -61,7 +69,10 @@ export class Selection {
 
   // ------------------------------------------------------------------------- subscription
 
-  /** The subscription made here for a provider: {sub, options}, or null. */
+  /**
+   * The subscription made here for a provider: {sub, options}, or null.
+   * @param {string|null} [key] @returns {{sub: string, options: object}|null}
+   */
   custom(key = this.key) {
     return this.#custom.get(key) ?? null;
   }
@@ -71,15 +82,17 @@ export class Selection {
     return [...this.#custom];
   }
 
+  /** @param {string} key @param {string} sub @param {object} options */
   setCustom(key, sub, options) {
     this.#custom.set(key, { sub, options });
   }
 
+  /** @param {string} key */
   dropCustom(key) {
     this.#custom.delete(key);
   }
 
-  /** The subscription the tree shows: the one made here, else the provider's first. */
+  /** The subscription the tree shows: the one made here, else the provider's first. @returns {string|null} */
   sub() {
     if (this.isImport()) return this.store.imports.get(this.key).sub;
     if (this.isRecording()) return this.recordings.get(this.key).tree?.sub ?? null;
@@ -89,7 +102,10 @@ export class Selection {
     return p?.primarySub ?? null;
   }
 
-  /** The live tree shown (or the last one seen while the provider reconnects). */
+  /**
+   * The live tree shown (or the last one seen while the provider reconnects); a recording's state.
+   * @returns {Tree|import('./store.js').TreeSource|null}
+   */
   tree() {
     if (!this.key) return null;
     if (this.isRecording()) return this.recordings.get(this.key).tree;
@@ -105,7 +121,7 @@ export class Selection {
     return null;
   }
 
-  /** What the tree view shows: the live tree, or a version from the history. */
+  /** What the tree view shows: the live tree, or a version from the history. @returns {import('./store.js').TreeSource|null} */
   source() {
     const tree = this.tree();
     if (!tree) return null;
@@ -115,14 +131,14 @@ export class Selection {
 
   // ----------------------------------------------------------------------------- provider
 
-  /** The key to show: the current one while it exists, else a connected provider, else the first. */
+  /** The key to show: the current one while it exists, else a connected provider, else the first. @returns {string|null} */
   choice() {
     if (this.key && (this.store.provider(this.key) || this.isImport(this.key) || this.isRecording(this.key))) return this.key;
     const list = this.store.providers;
     return (list.find((p) => p.status === Status.CONNECTED) ?? list[0] ?? null)?.key ?? null;
   }
 
-  /** Shows another provider (or import, or nothing). Returns false when it was shown already. */
+  /** Shows another provider (or import, or nothing). Returns false when it was shown already. @param {string|null} key */
   select(key) {
     if (key === this.key) return false;
     this.key = key;
@@ -152,7 +168,7 @@ export class Selection {
 
   // ------------------------------------------------------------------------------ history
 
-  /** Shows a step's state from the history (history-pane.js fetched it), or live again (null). */
+  /** Shows a step's state from the history (history-pane.js fetched it), or live again (null). @param {Scrub|null} scrub */
   setScrub(scrub) {
     this.scrub = scrub;
   }

@@ -26,7 +26,7 @@ export const MAX_LOG = 1000;
  * @property {boolean} complete       every view of the mirror is loaded
  * @property {number|null} total      the subscription's node count as the service worker last
  *                                    told it (sw/tree-reset, ui/get-nodes replies); null if unknown
- * @property {Map<string, object>} nodes   path → NodeView
+ * @property {Map<string, NodeView>} nodes   path → NodeView
  * @property {Map<string, number>} stamps  path → change counter (the views' row cache)
  * @property {number} resetId         changes on every sw/tree-reset
  * @property {number} structure       changes whenever a node appears, disappears or its child_ids change
@@ -38,6 +38,25 @@ export const MAX_LOG = 1000;
  * @property {boolean} live           the current state (a version rebuilt from the history is not)
  */
 
+/** @typedef {import('../shared/messages.js').NodeView} NodeView */
+/** @typedef {import('../shared/messages.js').ProviderInfo} ProviderInfo */
+
+/**
+ * @typedef {object} TreeSource   what the tree view shows: a Tree, or a state from the history
+ * @property {string} key
+ * @property {string} sub
+ * @property {string} path
+ * @property {number|null} [version]
+ * @property {Map<string, NodeView>} nodes
+ * @property {number|string} structure
+ * @property {number} resetId
+ * @property {boolean} [live]
+ * @property {boolean} [complete]
+ * @property {number|null} [total]
+ * @property {boolean} [readOnly]
+ * @property {Set<string>} [gone]
+ */
+
 /**
  * @typedef {object} HistoryList   a provider's history as the service worker keeps it (timeline.js)
  * @property {object[]} steps      Step[], oldest first
@@ -47,9 +66,12 @@ export const MAX_LOG = 1000;
 
 /**
  * @typedef {object} QueryPage   what "load more" fetched under one collection (load-more.js)
- * @property {object[]} nodes        views of the children fetched, in order (not in the mirror)
+ * @property {NodeView[]} nodes      views of the children fetched, in order (not in the mirror)
  * @property {number|undefined} total the collection's announced total_children
  * @property {number|null} version   the version the provider answered at
+ * @property {number} more           the core's count of children beyond this page
+ * @property {[number, number]|null} next   the window after it
+ * @property {string|null} sig       the collection's signature the answer was for
  * @property {boolean} loading
  * @property {string|null} error
  * @property {{sig: string}|null} exhausted  the last query brought nothing new (collection signature)

@@ -4,8 +4,13 @@
 
 import { devtoolsTheme, onDevtoolsThemeChanged } from '../shared/browser.js';
 
+/**
+ * Sets the theme and keeps it; says where it came from.
+ * @param {string} [search] the page's query string
+ * @returns {'query'|'devtools'|'system'}
+ */
 export function initTheme(search = location.search) {
-  const apply = (t) => { document.documentElement.dataset.theme = t; };
+  const apply = (/** @type {string} */ t) => { document.documentElement.dataset.theme = t; };
   const forced = new URLSearchParams(search).get('theme');
   if (forced === 'dark' || forced === 'light') {
     apply(forced);

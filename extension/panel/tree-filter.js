@@ -6,7 +6,12 @@
 
 import { isAtOrUnder, parentPath } from '../shared/node-path.js';
 
-/** The node types in a tree's views, sorted, with how many nodes have each: [[type, count]]. */
+/** @typedef {Map<string, import('../shared/messages.js').NodeView>} Views  path → node view */
+
+/**
+ * The node types in a tree's views, sorted, with how many nodes have each: [[type, count]].
+ * @param {Views} nodes @returns {Array<[string, number]>}
+ */
 export function typeCounts(nodes) {
   const counts = new Map();
   for (const v of nodes.values()) {
@@ -18,7 +23,8 @@ export function typeCounts(nodes) {
 /**
  * The paths that match every criterion given: `type` (a node type, or '' for any) and `changed`
  * (a Set of paths, or null for any). Only paths at or under `root` count.
- * @param {Map<string, object>} nodes  path → node view
+ * @param {Views} nodes @param {string} root @param {{type?: string, changed?: Set<string>|null}} [criteria]
+ * @returns {Set<string>}
  */
 export function matchingPaths(nodes, root, { type = '', changed = null } = {}) {
   const out = new Set();
@@ -37,7 +43,7 @@ export function matchingPaths(nodes, root, { type = '', changed = null } = {}) {
   return out;
 }
 
-/** The matches and all their ancestors up to `root` (which is always shown). */
+/** The matches and all their ancestors up to `root` (which is always shown). @param {Iterable<string>} matches @param {string} root */
 export function withAncestors(matches, root) {
   const shown = new Set([root]);
   for (const m of matches) {
@@ -51,7 +57,10 @@ export function withAncestors(matches, root) {
   return shown;
 }
 
-/** The ancestors of the matches (not the matches themselves): the rows to open so every match shows. */
+/**
+ * The ancestors of the matches (not the matches themselves): the rows to open so every match shows.
+ * @param {Iterable<string>} matches @param {string} root
+ */
 export function ancestorsOf(matches, root) {
   const out = new Set();
   for (const m of matches) {

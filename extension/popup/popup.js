@@ -10,7 +10,12 @@ import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
 
-const $ = (id) => document.getElementById(id);
+/**
+ * The element of popup.html with this id, as the element its tag makes it (the caller's type).
+ * @template {HTMLElement} [E=HTMLElement]
+ * @param {string} id @returns {E}
+ */
+const $ = (id) => /** @type {E} */ (document.getElementById(id));
 let last = null;
 let port = null;
 /** A String agent's webhook is set (Options): providers with state get "Send to String agent". */
@@ -139,7 +144,7 @@ const secondsLeft = (at) => Math.max(0, Math.round((at - Date.now()) / 1000));
 
 /** Countdowns tick in place: the buttons are never rebuilt under the user's pointer. */
 function tickBridge() {
-  for (const el of $('bridge').querySelectorAll('[data-until]')) {
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ ($('bridge').querySelectorAll('[data-until]'))) {
     el.textContent = el.dataset.format.replace('{s}', String(secondsLeft(Number(el.dataset.until))));
   }
 }
@@ -172,7 +177,10 @@ function renderBridge() {
   const toOptions = st.state === 'no-pairing' ? h('button', { type: 'button', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Options…') : null;
   const unpaired = st.state === 'connected' && st.mode === 'unpaired';
   // A re-render (a provider announced meanwhile) keeps a ticked "don't ask again".
-  const ticked = [...el.querySelectorAll('.bridge-ask')].filter((a) => a.querySelector('[data-action="bridge-trust"]')?.checked).map((a) => a.dataset.approval);
+  /** @param {Element} ask @returns {HTMLInputElement|null} */
+  const trustBox = (ask) => ask.querySelector('[data-action="bridge-trust"]');
+  const asks = /** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('.bridge-ask'));
+  const ticked = [...asks].filter((a) => trustBox(a)?.checked).map((a) => a.dataset.approval);
   setChildren(el,
     h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, 'data-mode': st.mode ?? '', text: unpaired ? 'Connected, unpaired' : BRIDGE_PILL[st.state] ?? st.state })),
     unpaired ? h('p', { class: 'unpaired', text: 'Not paired: any program on this computer that opens the bridge’s port sees what is shared.' }) : null,
@@ -189,11 +197,11 @@ function renderBridge() {
       : null,
     st.approvals.map(bridgeAsk),
     retry || toOptions ? h('div', { class: 'actions' }, retry, toOptions) : null);
-  for (const ask of el.querySelectorAll('.bridge-ask')) {
-    if (ticked.includes(ask.dataset.approval)) ask.querySelector('[data-action="bridge-trust"]').checked = true;
+  for (const ask of /** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('.bridge-ask'))) {
+    if (ticked.includes(ask.dataset.approval)) trustBox(ask).checked = true;
   }
   // A dangerous action must not run on a stray Enter: the safe answer has the focus.
-  el.querySelector('[data-action="bridge-refuse"]')?.focus();
+  /** @type {HTMLButtonElement|null} */ (el.querySelector('[data-action="bridge-refuse"]'))?.focus();
 }
 
 async function main() {

@@ -19,7 +19,10 @@ const PROBE_MS = 5000;
 /** How long the probe waits for the provider's hello. */
 const HELLO_MS = 5000;
 
-/** The body as text, at most `max` bytes of it: the rest is never read (a probe, not a download). */
+/**
+ * The body as text, at most `max` bytes of it: the rest is never read (a probe, not a download).
+ * @param {Response} res @param {number} max
+ */
 async function readAtMost(res, max) {
   if (!res.body) return '';
   const reader = res.body.getReader();
@@ -42,6 +45,9 @@ async function readAtMost(res, max) {
   return new TextDecoder().decode(all);
 }
 
+/** @typedef {{status: number, type?: string, text?: string, json?: any, error?: string}} Answer */
+
+/** @param {string} url @returns {Promise<Answer>} */
 async function getJson(url) {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), PROBE_MS);
@@ -58,24 +64,29 @@ async function getJson(url) {
   }
 }
 
-/** An agnt-gg /info: {name, version?, endpoints: [{path, ...}]}. */
+/** An agnt-gg /info: {name, version?, endpoints: [{path, ...}]}. @param {any} info */
 function looksAgntGg(info) {
   return !!info && typeof info === 'object' && typeof info.name === 'string' && Array.isArray(info.endpoints) &&
     info.endpoints.some((e) => typeof e?.path === 'string' && /^\/(chat|tools|memory|resources|pay)\b/.test(e.path));
 }
 
+/** @param {Answer} r */
 function said(r) {
   if (r.status === 0) return r.error;
   return `HTTP ${r.status}${r.type ? ` ${r.type.split(';')[0]}` : ''}${r.json === undefined && r.text ? `: “${r.text.slice(0, 80).replace(/\s+/g, ' ')}”` : ''}`;
 }
 
 /**
+ * @typedef {{kind: 'slop', key: string, provider: object|null, checked: boolean}
+ *   |{kind: 'no-answer', key: string, status: string, message: string}} Kept
+ */
+
+/**
  * @param {string} address
  * @param {string|null} token
  * @param {{anyway?: boolean}} [o]  anyway: save without waiting for an answer ("save anyway")
- * @returns {Promise<{kind: 'slop', key: string, provider: object|null, checked: boolean}
- *   |{kind: 'no-answer', key: string, status: string, message: string}
- *   |{kind: 'agnt-gg', url, info, tools, resources}|{kind: 'not-slop', message: string}>}
+ * @returns {Promise<Kept|{kind: 'agnt-gg', url: string, info: any, tools: any, resources: any}
+ *   |{kind: 'not-slop', message: string}>}
  */
 export async function connectTo(address, token, { anyway = false } = {}) {
   const text = String(address ?? '').trim();
@@ -115,6 +126,8 @@ export async function connectTo(address, token, { anyway = false } = {}) {
  * Connects to wsUrl as a provider connection does, with the token given (else the one stored), and
  * resolves when the core has its hello ({ok: true, provider}) or the connection failed or stayed
  * silent ({ok: false, status, message}). The connection is then closed: nothing of it is kept.
+ * @param {string} wsUrl @param {string|null} token
+ * @returns {Promise<{ok: boolean, provider?: object|null, status?: string, message?: string}>}
  */
 function probe(wsUrl, token) {
   // A bare session, not a tab's Connection: its events reach no panel, history or badge.
@@ -151,6 +164,7 @@ function probe(wsUrl, token) {
   });
 }
 
+/** @param {string} wsUrl @param {string|null} token @param {boolean} anyway @returns {Promise<Kept>} */
 async function keep(wsUrl, token, anyway) {
   let key;
   try {

@@ -28,15 +28,16 @@ import { Status } from '../shared/messages.js';
 /** The worker's listeners: every Connection reports here unless it is given its own (a probe). */
 export const connectionEvents = sessionListeners();
 
+/** @extends {ConsumerSession<ConnectionHost>} */
 export class Connection extends ConsumerSession {
   /**
    * @param {object} o
    * @param {number} o.tabId
    * @param {string} o.key                 ws URL or "postmessage"
-   * @param {{type: string, url?: string}} o.transport   from the core (parseMeta / parseDescriptor)
+   * @param {{type: 'ws'|'postmessage', url?: string}} o.transport   from the core (parseMeta / parseDescriptor)
    * @param {'meta'|'well-known'|'manual'} o.source
    * @param {string} o.pageUrl
-   * @param {{classification: string, page_origin: string|null, target: string, approval_key: string|null}} o.target
+   * @param {{classification: 'same-origin'|'cross-origin', page_origin: string|null, target: string, approval_key: string|null}} o.target
    *   core classifyTarget()
    * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
    * @param {ConnectionHost} o.host

@@ -6,7 +6,11 @@
 
 import { loadSlopCore } from '../../js-glue/slop-core.js';
 
+/** @typedef {import('../../js-glue/slop-core.js').SlopCore} SlopCore */
+
+/** @type {SlopCore|null} */
 let instance = null;
+/** @type {Error|null} */
 let failure = null;
 
 /** Resolves with the core (the SlopCore object of js-glue/slop-core.js). */
@@ -15,7 +19,7 @@ export const coreReady = loadSlopCore().then(
   (e) => { failure = e; console.error('SLOP Inspector: the wasm core failed to load:', e?.message ?? e); throw e; },
 );
 
-/** The loaded core; throws before coreReady has resolved. */
+/** The loaded core; throws before coreReady has resolved. @returns {SlopCore} */
 export function core() {
   if (!instance) throw new Error(failure ? `the SLOP core failed to load: ${failure.message}` : 'the SLOP core is still loading');
   return instance;
@@ -26,6 +30,8 @@ export function core() {
  * a promise: callers chain .catch(), and a synchronous handler returns undefined (seen in
  * Firefox 153's console as "can't access property "catch"" on every content message; Chrome
  * runs the same code).
+ * @template T
+ * @param {(core: SlopCore) => T|Promise<T>} fn @returns {Promise<T>}
  */
 export function withCore(fn) {
   if (instance) {

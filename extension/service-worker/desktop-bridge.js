@@ -61,14 +61,17 @@ const TRUST_MAX = 200;
  *             why: 'dangerous'|'unknown', params: string, expiresAt: number, trustKey: string}[]} approvals
  */
 
+/** @typedef {import('./connections.js').Connection} Connection */
+
 /**
  * @typedef {object} BridgeHost
- * @property {() => object} core                         the loaded SlopCore (SlopRelay, relayRefusal)
- * @property {() => Iterable<object>} connections        every Connection of every tab (tabs.js)
+ * @property {() => import('../../js-glue/slop-core.js').SlopCore} core   the loaded core (SlopRelay, relayRefusal)
+ * @property {() => Iterable<Connection>} connections    every Connection of every tab (tabs.js)
  * @property {(status: BridgeStatus) => void} publish     status changed
  * @property {typeof WebSocket} [WebSocket]
  */
 
+/** @type {Record<string, string>} */
 const STATE_TEXT = {
   off: 'Off.',
   'no-token': 'On, but no pairing token is saved: paste the one your desktop app shows, or allow bridges that do not pair.',
@@ -78,11 +81,13 @@ const STATE_TEXT = {
 /**
  * Who a trust is for: the provider under its bridge key, on the page origin and with the hello
  * id it had when the user said yes, so a tab that navigates elsewhere is asked about again.
+ * @param {string} providerKey @param {Connection} conn
  */
 function trustKeyOf(providerKey, conn) {
   return `${providerKey} ${pageOriginOf(conn)} ${conn.provider?.id ?? ''}`;
 }
 
+/** @param {Connection} conn */
 function pageOriginOf(conn) {
   try { return new URL(conn.pageUrl).origin; } catch { return ''; }
 }
@@ -92,7 +97,9 @@ export class DesktopBridge {
   constructor(host) {
     this.host = host;
     this.settings = { enabled: false, url: '', token: null, allowUnpaired: false };
+    /** @type {BridgeStatus['state']} */
     this.state = 'off';
+    /** @type {BridgeStatus['mode']} */
     this.mode = null;
     this.message = STATE_TEXT.off;
     this.retryAt = null;
@@ -246,6 +253,7 @@ export class DesktopBridge {
     for (const a of [...this.approvals.values()]) a.decide(false, 'the desktop bridge disconnected');
   }
 
+  /** @param {BridgeStatus['state']} state @param {string} message @param {number|null} [retryAt] */
   #setState(state, message, retryAt = null) {
     this.state = state;
     this.message = message;

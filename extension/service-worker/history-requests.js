@@ -18,7 +18,11 @@ import { post, portsShowing, perPort, RequestError } from './panel-ports.js';
  */
 const historiesOf = perPort(() => /** @type {PortHistories} */ ({ followed: new Set(), recordings: new Map() }));
 
-/** New steps of a provider's history (timelineEvents.steps): to the ports following it. */
+/**
+ * New steps of a provider's history (timelineEvents.steps): to the ports following it.
+ * @param {number} tabId @param {string} key @param {import('./timeline.js').Step[]} steps
+ * @param {boolean} reset @param {boolean} update
+ */
 export function pushSteps(tabId, key, steps, reset, update) {
   for (const ui of portsShowing(tabId)) {
     if (historiesOf(ui).followed.has(key)) {
@@ -27,14 +31,17 @@ export function pushSteps(tabId, key, steps, reset, update) {
   }
 }
 
-/** A timeline's refusal as the panel reads it: a step gone at the bound, or no states kept. */
+/** A timeline's refusal as the panel reads it: a step gone at the bound, or no states kept. @param {any} e */
 function historyError(e) {
   if (e.code === 'not_found') return new RequestError(ErrorCode.NOT_FOUND, e.message);
   if (e.code === 'not_kept') return new RequestError(ErrorCode.BAD_STATE, e.message);
   return e;
 }
 
-/** The history of a provider shown in this port (a live one, or a recording opened here). */
+/**
+ * The history of a provider shown in this port (a live one, or a recording opened here).
+ * @param {import('./panel-ports.js').UiPort} ui @param {unknown} key @returns {Timeline}
+ */
 function needTimeline(ui, key) {
   const { recordings } = historiesOf(ui);
   if (typeof key === 'string' && recordings.has(key)) return recordings.get(key);
@@ -43,6 +50,7 @@ function needTimeline(ui, key) {
   return tl;
 }
 
+/** @param {Record<string, any>} m the request @param {string} name @returns {number} */
 function needStep(m, name) {
   if (!Number.isInteger(m[name])) throw new RequestError(ErrorCode.BAD_REQUEST, `${name} must be a step number`);
   return m[name];

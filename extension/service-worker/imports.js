@@ -15,6 +15,7 @@ import { breadthFirstViews } from './node-views.js';
 import { perPort, needConnection, viewBudget, RequestError } from './panel-ports.js';
 
 export class ImportError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     this.code = ErrorCode.INVALID_TREE;
@@ -72,7 +73,11 @@ export class ImportedTree {
 /** Port → "import:N" → the documents it opened (the oldest first). */
 const importsOf = perPort(() => /** @type {Map<string, ImportedTree>} */ (new Map()));
 
-/** A live connection, or one of this port's imports (read-only requests only). */
+/**
+ * A live connection, or one of this port's imports (read-only requests only).
+ * @param {import('./panel-ports.js').UiPort} ui @param {unknown} key
+ * @returns {import('./connections.js').Connection|ImportedTree}
+ */
 export function needSource(ui, key) {
   const imports = importsOf(ui);
   if (typeof key === 'string' && imports.has(key)) return imports.get(key);

@@ -6,17 +6,22 @@
 
 import { childPath, parentPath, isAtOrUnder } from '../shared/node-path.js';
 
+/** @typedef {import('../../js-glue/slop-core.js').SlopConsumerT} SlopConsumer */
+/** @typedef {import('../shared/messages.js').NodeView} NodeView */
+
 /**
  * Node views breadth-first from rootPath, at most `budget` of them.
- * @returns {{nodes: object[], complete: boolean}}
+ * @param {SlopConsumer} consumer @param {string} sub @param {string} rootPath @param {number} budget
+ * @returns {{nodes: NodeView[], complete: boolean}}
  */
 export function breadthFirstViews(consumer, sub, rootPath, budget) {
+  /** @type {NodeView[]} */
   const nodes = [];
   const queue = [rootPath];
   for (let i = 0; i < queue.length; i++) {
     if (nodes.length >= budget) return { nodes, complete: false };
     const path = queue[i];
-    const view = consumer.node(sub, path);
+    const view = /** @type {NodeView|null} */ (consumer.node(sub, path));
     if (!view) continue;
     nodes.push(view);
     for (const id of view.child_ids ?? []) queue.push(childPath(view.path, id));
@@ -24,7 +29,11 @@ export function breadthFirstViews(consumer, sub, rootPath, budget) {
   return { nodes, complete: true };
 }
 
-/** Views of the given paths that exist in the mirror, and the paths that do not. */
+/**
+ * Views of the given paths that exist in the mirror, and the paths that do not.
+ * @param {SlopConsumer} consumer @param {string} sub @param {unknown[]} paths  from a UI (checked here)
+ * @returns {{nodes: NodeView[], missing: unknown[]}}
+ */
 export function viewsOf(consumer, sub, paths) {
   const nodes = [];
   const missing = [];
@@ -51,7 +60,9 @@ export class KnownPaths {
     for (const p of paths) this.add(p);
   }
   get size() { return this.#kids.size; }
+  /** @param {string} path */
   has(path) { return this.#kids.has(path); }
+  /** @param {string} path */
   add(path) {
     if (this.#kids.has(path)) return;
     this.#kids.set(path, null);
@@ -62,7 +73,7 @@ export class KnownPaths {
       this.#kids.set(parent, set);
     } else this.#orphans.add(path);
   }
-  /** Forgets path and every known path under it. @returns {boolean} whether any was known */
+  /** Forgets path and every known path under it. @param {string} path @returns {boolean} whether any was known */
   drop(path) {
     let hit = false;
     if (this.#kids.has(path)) {
@@ -95,7 +106,11 @@ export class KnownPaths {
  *   port no longer holds every view of the mirror and should fetch the rest.
  * `read`: path → view text (null: not in the mirror) read for this patch so far, shared by the
  * ports watching it, so each node is read from the core once per patch however many panels watch.
- * @returns {{views: string, removed: string[], children: object[], partial: boolean}}
+ * @param {SlopConsumer} consumer @param {string} sub
+ * @param {{event: string, removed?: string[], changed?: string[], added?: string[], children?: import('../shared/messages.js').ChildChange[]}} patch
+ *   the core's patch event
+ * @param {KnownPaths} known @param {Map<string, string|null>} [read] @param {number} [maxAdded]
+ * @returns {{views: string, removed: string[], children: import('../shared/messages.js').ChildChange[], partial: boolean}}
  */
 export function patchDelta(consumer, sub, patch, known, read = new Map(), maxAdded = 500) {
   const removed = [];
@@ -103,7 +118,7 @@ export function patchDelta(consumer, sub, patch, known, read = new Map(), maxAdd
   const children = (patch.children ?? []).filter((c) => known.has(c.parent));
   const nodes = [];
   const sent = new Set();
-  const send = (p) => {
+  const send = (/** @type {string} */ p) => {
     if (sent.has(p)) return;
     let v = read.get(p);
     if (v === undefined) read.set(p, v = consumer.nodeText(sub, p));

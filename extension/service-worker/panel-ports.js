@@ -21,7 +21,7 @@ import { tabs, connectionOf, manualConnections, MANUAL_TAB, reconnectTab } from 
 
 /**
  * @typedef {object} UiPort
- * @property {chrome.runtime.Port} port
+ * @property {import('../shared/browser.js').Port} port
  * @property {number|null} tabId
  * @property {object[]} outbox   pushes not posted yet (see post)
  * @property {boolean} flushDue   a flush is scheduled (a timer, or a microtask)
@@ -55,6 +55,7 @@ const releases = [];
  * @param {...RequestTable} tables
  */
 export function serveRequests(...tables) {
+  /** @type {Set<string>} */
   const known = new Set(Object.values(Request));
   for (const table of tables) {
     for (const [type, handler] of Object.entries(table.requests)) {
@@ -81,6 +82,7 @@ export function perPort(make) {
   };
 }
 
+/** A UI page opened a port ("slop-panel", "slop-popup", "slop-options"). @param {import('../shared/browser.js').Port} port */
 export function acceptUiPort(port) {
   if (!isOwnExtensionPage(port.sender)) {
     port.disconnect();
@@ -100,7 +102,7 @@ export function acceptUiPort(port) {
   });
 }
 
-/** What the port holds in every table: its subscriptions, imports, recordings, watches. */
+/** What the port holds in every table: its subscriptions, imports, recordings, watches. @param {UiPort} ui */
 function releasePort(ui) {
   for (const release of releases) release(ui);
 }
@@ -108,6 +110,7 @@ function releasePort(ui) {
 /**
  * The open ports that show the providers of `tabId`: the ports on that tab, or every port for a
  * provider added by address (MANUAL_TAB, shown on every tab).
+ * @param {number} tabId
  * @returns {UiPort[]}
  */
 export function portsShowing(tabId) {
@@ -123,7 +126,10 @@ export function portsShowing(tabId) {
 const OUTBOX_DELAY_MS = 4;
 const OUTBOX_MAX = 256;
 
-/** Queues a push (one of Push) for one port; it is posted within OUTBOX_DELAY_MS. */
+/**
+ * Queues a push (one of Push) for one port; it is posted within OUTBOX_DELAY_MS.
+ * @param {UiPort} ui @param {{type: string, [field: string]: any}} msg
+ */
 export function post(ui, msg) {
   if (!catalogued(msg, Push)) return;
   const last = ui.outbox[ui.outbox.length - 1];
@@ -142,6 +148,7 @@ export function post(ui, msg) {
   }
 }
 
+/** @param {UiPort} ui */
 function flush(ui) {
   clearTimeout(ui.flushTimer);
   ui.flushTimer = null;
@@ -161,6 +168,7 @@ function flush(ui) {
 
 // ------------------------------------------------------------------------ provider lists
 
+/** @param {number} tabId @returns {import('../shared/messages.js').ProvidersPush} */
 function providersPush(tabId) {
   const tab = tabs.get(tabId);
   return {
@@ -176,9 +184,10 @@ function providersPush(tabId) {
 }
 
 // Provider lists are coalesced per tab: one push per task, however many changes happened.
+/** @type {Set<number>} */
 const dirtyTabs = new Set();
 
-/** A tab's provider list changed (tabEvents.change, wired in sw.js): its ports get it again. */
+/** A tab's provider list changed (tabEvents.change, wired in sw.js): its ports get it again. @param {number} tabId */
 export function providersChanged(tabId) {
   if (dirtyTabs.size === 0) setTimeout(flushProviders, 0);
   if (tabId !== MANUAL_TAB) dirtyTabs.add(tabId);
@@ -197,6 +206,7 @@ function flushProviders() {
 
 // ------------------------------------------------------------------------------ requests
 
+/** @param {UiPort} ui @param {any} msg what the UI posted (checked here) */
 async function onUiMessage(ui, msg) {
   if (!msg || typeof msg.type !== 'string') return;
   if (msg.type === Request.HELLO) {
@@ -230,32 +240,44 @@ async function onUiMessage(ui, msg) {
 
 /** A refusal of a request table's own: `code` is one of ErrorCode. */
 export class RequestError extends Error {
+  /** @param {string} code @param {string} message */
   constructor(code, message) {
     super(message);
     this.code = code;
   }
 }
 
-/** The connection to the provider `key` this port's tab shows (its page's, or one added by address). */
+/**
+ * The connection to the provider `key` this port's tab shows (its page's, or one added by address).
+ * @param {UiPort} ui @param {unknown} key @returns {import('./connections.js').Connection}
+ */
 export function needConnection(ui, key) {
   const conn = typeof key === 'string' && ui.tabId !== null ? connectionOf(ui.tabId, key) : null;
   if (!conn) throw new RequestError(ErrorCode.NOT_FOUND, 'No such provider on this tab');
   return conn;
 }
 
-/** The subscription a request names, or the connection's first. */
+/**
+ * The subscription a request names, or the connection's first.
+ * @param {{primarySub: string|null, consumer: object|null}} conn  a Connection or an ImportedTree
+ * @param {unknown} sub @returns {string}
+ */
 export function needSub(conn, sub) {
   const s = sub ?? conn.primarySub;
   if (typeof s !== 'string' || !conn.consumer) throw new RequestError(ErrorCode.BAD_STATE, 'Not subscribed yet');
   return s;
 }
 
-/** The core's status of one subscription (SubscriptionInfo), or null. */
+/**
+ * The core's status of one subscription (SubscriptionInfo), or null.
+ * @param {import('../../js-glue/slop-core.js').SlopConsumerT} consumer @param {string} sub
+ * @returns {import('../shared/messages.js').SubscriptionInfo|null}
+ */
 export function subscriptionInfo(consumer, sub) {
   return consumer.status().subscriptions?.find((s) => s.sub === sub) ?? null;
 }
 
-/** How many node views a request wants at first (WATCH, INSPECT_TREE `budget`). */
+/** How many node views a request wants at first (WATCH, INSPECT_TREE `budget`). @param {{budget?: any}} m @returns {number} */
 export function viewBudget(m) {
   return Number.isInteger(m.budget) && m.budget > 0 ? Math.min(m.budget, 20000) : LIMITS.RESET_BUDGET;
 }

@@ -57,6 +57,7 @@ export function stringPayload({ pageUrl, provider, transport, version, nodes, tr
 /**
  * The first lines that fit in `room` UTF-8 bytes, each with its newline, whole lines only:
  * {kept, bytes} (bytes: what they take).
+ * @param {string[]} lines @param {number} room
  */
 function fitLines(lines, room) {
   const kept = [];
@@ -70,7 +71,11 @@ function fitLines(lines, room) {
   return { kept, bytes: used };
 }
 
-/** An answer of the daemon (or none) in words: {ok, status, message, eventId?}. */
+/**
+ * An answer of the daemon (or none) in words: {ok, status, message, eventId?}.
+ * @param {number} status @param {string} body @param {unknown} error  a failed fetch's
+ * @returns {Answer}
+ */
 export function describeAnswer(status, body, error) {
   if (error) {
     return { ok: false, status: 0, message: 'No String daemon answers at that address: is it running (`string daemon start`)?' };
@@ -94,7 +99,15 @@ export function describeAnswer(status, body, error) {
   }
 }
 
-/** One POST of `text` to the webhook; never retried (an agent would get it twice). */
+/**
+ * @typedef {{ok: boolean, status: number, message: string, eventId?: string|null, agentId?: string|null}} Answer
+ *   the daemon's answer to a POST, in words
+ */
+
+/**
+ * One POST of `text` to the webhook; never retried (an agent would get it twice).
+ * @param {string} url @param {string} text @returns {Promise<Answer>}
+ */
 export async function postToWebhook(url, text) {
   let res;
   try {
@@ -281,6 +294,8 @@ const duration = (ms) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`)
 /**
  * What the stream said about a send, in words. Only "seen" is certain; every other outcome says
  * plainly that whether the agent got it is not known (the daemon's 202 stands either way).
+ * @param {'seen'|'not-seen'|'no-stream'|'failed'|'no-agent'} state
+ * @param {{agentId?: string|null, detail?: string, ms?: number}} [o]
  * @returns {{state: 'seen'|'not-seen'|'no-stream'|'failed'|'no-agent', message: string}}
  */
 export function describeReceipt(state, { agentId = null, detail = '', ms = RECEIPT_MS } = {}) {
@@ -338,6 +353,7 @@ const ANSWER_MAX = 1 << 20;
 /**
  * The daemon's origin from what the user typed: a port ("3923"), host:port or an http:// URL,
  * on a loopback host only; empty means the default, no port means 3923. Throws with a message.
+ * @param {string} input @returns {string} the origin
  */
 export function parseStringDaemon(input) {
   let text = String(input ?? '').trim();
@@ -357,7 +373,7 @@ export function parseStringDaemon(input) {
   return url.port ? url.origin : `http://${url.hostname}:${STRING_DEFAULT_PORT}`;
 }
 
-/** A body read up to `max` characters (a daemon's answer is small; anything else is cut). */
+/** A body read up to `max` characters (a daemon's answer is small; anything else is cut). @param {Response} res @param {number} [max] */
 async function readCapped(res, max = ANSWER_MAX) {
   if (!res.body) return '';
   const reader = res.body.getReader();
@@ -376,18 +392,23 @@ async function readCapped(res, max = ANSWER_MAX) {
   return text;
 }
 
+/** @param {string} text */
 function parseJson(text) {
   try { return JSON.parse(text); } catch { return undefined; }
 }
 
-/** The daemon's own words from an error body ({error} or {message}), short, or "". */
+/** The daemon's own words from an error body ({error} or {message}), short, or "". @param {string} text */
 function errorOf(text) {
   const json = parseJson(text);
   const said = json?.message ?? json?.error;
   return typeof said === 'string' ? said.slice(0, 200) : '';
 }
 
-/** GET a JSON answer of the daemon: {status, json} | {down: true} | {silent: true}. */
+/**
+ * GET a JSON answer of the daemon: {status, json} | {down: true} | {silent: true}.
+ * @param {string} url @param {number} ms
+ * @returns {Promise<{status?: number, json?: any, text?: string, down?: true, silent?: true}>}
+ */
 async function getJson(url, ms) {
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), ms);
@@ -403,11 +424,12 @@ async function getJson(url, ms) {
   }
 }
 
-const downMessage = (origin) => `No String daemon answers at ${origin}: is it running (\`string daemon start\`)? It listens on port ${STRING_DEFAULT_PORT} unless STRING_PORT says otherwise.`;
-const silentMessage = (origin, ms) => `Something at ${origin} took the request but gave no answer within ${duration(ms)}: it does not behave as a String daemon.`;
+const downMessage = (/** @type {string} */ origin) => `No String daemon answers at ${origin}: is it running (\`string daemon start\`)? It listens on port ${STRING_DEFAULT_PORT} unless STRING_PORT says otherwise.`;
+const silentMessage = (/** @type {string} */ origin, /** @type {number} */ ms) => `Something at ${origin} took the request but gave no answer within ${duration(ms)}: it does not behave as a String daemon.`;
 
 /**
  * GET /agents of the daemon at `address`, in words.
+ * @param {string} address @param {{answerMs?: number}} [o]
  * @returns {Promise<{ok: boolean, problem?: 'address'|'down'|'silent'|'not-stringd'|'none', origin: string|null,
  *   agents: {id: string, home: string|null}[], message: string}>}
  */
@@ -444,6 +466,7 @@ export async function findAgents(address, { answerMs = DAEMON_ANSWER_MS } = {}) 
  * "Use this agent": GET /agents/:id/webhook (the daemon shows the agent's webhook, creating it
  * if it has none), the URL checked by `accept` (parseStringWebhook: loopback, /webhook/<token>)
  * and handed to `store`. The answer never holds the URL, and no message quotes it.
+ * @param {string} address @param {string} agentId
  * @param {{accept: (url: string) => unknown, store: (url: string, agentId: string) => Promise<unknown>, answerMs?: number}} o
  * @returns {Promise<{ok: boolean, problem?: string, origin: string|null, agentId: string|null, message: string}>}
  */

@@ -20,7 +20,7 @@ const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied });
 /**
  * @typedef {object} TabState
  * @property {number} tabId
- * @property {chrome.runtime.Port} port
+ * @property {import('../shared/browser.js').Port} port
  * @property {string|null} pageUrl
  * @property {string[]} metas
  * @property {{url: string, state: 'asked'|'done', transport?: object, error?: string}|null} wellKnown
@@ -37,13 +37,18 @@ export const tabs = new Map();
  * frame from a page's postMessage channel (the desktop bridge's relay); `attention` fn(tabId) →
  * bool, something waits for the user in this tab (its badge says "?").
  */
-export const tabEvents = { change: new Set(), pageFrame: new Set(), attention: new Set() };
+export const tabEvents = {
+  /** @type {Set<(tabId: number) => void>} */ change: new Set(),
+  /** @type {Set<(conn: Connection, text: string) => void>} */ pageFrame: new Set(),
+  /** @type {Set<(tabId: number) => boolean>} */ attention: new Set(),
+};
+/** @param {number} tabId */
 function tabChanged(tabId) {
   updateBadge(tabId);
   for (const fn of tabEvents.change) fn(tabId);
 }
 
-/** A connection's status or mirror state changed (connectionEvents.change): its tab's badge and list. */
+/** A connection's status or mirror state changed (connectionEvents.change): its tab's badge and list. @param {Connection} conn */
 export function connectionChanged(conn) {
   tabChanged(conn.tabId);
 }
@@ -53,10 +58,12 @@ export const MANUAL_TAB = -1;
 /** @type {Map<string, Connection>} ws URL → connection */
 export const manualConnections = new Map();
 
+/** @param {number} tabId @param {string} key @returns {Connection|null} */
 export function connectionOf(tabId, key) {
   return tabs.get(tabId)?.connections.get(key) ?? manualConnections.get(key) ?? null;
 }
 
+/** @returns {Connection[]} */
 export function allConnections() {
   return [...[...tabs.values()].flatMap((t) => [...t.connections.values()]), ...manualConnections.values()];
 }
@@ -86,7 +93,7 @@ export async function reconcileManual() {
 
 // ------------------------------------------------------------------------ content port
 
-/** Called from the top-level onConnect listener for a "slop-content" port. */
+/** Called from the top-level onConnect listener for a "slop-content" port. @param {import('../shared/browser.js').Port} port */
 export function acceptContentPort(port) {
   if (!isOwnContentScript(port.sender)) {
     port.disconnect();
@@ -110,6 +117,7 @@ export function acceptContentPort(port) {
   });
 }
 
+/** @param {TabState} tab @param {any} msg what the content script posted (checked here) */
 function onContentMessage(tab, msg) {
   if (tabs.get(tab.tabId) !== tab || !msg || typeof msg.type !== 'string') return;
   switch (msg.type) {
@@ -143,6 +151,7 @@ function onContentMessage(tab, msg) {
   }
 }
 
+/** @param {TabState} tab @param {{status?: number, body?: string}} msg */
 function onWellKnown(tab, msg) {
   if (!tab.wellKnown || tab.wellKnown.state !== 'asked') return;
   tab.wellKnown.state = 'done';
@@ -157,10 +166,12 @@ function onWellKnown(tab, msg) {
 
 // --------------------------------------------------------------------------- reconcile
 
+/** @param {{type: string, url?: string}} transport */
 function keyOf(transport) {
   return transport.type === 'postmessage' ? 'postmessage' : transport.url;
 }
 
+/** @param {TabState} tab */
 function reconcile(tab) {
   const c = core();
   const targets = new Map();
@@ -213,7 +224,7 @@ function reconcile(tab) {
   tabChanged(tab.tabId);
 }
 
-/** The postMessage channel of a tab: the content script posts to the page and relays back. */
+/** The postMessage channel of a tab: the content script posts to the page and relays back. @param {TabState} tab */
 function pageChannel(tab) {
   return {
     open: () => postToContent(tab, { type: ToContent.PM_OPEN }),
@@ -222,6 +233,7 @@ function pageChannel(tab) {
   };
 }
 
+/** @param {TabState} tab @param {{type: string, [field: string]: any}} msg */
 function postToContent(tab, msg) {
   if (!catalogued(msg, ToContent)) return;
   try {
@@ -231,6 +243,7 @@ function postToContent(tab, msg) {
   }
 }
 
+/** @param {TabState} tab */
 function closeTab(tab) {
   for (const conn of tab.connections.values()) conn.dispose();
   tab.connections.clear();
@@ -241,13 +254,14 @@ function closeTab(tab) {
 /**
  * The user looks at this tab (a panel or the popup opened or got the focus): its connections,
  * and the ones added by address, that wait out a back-off dial now (Connection.reconnectNow).
+ * @param {number} tabId
  */
 export function reconnectTab(tabId) {
   const conns = [...(tabs.get(tabId)?.connections.values() ?? []), ...manualConnections.values()];
   for (const conn of conns) conn.reconnectNow().catch(() => {});
 }
 
-/** The tab was closed. */
+/** The tab was closed. @param {number} tabId */
 export function dropTab(tabId) {
   const tab = tabs.get(tabId);
   if (!tab) return;
@@ -256,12 +270,12 @@ export function dropTab(tabId) {
   tabChanged(tabId);
 }
 
-/** 1 s timer: request timeouts and scheduled retries of given-up subscriptions in every core. */
+/** 1 s timer: request timeouts and scheduled retries of given-up subscriptions in every core. @param {number} now */
 export function tickAll(now) {
   for (const conn of allConnections()) conn.tick(now);
 }
 
-/** Keys whose value differs between two versions of a stored map. */
+/** Keys whose value differs between two versions of a stored map. @param {{oldValue?: any, newValue?: any}|undefined} change */
 function changedKeys(change) {
   const a = change?.oldValue ?? {};
   const b = change?.newValue ?? {};
@@ -273,6 +287,7 @@ function changedKeys(change) {
  * chrome.storage changed (options page, popup approvals). An approval granted or revoked makes
  * the matching connections check it again (start(): connects, or goes back to pending); a token
  * saved or removed reconnects the WebSocket connections of that origin at once.
+ * @param {Record<string, {oldValue?: any, newValue?: any}>} changes  storage.onChanged's
  */
 export function settingsChanged(changes) {
   const approvalKeys = new Set([...changedKeys(changes[KEYS.APPROVALS]), ...changedKeys(changes[KEYS.DENIED])]);
@@ -294,7 +309,7 @@ export function settingsChanged(changes) {
   }
 }
 
-/** Redraws a tab's badge (the desktop bridge, when an approval starts or ends). */
+/** Redraws a tab's badge (the desktop bridge, when an approval starts or ends). @param {number} tabId */
 export function updateBadge(tabId) {
   if (tabId === MANUAL_TAB) return;
   const tab = tabs.get(tabId);

@@ -78,13 +78,20 @@ const PATHS_LISTED = 12;
 
 export class Timeline {
   /**
-   * @param {{core: () => object, label: object, firstStep?: number}} o  label: {pageUrl, transport} for
-   *   exports; firstStep: where the step numbers start (after those of a history this one replaces)
+   * @param {{core: () => import('../../js-glue/slop-core.js').SlopCore, label: {pageUrl: string|null, transport: string|null},
+   *   firstStep?: number, limits?: {steps: number, bytes: number}}} o  label: for exports; firstStep:
+   *   where the step numbers start (after those of a history this one replaces)
    */
   constructor({ core, label, firstStep = 1, limits = TIMELINE_LIMITS }) {
     this.core = core;
     this.label = label;
     this.limits = limits;
+    /** @type {boolean|undefined} a recording opened in a panel (fromRecording); false once a live history goes on in it */
+    this.readOnly;
+    /** @type {string|undefined} a recording's file name */
+    this.name;
+    /** @type {import('./connections.js').Connection|undefined} the connection it records (timelines.js) */
+    this.conn;
     /** @type {{i: number, t: number, text: string}[]} */
     this.frames = [];
     this.nextFrame = 0;       // absolute index of the next frame
@@ -116,6 +123,7 @@ export class Timeline {
      * Counted in bytes (VIEW_BYTES a view).
      */
     this.pairs = [];
+    /** @type {ReturnType<typeof setTimeout>|0} */
     this.persistTimer = 0;
     this.persistError = null;
     /** null while states are kept; else why not (a tree too big for the bound). */

@@ -15,7 +15,13 @@ import { Timeline, TIMELINE_LIMITS } from './timeline.js';
 import { storageSession, onStorageChanged } from '../shared/browser.js';
 import { KEYS, historyMb } from '../shared/settings-store.js';
 
-/** fn(tabId, key, steps, reset, update): steps added (or, update, changed), or all of them again after reset. */
+/** @typedef {import('./connections.js').Connection} Connection */
+/** @typedef {import('./timeline.js').Step} Step */
+
+/**
+ * fn(tabId, key, steps, reset, update): steps added (or, update, changed), or all of them again after reset.
+ * @type {{steps: Set<(tabId: number, key: string, steps: Step[], reset: boolean, update: boolean) => void>}}
+ */
 export const timelineEvents = { steps: new Set() };
 
 /** Histories a tab keeps for providers it no longer shows. */
@@ -24,15 +30,16 @@ const KEPT_PER_TAB = 4;
 const PERSIST_DELAY_MS = 2000;
 const STORE_PREFIX = 'history:';
 
-/** "tabId key" → Timeline */
+/** "tabId key" → Timeline @type {Map<string, Timeline>} */
 const byId = new Map();
-/** Connection → Timeline */
+/** Connection → Timeline @type {WeakMap<Connection, Timeline>} */
 const ofConn = new WeakMap();
 /** "tabId key" → the next step number: a new history there goes on numbering (panels key steps by number). */
 const nextStepOf = new Map();
 /** "tabId key" → a persisted recording read at start, until a connection takes it up. */
 const stored = new Map();
 
+/** @param {number} tabId @param {string} key */
 const idOf = (tabId, key) => `${tabId} ${key}`;
 
 /** The bounds every history keeps: the default, or the memory the user set in Options. */
@@ -53,11 +60,12 @@ storageSession.get(null).then((all) => {
   for (const [k, v] of Object.entries(all ?? {})) if (k.startsWith(STORE_PREFIX) && v && typeof v === 'object') stored.set(k.slice(STORE_PREFIX.length), v);
 }).catch(() => { /* nothing kept */ });
 
+/** @param {number} tabId @param {string} key @returns {Timeline|null} */
 export function timelineOf(tabId, key) {
   return byId.get(idOf(tabId, key)) ?? null;
 }
 
-/** A persisted history of this (tab, provider) from before the worker started, or null. */
+/** A persisted history of this (tab, provider) from before the worker started, or null. @param {string} id @param {Connection} conn */
 function restore(id, conn) {
   const doc = stored.get(id);
   if (!doc) return null;
@@ -76,6 +84,7 @@ function restore(id, conn) {
   }
 }
 
+/** The connection's history, made on its first frame or event. @param {Connection} conn @returns {Timeline} */
 function attach(conn) {
   let tl = ofConn.get(conn);
   if (tl) return tl;
@@ -105,24 +114,27 @@ function attach(conn) {
 // What the history hears of each connection (sw.js hands them the worker's connectionEvents):
 // every provider frame before the core reads it, the core's events after, and the invokes sent.
 
-/** A provider frame as it came (connectionEvents.input): kept to replay states from. */
+/** A provider frame as it came (connectionEvents.input): kept to replay states from. @param {Connection} conn @param {string} text */
 export function recordInput(conn, text) {
   attach(conn).input(text);
 }
 
-/** A core event (connectionEvents.coreEvent): a step, or what the next step needs to know. */
+/**
+ * A core event (connectionEvents.coreEvent): a step, or what the next step needs to know.
+ * @param {Connection} conn @param {{event: string, [field: string]: any}} ev  a core event (slop_core.h)
+ */
 export function recordCoreEvent(conn, ev) {
   const tl = attach(conn);
   if (ev.event === 'hello') tl.helloSeen(ev.provider);
   tl.event(ev, conn.primarySub, () => conn.consumer?.status());
 }
 
-/** An invoke sent (connectionEvents.invoked): a step. */
+/** An invoke sent (connectionEvents.invoked): a step. @param {Connection} conn @param {{path: string, action: string}} invoke */
 export function recordInvoke(conn, { path, action }) {
   attach(conn).invoked(path, action);
 }
 
-/** Persist on or off for a history (the panel's switch). */
+/** Persist on or off for a history (the panel's switch). @param {Timeline} tl @param {boolean} on */
 export function setPersist(tl, on) {
   tl.persist = !!on;
   const id = [...byId].find(([, t]) => t === tl)?.[0];
@@ -134,6 +146,7 @@ export function setPersist(tl, on) {
   }
 }
 
+/** @param {string} id @param {Timeline} tl */
 function schedulePersist(id, tl) {
   if (tl.persistTimer) return;
   tl.persistTimer = setTimeout(() => {
@@ -170,7 +183,7 @@ export function pruneTimelines() {
   for (const list of gone.values()) for (const [id, tl] of list.slice(0, Math.max(0, list.length - KEPT_PER_TAB))) drop(id, tl);
 }
 
-/** The tab was closed: its histories go, Persist or not. */
+/** The tab was closed: its histories go, Persist or not. @param {number} tabId */
 export function dropTimelinesOf(tabId) {
   for (const [id, tl] of byId) if (tl.conn?.tabId === tabId) drop(id, tl);
   for (const id of [...stored.keys()]) {
@@ -180,6 +193,7 @@ export function dropTimelinesOf(tabId) {
   }
 }
 
+/** @param {string} id @param {Timeline} tl */
 function drop(id, tl) {
   nextStepOf.set(id, tl.nextStep);
   clearTimeout(tl.persistTimer);

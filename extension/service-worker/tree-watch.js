@@ -19,15 +19,21 @@ import { needSource } from './imports.js';
  * @property {Map<string, KnownPaths>} known   sub → paths this port has a view of
  */
 
+/** @typedef {import('./connections.js').Connection} Connection */
+/** @typedef {import('./panel-ports.js').UiPort} UiPort */
+
 /** Port → provider key → its watch. */
 const watchesOf = perPort(() => /** @type {Map<string, Watch>} */ (new Map()));
 
-/** The ports watching this connection. */
+/** The ports watching this connection. @param {Connection} conn */
 function watchersOf(conn) {
   return portsShowing(conn.tabId).filter((u) => watchesOf(u).has(conn.key));
 }
 
-/** The subscription's views from its root, up to the watch's budget. */
+/**
+ * The subscription's views from its root, up to the watch's budget.
+ * @param {UiPort} ui @param {Connection} conn @param {Watch} watch @param {string} sub
+ */
 function sendReset(ui, conn, watch, sub) {
   const st = conn.consumer?.status();
   const info = st?.subscriptions?.find((s) => s.sub === sub);
@@ -40,7 +46,7 @@ function sendReset(ui, conn, watch, sub) {
   });
 }
 
-/** A connection's kept events as the panel lists them: what Push.EVENT would have brought. */
+/** A connection's kept events as the panel lists them: what Push.EVENT would have brought. @param {Connection} conn */
 function keptEvents(conn) {
   return conn.events
     .filter((e) => e.event !== 'snapshot' || e.restarted === true)
@@ -50,6 +56,7 @@ function keptEvents(conn) {
 /**
  * A core event of a connection (connectionEvents.coreEvent): a snapshot resets the watchers'
  * trees, a patch becomes a delta of what each has seen, any other event goes as it is.
+ * @param {Connection} conn @param {{event: string, [field: string]: any}} ev  a core event (slop_core.h)
  */
 export function pushCoreEvent(conn, ev) {
   const watchers = watchersOf(conn);
@@ -79,7 +86,10 @@ export function pushCoreEvent(conn, ev) {
   }
 }
 
-/** A frame in or out (connectionEvents.frame): the Log of the watchers that asked for it. */
+/**
+ * A frame in or out (connectionEvents.frame): the Log of the watchers that asked for it.
+ * @param {Connection} conn @param {import('../../js-glue/frame-log.js').LogEntry} entry
+ */
 export function pushFrame(conn, entry) {
   for (const ui of watchersOf(conn)) {
     if (watchesOf(ui).get(conn.key).log) post(ui, { type: Push.LOG, key: conn.key, entries: [entry], replace: false });

@@ -14,17 +14,40 @@ export const extensionBase = api.runtime.getURL('');
 
 // ------------------------------------------------------------------------------------ runtime
 
-/** Listener for ports other contexts open to this one. Register at top level (service worker). */
+/**
+ * @typedef {object} MessageSender   runtime.MessageSender: who opened a port
+ * @property {string} [id]        the extension's id
+ * @property {string} [url]
+ * @property {number} [frameId]
+ * @property {{id?: number, url?: string}} [tab]   set for a content script
+ */
+/**
+ * @typedef {object} Port   runtime.Port, in both browsers
+ * @property {string} name
+ * @property {MessageSender} [sender]
+ * @property {(message: any) => void} postMessage
+ * @property {() => void} disconnect
+ * @property {{addListener(fn: (message: any, port: Port) => void): void}} onMessage
+ * @property {{addListener(fn: (port: Port) => void): void}} onDisconnect
+ */
+
+/**
+ * Listener for ports other contexts open to this one. Register at top level (service worker).
+ * @param {(port: Port) => void} fn
+ */
 export function onConnect(fn) {
   api.runtime.onConnect.addListener(fn);
 }
 
-/** Opens a port to the service worker. */
+/** Opens a port to the service worker. @param {string} name @returns {Port} */
 export function connect(name) {
   return api.runtime.connect({ name });
 }
 
-/** The sender of a port is this extension's own page (not a content script, not another extension). */
+/**
+ * The sender of a port is this extension's own page (not a content script, not another extension).
+ * @param {MessageSender|undefined} sender @returns {boolean}
+ */
 export function isOwnExtensionPage(sender) {
   return sender?.id === extensionId && typeof sender.url === 'string' && sender.url.startsWith(extensionBase);
 }
@@ -33,6 +56,7 @@ export function isOwnExtensionPage(sender) {
  * The sender of a port is this extension's content script in the top frame of a tab. Firefox does
  * not set sender.origin (Chrome ≥ 80 does), so the check uses sender.url and frameId, which both
  * browsers set.
+ * @param {MessageSender|undefined} sender @returns {boolean}
  */
 export function isOwnContentScript(sender) {
   return sender?.id === extensionId && Number.isInteger(sender.tab?.id) && sender.frameId === 0 &&
@@ -41,6 +65,14 @@ export function isOwnContentScript(sender) {
 
 // ------------------------------------------------------------------------------------ storage
 
+/**
+ * @typedef {object} StorageArea   storage.local / storage.session, promise-based
+ * @property {(keys: string|string[]|null) => Promise<Record<string, any>>} get
+ * @property {(items: Record<string, any>) => Promise<void>} set
+ * @property {(keys: string|string[]) => Promise<void>} remove
+ */
+
+/** @type {StorageArea} */
 export const storageLocal = {
   get: (keys) => api.storage.local.get(keys),
   set: (items) => api.storage.local.set(items),
@@ -50,6 +82,7 @@ export const storageLocal = {
 // storage.session exists in Chrome ≥ 102 and Firefox ≥ 115. Without it, keep session data in
 // memory (it then lives only as long as this context, which is the documented fallback).
 const memorySession = new Map();
+/** @type {StorageArea} */
 export const storageSession = api.storage.session
   ? {
       get: (keys) => api.storage.session.get(keys),
@@ -62,18 +95,25 @@ export const storageSession = api.storage.session
       remove: async (keys) => { for (const k of [keys].flat()) memorySession.delete(k); },
     };
 
-/** fn(changes, areaName) for every storage change. */
+/**
+ * fn(changes, areaName) for every storage change.
+ * @param {(changes: Record<string, {oldValue?: any, newValue?: any}>, areaName: string) => void} fn
+ */
 export function onStorageChanged(fn) {
   api.storage.onChanged.addListener(fn);
 }
 
 // --------------------------------------------------------------------------------------- tabs
 
+/** @param {(tabId: number) => void} fn */
 export function onTabRemoved(fn) {
   api.tabs.onRemoved.addListener(fn);
 }
 
-/** The id of the active tab of the current window (no "tabs" permission needed for the id). */
+/**
+ * The id of the active tab of the current window (no "tabs" permission needed for the id).
+ * @returns {Promise<number|null>}
+ */
 export async function activeTabId() {
   const [tab] = await api.tabs.query({ active: true, currentWindow: true });
   return tab?.id ?? null;
@@ -89,6 +129,7 @@ const PAGE_ORIGINS = ['http://*/*', 'https://*/*'];
  * ("Access your data for all websites" in the add-on's permissions); then the content script
  * does not run and the extension finds nothing. Chrome grants it at install, though its users
  * may restrict site access too. Both answer permissions.contains the same way.
+ * @returns {Promise<boolean>}
  */
 export async function hasSiteAccess() {
   try {
@@ -98,28 +139,31 @@ export async function hasSiteAccess() {
   }
 }
 
-/** Asks the user for it (call it from a click: the browser shows its own prompt). */
+/** Asks the user for it (call it from a click: the browser shows its own prompt). @returns {Promise<boolean>} */
 export function requestSiteAccess() {
   return api.permissions.request({ origins: PAGE_ORIGINS });
 }
 
 // ----------------------------------------------------------------------------------- action
 
-/** Badge on the toolbar button for one tab. Failures (tab closed meanwhile) are ignored. */
+/**
+ * Badge on the toolbar button for one tab. Failures (tab closed meanwhile) are ignored.
+ * @param {number} tabId @param {string} text @param {string} [color]
+ */
 export function setBadge(tabId, text, color) {
   if (!api.action) return;
   api.action.setBadgeText({ tabId, text }).catch(() => {});
   if (color) api.action.setBadgeBackgroundColor({ tabId, color }).catch(() => {});
 }
 
-/** Opens the options page (options_ui). */
+/** Opens the options page (options_ui). @returns {Promise<void>} */
 export function openOptionsPage() {
   return api.runtime.openOptionsPage();
 }
 
 // --------------------------------------------------------------------------------- devtools
 
-/** The inspected tab inside DevTools, else null (the panel also runs as a plain extension page). */
+/** The inspected tab inside DevTools, else null (the panel also runs as a plain extension page). @returns {number|null} */
 export function inspectedTabId() {
   const id = api.devtools?.inspectedWindow?.tabId;
   return Number.isInteger(id) ? id : null;
@@ -130,6 +174,7 @@ export function inspectedTabId() {
  * returns undefined; Firefox's browser.devtools.panels.create returns a promise. The panel object
  * is not needed, so it is called with the three common arguments in both, and a rejected promise
  * is swallowed.
+ * @param {string} title @param {string} iconPath @param {string} pagePath
  */
 export function createDevtoolsPanel(title, iconPath, pagePath) {
   const r = api.devtools.panels.create(title, iconPath, pagePath);
@@ -140,6 +185,7 @@ export function createDevtoolsPanel(title, iconPath, pagePath) {
  * The DevTools theme when running inside DevTools: 'dark' or 'light', else null.
  * Chrome (and Firefox) expose devtools.panels.themeName ("default" | "dark"; Firefox also
  * "light") to DevTools pages and panels.
+ * @returns {'dark'|'light'|null}
  */
 export function devtoolsTheme() {
   const name = api.devtools?.panels?.themeName;
@@ -151,6 +197,7 @@ export function devtoolsTheme() {
  * Calls fn('dark' | 'light') when the DevTools theme changes. Firefox has
  * devtools.panels.onThemeChanged; Chrome (156) has no such event, so there the theme is the one
  * read when the panel opened and this is a no-op.
+ * @param {(theme: 'dark'|'light') => void} fn
  */
 export function onDevtoolsThemeChanged(fn) {
   const ev = api.devtools?.panels?.onThemeChanged;

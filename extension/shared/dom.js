@@ -5,6 +5,9 @@
  * h('button', {class: 'primary', onclick: fn, 'data-x': 1, title: 't'}, 'Label', otherNode)
  * Keys: class, text (textContent), on<event> (listener), hidden/disabled/checked/value
  * (properties), anything else → setAttribute. Children: nodes, strings (text), null/false (skipped).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag @param {Record<string, any>|null} [attrs] @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -14,13 +17,17 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === 'text') el.textContent = String(v);
     else if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
     else if (k === 'style') el.style.cssText = String(v); // CSSOM: not subject to style-src
-    else if (k === 'hidden' || k === 'disabled' || k === 'checked' || k === 'value') el[k] = v;
+    else if (k === 'hidden' || k === 'disabled' || k === 'checked' || k === 'value') Object.assign(el, { [k]: v });
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);
   return el;
 }
 
+/** @typedef {Node|string|number|boolean|null|undefined} ChildItem */
+/** @typedef {ChildItem|Array<ChildItem|ChildItem[]>} Child  what h() and setChildren() take (arrays are spread) */
+
+/** @param {Element} el @param {Child[]} children */
 function append(el, children) {
   for (const c of children) {
     if (c === undefined || c === null || c === false) continue;
@@ -29,7 +36,11 @@ function append(el, children) {
   }
 }
 
-/** Replaces all children of el. */
+/**
+ * Replaces all children of el.
+ * @template {Element} E
+ * @param {E} el @param {...Child} children @returns {E}
+ */
 export function setChildren(el, ...children) {
   el.replaceChildren();
   append(el, children);
@@ -58,6 +69,7 @@ export class Tabs {
     });
   }
 
+  /** @param {string} tab */
   show(tab) {
     for (const b of this.bar.querySelectorAll('button[data-tab]')) {
       const on = /** @type {HTMLElement} */ (b).dataset.tab === tab;

@@ -439,6 +439,8 @@ export function catalogued(msg, ...groups) {
  * @property {object} [meta]            salience, urgency, window, total_children, summary, ...
  * @property {object[]} [affordances]   {action, label?, description?, params?, dangerous?, ...}
  * @property {object} [content_ref]
+ * @property {number} [more]            a windowed collection: children the provider has beyond these
+ * @property {[number, number]} [next_window]   and the [offset, count] to query for the next page
  */
 
 /**
@@ -461,8 +463,8 @@ export function catalogued(msg, ...groups) {
  * @typedef {object} ProviderInfo
  * @property {string} key                 the WebSocket URL, or "postmessage": unique per tab
  * @property {{type: 'ws'|'postmessage', url?: string}} transport
- * @property {'meta'|'well-known'} source  how it was discovered
- * @property {string} status              one of Status
+ * @property {'meta'|'well-known'|'manual'} source  how it was found (manual: added by address)
+ * @property {import('../../js-glue/session-status.js').StatusValue} status   one of Status
  * @property {number} statusAt            epoch ms of the last status change
  * @property {string} message             human-readable detail of the status ("" if none)
  * @property {number|null} retryAt        epoch ms of the next reconnect attempt

@@ -51,6 +51,7 @@ export const KEYS = Object.freeze({
 /**
  * "http://host:3737", "ws://host:3737/slop", "host:3737" → "ws://host:3737" (https → wss).
  * Throws an Error with a message for the user when the input is not usable.
+ * @param {string} input @returns {string}
  */
 export function normalizeProviderOrigin(input) {
   let text = String(input ?? '').trim();
@@ -62,14 +63,14 @@ export function normalizeProviderOrigin(input) {
   } catch {
     throw new Error(`“${input}” is not a URL`);
   }
-  const scheme = { 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' }[url.protocol];
+  const scheme = /** @type {Record<string, string>} */ ({ 'ws:': 'ws:', 'wss:': 'wss:', 'http:': 'ws:', 'https:': 'wss:' })[url.protocol];
   if (!scheme) throw new Error('Use a ws://, wss://, http:// or https:// address');
   if (!url.hostname) throw new Error('The address has no host');
   if (url.username || url.password) throw new Error('Put the token in the token field, not in the address');
   return `${scheme}//${url.host}`;
 }
 
-/** The provider origin a WebSocket URL belongs to (the key its token is stored under). */
+/** The provider origin a WebSocket URL belongs to (the key its token is stored under). @param {string} wsUrl */
 export function providerOriginOf(wsUrl) {
   return normalizeProviderOrigin(wsUrl);
 }
@@ -78,7 +79,7 @@ export function providerOriginOf(wsUrl) {
 // WebSocket constructor throw, with the token in its message.
 const TCHAR = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** null if usable as the second subprotocol of ["slop.bearer", token], else why not. */
+/** null if usable as the second subprotocol of ["slop.bearer", token], else why not. @param {unknown} token @returns {string|null} */
 export function tokenProblem(token) {
   if (typeof token !== 'string' || token.length === 0) return 'The token is empty';
   if (token.length > 4096) return 'The token is longer than 4096 characters';
@@ -91,7 +92,10 @@ export function tokenProblem(token) {
 
 // ---------------------------------------------------------------------------------- tokens
 
-/** Stores a token (options page). Throws with a user-facing message. */
+/**
+ * Stores a token (options page). Throws with a user-facing message.
+ * @param {string} origin @param {string} token @returns {Promise<string>} the provider origin
+ */
 export async function setToken(origin, token) {
   const key = normalizeProviderOrigin(origin);
   const problem = tokenProblem(token);
@@ -103,6 +107,7 @@ export async function setToken(origin, token) {
   return key;
 }
 
+/** @param {string} origin as listTokens() gives it */
 export async function removeToken(origin) {
   const { tokens = {}, tokenIndex = {} } = await storageLocal.get([KEYS.TOKENS, KEYS.TOKEN_INDEX]);
   delete tokens[origin];
@@ -110,7 +115,7 @@ export async function removeToken(origin) {
   await storageLocal.set({ [KEYS.TOKENS]: tokens, [KEYS.TOKEN_INDEX]: tokenIndex });
 }
 
-/** [{origin, setAt, length}]: never the tokens themselves. */
+/** [{origin, setAt, length}]: never the tokens themselves. @returns {Promise<{origin: string, setAt: number, length: number}[]>} */
 export async function listTokens() {
   const { tokenIndex = {} } = await storageLocal.get(KEYS.TOKEN_INDEX);
   return Object.entries(tokenIndex)
@@ -118,7 +123,7 @@ export async function listTokens() {
     .sort((a, b) => a.origin.localeCompare(b.origin));
 }
 
-/** Service worker only: the token for a WebSocket URL, or null. */
+/** Service worker only: the token for a WebSocket URL, or null. @param {string} wsUrl @returns {Promise<string|null>} */
 export async function tokenFor(wsUrl) {
   let origin;
   try {
@@ -133,12 +138,13 @@ export async function tokenFor(wsUrl) {
 /**
  * Asks the options page (about to be opened, or open already) to show the token form for this
  * provider. A hand-off through storage because runtime.openOptionsPage() takes no argument.
+ * @param {string} wsUrl
  */
 export async function askTokenFor(wsUrl) {
   await storageSession.set({ [KEYS.OPTIONS_FOCUS]: { origin: providerOriginOf(wsUrl), at: Date.now() } });
 }
 
-/** Options page: the provider origin asked for by askTokenFor(), once (it is removed), or null. */
+/** Options page: the provider origin asked for by askTokenFor(), once (it is removed), or null. @returns {Promise<string|null>} */
 export async function takeTokenRequest() {
   const { [KEYS.OPTIONS_FOCUS]: asked } = await storageSession.get(KEYS.OPTIONS_FOCUS);
   if (!asked) return null;
@@ -148,7 +154,7 @@ export async function takeTokenRequest() {
 
 // ------------------------------------------------------------------------------- approvals
 
-/** @param {string} approvalKey @param {{page: string|null, target: string}} parts  the core's, for display */
+/** @param {string} approvalKey @param {{page?: string|null, target?: string|null}} [parts]  the core's, for display */
 export async function approve(approvalKey, { page = null, target = null } = {}) {
   const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
   approvals[approvalKey] = { at: Date.now(), page, target };
@@ -160,13 +166,17 @@ export async function approve(approvalKey, { page = null, target = null } = {}) 
   }
 }
 
+/** @param {string} approvalKey */
 export async function revokeApproval(approvalKey) {
   const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
   delete approvals[approvalKey];
   await storageLocal.set({ [KEYS.APPROVALS]: approvals });
 }
 
-/** [{key, at, page, target}]: page and target as the core classified them (null if not stored) */
+/**
+ * [{key, at, page, target}]: page and target as the core classified them (null if not stored)
+ * @returns {Promise<{key: string, at: number, page: string|null, target: string|null}[]>}
+ */
 export async function listApprovals() {
   const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
   return Object.entries(approvals)
@@ -174,17 +184,20 @@ export async function listApprovals() {
     .sort((a, b) => a.key.localeCompare(b.key));
 }
 
+/** @param {string} approvalKey @returns {Promise<boolean>} */
 export async function isApproved(approvalKey) {
   const { approvals = {} } = await storageLocal.get(KEYS.APPROVALS);
   return Object.prototype.hasOwnProperty.call(approvals, approvalKey);
 }
 
+/** @param {string} approvalKey */
 export async function deny(approvalKey) {
   const { denied = {} } = await storageSession.get(KEYS.DENIED);
   denied[approvalKey] = Date.now();
   await storageSession.set({ [KEYS.DENIED]: denied });
 }
 
+/** @param {string} approvalKey @returns {Promise<boolean>} */
 export async function isDenied(approvalKey) {
   const { denied = {} } = await storageSession.get(KEYS.DENIED);
   return Object.prototype.hasOwnProperty.call(denied, approvalKey);
@@ -198,6 +211,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * A String agent's local webhook URL (from `string webhook show`), checked: http on a loopback
  * host, path /webhook/<token>. Returns {url, origin, tokenLength}; throws with a message that never
  * quotes the token.
+ * @param {string} input @returns {{url: string, origin: string, tokenLength: number}}
  */
 export function parseStringWebhook(input) {
   let url;
@@ -216,6 +230,7 @@ export function parseStringWebhook(input) {
 /**
  * Stores the webhook URL: pasted in the options page, or fetched by the worker for an agent picked
  * there (agentId: whose event stream shows that a send arrived). Throws with a user-facing message.
+ * @param {string} input @param {{agentId?: string|null}} [o] @returns {Promise<string>} its origin
  */
 export async function setStringWebhook(input, { agentId = null } = {}) {
   const w = parseStringWebhook(input);
@@ -224,7 +239,7 @@ export async function setStringWebhook(input, { agentId = null } = {}) {
   return w.origin;
 }
 
-/** Service worker: the agent a pasted webhook belongs to, as its daemon named it in a 202. */
+/** Service worker: the agent a pasted webhook belongs to, as its daemon named it in a 202. @param {string} url @param {string} agentId */
 export async function noteStringAgent(url, agentId) {
   const got = await storageLocal.get([KEYS.STRING_WEBHOOK, KEYS.STRING_WEBHOOK_INDEX]);
   const index = got[KEYS.STRING_WEBHOOK_INDEX];
@@ -237,13 +252,16 @@ export async function removeStringWebhook() {
   await storageLocal.remove([KEYS.STRING_WEBHOOK, KEYS.STRING_WEBHOOK_INDEX]);
 }
 
-/** {origin, setAt, tokenLength, agentId?} or null: what a page may show. */
+/**
+ * {origin, setAt, tokenLength, agentId?} or null: what a page may show.
+ * @returns {Promise<{origin: string, setAt: number, tokenLength: number, agentId?: string}|null>}
+ */
 export async function stringWebhookInfo() {
   const { [KEYS.STRING_WEBHOOK_INDEX]: info = null } = await storageLocal.get(KEYS.STRING_WEBHOOK_INDEX);
   return info;
 }
 
-/** Service worker only: the webhook URL, or null. */
+/** Service worker only: the webhook URL, or null. @returns {Promise<string|null>} */
 export async function stringWebhookUrl() {
   const { [KEYS.STRING_WEBHOOK]: url = null } = await storageLocal.get(KEYS.STRING_WEBHOOK);
   return typeof url === 'string' ? url : null;
@@ -257,6 +275,7 @@ export const BRIDGE_DEFAULT_URL = 'ws://127.0.0.1:9339/slop-bridge';
 /**
  * A bridge address: ws:// on a loopback host (the bridge is the desktop app on this machine; the
  * state of your pages goes nowhere else). Returns the normalised URL; throws with a message.
+ * @param {string} input @returns {string}
  */
 export function normalizeBridgeUrl(input) {
   let url;
@@ -271,7 +290,7 @@ export function normalizeBridgeUrl(input) {
   return url.href;
 }
 
-/** Stores the pairing token the desktop app shows. Throws with a user-facing message. */
+/** Stores the pairing token the desktop app shows. Throws with a user-facing message. @param {string} token */
 export async function setBridgeToken(token) {
   const problem = tokenProblem(token);
   if (problem) throw new Error(problem);
@@ -282,11 +301,12 @@ export async function removeBridgeToken() {
   await storageLocal.remove([KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_TOKEN_INDEX]);
 }
 
+/** @param {boolean} enabled */
 export async function setBridgeEnabled(enabled) {
   await storageLocal.set({ [KEYS.BRIDGE_ENABLED]: !!enabled });
 }
 
-/** Stores the bridge address (normalised; the default is not stored). Throws with a message. */
+/** Stores the bridge address (normalised; the default is not stored). Throws with a message. @param {string} input */
 export async function setBridgeUrl(input) {
   const url = normalizeBridgeUrl(input);
   if (url === BRIDGE_DEFAULT_URL) await storageLocal.remove(KEYS.BRIDGE_URL);
@@ -294,12 +314,15 @@ export async function setBridgeUrl(input) {
   return url;
 }
 
-/** Bridges that select no subprotocol (the SLOP project's own) are used only with this on. */
+/** Bridges that select no subprotocol (the SLOP project's own) are used only with this on. @param {boolean} allow */
 export async function setBridgeAllowUnpaired(allow) {
   await storageLocal.set({ [KEYS.BRIDGE_ALLOW_UNPAIRED]: !!allow });
 }
 
-/** What pages may show: {enabled, url, allowUnpaired, token: {setAt, length}|null}, never the token. */
+/**
+ * What pages may show: {enabled, url, allowUnpaired, token: {setAt, length}|null}, never the token.
+ * @returns {Promise<{enabled: boolean, url: string, allowUnpaired: boolean, token: {setAt: number, length: number}|null}>}
+ */
 export async function bridgeSettingsInfo() {
   const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX, KEYS.BRIDGE_ALLOW_UNPAIRED]);
   return {
@@ -308,7 +331,10 @@ export async function bridgeSettingsInfo() {
   };
 }
 
-/** Service worker only: {enabled, url, token, allowUnpaired}. */
+/**
+ * Service worker only: {enabled, url, token, allowUnpaired}.
+ * @returns {Promise<{enabled: boolean, url: string, token: string|null, allowUnpaired: boolean}>}
+ */
 export async function bridgeSettings() {
   const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_ALLOW_UNPAIRED]);
   let url = BRIDGE_DEFAULT_URL;
@@ -319,7 +345,10 @@ export async function bridgeSettings() {
   };
 }
 
-/** {[trustKey]: {name, at}}: the providers the desktop may invoke without asking, this session. */
+/**
+ * {[trustKey]: {name, at}}: the providers the desktop may invoke without asking, this session.
+ * @returns {Promise<Record<string, {name: string, at: number}>>}
+ */
 export async function bridgeTrust() {
   const { [KEYS.BRIDGE_TRUST]: trust = {} } = await storageSession.get(KEYS.BRIDGE_TRUST);
   return trust && typeof trust === 'object' ? trust : {};
@@ -328,6 +357,7 @@ export async function bridgeTrust() {
 /**
  * Lets the desktop invoke a provider without asking (on) or asks again (off). Session storage
  * only: it ends when the browser does. trustKey comes from the bridge's status (shared, approvals).
+ * @param {string} trustKey @param {string} name @param {boolean} on
  */
 export async function setBridgeTrust(trustKey, name, on) {
   const trust = { ...(await bridgeTrust()) };
@@ -347,14 +377,14 @@ export async function bridgeStatus() {
   return st;
 }
 
-/** Service worker only: publishes the bridge's status to the popup and the options page. */
+/** Service worker only: publishes the bridge's status to the popup and the options page. @param {object} status BridgeStatus */
 export async function publishBridgeStatus(status) {
   await storageSession.set({ [KEYS.BRIDGE_STATUS]: status });
 }
 
 // ------------------------------------------------------------ providers added by address
 
-/** "ws://host:port/path" as the key of a provider added by address; throws with a message. */
+/** "ws://host:port/path" as the key of a provider added by address; throws with a message. @param {string} input @returns {string} */
 export function normalizeProviderUrl(input) {
   let url;
   try {
@@ -368,6 +398,7 @@ export function normalizeProviderUrl(input) {
   return url.href;
 }
 
+/** @param {string} wsUrl @returns {Promise<string>} its key */
 export async function addManualProvider(wsUrl) {
   const key = normalizeProviderUrl(wsUrl);
   const { [KEYS.MANUAL_PROVIDERS]: list = {} } = await storageLocal.get(KEYS.MANUAL_PROVIDERS);
@@ -376,13 +407,14 @@ export async function addManualProvider(wsUrl) {
   return key;
 }
 
+/** @param {string} wsUrl its key */
 export async function removeManualProvider(wsUrl) {
   const { [KEYS.MANUAL_PROVIDERS]: list = {} } = await storageLocal.get(KEYS.MANUAL_PROVIDERS);
   delete list[wsUrl];
   await storageLocal.set({ [KEYS.MANUAL_PROVIDERS]: list });
 }
 
-/** The ws:// URLs added by address, oldest first. */
+/** The ws:// URLs added by address, oldest first. @returns {Promise<string[]>} */
 export async function listManualProviders() {
   const { [KEYS.MANUAL_PROVIDERS]: list = {} } = await storageLocal.get(KEYS.MANUAL_PROVIDERS);
   return Object.entries(list).sort((a, b) => (a[1]?.addedAt ?? 0) - (b[1]?.addedAt ?? 0)).map(([url]) => url);
@@ -393,13 +425,13 @@ export async function listManualProviders() {
 /** What a provider's history may hold, in MB (Options; timeline.js's default when unset). */
 export const HISTORY_MB = Object.freeze({ min: 8, max: 1024, choices: [16, 64, 256, 1024] });
 
-/** The stored bound in MB, or null for the default. */
+/** The stored bound in MB, or null for the default. @returns {Promise<number|null>} */
 export async function historyMb() {
   const { [KEYS.HISTORY_MB]: mb = null } = await storageLocal.get(KEYS.HISTORY_MB);
   return Number.isInteger(mb) && mb >= HISTORY_MB.min && mb <= HISTORY_MB.max ? mb : null;
 }
 
-/** Sets the bound (null: the default). Throws an Error with a message for the user when out of range. */
+/** Sets the bound (null: the default). Throws an Error with a message for the user when out of range. @param {number|null} mb */
 export async function setHistoryMb(mb) {
   if (mb === null) return storageLocal.remove(KEYS.HISTORY_MB);
   if (!Number.isInteger(mb) || mb < HISTORY_MB.min || mb > HISTORY_MB.max) throw new Error(`Between ${HISTORY_MB.min} and ${HISTORY_MB.max} MB`);

@@ -2,6 +2,19 @@
 // output: a node without its children, plus child_ids and path). The service worker computes the
 // history's diffs with it (timeline.js); the panel renders them (views/history-view.js).
 
+/** @typedef {import('./messages.js').NodeView} NodeView */
+/** @typedef {{key: string, before: any, after: any}} FieldChange  undefined: absent */
+/**
+ * @typedef {object} ViewDiff
+ * @property {{before: string, after: string}|null} type
+ * @property {FieldChange[]} properties
+ * @property {FieldChange[]} meta
+ * @property {{action: string, change: 'added'|'removed'|'changed', before?: object, after?: object}[]} affordances
+ * @property {{before: object, after: object}|null} contentRef
+ * @property {{added: string[], removed: string[], reordered: boolean}|null} children
+ */
+
+/** @param {any} a @param {any} b @returns {boolean} */
 function deepEqual(a, b) {
   if (a === b) return true;
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
@@ -11,8 +24,12 @@ function deepEqual(a, b) {
   return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
 }
 
-/** Key-by-key differences of two plain objects: [{key, before, after}] (undefined = absent). */
+/**
+ * Key-by-key differences of two plain objects: [{key, before, after}] (undefined = absent).
+ * @param {Record<string, any>} [a] @param {Record<string, any>} [b]
+ */
 function objectDiff(a = {}, b = {}) {
+  /** @type {FieldChange[]} */
   const out = [];
   const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
   for (const k of keys) {
@@ -23,8 +40,9 @@ function objectDiff(a = {}, b = {}) {
   return out;
 }
 
-/** Differences of two views of the same path, by field. */
+/** Differences of two views of the same path, by field. @param {NodeView} before @param {NodeView} after */
 export function viewDiff(before, after) {
+  /** @type {ViewDiff} */
   const d = {
     type: before.type !== after.type ? { before: before.type, after: after.type } : null,
     properties: objectDiff(before.properties, after.properties),
@@ -55,11 +73,14 @@ export function viewDiff(before, after) {
 /**
  * "provider restarted: version 1 after 20101", "provider changed: Old (old) → New (new), version 7
  * after 2", "page loaded again (history kept)", "the extension started again (history kept by Persist)".
+ * @param {{version?: number, boundary?: {kind: string, previousVersion?: number|null, previous?: any, provider?: any}}|null} entry
+ *   a history entry
+ * @returns {string}
  */
 export function boundaryText(entry) {
   const b = entry?.boundary;
   if (!b) return '';
-  const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : '?');
+  const who = (/** @type {{name?: string, id?: string}|null} */ p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : '?');
   const after = b.previousVersion !== null && b.previousVersion !== undefined ? ` after ${b.previousVersion}` : '';
   if (b.kind === 'reload') return 'page loaded again (history kept)';
   if (b.kind === 'worker') return 'the extension started again (history kept by Persist)';
@@ -67,18 +88,23 @@ export function boundaryText(entry) {
   return `provider restarted: version ${entry.version}${after}`;
 }
 
+/** @param {ViewDiff} d */
 function diffIsEmpty(d) {
   return !d.type && d.properties.length === 0 && d.meta.length === 0 && d.affordances.length === 0 && !d.contentRef && !d.children;
 }
 
 /**
  * What changed from state a to state b (two Maps path → view).
- * @returns {{added: object[], removed: object[], changed: {path: string, before: object, after: object, diff: object}[]}}
+ * @param {Map<string, NodeView>} a @param {Map<string, NodeView>} b
+ * @returns {{added: NodeView[], removed: NodeView[], changed: {path: string, before: NodeView, after: NodeView, diff: ViewDiff}[]}}
  *   sorted by path
  */
 export function diffStates(a, b) {
+  /** @type {NodeView[]} */
   const added = [];
+  /** @type {NodeView[]} */
   const removed = [];
+  /** @type {{path: string, before: NodeView, after: NodeView, diff: ViewDiff}[]} */
   const changed = [];
   for (const [path, va] of a) {
     const vb = b.get(path);
@@ -89,7 +115,7 @@ export function diffStates(a, b) {
     }
   }
   for (const [path, vb] of b) if (!a.has(path)) added.push(vb);
-  const byPath = (x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
+  const byPath = (/** @type {{path: string}} */ x, /** @type {{path: string}} */ y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0);
   added.sort(byPath);
   removed.sort(byPath);
   changed.sort(byPath);

@@ -1,6 +1,9 @@
 // status-text.js: how the popup and the panel describe a provider (ProviderInfo of messages.js).
 import { Status } from './messages.js';
 
+/** @typedef {import('./messages.js').ProviderInfo} ProviderInfo */
+
+/** @type {Record<string, string>} */
 const LABELS = {
   [Status.DISCOVERED]: 'Discovered',
   [Status.PENDING_APPROVAL]: 'Waiting for approval',
@@ -13,16 +16,18 @@ const LABELS = {
   [Status.ERROR]: 'Error',
 };
 
+/** @param {number} at @param {number} now */
 const seconds = (at, now) => Math.max(1, Math.ceil((at - now) / 1000));
 
 /**
  * The provider was live, then went away (a dev server restarting): the reconnect policy dials it
  * again fast, and the label says so with its countdown, never a bare "Reconnecting".
+ * @param {ProviderInfo} info
  */
 const restarting = (info) => info.reconnect?.mode === 'restart' && !info.reconnect.settled &&
   (info.status === Status.RECONNECTING || info.status === Status.UNREACHABLE || info.status === Status.CONNECTING);
 
-/** Connected but the first subscription is not live: what its mirror is doing. */
+/** Connected but the first subscription is not live: what its mirror is doing. @type {Record<string, string>} */
 const SYNC_LABELS = {
   none: 'no subscription',
   waiting: 'waiting for snapshot',
@@ -34,6 +39,7 @@ const SYNC_LABELS = {
 /**
  * "Reconnecting · retry in 4 s", "Connected", "Connected · stale (retry in 8 s)" etc. "Connected"
  * alone only when the mirror is live: a stale state must never read as live.
+ * @param {ProviderInfo} info @param {number} [now] @returns {string}
  */
 export function statusLabel(info, now = Date.now()) {
   const base = LABELS[info.status] ?? info.status;
@@ -52,7 +58,7 @@ export function statusLabel(info, now = Date.now()) {
   return base;
 }
 
-/** The core's reason, as the start of a sentence. */
+/** The core's reason, as the start of a sentence. @param {{code?: string, message?: string}|null|undefined} reason */
 function reasonText(reason) {
   const text = (reason?.message || reason?.code || '').trim().replace(/[.;:]+$/, '');
   return text ? text[0].toUpperCase() + text.slice(1) : '';
@@ -62,6 +68,7 @@ function reasonText(reason) {
  * For a connected provider whose mirror is not live: why, and what happens next, in one
  * sentence ("Patch refused (…); resyncing from a fresh snapshot."). "" when live or not connected
  * (the status message says the rest).
+ * @param {ProviderInfo} info @param {number} [now] @returns {string}
  */
 export function syncText(info, now = Date.now()) {
   if (info.status !== Status.CONNECTED || info.live) return '';
@@ -81,13 +88,13 @@ export function syncText(info, now = Date.now()) {
   return sentence[0].toUpperCase() + sentence.slice(1);
 }
 
-/** The provider's name from its hello, else where it is. */
+/** The provider's name from its hello, else where it is. @param {ProviderInfo} info @returns {string} */
 export function providerTitle(info) {
   if (info.provider?.name) return info.provider.name;
   return info.transport.type === 'postmessage' ? 'In-page provider' : info.transport.url;
 }
 
-/** Where the provider is, for a second line. */
+/** Where the provider is, for a second line. @param {ProviderInfo} info @returns {string} */
 export function transportText(info) {
   const how = info.source === 'well-known' ? 'via /.well-known/slop' : info.source === 'manual' ? 'added by address' : 'via <meta name="slop">';
   return info.transport.type === 'postmessage' ? `postMessage (in this page) ${how}` : `${info.transport.url} ${how}`;

@@ -9,6 +9,7 @@ const PING_MS = 20000;
 
 /** A request that got no result: `code` is one of ErrorCode. */
 export class RequestFailed extends Error {
+  /** @param {string} code @param {string} message */
   constructor(code, message) {
     super(message);
     this.code = code;
@@ -16,8 +17,10 @@ export class RequestFailed extends Error {
 }
 
 export class UiPort {
+  /** @type {import('./browser.js').Port|null} */
   #port = null;
   #nextId = 1;
+  /** @type {Map<number, {resolve: (result: any) => void, reject: (e: RequestFailed) => void, timer: ReturnType<typeof setTimeout>}>} */
   #pending = new Map();
   #retryMs = 100;
   #everConnected = false;
@@ -33,6 +36,7 @@ export class UiPort {
     this.tabId = tabId;
     this.onPush = onPush;
     this.onState = onState;
+    /** @type {'connecting'|'connected'|'reconnecting'} */
     this.state = 'connecting';
     setInterval(() => this.#post({ type: Request.PING }), PING_MS);
     // The user looks (the panel or the popup got the focus, or was shown): a provider waiting out
@@ -49,7 +53,11 @@ export class UiPort {
     return this;
   }
 
-  /** Sends a request (`type`: one of Request); resolves with its result, rejects with RequestFailed. */
+  /**
+   * Sends a request (`type`: one of Request); resolves with its result, rejects with RequestFailed.
+   * @param {string} type @param {object} [fields] @param {number} [timeoutMs]
+   * @returns {Promise<any>} the reply's result: its shape is the request's (messages.js)
+   */
   request(type, fields = {}, timeoutMs = 60000) {
     if (!catalogued({ type }, Request)) return Promise.reject(new RequestFailed(ErrorCode.BAD_REQUEST, `${String(type).slice(0, 40)} is not a request of the catalogue`));
     if (!this.#port) return Promise.reject(new RequestFailed(ErrorCode.DISCONNECTED, 'Not connected to the extension’s service worker'));
@@ -70,6 +78,7 @@ export class UiPort {
     this.#port = null;
   }
 
+  /** @param {{type: string, [field: string]: any}} msg */
   #post(msg) {
     if (!catalogued(msg, Request)) return;
     try {
@@ -111,6 +120,7 @@ export class UiPort {
     this.#retryMs = Math.min(this.#retryMs * 2, 2000);
   }
 
+  /** @param {any} msg what the worker posted (checked here) */
   #onMessage(msg) {
     if (!msg || typeof msg.type !== 'string') return;
     if (this.state !== 'connected') {

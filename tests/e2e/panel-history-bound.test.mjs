@@ -70,7 +70,8 @@ describe('the history bound', () => {
       await until(() => panel.evaluate((v) => window.slopPanel.currentTree()?.version === v, srv.engine.version), { what: `v${srv.engine.version}` });
     }
     await panel.click('#toggle-history');
-    await until(async () => (await strip(panel)).info?.steps === 6, { what: 'six steps listed' });
+    // The store has the steps first; the strip paints them on the next frame.
+    await until(async () => (await strip(panel)).info?.steps === 6 && /6 kept/.test(await panel.textContent('#history-strip')), { what: 'six steps listed and painted' });
     const s = await strip(panel);
     assert.match(s.info.noStates, /state is 2\.\d MB as text.*half of the history's 16\.0 MB/);
     assert.ok(s.info.bytes <= s.info.limits.bytes && s.info.limits.bytes === 16 * 1024 * 1024, JSON.stringify(s.info));

@@ -1,6 +1,7 @@
 // The package's type declarations: a user's code (tests/fixtures/types/usage.mts) compiles with
 // `tsc --strict` against them, resolved through package.json "exports" as in an installed
-// package; and every name an entry point exports at run time is declared.
+// package; and every name an entry point exports at run time is declared. And the extension's and
+// the glue's own JavaScript type-checks against its JSDoc.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,14 @@ const pkg = JSON.parse(await fs.readFile(new URL('package.json', `file://${ROOT}
 test('a user\'s TypeScript compiles against the declarations (tsc --strict)', { timeout: 120_000 }, async () => {
   const tsc = `${ROOT}node_modules/typescript/bin/tsc`;
   const r = await promisify(execFile)(process.execPath, [tsc, '-p', 'tests/fixtures/types/tsconfig.json'], { cwd: ROOT })
+    .then(() => ({ code: 0, out: '' }), (e) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }));
+  assert.equal(r.code, 0, r.out);
+});
+
+// The extension and the JS glue are checked from their JSDoc (checkJs; tsconfig.json at the root).
+test('extension/ and js-glue/ type-check (tsc -p tsconfig.json)', { timeout: 180_000 }, async () => {
+  const tsc = `${ROOT}node_modules/typescript/bin/tsc`;
+  const r = await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 })
     .then(() => ({ code: 0, out: '' }), (e) => ({ code: e.code, out: `${e.stdout}${e.stderr}` }));
   assert.equal(r.code, 0, r.out);
 });

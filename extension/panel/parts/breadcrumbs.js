@@ -18,7 +18,7 @@ export class Breadcrumbs {
     this.onPick = onPick;
     el.setAttribute('aria-label', 'Path of the selected node');
     el.addEventListener('click', (e) => {
-      const b = e.target.closest('button[data-path]');
+      const b = /** @type {HTMLElement|null} */ (/** @type {Element} */ (e.target).closest('button[data-path]'));
       if (b) onPick(b.dataset.path);
     });
     new ResizeObserver(() => this.#fit()).observe(el);
@@ -57,9 +57,9 @@ export class Breadcrumbs {
 
   /** Hides crumbs from the root end until the rest fits; the last one shrinks with an ellipsis. */
   #fit() {
-    const more = this.el.firstElementChild;
+    const more = /** @type {HTMLElement|null} */ (this.el.firstElementChild);
     if (!more) return;
-    const crumbs = [...this.el.querySelectorAll('.crumb')];
+    const crumbs = /** @type {HTMLElement[]} */ ([...this.el.querySelectorAll('.crumb')]);
     for (const c of crumbs) c.hidden = false;
     more.hidden = true;
     let i = 0;

@@ -9,6 +9,9 @@ import { reportMarkdown } from '../../../js-glue/conformance-report.js';
 import { ConformanceView } from '../views/conformance-view.js';
 import { download, fileName } from '../export.js';
 
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+
 /** The report is read again this long after the state last changed (the tab open). */
 const SETTLE_MS = 400;
 /** The badge follows the findings this often, while the panel is visible (a report walks the
@@ -20,17 +23,22 @@ const DRIFT_EVERY_MS = 30_000;
 export class ConformancePane {
   /** The last report shown (for tests). */
   report = null;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #timer = 0;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #driftTimer = 0;
   #key = null;
 
   /**
    * @param {{root: HTMLElement, badge: HTMLButtonElement}} els
-   * @param {{bridge, selection, isOpen: () => boolean, open: () => void, revealNode: (path: string) => boolean,
+   * @param {{bridge: Bridge, selection: Selection, isOpen: () => boolean, open: () => void, revealNode: (path: string) => boolean,
    *          revealFrame: (text: string) => boolean}} o
    */
   constructor(els, { bridge, selection, isOpen, open, revealNode, revealFrame }) {
-    Object.assign(this, { els, bridge, selection, isOpen });
+    this.els = els;
+    this.bridge = bridge;
+    this.selection = selection;
+    this.isOpen = isOpen;
     this.view = new ConformanceView(els.root, {
       refresh: () => this.refresh(),
       checkDrift: () => this.checkDrift(),

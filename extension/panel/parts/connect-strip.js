@@ -12,16 +12,24 @@ import { h, setChildren } from '../../shared/dom.js';
 import { jsonView } from '../views/json-view.js';
 import { toggleStrip } from './toolbar.js';
 
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+
 export class ConnectStrip {
   /** The last outcome, for tests: the worker's answer or {error}. */
   last = null;
 
   /**
    * @param {{strip: HTMLElement, button: HTMLButtonElement}} els
-   * @param {{store, bridge, onSelect: (key: string) => void}} o
+   * @param {{store: Store, bridge: Bridge,
+   *          onSelect: (key: string, o?: {unlessLive?: boolean}) => void}} o
+   *   onSelect: show this provider (unlessLive: not over a live one shown)
    */
   constructor(els, { store, bridge, onSelect }) {
-    Object.assign(this, { els, store, bridge, onSelect });
+    this.els = els;
+    this.store = store;
+    this.bridge = bridge;
+    this.onSelect = onSelect;
     this.address = h('input', { type: 'text', id: 'connect-address', placeholder: 'ws://host:port/slop or http://host', spellcheck: 'false', 'aria-label': 'Provider address', title: 'A ws:// address, or an http:// site whose /.well-known/slop names one' });
     this.token = h('input', { type: 'password', id: 'connect-token', placeholder: 'token, if it needs one', autocomplete: 'new-password', spellcheck: 'false', 'aria-label': 'Token' });
     this.message = h('span', { class: 'small', 'data-role': 'connect-message', role: 'status' });

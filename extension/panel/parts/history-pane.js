@@ -15,7 +15,12 @@ import { h, setChildren } from '../../shared/dom.js';
 import { toggleStrip } from './toolbar.js';
 import { download, fileName } from '../export.js';
 
-/** A recording file: the worker checks it; this only routes the file (its first bytes say it). */
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+/** @typedef {import('../views/tree-view.js').TreeView} TreeView */
+
+/** A recording file: the worker checks it; this only routes the file (its first bytes say it). @param {string} text */
 export const isRecordingText = (text) => /"format"\s*:\s*"slop-inspector-recording"/.test(text.slice(0, 300));
 
 const PLAY_MIN_MS = 40;
@@ -27,6 +32,7 @@ const PLAY_MAX_MS = 2000;
  * Deletes each of `roots` and everything under it from a whole tree's views, by walking down the
  * views' child ids: the cost is the size of those subtrees, not a scan of the whole tree per root
  * (which cost a step click tens of ms on a 10,000-node tree).
+ * @param {Map<string, import('../../shared/messages.js').NodeView>} nodes @param {string[]} roots
  */
 function dropSubtrees(nodes, roots) {
   const stack = [...roots];
@@ -40,36 +46,53 @@ function dropSubtrees(nodes, roots) {
 }
 
 export class HistoryPane {
-  /** The last diff shown, in short (for tests): steps, versions, boundaries, paths. */
+  /** The last diff shown, in short (for tests): steps, versions, boundaries, paths. @type {object|null} */
   lastDiff = null;
-  /** The step whose state is shown (null: live), as last applied. */
+  /** The step whose state is shown (null: live), as last applied. @type {number|null} */
   shown = null;
+  /** @type {number[]} */
   pins = [];
   playing = false;
   speed = 1;
   #seq = 0;
   #inFlight = false;
+  /** @type {number|null|undefined} */
   #queued = undefined;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #timer = 0;
   #resetId = 0;
-  /** The banner's note for the next #go: the step viewed was dropped ({step, version, limits}). */
+  /**
+   * The banner's note for the next #go: the step viewed was dropped ({step, version, limits}).
+   * @type {{step: number, version: number|null, limits: object|null}|null}
+   */
   #droppedNote = null;
-  /** The step last asked for (null: live), shown or on its way; undefined: none asked yet. */
+  /** The step last asked for (null: live), shown or on its way; undefined: none asked yet. @type {number|null|undefined} */
   #wanted = undefined;
   #liveBusy = false;
   #liveAgain = false;
   #liveAt = -Infinity;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #liveTimer = 0;
-  /** The step whose diff is shown against the one before it (null: none, or the pinned pair). */
+  /** The step whose diff is shown against the one before it (null: none, or the pinned pair). @type {number|null} */
   diffStep = null;
 
   /**
    * @param {{strip: HTMLElement, button: HTMLButtonElement, list: HTMLElement, file: HTMLInputElement}} els
-   * @param {{store, bridge, selection, treeView, toast, onScrub: () => void, showTab: () => void,
+   * @param {{store: Store, bridge: Bridge,
+   *          selection: Selection, treeView: TreeView,
+   *          toast: {show: (text: string) => void}, onScrub: () => void, showTab: () => void,
    *          onRecording: (key: string) => void}} o
    */
   constructor(els, o) {
-    Object.assign(this, { els, ...o });
+    this.els = els;
+    this.store = o.store;
+    this.bridge = o.bridge;
+    this.selection = o.selection;
+    this.treeView = o.treeView;
+    this.toast = o.toast;
+    this.onScrub = o.onScrub;
+    this.showTab = o.showTab;
+    this.onRecording = o.onRecording;
     this.strip = new HistoryStripView(els.strip, {
       onStep: (d) => this.step(d),
       onSlide: (i) => this.selectIndex(i),

@@ -6,6 +6,10 @@
 import { Request } from '../../shared/messages.js';
 import { assembleTree, exportDocument, download, fileName } from '../export.js';
 
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+
 /** Views of an imported tree sent with the first answer (the rest loads like a mirror's). */
 const IMPORT_BUDGET = 2000;
 
@@ -17,8 +21,11 @@ export class ImportExport {
 
   /**
    * @param {{exportBtn: HTMLButtonElement, importBtn: HTMLButtonElement, file: HTMLInputElement}} els
-   * @param {{store, bridge, selection, toast: {show: (text: string) => void},
-   *          onImported: (key: string) => void, onClosed: () => void, onError: () => void}} o
+   * @param {{store: Store, bridge: Bridge,
+   *          selection: Selection, toast: {show: (text: string) => void},
+   *          onImported: (key: string) => void, onClosed: () => void, onError: () => void,
+   *          isRecordingText?: (text: string) => boolean, openRecording: (text: string, name: string) => Promise<unknown>}} o
+   *   isRecordingText: the file is a recording, for openRecording (the history)
    */
   constructor(els, o) {
     this.els = els;
@@ -66,6 +73,7 @@ export class ImportExport {
     toast.show(`Exported v${doc.version}`);
   }
 
+  /** @param {string} text @param {string} name the file's */
   async importText(text, name) {
     const { store, bridge } = this.o;
     this.error = null;
@@ -89,6 +97,7 @@ export class ImportExport {
     this.o.onError();
   }
 
+  /** @param {string} key an import's */
   close(key) {
     this.o.bridge.request(Request.CLOSE_IMPORT, { key }).catch(() => {});
     this.o.store.removeImport(key);

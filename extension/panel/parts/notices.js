@@ -9,6 +9,10 @@ import { askTokenFor } from '../../shared/settings-store.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
 
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+
 /** What a history boundary after the viewed step means, in words (timeline.js boundary kinds). */
 const BOUNDARY_WORDS = {
   restart: 'the provider restarted',
@@ -19,6 +23,7 @@ const BOUNDARY_WORDS = {
 const listWords = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 
 /** Statuses whose connection "Retry now" restarts. */
+/** @type {string[]} */
 const RETRYABLE = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR];
 
 function stateCard(title, text, ...actions) {
@@ -31,9 +36,10 @@ function stateCard(title, text, ...actions) {
 export class Notices {
   /**
    * @param {{empty: HTMLElement, main: HTMLElement, banner: HTMLElement}} els
-   * @param {{store, selection, bridge, tabId: number|null, toast: {show: (text: string) => void},
+   * @param {{store: Store, selection: Selection,
+   *          bridge: Bridge, tabId: number|null, toast: {show: (text: string) => void},
    *          importError: () => string|null, dismissImportError: () => void, backToLive: () => void,
-   *          ui/close-import: (key: string) => void, openImport: () => void,
+   *          closeImport: (key: string) => void, closeRecording: (key: string) => void, openImport: () => void,
    *          conformanceShown: () => boolean}} o  conformanceShown: the user opened the findings of a provider without a tree
    */
   constructor(els, o) {

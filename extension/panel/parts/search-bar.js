@@ -14,6 +14,7 @@ export class SearchBar {
   matches = [];
   #set = new Set();
   index = -1;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #timer = 0;
   /** The query and field the matches were found for: Enter searches again when the field differs. */
   #ran = { text: '', field: 'all' };

@@ -51,7 +51,7 @@ export class ShortcutsOverlay {
     else {
       this.#back = document.activeElement;
       this.dialog.showModal();
-      this.dialog.querySelector('[data-action="close"]').focus();
+      /** @type {HTMLButtonElement} */ (this.dialog.querySelector('[data-action="close"]')).focus();
     }
   }
 

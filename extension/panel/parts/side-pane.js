@@ -9,6 +9,11 @@ import { parentPath } from '../../shared/node-path.js';
 import { AgentView } from '../views/agent-view.js';
 import { DetailView } from '../views/detail-view.js';
 
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+/** @typedef {import('../views/tree-view.js').TreeView} TreeView */
+
 /** The agent view is fetched again this long after the tree last changed. */
 const AGENT_SETTLE_MS = 400;
 
@@ -24,14 +29,19 @@ export class SidePane {
   #shown = null;
   /** {path, version, at}: the selected node was removed and the selection went to `at` (said while it stays there). */
   #removed = null;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #agentTimer = 0;
 
   /**
    * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, history: HTMLElement, conformance: HTMLElement}} els
-   * @param {{store, bridge, selection, treeView, copy: (text: string, what: string) => void}} o
+   * @param {{store: Store, bridge: Bridge, selection: Selection, treeView: TreeView, copy: (text: string, what: string) => void}} o
    */
   constructor(els, { store, bridge, selection, treeView, copy }) {
-    Object.assign(this, { els, store, bridge, selection, treeView });
+    this.els = els;
+    this.store = store;
+    this.bridge = bridge;
+    this.selection = selection;
+    this.treeView = treeView;
     this.detail = new DetailView(els.detail, {
       invoke: (path, action, params) => bridge.request(Request.INVOKE, { key: selection.key, path, action, params }),
       validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schema, params }).then((r) => r.errors),

@@ -6,6 +6,10 @@ import { Request } from '../../shared/messages.js';
 import { onStorageChanged } from '../../shared/browser.js';
 import { stringWebhookInfo } from '../../shared/settings-store.js';
 
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+/** @typedef {import('./toast.js').Toast} Toast */
+
 /** The answer stays readable this long. */
 const RESULT_MS = 6000;
 
@@ -15,9 +19,12 @@ export class StringSend {
   #set = false;
   #busy = false;
 
-  /** @param {HTMLButtonElement} button @param {{bridge, selection, toast}} o */
+  /** @param {HTMLButtonElement} button @param {{bridge: Bridge, selection: Selection, toast: Toast}} o */
   constructor(button, { bridge, selection, toast }) {
-    Object.assign(this, { button, bridge, selection, toast });
+    this.button = button;
+    this.bridge = bridge;
+    this.selection = selection;
+    this.toast = toast;
     button.addEventListener('click', () => this.send());
     stringWebhookInfo().then((info) => { this.#set = !!info; this.render(); });
     onStorageChanged((changes, area) => {

@@ -7,6 +7,10 @@ import { Request, Status } from '../../shared/messages.js';
 import { SubscriptionView } from '../views/subscription-view.js';
 import { toggleStrip } from './toolbar.js';
 
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+
 export class SubscriptionStrip {
   /** The core's message about the last options tried, or null. */
   error = null;
@@ -15,10 +19,14 @@ export class SubscriptionStrip {
 
   /**
    * @param {{strip: HTMLElement, button: HTMLButtonElement}} els
-   * @param {{store, bridge, selection, onChange: () => void}} o   onChange: the shown subscription changed (render)
+   * @param {{store: Store, bridge: Bridge, selection: Selection, onChange: () => void}} o   onChange: the shown subscription changed (render)
    */
   constructor(els, { store, bridge, selection, onChange }) {
-    Object.assign(this, { els, store, bridge, selection, onChange });
+    this.els = els;
+    this.store = store;
+    this.bridge = bridge;
+    this.selection = selection;
+    this.onChange = onChange;
     this.view = new SubscriptionView(els.strip, {
       onApply: (options) => this.apply(options),
       onReset: () => this.reset(),
@@ -58,7 +66,7 @@ export class SubscriptionStrip {
     const old = selection.custom(key);
     selection.setCustom(key, sub, options);
     if (old) this.#unsubscribe(key, old.sub);
-    selection.scrubTo(null);
+    selection.setScrub(null);
     this.onChange();
   }
 
@@ -70,7 +78,7 @@ export class SubscriptionStrip {
     selection.dropCustom(key);
     this.#unsubscribe(key, old.sub);
     this.view.fill(this.#defaultOptions());
-    selection.scrubTo(null);
+    selection.setScrub(null);
     this.onChange();
   }
 

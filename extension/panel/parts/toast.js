@@ -8,6 +8,7 @@ const SHOW_MS = 1600;
 export class Toast {
   /** The last copy: {text, what, ok} (ok is null until the clipboard answered). For tests. */
   lastCopied = null;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #timer = 0;
 
   /** @param {HTMLElement} el */

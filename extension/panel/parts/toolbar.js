@@ -5,7 +5,13 @@
 import { h, setChildren } from '../../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
 
-/** Shows or hides a strip under the bar and presses its button to match. */
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../selection.js').Selection} Selection */
+
+/**
+ * Shows or hides a strip under the bar and presses its button to match.
+ * @param {HTMLElement} btn @param {HTMLElement} el @param {boolean} [on] default: toggle
+ */
 export function toggleStrip(btn, el, on = el.hidden) {
   el.hidden = !on;
   btn.setAttribute('aria-pressed', String(on));
@@ -24,11 +30,14 @@ export class Toolbar {
   /**
    * @param {{provider: HTMLSelectElement, status: HTMLElement, version: HTMLElement,
    *          exportBtn: HTMLButtonElement, historyBtn: HTMLButtonElement, subBtn: HTMLButtonElement}} els
-   * @param {{store, selection, tabId: number|null, onSelect: (key: string|null) => void}} o
+   * @param {{store: Store, selection: Selection, tabId: number|null, onSelect: (key: string|null) => void}} o
    */
   constructor(els, { store, selection, tabId, onSelect }) {
-    Object.assign(this, { els, store, selection, tabId });
-    els.provider.addEventListener('change', (e) => onSelect(e.target.value || null));
+    this.els = els;
+    this.store = store;
+    this.selection = selection;
+    this.tabId = tabId;
+    els.provider.addEventListener('change', (e) => onSelect(/** @type {HTMLSelectElement} */ (e.target).value || null));
     addEventListener('resize', () => this.#fit());
   }
 
@@ -46,7 +55,7 @@ export class Toolbar {
     const need = Math.ceil(ctx.measureText(text).width) + SELECT_CHROME;
     let others = 0;
     let n = 0;
-    for (const el of bar.children) {
+    for (const el of /** @type {HTMLCollectionOf<HTMLElement>} */ (bar.children)) {
       if (el === sel || el.hidden || el.id === 'version' || el.classList.contains('spacer') || getComputedStyle(el).display === 'none') continue;
       // The status gives way to its dot (and a word or two) before the name does; in two rows the
       // first separator is the line break (its one-row width counts).

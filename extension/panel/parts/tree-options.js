@@ -9,6 +9,11 @@ import { Request } from '../../shared/messages.js';
 import { clockTime } from '../../shared/time-text.js';
 import { ancestorsOf, matchingPaths, typeCounts, withAncestors } from '../tree-filter.js';
 
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+/** @typedef {import('../views/tree-view.js').TreeView} TreeView */
+
 const STORE_KEY = 'slop-panel-tree';
 /** Row heights (px): the default, and compact (the Elements panel's density). */
 export const ROW_PX = { normal: 22, compact: 18 };
@@ -34,6 +39,7 @@ export class TreeOptions {
   #seq = 0;
   #asking = false;
   #again = false;
+  /** @type {ReturnType<typeof setTimeout>|0} */
   #timer = 0;
   #typesSig = null;
   #stepsSig = null;
@@ -41,11 +47,16 @@ export class TreeOptions {
 
   /**
    * @param {{button: HTMLButtonElement, strip: HTMLElement}} els
-   * @param {{store, bridge, selection, view: import('../views/tree-view.js').TreeView, onChange: () => void}} o
+   * @param {{store: Store, bridge: Bridge, selection: Selection, view: TreeView, onChange: () => void}} o
    *   onChange: the filter changed (the pane shows the tree again)
    */
   constructor(els, { store, bridge, selection, view, onChange }) {
-    Object.assign(this, { els, store, bridge, selection, view, onChange });
+    this.els = els;
+    this.store = store;
+    this.bridge = bridge;
+    this.selection = selection;
+    this.view = view;
+    this.onChange = onChange;
     this.prefs = { compact: false, ...loadPrefs() };
     this.typeSel = h('select', { 'data-filter': 'type', 'aria-label': 'Show only nodes of this type', onchange: () => this.setType(this.typeSel.value) });
     this.sinceSel = h('select', { 'data-filter': 'since', 'aria-label': 'Show only nodes changed since this step', onchange: () => this.setSince(this.sinceSel.value === '' ? null : Number(this.sinceSel.value)) });

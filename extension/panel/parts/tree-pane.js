@@ -11,19 +11,31 @@ import { RowMenu } from './row-menu.js';
 import { Breadcrumbs } from './breadcrumbs.js';
 import { TreeOptions } from './tree-options.js';
 
+/** @typedef {import('../store.js').Store} Store */
+/** @typedef {import('../bridge.js').Bridge} Bridge */
+/** @typedef {import('../selection.js').Selection} Selection */
+
 const NO_PAGES = new Map();
 const now = () => performance.timeOrigin + performance.now();
+
+/** @typedef {import('../views/tree-view.js').TreeSelection} TreeSelection */
 
 export class TreePane {
   /**
    * @param {{tree: HTMLElement, loadState: HTMLElement, crumbs: HTMLElement, filterButton: HTMLButtonElement, filterStrip: HTMLElement}} els
-   * @param {{store, bridge, selection, fill: import('../mirror-fill.js').MirrorFill, marks: object,
-   *          onSelect: () => void, onOpen: () => void, copy: (text: string, what: string) => void,
-   *          showInLog: (path: string) => void}} o
+   * @param {{store: Store, bridge: Bridge,
+   *          selection: Selection, fill: import('../mirror-fill.js').MirrorFill,
+   *          marks: Record<string, number>, onSelect: (sel: TreeSelection|null) => void, onOpen: (sel: TreeSelection) => void,
+   *          copy: (text: string, what: string) => void, showInLog: (path: string) => void}} o
    *   marks: the panel's timing marks (firstRows, firstRowsCount, firstRowsPainted are set here)
    */
   constructor(els, { store, bridge, selection, fill, marks, onSelect, onOpen, copy, showInLog }) {
-    Object.assign(this, { els, store, selection, marks, copy, showInLog });
+    this.els = els;
+    this.store = store;
+    this.selection = selection;
+    this.marks = marks;
+    this.copy = copy;
+    this.showInLog = showInLog;
     /** A live tree the user may act on (not a version from the history). */
     const liveTree = () => (selection.scrub ? null : selection.tree());
     this.view = new TreeView(els.tree, {
@@ -34,7 +46,7 @@ export class TreePane {
       onOpen,
       onNeedNodes: (paths) => {
         const tree = liveTree();
-        if (tree) fill.need(tree, paths);
+        if (tree) fill.need(/** @type {import('../store.js').Tree} */ (tree), paths); // live: the store's
       },
       onLoadMore: (path) => {
         const tree = liveTree();

@@ -23,7 +23,10 @@ import { salienceOf } from './tree-view.js';
 /** Invoke outcomes kept per node. */
 export const MAX_OUTCOMES = 5;
 
-/** The text of a read_content result: a string, {content: string}, or else its JSON. */
+/**
+ * The text of a read_content result: a string, {content: string}, or else its JSON.
+ * @param {any} data  an invoke result's data @returns {{text: string, mime?: string|null}}
+ */
 export function contentText(data) {
   if (typeof data === 'string') return { text: data };
   if (data && typeof data === 'object' && typeof data.content === 'string') {
@@ -54,8 +57,10 @@ function metaView(meta) {
 export class DetailView {
   /**
    * @param {HTMLElement} root
-   * @param {{invoke: (path, action, params) => Promise<any>, validate: (schema, params) => Promise<Array<{path: Array<string|number>, message: string}>|null>,
-   *          copy: (text: string, what: string) => void}} actions
+   * @param {{invoke: (path: string, action: string, params?: object) => Promise<any>,
+   *          validate: (schema: object, params: unknown) => Promise<Array<{path: Array<string|number>, message: string}>|null>,
+   *          copy: (text: string, what: string) => void, backToTree?: () => void}} actions
+   *   backToTree: Escape in the detail gives the focus back to the tree
    */
   constructor(root, actions) {
     this.root = root;
@@ -93,8 +98,9 @@ export class DetailView {
   /**
    * @param {object|null} view   a node view
    * @param {{providerKey: string, mode: 'live'|'history'|'import'|'query', canInvoke: boolean,
-   *          whyNot: string, contentRefs: boolean, version?: number, note?: string,
-   *          removed?: {path: string, version: number}|null}} ctx   removed: the selection was there
+   *          whyNot: string, contentRefs: boolean, version?: number, note?: string, stale?: boolean,
+   *          removed?: {path: string, version: number}|null}} ctx   removed: the selection was there;
+   *   stale: live, but the provider is not connected (what is shown may be out of date)
    */
   show(view, ctx) {
     this.view = view;
@@ -279,6 +285,7 @@ export class DetailView {
     const status = h('div', { class: 'aff-status' });
     const result = h('div', { class: 'aff-result', 'aria-live': 'polite' });
     const confirmRow = h('div', { class: 'confirm', hidden: true });
+    /** @type {ReturnType<typeof setTimeout>|0} */
     let timer = 0;
     let seq = 0;
 
@@ -348,7 +355,7 @@ export class DetailView {
       if (aff.dangerous) {
         confirmRow.hidden = false;
         // The safe answer has the focus: a second Enter must not run a dangerous action.
-        confirmRow.querySelector('button[data-action="cancel"]')?.focus();
+        /** @type {HTMLButtonElement|null} */ (confirmRow.querySelector('button[data-action="cancel"]'))?.focus();
         return;
       }
       send();

@@ -27,7 +27,7 @@ const short = (v) => {
 
 const mb = (n) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1)} MB`;
 
-/** One line for a step, beside its kind's label: "v12 · 3 ops · 2 paths", "v3 · 65 nodes". */
+/** One line for a step, beside its kind's label: "v12 · 3 ops · 2 paths", "v3 · 65 nodes". @param {Step} st */
 export function stepText(st) {
   const v = st.version === null || st.version === undefined ? '' : `v${st.version}`;
   switch (st.kind) {
@@ -117,8 +117,15 @@ export class HistoryStripView {
   }
 }
 
-/** One row of the step list; `row.step` is the Step it shows (rows are replaced when it changes). */
+/** @typedef {import('../../service-worker/timeline.js').Step} Step */
+/** @typedef {HTMLDivElement & {step?: Step, pinText?: string}} StepRow  a row, and what it shows */
+
+/**
+ * One row of the step list; `row.step` is the Step it shows (rows are replaced when it changes).
+ * @param {Step} st @returns {StepRow}
+ */
 function stepRow(st) {
+  /** @type {StepRow} */
   const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', 'data-step': String(st.step), 'data-kind': st.kind },
     h('span', { class: 'step-time mono', text: clockTime(st.t, { ms: true }) }),
     h('span', { class: `step-kind k-${st.kind}`, text: KIND_TEXT[st.kind] ?? st.kind }),
@@ -156,10 +163,11 @@ export class StepListView {
       this.vl.render();
     }).observe(this.list);
     this.list.addEventListener('click', (e) => {
-      const row = e.target.closest('.step-row');
+      const target = /** @type {Element} */ (e.target);
+      const row = /** @type {HTMLElement|null} */ (target.closest('.step-row'));
       if (!row) return;
       const step = Number(row.dataset.step);
-      if (e.target.closest('[data-action="pin"]')) hooks.onPin(step);
+      if (target.closest('[data-action="pin"]')) hooks.onPin(step);
       else hooks.onSelect(step);
     });
     this.list.addEventListener('keydown', (e) => {
@@ -168,14 +176,16 @@ export class StepListView {
         e.preventDefault();
       }
     });
+    /** @type {Step[]} */
     this.steps = [];
+    /** @type {Map<number, StepRow>} */
     this.rows = new Map(); // step number → row element (built when first on screen)
     this.shownStamp = null;
     this.selected = null;
     this.pins = [];
   }
 
-  /** Row i, built once per Step object (a step that changed is a new object), marked as it is now. */
+  /** Row i, built once per Step object (a step that changed is a new object), marked as it is now. @param {number} i */
   #row(i) {
     const st = this.steps[i];
     let row = this.rows.get(st.step);
@@ -199,7 +209,8 @@ export class StepListView {
   }
 
   /**
-   * @param {{steps: object[], stamp: number, selected: number|null, pins: number[], note: string, noStates?: string|null}} st
+   * @param {{steps: Step[], stamp: number|string, selected: number|null, pins: number[], note: string, live?: boolean,
+   *   noStates?: string|null}} st
    *   selected: the step the tree, banner, strip and diff show (live: the step whose diff is shown)
    *   live: the live state is shown (the list keeps to its end while it was there)
    */
@@ -250,7 +261,12 @@ export class StepListView {
   }
 }
 
-/** The diff of two states, for the side pane. */
+/**
+ * The diff of two states, for the side pane.
+ * @param {HTMLElement} root @param {ReturnType<typeof import('../../shared/state-diff.js').diffStates>} diff  the worker's
+ * @param {{from: {version: number|null}, to: {version: number|null}, onPick: (path: string) => void, boundaries?: Step[]}} o
+ *   from, to: the steps compared; boundaries: the steps between them that start anew
+ */
 export function renderDiff(root, diff, { from, to, onPick, boundaries = [] }) {
   const { added, removed, changed } = diff;
   const pathLink = (path, cls) => h('button', { type: 'button', class: `link mono ${cls}`, 'data-path': path, onclick: () => onPick(path), text: path });

@@ -13,9 +13,11 @@ import { clockTime } from '../../shared/time-text.js';
 
 const LOG_ROW = 20;
 
+/** A byte count in words: "12 B", "3.4 KiB". @param {number} n */
 export const size = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 const utf8 = new TextEncoder();
 
+/** A core event in one line, for the Events tab. @param {{event: string, [field: string]: any}} ev @returns {string} */
 export function eventText(ev) {
   switch (ev.event) {
     case 'result': return `${ev.action ?? ''} on ${ev.path ?? ''}: ${ev.status}${ev.error ? ` (${ev.error.code}: ${ev.error.message})` : ''}${ev.task_id ? ` task ${ev.task_id}` : ''}`;
@@ -60,7 +62,8 @@ function parsed(f) {
 export class LogView {
   /**
    * @param {HTMLElement} root
-   * @param {{onPause: (paused: boolean) => void, onClear: (tab: string) => void, copy: (text: string, what: string) => void}} hooks
+   * @param {{onPause: (paused: boolean) => void, onClear: (tab: string) => void, copy: (text: string, what: string) => void,
+   *          onCollapse?: () => void}} hooks   onCollapse: the drawer's collapse button
    */
   constructor(root, hooks) {
     this.root = root;
@@ -299,6 +302,7 @@ export class LogView {
     const open = isBatch && this.expanded.has(r.msg ?? r.frame);
     const sig = `${sel}|${open}`;
     if (cached && cached.sig === sig) return cached.el;
+    /** @type {HTMLDivElement & {__row?: object}} a row, and the row object it shows */
     let el;
     if (r.depth === 0) {
       const f = r.frame;

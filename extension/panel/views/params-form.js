@@ -50,6 +50,15 @@ function worded(field, path, message) {
   return `${label[0].toUpperCase()}${label.slice(1)}${message.slice(field.ppath.length)}`;
 }
 
+/**
+ * @typedef {object} Field   one control of the form (and what it reads)
+ * @property {HTMLElement} el
+ * @property {() => any} read   its value, or UNSET
+ * @property {(v: any) => void} write
+ * @property {string} [ppath] @property {Array<string|number>} [segs] @property {string|null} [name]
+ * @property {HTMLElement} [errorEl]
+ */
+
 export class ParamsForm {
   /**
    * @param {object} schema   the affordance's params schema
@@ -161,7 +170,11 @@ export class ParamsForm {
 
   /**
    * A field: {el, read() → value | UNSET, write(v)}.
-   * @param {boolean} top   the root object (its members are laid out directly)
+   * @param {any} schema  its part of the affordance's params schema
+   * @param {string} ppath  its path as shown ("params.to[0]") @param {Array<string|number>} segs  the same, as data
+   * @param {string|null} name  its member name (null: the root, or an array item)
+   * @param {boolean} required @param {unknown} initial @param {boolean} [inArray]
+   * @returns {Field}
    */
   #build(schema, ppath, segs, name, required, initial, inArray = false) {
     const kind = kindOf(schema);
@@ -180,6 +193,7 @@ export class ParamsForm {
       el.addEventListener(event, changed);
       return el;
     };
+    /** @type {Field} */
     let field;
     const start = initial !== undefined ? initial : schema?.default;
 
@@ -282,8 +296,8 @@ export class ParamsForm {
         const req = new Set(Array.isArray(schema.required) ? schema.required : []);
         const keys = Object.keys(schema.properties);
         keys.sort((a, b) => Number(req.has(b)) - Number(req.has(a)));
-        const members = keys.map((k) => [k, this.#build(schema.properties[k] ?? {}, keyPath(ppath, k), [...segs, k], k, req.has(k),
-          start && typeof start === 'object' ? start[k] : undefined)]);
+        const members = keys.map((k) => /** @type {[string, Field]} */ ([k, this.#build(schema.properties[k] ?? {}, keyPath(ppath, k), [...segs, k], k, req.has(k),
+          start && typeof start === 'object' ? start[k] : undefined)]));
         const body = h('div', { class: 'pf-members' }, members.map(([, f]) => f.el));
         const el = name === null && !inArray
           ? h('div', { class: 'pf-field pf-object pf-root', 'data-ppath': ppath }, body, errorEl)

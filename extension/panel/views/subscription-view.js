@@ -9,7 +9,11 @@ const ALL_CAPABILITIES = ['state', 'patches', 'affordances', 'attention', 'windo
 /** A capability in words (its protocol name stays in the chip's tooltip). */
 const CAPABILITY_WORDS = { content_refs: 'content references' };
 
-/** The options as a person reads them: "path /inbox · 1 level · at most 200 nodes · salience ≥ 0.5". */
+/**
+ * The options as a person reads them: "path /inbox · 1 level · at most 200 nodes · salience ≥ 0.5".
+ * @param {{path?: string, depth?: unknown, max_nodes?: unknown, filter?: {types?: string[], min_salience?: unknown}}} o
+ *   as typed (the core checks them)
+ */
 export function optionsText(o) {
   const parts = [`path ${o.path ?? '/'}`];
   const d = o.depth;

@@ -18,7 +18,10 @@ import { childPath, parentPath } from '../../shared/node-path.js';
 import { announcedTotal, countText, countTitle, exhausted, moreToLoad } from '../load-more.js';
 import { VirtualList } from './virtual-list.js';
 
-/** Appends children, skipping null/false (Element.append would print "null"). */
+/**
+ * Appends children, skipping null/false (Element.append would print "null").
+ * @template {Element} E @param {E} el @param {...(Node|string|null|false|undefined)} kids @returns {E}
+ */
 function add(el, ...kids) {
   for (const k of kids) if (k) el.append(k);
   return el;
@@ -32,6 +35,7 @@ const DEPTH_INDENT = 14;
  * A node's row label: properties.label, else properties.title, else meta.summary, else nothing.
  * Not "the first property": that reads as a label when it is not one ("repos: 3" for an
  * overview), and a count property would sit beside the child count ("count: 5  5").
+ * @param {{properties?: Record<string, any>, meta?: Record<string, any>}} view @returns {string}
  */
 export function nodeSummary(view) {
   const p = view.properties ?? {};
@@ -41,15 +45,19 @@ export function nodeSummary(view) {
   return '';
 }
 
+/** meta.salience within [0, 1], or null when it has none. @param {{meta?: Record<string, any>}|null|undefined} view */
 export function salienceOf(view) {
   const s = view?.meta?.salience;
   return typeof s === 'number' && Number.isFinite(s) ? Math.max(0, Math.min(1, s)) : null;
 }
 
+/** @typedef {{path: string, query?: object}} TreeSelection  a node row selected: a path, and the query page it is in */
+
 export class TreeView {
   /**
    * @param {HTMLElement} root   the scrolling element
-   * @param {{onSelect: (sel: {path: string, query?: object}|null) => void, onOpen: (sel) => void,
+   * @param {{onSelect: (sel: TreeSelection|null) => void, onOpen: (sel: TreeSelection) => void,
+   *          onMenu?: (sel: TreeSelection, at: {x: number, y: number, keyboard?: boolean}) => void,
    *          onNeedNodes: (paths: string[]) => void, onLoadMore: (path: string) => void,
    *          onClearQuery: (path: string) => void, onCopy?: (view: object) => void}} hooks
    */
@@ -85,7 +93,8 @@ export class TreeView {
 
   /**
    * Shows a tree. `touched`: paths a patch just changed (they flash).
-   * @param {{key, sub, path, nodes: Map, structure: number, resetId: number}|null} source
+   * @param {import('../store.js').TreeSource|null} source
+   * @param {{touched?: Iterable<string>|null, extras?: Map<string, import('../store.js').QueryPage>|null}} [o]
    */
   setSource(source, { touched = null, extras = null } = {}) {
     if (extras && extras !== this.extras) {
@@ -154,6 +163,7 @@ export class TreeView {
     const rows = [];
     if (src) {
       // Iterative depth-first walk (trees can be deeper than the JS stack).
+      /** @type {Array<[path: string, depth: number, kind?: string, ref?: object]>} */
       const stack = [[src.path, 0]];
       while (stack.length) {
         const [path, depth, kind, ref] = stack.pop();
@@ -168,6 +178,7 @@ export class TreeView {
         const extra = this.extras.get(path);
         const more = moreToLoad(view, extra);
         const done = exhausted(view, extra);
+        /** @type {typeof stack} */
         const tail = [];
         if (extra?.nodes.length) { // nothing fetched yet (loading, failed, or none came): no empty block
           tail.push([path, depth + 1, 'qhead', extra]);

@@ -79,6 +79,7 @@ export class VirtualList {
     for (let i = first; i < last; i++) els.push(this.renderRow(i));
     this.layer.style.transform = `translateY(${first * this.rowHeight}px)`;
     // Keyed reconciliation: drop rows that left, then put each row in place (usually a no-op).
+    /** @type {Set<Element>} */
     const keep = new Set(els);
     for (const c of [...this.layer.children]) if (!keep.has(c)) c.remove();
     let cur = this.layer.firstChild;
