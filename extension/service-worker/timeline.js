@@ -144,8 +144,22 @@ export class Timeline {
   input(text, t = Date.now()) {
     // Without states only the newest frame is kept (a snapshot's step reads it, then it goes).
     if (this.noStates) this.#dropFrames();
+    else this.#forgetIgnored();
     this.frames.push({ i: this.nextFrame++, t, text });
     this.bytes += text.length;
+  }
+
+  /**
+   * Inside an unanswered resync the core ignores the main subscription's frames until a snapshot
+   * starts a new segment: the frame before this one, if it came then and started nothing, keeps
+   * its place but not its text (a provider that never answers cannot grow the history).
+   */
+  #forgetIgnored() {
+    const sg = this.segments.at(-1);
+    const f = this.frames.at(-1);
+    if (!sg || sg.frozenFrom === undefined || !f || f.i <= sg.frozenFrom || !f.text) return;
+    this.bytes -= f.text.length;
+    f.text = '';
   }
 
   /**
@@ -576,6 +590,7 @@ export class Timeline {
     for (let k = lo; k < this.frames.length; k++) {
       const f = this.frames[k];
       if (f.i > frame) break;
+      if (f.text === '') { r.frame = f.i; continue; } // ignored by the core when it came (#forgetIgnored)
       r.consumer.receive(f.text, f.t);
       r.consumer.drain();
       r.frame = f.i;

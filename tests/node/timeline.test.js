@@ -384,8 +384,11 @@ test('a resync the provider never answers: the steps after it show the last good
   // A patch the core refuses (the value's id does not match its path): resync, last good state kept.
   patch(s, 40, 39, [{ op: 'add', path: '/list/children/x1', value: item(99) }]);
   // The provider goes on patching the old subscription; nothing applies until a snapshot.
-  for (let v = 41; v < 200; v++) { patch(s, v, v - 1, [{ op: 'replace', path: '/list/m1/properties/n', value: -v }]); keep(); }
+  for (let v = 41; v < 200; v++) { patch(s, v, v - 1, [{ op: 'replace', path: '/list/m1/properties/n', value: `${-v} ${'x'.repeat(20_000)}` }]); keep(); }
   assert.ok(s.tl.dropped > 100, `dropped ${s.tl.dropped}`);
+  // Those frames are not kept: a provider that never answers cannot grow the history.
+  assert.ok(s.tl.bytes < 100 * 1024, `${s.tl.bytes} bytes`);
+  assert.equal(s.tl.bytes, counted(s.tl));
   let checked = 0;
   for (const st of s.tl.steps) {
     const want = expected.get(st.step);
