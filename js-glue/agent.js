@@ -12,6 +12,8 @@
 // of the two endpoint kinds, the routing and the trace. Nothing is retried without the user, and
 // nothing is logged: the API key goes only into the Authorization header of its endpoint.
 
+import { utf8Length, fitLines } from './text-budget.js';
+
 /** Defaults of an endpoint config. */
 export const AGENT_DEFAULTS = Object.freeze({
   maxSteps: 8,
@@ -435,19 +437,6 @@ export async function listModels(endpoint, { signal } = {}) {
 
 // ------------------------------------------------------------------------------ the state
 
-/** UTF-8 length of a string without encoding it. */
-function utf8Length(s) {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) { n += 4; i++; }
-    else n += 3;
-  }
-  return n;
-}
-
 const STATE_CLOSE = '</slop-state>';
 
 /**
@@ -464,14 +453,8 @@ function fitState(tail, maxBytes) {
   const lines = body.split('\n');
   const marker = (left) => `[SLOP Inspector: the state was cut to fit ${maxBytes} bytes: ${left} of ${lines.length} lines are left out]`;
   // The marker's own size depends on the count; the longest count it can show bounds it.
-  let room = maxBytes - utf8Length(marker(lines.length)) - utf8Length(STATE_CLOSE) - 2;
-  let kept = 0;
-  for (const line of lines) {
-    const size = utf8Length(line) + 1;
-    if (kept > 0 && size > room) break;
-    room -= size;
-    kept++;
-  }
+  const room = maxBytes - utf8Length(marker(lines.length)) - utf8Length(STATE_CLOSE) - 2;
+  const kept = fitLines(lines, room, { atLeastOne: true }).kept.length;
   const text = `${lines.slice(0, kept).join('\n')}\n${marker(lines.length - kept)}\n${STATE_CLOSE}`;
   return { text, bytes: utf8Length(text), cut: true, totalBytes, linesLeftOut: lines.length - kept };
 }

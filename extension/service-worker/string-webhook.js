@@ -8,11 +8,11 @@
 // called. The URL (a secret) is read from storage in the worker and never logged, put in a
 // message or sent anywhere but itself.
 
+import { utf8Length, fitLines } from '../../js-glue/text-budget.js';
+
 /** The daemon refuses webhook bodies over this many UTF-8 bytes (stringd v0.1: 413). */
 export const WEBHOOK_MAX_BYTES = 65_536;
 
-const encoder = new TextEncoder();
-const bytes = (s) => encoder.encode(s).length;
 
 /**
  * The text an agent gets. Tree lines (the core's canonical text, one per node) are kept whole
@@ -42,7 +42,7 @@ export function stringPayload({ pageUrl, provider, transport, version, nodes, tr
   const affLines = [...byPath].map(([path, actions]) => `- ${path}: ${actions.join(', ')}`);
   const affHead = '\n\nAffordances (shown for context; not invocable from String):\n';
 
-  const room = maxBytes - bytes(head) - bytes(affHead) - 64; // 64: room for the cut lines
+  const room = maxBytes - utf8Length(head) - utf8Length(affHead) - 64; // 64: room for the cut lines
   const tree = fitLines(lines, room);
   const kept = tree.kept;
   const affKept = fitLines(affLines, room - tree.bytes).kept;
@@ -51,24 +51,7 @@ export function stringPayload({ pageUrl, provider, transport, version, nodes, tr
   text += affHead + (affKept.length ? affKept.join('\n') : '(none)');
   if (affKept.length < affLines.length) text += `\n(cut: ${affKept.length} of ${affLines.length} nodes with affordances)`;
   text += '\n';
-  return { text, bytes: bytes(text), kept: kept.length, total: lines.length };
-}
-
-/**
- * The first lines that fit in `room` UTF-8 bytes, each with its newline, whole lines only:
- * {kept, bytes} (bytes: what they take).
- * @param {string[]} lines @param {number} room
- */
-function fitLines(lines, room) {
-  const kept = [];
-  let used = 0;
-  for (const l of lines) {
-    const b = bytes(l) + 1;
-    if (used + b > room) break;
-    kept.push(l);
-    used += b;
-  }
-  return { kept, bytes: used };
+  return { text, bytes: utf8Length(text), kept: kept.length, total: lines.length };
 }
 
 /**

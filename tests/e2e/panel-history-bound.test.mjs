@@ -52,7 +52,7 @@ describe('the history bound', () => {
     await options.selectOption('#history-mb', '16');
     await until(() => options.evaluate(async () => (await chrome.storage.local.get('historyMb')).historyMb === 16), { what: 'the bound stored' });
     assert.match(await options.textContent('#history-message'), /may now hold 16 MB/);
-    for (const w of [480, 1280]) {
+    for (const w of [320, 480, 1280]) {
       for (const scheme of ['light', 'dark']) {
         await options.emulateMedia({ colorScheme: scheme });
         await options.setViewportSize({ width: w, height: 700 });
@@ -78,7 +78,7 @@ describe('the history bound', () => {
     assert.match(await panel.textContent('#history-strip'), /16\.0 MB.*steps only, no states/);
     assert.match(await panel.textContent('#history [data-role="no-states"]'), /^Steps only, no states to travel to: this app's state is 2\.\d MB as text/);
     assert.match(await panel.evaluate(() => [...document.querySelectorAll('#history-strip [title]')].map((e) => e.title).join('\n')), /No states kept: this app's state is/);
-    for (const [w, hgt] of [[480, 700], [1280, 800]]) {
+    for (const [w, hgt] of [[320, 600], [480, 700], [700, 600], [1280, 800]]) {
       for (const scheme of ['light', 'dark']) {
         await panel.emulateMedia({ colorScheme: scheme });
         await panel.setViewportSize({ width: w, height: hgt });
