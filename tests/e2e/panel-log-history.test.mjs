@@ -266,7 +266,8 @@ describe('panel history', () => {
     await other.click('#history-strip button[data-action="h-play"]');
     const n = rec.steps.length;
     await until(async () => (await other.locator('#banner').textContent()).includes(`step ${n} of ${n}`), { what: 'played to the end', timeout: 20_000 });
-    assert.equal(await other.locator('#history-strip button[data-action="h-play"]').getAttribute('aria-pressed'), 'false', 'stopped at the end');
+    // Play stops on the tick after it shows the last step.
+    await until(async () => (await other.locator('#history-strip button[data-action="h-play"]').getAttribute('aria-pressed')) === 'false', { what: 'stopped at the end' });
     assert.equal(await other.locator('#tree .row[data-path="/b"]').count(), 0, 'the last state');
     await other.screenshot({ path: path.join(SHOTS, 'panel-recording.png') });
     await other.click('#banner button[data-action="close-recording"]');

@@ -195,11 +195,15 @@ export function panelSuite(kind) {
         const p = await d.extensionPage(`extension/panel/panel.html?tabId=${lockedTab}`);
         // Read in one go: the extension retries on a back-off, showing "connecting" meanwhile.
         const seen = await p.waitUntil(() => (document.body.dataset.state === 'auth-failed'
-          ? { text: document.getElementById('empty').textContent, options: document.querySelectorAll('#empty button[data-action="options"]').length } : null),
+          ? {
+            text: document.getElementById('empty').textContent,
+            options: document.querySelectorAll('#empty button[data-action="options"]').length,
+            status: document.getElementById('status').dataset.status,
+          } : null),
         undefined, { what: 'the refused state', timeout: 20_000 });
         assert.match(seen.text, /refused the connection.*Set the provider’s bearer token in Options/s);
         assert.equal(seen.options, 1);
-        assert.equal(await p.attr('#status', 'data-status'), 'auth-failed');
+        assert.equal(seen.status, 'auth-failed');
         await shot(p, 'panel-auth-failed');
         await p.close();
       } finally {
