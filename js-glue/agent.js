@@ -490,6 +490,79 @@ function untilStopped(promise, signal) {
   });
 }
 
+// ------------------------------------------------------------------------------ sessions
+
+/** The format of an exported Agent playground session (the panel's Export). */
+export const SESSION_FORMAT = 'slop-inspector-agent-session';
+
+/**
+ * An exported session as a file's text. @param {object} trace what runAgent returned
+ * @returns {string}
+ */
+export function sessionText(trace) {
+  return JSON.stringify({ format: SESSION_FORMAT, version: 1, exportedAt: new Date().toISOString(), trace }, null, 2);
+}
+
+/**
+ * The trace of an exported session, checked enough to replay it (its replies: text and tool
+ * calls, per turn). Throws an Error whose message says what is wrong.
+ * @param {string} text @returns {object} the trace
+ */
+export function readSession(text) {
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`The file is not JSON: ${e.message}`);
+  }
+  if (!isObject(doc) || doc.format !== SESSION_FORMAT) throw new Error(`Not an exported agent session (its "format" is not "${SESSION_FORMAT}")`);
+  if (doc.version !== 1) throw new Error(`An agent session of version ${JSON.stringify(doc.version)}: this SLOP Inspector reads version 1`);
+  const trace = doc.trace;
+  if (!isObject(trace) || typeof trace.task !== 'string' || !Array.isArray(trace.turns)) throw new Error('The session has no trace (task and turns)');
+  for (const [n, t] of trace.turns.entries()) {
+    // The last turn of a stopped or failed run may have no reply: the replay ends there.
+    if (t?.reply === null && n === trace.turns.length - 1) break;
+    const calls = t?.reply?.toolCalls;
+    if (!isObject(t?.reply) || (calls !== undefined && !Array.isArray(calls))) throw new Error(`Turn ${n + 1} has no reply to play`);
+    for (const c of calls ?? []) {
+      if (!isObject(c) || typeof c.name !== 'string' || typeof c.arguments !== 'string') throw new Error(`Turn ${n + 1}: a tool call without a name and its arguments`);
+    }
+  }
+  return trace;
+}
+
+/** The reply recorded for turn i (1-based), as the wire readers give one; past the end, a text that says so. */
+function recordedReply(trace, i) {
+  const t = trace.turns[i - 1];
+  if (!t?.reply) return { text: '[SLOP Inspector: the recording has no more turns]', calls: [], usage: null, finish: 'stop' };
+  const text = typeof t.reply.text === 'string' ? t.reply.text : '';
+  const calls = (t.reply.toolCalls ?? []).map((c) => ({ id: String(c.id ?? ''), name: c.name, arguments: c.arguments }));
+  return { text, calls, usage: null, finish: t.reply.finish ?? null };
+}
+
+/** What a call came to, for comparing a replay with its recording: refused (and why), or the provider's answer. */
+function recordedOutcome(call) {
+  if (!isObject(call)) return { missing: true };
+  if (call.refused) return { refused: String(call.refused).replace(/:.*$/s, '') };
+  const r = call.result;
+  if (!isObject(r)) return { result: null };
+  return { result: { event: r.event ?? null, status: r.status ?? null, data: r.data ?? null, code: r.error?.code ?? null } };
+}
+
+function sameOutcome(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The newest step of the session's history, when it keeps one. */
+function stepOf(session) {
+  try {
+    const s = session.historyStep?.();
+    return Number.isInteger(s) ? s : null;
+  } catch {
+    return null;
+  }
+}
+
 const now = () => (globalThis.performance?.now ? globalThis.performance.now() : Date.now());
 const round = (ms) => Math.round(ms * 1000) / 1000;
 
@@ -502,6 +575,8 @@ const round = (ms) => Math.round(ms * 1000) / 1000;
  * @property {{id: string, name: string}|null} provider
  * @property {(path: string, action: string, params: any) => Promise<{requestId: string, event: object}>} invoke
  * @property {{core: () => object}} [host]  where the core comes from, unless `core` is given
+ * @property {() => number|null} [historyStep]  the newest step of a history kept of it (the
+ *   extension's timeline), read around each invoke: call.stepBefore / call.stepAfter
  */
 
 /**
@@ -514,14 +589,15 @@ const round = (ms) => Math.round(ms * 1000) / 1000;
  * @param {string} task
  * @param {{signal?: AbortSignal, allowDangerous?: boolean, confirm?: (call: object) => Promise<boolean>|boolean,
  *   onTurn?: (turn: object) => void, onSent?: (turn: object) => void, onDelta?: (text: string, turn: number) => void,
- *   core?: object}} [o]
+ *   core?: object, replay?: object}} [o]  replay: a trace (readSession) whose replies are played instead of
+ *   asking a model; each call's result is compared with the recorded one (call.replay {recorded, same})
  * @returns {Promise<object>} the trace
  */
 export async function runAgent(sessions, endpoint, task, o = {}) {
   const list = Array.isArray(sessions) ? sessions : [sessions];
   if (!list.length || list.some((s) => !s || typeof s.invoke !== 'function')) throw new TypeError('runAgent needs a session (consumer, primarySub, invoke)');
   if (typeof task !== 'string') throw new TypeError('the task must be a string');
-  const { signal, confirm, onTurn, onSent, onDelta, allowDangerous = false } = o;
+  const { signal, confirm, onTurn, onSent, onDelta, allowDangerous = false, replay = null } = o;
   const kind = endpoint?.kind;
   const maxSteps = endpoint?.maxSteps ?? AGENT_DEFAULTS.maxSteps;
   const maxStateBytes = endpoint?.maxStateBytes ?? AGENT_DEFAULTS.maxStateBytes;
@@ -538,6 +614,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
     maxTools,
     turns: [],
     outcome: null,
+    ...(replay ? { replayOf: { startedAt: replay.startedAt ?? null, model: replay.model ?? null, turns: replay.turns.length } } : {}),
   };
   const end = (outcome, error) => {
     trace.outcome = outcome;
@@ -545,15 +622,15 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
     return trace;
   };
   if (!task.trim()) return end('error', new AgentError(AgentErrorKind.CONFIG, 'The task is empty: say what the agent should do.'));
-  const problem = endpointProblem(endpoint);
+  const problem = replay ? null : endpointProblem(endpoint);
   if (problem) return end('error', new AgentError(AgentErrorKind.CONFIG, `The endpoint is not set right: ${problem}.`));
   const core = o.core ?? list[0].host?.core?.();
   if (!core?.validateParams || !core?.renderStateTail) throw new TypeError('runAgent needs the core (o.core, or session.host.core())');
 
-  const wire = WIRE[kind];
-  const url = new URL(base + wire.chatPath);
-  const apiKey = endpoint.apiKey || null;
-  const model = endpoint.model.trim();
+  const wire = WIRE[kind] ?? WIRE.openai;
+  const url = replay ? null : new URL(base + wire.chatPath);
+  const apiKey = replay ? null : endpoint.apiKey || null;
+  const model = replay ? String(replay.model ?? '') : endpoint.model.trim();
   const prefixed = list.length > 1;
   /** Messages without the state: the state tail is rebuilt every turn and never kept (SLOP llm-context). */
   const history = [{ role: 'user', content: task }];
@@ -611,9 +688,14 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
       const tm = now();
       let reply;
       try {
-        const res = await request(url, { method: 'POST', body, accept: kind === 'openai' ? 'text/event-stream' : 'application/x-ndjson' }, { signal, apiKey });
-        if (!res.ok) throw httpError(res, await res.text().catch(() => ''), { url, model, apiKey, maxStateBytes });
-        reply = await wire.read(res, { signal, apiKey, onDelta: onDelta && ((d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
+        if (replay) {
+          reply = recordedReply(replay, i);
+          if (reply.text) try { onDelta?.(reply.text, i); } catch { /* UI */ }
+        } else {
+          const res = await request(url, { method: 'POST', body, accept: kind === 'openai' ? 'text/event-stream' : 'application/x-ndjson' }, { signal, apiKey });
+          if (!res.ok) throw httpError(res, await res.text().catch(() => ''), { url, model, apiKey, maxStateBytes });
+          reply = await wire.read(res, { signal, apiKey, onDelta: onDelta && ((d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
+        }
       } finally {
         modelMs = now() - tm;
       }
@@ -638,10 +720,11 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
       history.push(wire.assistant(reply.text, toolCalls));
 
       // Each call in order: named by the core's list as sent, params checked by the core, dangerous confirmed.
-      for (const tc of toolCalls) {
+      for (const [n, tc] of toolCalls.entries()) {
         const tc0 = now();
         const call = { id: tc.id, name: tc.name, path: null, action: null, params: tc.parsed ?? null, result: null, versionBefore: null, versionAfter: null };
         turn.calls.push(call);
+        if (replay) call.replay = { recorded: recordedOutcome(replay.turns[i - 1]?.calls?.[n]), same: false };
         const answer = (content) => history.push(wire.toolResult(tc, fitResult(content, AGENT_DEFAULTS.maxResultBytes)));
         const view = views.find((v) => v.tools.has(tc.name));
         const target = view && Object.hasOwn(view.resolve, tc.name) ? view.resolve[tc.name] : null;
@@ -699,6 +782,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
         }
         const consumer = view.session.consumer;
         call.versionBefore = versionOf(consumer, view.session.primarySub);
+        call.stepBefore = stepOf(view.session);
         const ti = now();
         let event;
         try {
@@ -718,8 +802,10 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
         }
         call.result = event;
         call.versionAfter = versionOf(view.session.consumer ?? consumer, view.session.primarySub);
+        call.stepAfter = stepOf(view.session);
         answer(JSON.stringify(event));
       }
+      if (replay) for (const c of turn.calls) c.replay.same = sameOutcome(c.replay.recorded, recordedOutcome(c));
       finish();
       if (i >= maxSteps) return end('step-limit');
     } catch (e) {

@@ -10,6 +10,7 @@
 //   imports.js           INSPECT_TREE, CLOSE_IMPORT
 //   history-requests.js  HISTORY…, OPEN_RECORDING, CLOSE_RECORDING, and the pushes of new steps
 //   string-requests.js   SEND_TO_STRING, STRING_FIND_AGENTS, STRING_USE_AGENT
+//   agent-requests.js    AGENT_RUN, AGENT_REPLAY, AGENT_STOP, AGENT_CONFIRM, AGENT_MODELS (the playground)
 //   sw.js                BRIDGE_DECIDE, BRIDGE_RETRY (the desktop bridge lives there)
 // A request is answered with exactly one reply, a failure with one of ErrorCode. See
 // shared/messages.js.

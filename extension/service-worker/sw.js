@@ -31,6 +31,7 @@ import { providerRequests } from './provider-requests.js';
 import { importRequests } from './imports.js';
 import { historyRequests, pushSteps } from './history-requests.js';
 import { stringRequests } from './string-requests.js';
+import { agentRequests } from './agent-requests.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
 import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus, bridgeTrust, clearBridgeTrust } from '../shared/settings-store.js';
 
@@ -96,7 +97,7 @@ const bridgeRequests = {
     },
   },
 };
-serveRequests(providerRequests, watchRequests, importRequests, historyRequests, stringRequests, bridgeRequests);
+serveRequests(providerRequests, watchRequests, importRequests, historyRequests, stringRequests, agentRequests, bridgeRequests);
 
 const BRIDGE_KEYS = [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_ALLOW_UNPAIRED];
 const configureBridge = () => withCore(async () => bridge.configure(await bridgeSettings()))

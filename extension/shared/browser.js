@@ -144,6 +144,96 @@ export function requestSiteAccess() {
   return api.permissions.request({ origins: PAGE_ORIGINS });
 }
 
+/**
+ * Whether the extension may fetch from an origin ("http://127.0.0.1:11434"): an endpoint the
+ * worker calls (the Agent playground's model). All-sites access covers it.
+ * @param {string} origin @returns {Promise<boolean>}
+ */
+export async function hasOriginAccess(origin) {
+  try {
+    return await api.permissions.contains({ origins: [`${origin}/*`] });
+  } catch {
+    return true; // cannot tell: let the fetch say what happens
+  }
+}
+
+/**
+ * Whether a granted match pattern ("http://*\/*", "*://*.example.com/*", "<all_urls>",
+ * "http://127.0.0.1:8080/*") covers an http(s) origin.
+ * @param {string} pattern @param {URL} url
+ */
+function patternCovers(pattern, url) {
+  if (pattern === '<all_urls>') return true;
+  const m = /^(\*|[a-z][a-z0-9+.-]*):\/\/(\[[^\]]*\]|[^/:]*)(?::(\d+|\*))?\//.exec(pattern);
+  if (!m) return false;
+  const scheme = url.protocol.slice(0, -1);
+  if (m[1] === '*' ? scheme !== 'http' && scheme !== 'https' : m[1] !== scheme) return false;
+  if (m[3] && m[3] !== '*' && m[3] !== (url.port || (scheme === 'https' ? '443' : '80'))) return false;
+  const host = m[2];
+  if (host === '*') return true;
+  if (host.startsWith('*.')) return url.hostname === host.slice(2) || url.hostname.endsWith(host.slice(1));
+  return url.hostname === host;
+}
+
+/**
+ * Host access for the endpoints the worker fetches (the Agent playground's models), in a page
+ * that lets the user grant it. `const access = originAccess(onChange)`; then `access.has(origin)`
+ * says synchronously whether the extension may reach that origin ("http://127.0.0.1:11434"), and
+ * `access.ensure(origin)`, called from a click, resolves true when it may, after asking the user
+ * when it may not yet (false: refused, or the browser cannot ask). onChange() runs when the
+ * granted origins change.
+ *
+ * Why what is granted is read ahead (permissions.getAll(), at the start and on every change):
+ * Firefox (142) grants permissions.request only when it is called synchronously in the user's
+ * input handler, so nothing may be awaited before it; and Chromium (156) answers
+ * permissions.contains() false for hosts granted through content_scripts.matches, though
+ * getAll() lists them and the worker's fetch reaches them, so asking Chromium whenever contains()
+ * is false would show a needless prompt. The pattern asked for has no port: Firefox's match
+ * patterns take none, and a pattern without one covers every port in both browsers.
+ * @param {() => void} [onChange]
+ * @returns {{has: (origin: string) => boolean, ensure: (origin: string) => Promise<boolean>}}
+ */
+export function originAccess(onChange = () => {}) {
+  /** @type {string[]|null} null until getAll() answered */
+  let granted = null;
+  const refresh = () => Promise.resolve(api.permissions?.getAll?.())
+    .then((p) => { granted = Array.isArray(p?.origins) ? p.origins : []; }, () => { granted = []; })
+    .then(() => onChange());
+  refresh();
+  api.permissions?.onAdded?.addListener(refresh);
+  api.permissions?.onRemoved?.addListener(refresh);
+  const urlOf = (origin) => {
+    try {
+      const url = new URL(origin);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+    } catch {
+      return null;
+    }
+  };
+  const has = (origin) => {
+    const url = urlOf(origin);
+    return !!url && !!granted?.some((p) => patternCovers(p, url));
+  };
+  return {
+    has,
+    ensure(origin) {
+      const url = urlOf(origin);
+      if (!url) return Promise.resolve(false);
+      if (has(origin)) return Promise.resolve(true);
+      let asked;
+      try {
+        asked = api.permissions.request({ origins: [`${url.protocol}//${url.hostname}/*`] }); // synchronously: see above
+      } catch {
+        return Promise.resolve(false);
+      }
+      return Promise.resolve(asked).then((ok) => {
+        if (ok) refresh();
+        return ok === true;
+      }, () => false);
+    },
+  };
+}
+
 // ----------------------------------------------------------------------------------- action
 
 /**

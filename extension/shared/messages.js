@@ -84,7 +84,7 @@ export const PORTS = Object.freeze({
   CONTENT: 'slop-content',
   PANEL: 'slop-panel',
   POPUP: 'slop-popup',
-  /** The options page: its String agent requests (Request.STRING_FIND_AGENTS, STRING_USE_AGENT). */
+  /** The options page: its String agent requests (Request.STRING_FIND_AGENTS, STRING_USE_AGENT) and AGENT_MODELS. */
   OPTIONS: 'slop-options',
 });
 
@@ -266,6 +266,35 @@ export const Request = Object.freeze({
   OPEN_RECORDING: 'ui/open-recording',
   /** {key} → {} */
   CLOSE_RECORDING: 'ui/close-recording',
+  /**
+   * The Agent playground: a model (a profile of Options → Agent models, its key read by the worker
+   * only) does `task` on the tab's providers `keys` (one or more, in that order) through the core's
+   * agent view, calling affordances through the normal invoke path (js-glue/agent.js runAgent).
+   * {keys, profileId, task, maxSteps?} → {runId}. The run belongs to the port (closing it stops the
+   * run); everything it does comes as Push.AGENT. A missing profile, a provider that is not
+   * connected or a run already going on this port fails with BAD_STATE, in words.
+   */
+  AGENT_RUN: 'ui/agent-run',
+  /**
+   * Runs an exported session again without a model: its recorded replies, in order, against the
+   * live providers; each call's result is compared with the recorded one (AgentCall.replay).
+   * {keys, session: <the export's JSON text>} → {runId}; events as AGENT_RUN's. A file that is not
+   * an exported session fails with BAD_REQUEST.
+   */
+  AGENT_REPLAY: 'ui/agent-replay',
+  /** Stop a run: the model's request is cancelled, no further call is sent. {runId} → {} */
+  AGENT_STOP: 'ui/agent-stop',
+  /**
+   * The user's answer to a dangerous call waiting in the chat (Push.AGENT event 'confirm').
+   * {runId, confirmId, allow} → {}; NOT_FOUND when it no longer waits.
+   */
+  AGENT_CONFIRM: 'ui/agent-confirm',
+  /**
+   * The models an endpoint lists (GET /v1/models or /api/tags), fetched by the worker with the
+   * profile's key. {profileId} | {endpoint: {kind, baseUrl}} (a profile not saved yet, no key) →
+   * {models: [{id}]}. An endpoint that fails fails the request (BAD_STATE) with the reason in words.
+   */
+  AGENT_MODELS: 'ui/agent-models',
 });
 
 /** Service worker → UI. */
@@ -286,6 +315,20 @@ export const Push = Object.freeze({
   EVENTS: 'sw/events',
   /** New steps of a history this port asked for (Request.HISTORY), or all of them again (reset). {key, steps, reset, update, info} */
   HISTORY: 'sw/history',
+  /**
+   * What an Agent playground run does, as it happens (Request.AGENT_RUN, AGENT_REPLAY), on the
+   * port that started it. {runId, event, ...}:
+   *   'sent'     {turn: i, sent}        a request is on its way: what it holds (state bytes and
+   *                                      estimated tokens, tools offered, cut or not)
+   *   'delta'    {turn: i, text}        streamed answer text (several deltas may come in one BATCH)
+   *   'confirm'  {confirmId, call: {name, path, action, params, description, provider}}  a dangerous
+   *                                      call waits for Request.AGENT_CONFIRM
+   *   'turn'     {turn}                 a turn ended: its whole record (js-glue/agent.js), each call
+   *                                      with stepBefore/stepAfter (the history's steps around it) and
+   *                                      diff {added, removed, changed, more} (paths, the first 50 each)
+   *   'done'     {trace}                the run ended (trace.outcome says how; trace.error in words)
+   */
+  AGENT: 'sw/agent',
   /** Frame log entries (only for WATCH with log: true). {key, entries, replace} */
   LOG: 'sw/log',
   /** The answer to a request. {id, ok, result?, error?: {code: ErrorCode, message}} */

@@ -1,0 +1,224 @@
+// agent-requests.js: the Agent playground's runs, in the worker: AGENT_RUN, AGENT_REPLAY,
+// AGENT_STOP, AGENT_CONFIRM, AGENT_MODELS. The loop is js-glue/agent.js's runAgent, on the tab's
+// connections (connections.js) and their normal invoke path; the model's endpoint is a profile of
+// Options (settings-store.js), whose key is read here and goes nowhere but into that endpoint's
+// Authorization header: never into a message, a trace or a log. A run belongs to the port that
+// started it, one at a time: closing the port stops it. What it does is pushed as it happens
+// (Push.AGENT), each call linked to the history's steps around it and the diff between them
+// (timeline.js), so the panel can show the state change a call caused.
+
+import { Request, Push, ErrorCode, Status } from '../shared/messages.js';
+import { agentEndpointFor } from '../shared/settings-store.js';
+import { hasOriginAccess } from '../shared/browser.js';
+import { runAgent, listModels, readSession, AgentError } from '../../js-glue/agent.js';
+import { core } from './core.js';
+import { MANUAL_TAB } from './tabs.js';
+import { timelineOf } from './timelines.js';
+import { post, perPort, RequestError, needConnection } from './panel-ports.js';
+
+/** Paths listed per kind in a call's diff (the rest are counted). */
+const DIFF_PATHS = 50;
+/** Providers one run may see. */
+const MAX_PROVIDERS = 8;
+/** A task's longest text (characters). */
+const MAX_TASK = 16_000;
+/** A session file's longest text (characters). */
+const MAX_SESSION = 32 * 1024 * 1024;
+
+/**
+ * @typedef {object} AgentRun
+ * @property {string} runId
+ * @property {AbortController} abort
+ * @property {Map<string, (allow: boolean) => void>} confirms   confirmId → the waiting call's answer
+ */
+const runOf = perPort(() => /** @type {{run: AgentRun|null}} */ ({ run: null }));
+let runSeq = 0;
+let confirmSeq = 0;
+
+/** @param {import('./panel-ports.js').UiPort} ui @param {any} m @returns {import('./connections.js').Connection[]} */
+function needLiveConnections(ui, m) {
+  const keys = m.keys;
+  if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_PROVIDERS || keys.some((k) => typeof k !== 'string')) {
+    throw new RequestError(ErrorCode.BAD_REQUEST, `keys must list 1 to ${MAX_PROVIDERS} providers of this tab`);
+  }
+  const conns = [...new Set(keys)].map((k) => needConnection(ui, k));
+  for (const c of conns) {
+    const name = c.provider?.name ? `"${c.provider.name}"` : c.key;
+    if (c.status !== Status.CONNECTED || !c.consumer || !c.primarySub) throw new RequestError(ErrorCode.BAD_STATE, `${name} is not connected: the agent acts on the live app only.`);
+  }
+  return conns;
+}
+
+/** The history kept of a connection shown on this port's tab, or null. */
+function timelineFor(ui, conn) {
+  return (ui.tabId !== null ? timelineOf(ui.tabId, conn.key) : null) ?? timelineOf(MANUAL_TAB, conn.key);
+}
+
+/**
+ * What runAgent sees of a connection: read through getters, since a reconnect gives the
+ * connection a new consumer and subscription; the invoke is the connection's own.
+ */
+function sessionOf(ui, conn) {
+  return {
+    get consumer() { return conn.consumer; },
+    get primarySub() { return conn.primarySub; },
+    get provider() { return conn.provider; },
+    key: conn.key,
+    invoke: (path, action, params) => conn.invoke(path, action, params),
+    historyStep: () => timelineFor(ui, conn)?.steps.at(-1)?.step ?? null,
+  };
+}
+
+/** The history's diff a call caused (its paths, the first DIFF_PATHS of each kind), or why there is none. */
+function callDiff(tl, call) {
+  const { stepBefore: a, stepAfter: b } = call;
+  if (!tl || !Number.isInteger(a) || !Number.isInteger(b)) return null;
+  if (a === b) return { added: [], removed: [], changed: [], more: 0 };
+  try {
+    const d = tl.diff(a, b);
+    const cut = (list) => list.slice(0, DIFF_PATHS).map((x) => x.path);
+    const more = Math.max(0, d.added.length - DIFF_PATHS) + Math.max(0, d.removed.length - DIFF_PATHS) + Math.max(0, d.changed.length - DIFF_PATHS);
+    return { added: cut(d.added), removed: cut(d.removed), changed: cut(d.changed), more };
+  } catch (e) {
+    // Steps dropped at the history's bound, or a history that keeps steps only.
+    return { unavailable: String(e?.message ?? e) };
+  }
+}
+
+/**
+ * Starts a run on this port: runAgent with the callbacks that push what happens.
+ * @param {import('./panel-ports.js').UiPort} ui
+ * @param {import('./connections.js').Connection[]} conns
+ * @param {object} endpoint  with the key: stays in this function's closure and runAgent's request
+ * @param {string} task @param {object|null} replay a session's trace
+ */
+function startRun(ui, conns, endpoint, task, replay) {
+  const state = runOf(ui);
+  if (state.run) throw new RequestError(ErrorCode.BAD_STATE, 'A run is going on: stop it first.');
+  const run = { runId: `run-${++runSeq}`, abort: new AbortController(), confirms: new Map() };
+  state.run = run;
+  const { runId } = run;
+  const push = (event, fields) => post(ui, { type: Push.AGENT, runId, event, ...fields });
+  const sessions = conns.map((c) => sessionOf(ui, c));
+  const tlOf = new Map(conns.map((c) => [c.provider?.id ?? null, c]));
+  runAgent(sessions, endpoint, task, {
+    signal: run.abort.signal,
+    core: core(),
+    replay,
+    onSent: (turn) => push('sent', { turn: turn.i, sent: turn.sent }),
+    onDelta: (text, turn) => push('delta', { turn, text }),
+    confirm: (call) => new Promise((resolve) => {
+      const confirmId = `c${++confirmSeq}`;
+      run.confirms.set(confirmId, (allow) => {
+        run.confirms.delete(confirmId);
+        resolve(allow);
+      });
+      push('confirm', { confirmId, call });
+    }),
+    onTurn: (turn) => {
+      for (const call of turn.calls) {
+        const conn = conns.length === 1 ? conns[0] : tlOf.get(call.provider ?? null);
+        const diff = conn ? callDiff(timelineFor(ui, conn), call) : null;
+        if (diff) call.diff = diff;
+        if (conn) call.key = conn.key;
+      }
+      push('turn', { turn });
+    },
+  }).then(
+    async (trace) => {
+      if (trace.error?.kind === 'unreachable' && !replay) trace.error.message += await accessHint(endpoint.baseUrl);
+      push('done', { trace });
+    },
+    // runAgent answers its own failures in the trace; this is a bug, said as one.
+    (e) => push('done', { trace: { task, turns: [], outcome: 'error', error: { kind: 'internal', message: `The agent loop failed: ${e?.message ?? e}` } } }),
+  ).finally(() => {
+    for (const answer of run.confirms.values()) answer(false);
+    if (state.run === run) state.run = null;
+  });
+  return { runId };
+}
+
+/** The endpoint of a profile, with its key; refused in words when there is no such profile. */
+async function needEndpoint(profileId) {
+  if (typeof profileId !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'profileId must be a string');
+  const endpoint = await agentEndpointFor(profileId);
+  if (!endpoint) throw new RequestError(ErrorCode.BAD_STATE, 'No such model endpoint: add one in Options → Agent models.');
+  return endpoint;
+}
+
+/**
+ * What to add to "nothing answers" when the extension has no host access to the endpoint: the
+ * browser then needs the server to allow the extension's origin (CORS), which some refuse
+ * (Ollama unless OLLAMA_ORIGINS lets it; LM Studio with CORS off). '' when access is granted.
+ * @param {string} baseUrl
+ */
+async function accessHint(baseUrl) {
+  let origin;
+  try {
+    origin = new URL(baseUrl).origin;
+  } catch {
+    return '';
+  }
+  if (await hasOriginAccess(origin)) return '';
+  return ` If it is running, it may refuse the extension's origin: allow SLOP Inspector to reach ${origin} (Options → Agent models → Save asks for it), or let the server accept browser extensions (Ollama: OLLAMA_ORIGINS=chrome-extension://*,moz-extension://*).`;
+}
+
+/** @type {import('./panel-ports.js').RequestTable} */
+export const agentRequests = {
+  requests: {
+    async [Request.AGENT_RUN](ui, m) {
+      if (typeof m.task !== 'string' || !m.task.trim()) throw new RequestError(ErrorCode.BAD_REQUEST, 'The task is empty: say what the agent should do.');
+      if (m.task.length > MAX_TASK) throw new RequestError(ErrorCode.BAD_REQUEST, `The task is longer than ${MAX_TASK} characters.`);
+      if (m.maxSteps !== undefined && !(Number.isInteger(m.maxSteps) && m.maxSteps >= 1 && m.maxSteps <= 100)) {
+        throw new RequestError(ErrorCode.BAD_REQUEST, 'The step limit is a whole number from 1 to 100.');
+      }
+      const conns = needLiveConnections(ui, m);
+      const endpoint = await needEndpoint(m.profileId);
+      if (m.maxSteps !== undefined) endpoint.maxSteps = m.maxSteps;
+      return startRun(ui, needLiveConnections(ui, { keys: conns.map((c) => c.key) }), endpoint, m.task, null);
+    },
+    [Request.AGENT_REPLAY](ui, m) {
+      if (typeof m.session !== 'string' || m.session.length > MAX_SESSION) throw new RequestError(ErrorCode.BAD_REQUEST, 'session must be the text of an exported session');
+      let trace;
+      try {
+        trace = readSession(m.session);
+      } catch (e) {
+        throw new RequestError(ErrorCode.BAD_REQUEST, e.message);
+      }
+      const conns = needLiveConnections(ui, m);
+      // Played as recorded: as many turns, on an endpoint that is never called.
+      const endpoint = { kind: trace.endpoint?.kind === 'ollama' ? 'ollama' : 'openai', baseUrl: 'http://replay.invalid', model: String(trace.model ?? 'recording'), maxSteps: Math.max(1, Math.min(100, trace.turns.length)) };
+      return startRun(ui, conns, endpoint, trace.task, trace);
+    },
+    [Request.AGENT_STOP](ui, m) {
+      const { run } = runOf(ui);
+      if (run && run.runId === m.runId) run.abort.abort();
+      return {};
+    },
+    [Request.AGENT_CONFIRM](ui, m) {
+      const answer = runOf(ui).run?.runId === m.runId ? runOf(ui).run.confirms.get(m.confirmId) : undefined;
+      if (!answer) throw new RequestError(ErrorCode.NOT_FOUND, 'That call no longer waits for an answer.');
+      answer(m.allow === true);
+      return {};
+    },
+    async [Request.AGENT_MODELS](ui, m) {
+      let endpoint;
+      if (m.profileId !== undefined) {
+        endpoint = await needEndpoint(m.profileId);
+      } else {
+        if (typeof m.endpoint?.kind !== 'string' || typeof m.endpoint?.baseUrl !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'endpoint {kind, baseUrl} or profileId is needed');
+        endpoint = { kind: m.endpoint.kind, baseUrl: m.endpoint.baseUrl, apiKey: null };
+      }
+      try {
+        return { models: await listModels(endpoint, { signal: AbortSignal.timeout(15_000) }) };
+      } catch (e) {
+        if (!(e instanceof AgentError)) throw e;
+        throw new RequestError(ErrorCode.BAD_STATE, e.message + (e.kind === 'unreachable' ? await accessHint(endpoint.baseUrl) : ''));
+      }
+    },
+  },
+  release(ui) {
+    const state = runOf(ui);
+    state.run?.abort.abort();
+  },
+};
