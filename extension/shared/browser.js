@@ -146,12 +146,15 @@ export function requestSiteAccess() {
 
 /**
  * Whether the extension may fetch from an origin ("http://127.0.0.1:11434"): an endpoint the
- * worker calls (the Agent playground's model). All-sites access covers it.
+ * worker calls (the Agent playground's model). All-sites access covers it. Read from
+ * permissions.getAll(), not contains(): see originAccess below.
  * @param {string} origin @returns {Promise<boolean>}
  */
 export async function hasOriginAccess(origin) {
   try {
-    return await api.permissions.contains({ origins: [`${origin}/*`] });
+    const url = new URL(origin);
+    const { origins = [] } = await api.permissions.getAll();
+    return origins.some((p) => patternCovers(p, url));
   } catch {
     return true; // cannot tell: let the fetch say what happens
   }
