@@ -12,7 +12,7 @@
 // of the two endpoint kinds, the routing and the trace. Nothing is retried without the user, and
 // nothing is logged: the API key goes only into the Authorization header of its endpoint.
 
-import { utf8Length, fitLines } from './text-budget.js';
+import { utf8Length } from './text-budget.js';
 
 /** Defaults of an endpoint config. */
 export const AGENT_DEFAULTS = Object.freeze({
@@ -437,28 +437,6 @@ export async function listModels(endpoint, { signal } = {}) {
 
 // ------------------------------------------------------------------------------ the state
 
-const STATE_CLOSE = '</slop-state>';
-
-/**
- * The core's state tail cut to maxBytes at whole lines, its closing tag kept and a marker where
- * lines were left out. (The core has no budgeted rendering; cutting lines of its text is I/O
- * shaping, not a protocol decision.)
- * @returns {{text: string, bytes: number, cut: boolean, totalBytes: number, linesLeftOut: number}}
- */
-function fitState(tail, maxBytes) {
-  const totalBytes = utf8Length(tail);
-  if (totalBytes <= maxBytes) return { text: tail, bytes: totalBytes, cut: false, totalBytes, linesLeftOut: 0 };
-  const close = tail.lastIndexOf(STATE_CLOSE);
-  const body = (close >= 0 ? tail.slice(0, close) : tail).replace(/\n$/, '');
-  const lines = body.split('\n');
-  const marker = (left) => `[SLOP Inspector: the state was cut to fit ${maxBytes} bytes: ${left} of ${lines.length} lines are left out]`;
-  // The marker's own size depends on the count; the longest count it can show bounds it.
-  const room = maxBytes - utf8Length(marker(lines.length)) - utf8Length(STATE_CLOSE) - 2;
-  const kept = fitLines(lines, room, { atLeastOne: true }).kept.length;
-  const text = `${lines.slice(0, kept).join('\n')}\n${marker(lines.length - kept)}\n${STATE_CLOSE}`;
-  return { text, bytes: utf8Length(text), cut: true, totalBytes, linesLeftOut: lines.length - kept };
-}
-
 /** Cuts a tool result's text to maxBytes, saying so. */
 function fitResult(text, maxBytes) {
   if (utf8Length(text) <= maxBytes) return text;
@@ -603,6 +581,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   const maxStateBytes = endpoint?.maxStateBytes ?? AGENT_DEFAULTS.maxStateBytes;
   const maxTools = endpoint?.maxTools ?? AGENT_DEFAULTS.maxTools;
   const base = isObject(endpoint) ? endpointBase(kind, endpoint.baseUrl).base : '';
+  /** @type {Record<string, any>} */
   const trace = {
     task,
     model: typeof endpoint?.model === 'string' ? endpoint.model : null,
@@ -625,7 +604,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   const problem = replay ? null : endpointProblem(endpoint);
   if (problem) return end('error', new AgentError(AgentErrorKind.CONFIG, `The endpoint is not set right: ${problem}.`));
   const core = o.core ?? list[0].host?.core?.();
-  if (!core?.validateParams || !core?.renderStateTail) throw new TypeError('runAgent needs the core (o.core, or session.host.core())');
+  if (!core?.validateParams || !core?.stateTail) throw new TypeError('runAgent needs the core (o.core, or session.host.core())');
 
   const wire = WIRE[kind] ?? WIRE.openai;
   const url = replay ? null : new URL(base + wire.chatPath);
@@ -651,26 +630,31 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
       // an equal share of its list, in the core's order (the top of its tree first).
       const views = [];
       let toolsTotal = 0;
-      const share = Math.ceil(maxTools / list.length);
+      let offered = 0;
       for (const [n, s] of list.entries()) {
         if (!s.consumer || !s.primarySub) throw new AgentError(AgentErrorKind.NOT_CONNECTED, `${s.provider?.name ? `"${s.provider.name}"` : 'The provider'} is not connected: there is no state to show the model.`);
         const prefix = prefixed ? (s.provider?.id || `p${n + 1}`) : null;
-        const view = s.consumer.tools(s.primarySub, prefix, 0) ?? { tools: [], resolve: {} };
-        toolsTotal += view.tools.length;
-        const room = Math.min(share, maxTools - views.reduce((k, v) => k + v.tools.size, 0));
-        // The core's resolve map of this very list: a call is routed as the tools were sent, even
-        // after its own earlier calls changed the mirror (the core then judges the invoke).
-        views.push({ session: s, tools: new Map(view.tools.slice(0, Math.max(0, room)).map((x) => [x.name, x])), resolve: view.resolve ?? {} });
+        // An equal share of what is left: a provider with fewer actions leaves room to the next.
+        // The core picks the most salient (meta.salience), names them among themselves, and
+        // resolves them; its resolve map of this very list routes the calls as the tools were
+        // sent, even after an earlier call changed the mirror (the core then judges the invoke).
+        const room = Math.max(1, Math.floor((maxTools - offered) / (list.length - n)));
+        const view = s.consumer.tools(s.primarySub, prefix, 0, room) ?? { tools: [], resolve: {}, total: 0 };
+        toolsTotal += view.total ?? view.tools.length;
+        offered += view.tools.length;
+        views.push({ session: s, tools: new Map(view.tools.map((x) => [x.name, x])), resolve: view.resolve ?? {} });
       }
-      const tail = core.renderStateTail(list.map((s) => s.consumer), new Date().toISOString());
-      if (tail === null) throw new AgentError(AgentErrorKind.NOT_CONNECTED, 'No provider is connected: there is no state to show the model.');
-      const state = fitState(tail, maxStateBytes);
       const tools = views.flatMap((v) => [...v.tools.values()].map((x) => ({
         type: 'function', function: { name: x.name, description: x.description, parameters: x.parameters },
       })));
-      const stateMessage = tools.length < toolsTotal
-        ? `${state.text}\n[SLOP Inspector: only ${tools.length} of the ${toolsTotal} actions are offered as tools (a limit of ${maxTools}); the others cannot be called.]`
-        : state.text;
+      const toolsNote = tools.length < toolsTotal
+        ? `\n[SLOP Inspector: only ${tools.length} of the ${toolsTotal} actions are offered as tools (a limit of ${maxTools}, the most salient first); the others cannot be called.]`
+        : '';
+      // The core renders the state within the budget (the note included), whole lines, a fair
+      // share per provider, and says in the text what it left out.
+      const state = core.stateTail(list.map((s) => s.consumer), new Date().toISOString(), Math.max(MIN_STATE_BYTES, maxStateBytes - utf8Length(toolsNote)));
+      if (state === null) throw new AgentError(AgentErrorKind.NOT_CONNECTED, 'No provider is connected: there is no state to show the model.');
+      const stateMessage = state.text + toolsNote;
       const last = history[history.length - 1];
       const messages = [{ role: 'system', content: SYSTEM_PROMPT }, ...history.slice(0, -1),
         ...(last.role === 'user' ? [{ ...last, content: `${last.content}\n\n${stateMessage}` }] : [last, { role: 'user', content: stateMessage }])];
@@ -678,7 +662,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
       turn.sent = {
         stateBytes: state.bytes, stateTokensEst: Math.ceil(state.bytes / 4), tools: tools.length, messages: messages.length,
         bodyBytes: utf8Length(body),
-        ...(state.cut ? { stateCut: true, stateTotalBytes: state.totalBytes, stateLinesLeftOut: state.linesLeftOut } : {}),
+        ...(state.nodesLeftOut > 0 ? { stateCut: true, nodesLeftOut: state.nodesLeftOut } : {}),
         ...(tools.length < toolsTotal ? { toolsCut: true, toolsTotal } : {}),
       };
       buildMs = now() - t0;

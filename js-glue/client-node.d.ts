@@ -134,11 +134,12 @@ export interface AgentTurn {
     tools: number;
     messages: number;
     bodyBytes: number;
+    /** The core cut the state to the budget (maxStateBytes). */
     stateCut?: true;
-    stateTotalBytes?: number;
-    stateLinesLeftOut?: number;
+    /** Nodes the cut state leaves out. */
+    nodesLeftOut?: number;
     toolsCut?: true;
-    /** The core's tool count before the cut. */
+    /** The actions the providers offer in all; the most salient maxTools were sent. */
     toolsTotal?: number;
   } | null;
   reply: { text: string; toolCalls: AgentToolCall[]; finish: string | null } | null;

@@ -31,8 +31,11 @@ export const providerApi = Object.freeze({
   node: (conn, path, sub = undefined) => consumerOf(conn).node(subOf(conn, sub), path),
   /** The canonical tree text of the mirror (one line per node). @param {Connection} conn @param {string} [sub] */
   text: (conn, sub = undefined) => consumerOf(conn).treeText(subOf(conn, sub)),
-  /** The affordances as LLM tools (the agent view). @param {Connection} conn @param {string} [sub] */
-  tools: (conn, sub = undefined) => consumerOf(conn).tools(subOf(conn, sub)),
+  /**
+   * The affordances as LLM tools (the agent view); with maxTools, the core's most salient that many.
+   * @param {Connection} conn @param {string} [sub] @param {number} [maxTools]
+   */
+  tools: (conn, sub = undefined, maxTools = 0) => consumerOf(conn).tools(subOf(conn, sub), null, 0, maxTools ?? 0),
   /**
    * Core events but patches (hello, snapshot, resync, result, error, protocol_error...), oldest first.
    * @param {Connection} conn @param {number} [sinceMs]

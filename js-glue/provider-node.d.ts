@@ -206,9 +206,9 @@ export class SlopProvider {
   text(options?: { sub?: string }): Promise<string>;
   /** stableText() of the subtree at path: for toMatchSnapshot. */
   snapshot(path?: string, options?: StableTextOptions & { sub?: string }): Promise<string>;
-  /** The affordances as LLM tools (the agent view). */
-  tools(options?: { sub?: string }): Promise<{ tools: { name: string; description: string; parameters: object; dangerous: boolean }[];
-    resolve: Record<string, { path: string; action: string }> }>;
+  /** The affordances as LLM tools (the agent view); maxTools: the most salient that many (meta.salience, then tree order). */
+  tools(options?: { sub?: string; maxTools?: number }): Promise<{ tools: { name: string; description: string; parameters: object; dangerous: boolean }[];
+    resolve: Record<string, { path: string; action: string }>; total: number }>;
   /** Core events other than patches (protocol errors, resyncs, results...), oldest first; bounded. */
   events(options?: { since?: number }): Promise<SlopEvent[]>;
   /** The frame log, oldest first; bounded. */

@@ -150,8 +150,8 @@ export class SlopProvider {
    * @param {string} [path] @param {Parameters<typeof stableText>[1] & SubOption} [options]
    */
   async snapshot(path = '/', options = {}) { return stableText(await this.tree(path, -1, options), options); }
-  /** @param {SubOption} [o] */
-  tools({ sub } = {}) { return this.#call('tools', sub); }
+  /** The agent view's tools; maxTools: the core's most salient that many. @param {SubOption & {maxTools?: number}} [o] */
+  tools({ sub, maxTools } = {}) { return this.#call('tools', sub, maxTools); }
   /** @param {{since?: number}} [o] */
   events({ since = 0 } = {}) { return this.#call('events', since); }
   frames() { return this.#call('frames'); }

@@ -53,12 +53,25 @@ export class SlopError extends Error {
  * @property {(content: string, pageUrl: string) => any} parseMeta
  * @property {(pageUrl: string, targetUrl: string) => any} classifyTarget
  * @property {(consumers: SlopConsumerT[], generatedAt: string) => (string|null)} renderStateTail
+ * @property {(consumers: SlopConsumerT[], generatedAt: string, maxBytes: number) => (StateTail|null)} stateTail
  * @property {ReturnType<typeof makeRelayClass>} SlopRelay
  * @property {(kind: string, requestId: string, code: string, message: string) => object} relayRefusal
  * @property {() => string} version
  * @property {() => number} heapBytes
  */
 /** @typedef {{code: string, path: Array<string|number>, message: string}} ParamsFailure */
+/**
+ * @typedef {object} StateTail  slop_render_state_tail() under a budget.
+ * @property {string} text  the <slop-state> block, at most maxBytes UTF-8 bytes (whole lines)
+ * @property {number} bytes  its length in UTF-8 bytes
+ * @property {number} nodesLeftOut  nodes without a line, all providers (0: nothing cut)
+ */
+/**
+ * @typedef {object} ToolList  slop_consumer_tools(): the affordances as LLM tools.
+ * @property {Array<{name: string, description: string, parameters: object, dangerous: boolean}>} tools
+ * @property {Record<string, {path: string, action: string}>} resolve  the offered tools' targets
+ * @property {number} total  every action of the subscription, offered or not
+ */
 /** @typedef {import('../dist/slop_core.mjs').SlopCoreModule} SlopCoreModule */
 /** @typedef {ReturnType<typeof makeMemory>} Memory */
 /** @typedef {InstanceType<ReturnType<typeof makeConsumerClass>['SlopConsumer']>} SlopConsumerT */
@@ -66,6 +79,18 @@ export class SlopError extends Error {
 // Field order and sizes of struct slop_limits (wasm32: size_t and unsigned are 4 bytes).
 const LIMIT_FIELDS = ['maxFrameBytes', 'maxJsonDepth', 'maxNodes', 'requestTimeoutMs', 'maxPending'];
 const OUT_NONE = 0, OUT_SEND = 1;
+
+/** The largest size_t / unsigned of the wasm32 core. */
+const SIZE_MAX = 0xffffffff;
+/**
+ * A count for a size_t or unsigned argument: a non-negative number, at most SIZE_MAX (a larger
+ * one would wrap in the i32 the call passes).
+ * @param {number} n @param {string} what @returns {number}
+ */
+function countArg(n, what) {
+  if (typeof n !== 'number' || !(n >= 0)) throw new TypeError(`${what} must be a number >= 0`);
+  return Math.min(Math.floor(n), SIZE_MAX);
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -85,6 +110,28 @@ export async function loadSlopCore(options = {}) {
   const freeResult = (ptr) => {
     if (!ptr) return null;
     try { return M.UTF8ToString(ptr); } finally { M._slop_free(ptr); }
+  };
+
+  /**
+   * slop_render_state_tail(consumers, n, generated_at, max_bytes, &left).
+   * @param {SlopConsumerT[]} consumers @param {string} generatedAt @param {number} maxBytes
+   * @returns {StateTail|null}
+   */
+  const stateTailOf = (consumers, generatedAt, maxBytes) => {
+    const ptrs = consumers.map(pointerOf);
+    const arr = M._malloc(4 + ptrs.length * 4); // [0]: size_t left, then the consumers
+    if (!arr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
+    try {
+      const view = mem.view();
+      ptrs.forEach((p, i) => view.setUint32(arr + 4 + 4 * i, p, true));
+      return mem.withStrings([generatedAt], ([g]) => {
+        const ptr = M._slop_render_state_tail(arr + 4, ptrs.length, g.ptr, maxBytes, arr);
+        if (!ptr) return null;
+        const bytes = M.HEAPU8.indexOf(0, ptr) - ptr;
+        const text = freeResult(ptr) ?? '';
+        return { text, bytes, nodesLeftOut: mem.u32(arr) };
+      });
+    } finally { M._free(arr); }
   };
 
   return {
@@ -130,17 +177,26 @@ export async function loadSlopCore(options = {}) {
       return JSON.parse(mem.withStrings([pageUrl, targetUrl], ([p, t]) =>
         freeResult(M._slop_classify_target(p.ptr, t.ptr))));
     },
-    /** @param {SlopConsumerT[]} consumers @param {string} generatedAt @returns {string|null} */
+    /**
+     * The whole LLM state tail (no budget): one section per connected provider, each its
+     * primary subscription's tree text (slop_render_state_tail with max_bytes 0).
+     * @param {SlopConsumerT[]} consumers @param {string} generatedAt @returns {string|null}
+     */
     renderStateTail(consumers, generatedAt) {
-      const ptrs = consumers.map(pointerOf);
-      const arr = M._malloc(Math.max(4, ptrs.length * 4));
-      if (!arr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
-      try {
-        const view = mem.view();
-        ptrs.forEach((p, i) => view.setUint32(arr + 4 * i, p, true));
-        return mem.withStrings([generatedAt], ([g]) =>
-          freeResult(M._slop_render_state_tail(arr, ptrs.length, g.ptr)));
-      } finally { M._free(arr); }
+      return stateTailOf(consumers, generatedAt, 0)?.text ?? null;
+    },
+    /**
+     * The LLM state tail within maxBytes UTF-8 bytes, envelope included (slop_render_state_tail:
+     * whole lines, a fair share per provider, a cut section says how many of its nodes it leaves
+     * out; below 512 counts as 512; 0: no limit). null when no consumer has a provider.
+     * @param {SlopConsumerT[]} consumers @param {string} generatedAt @param {number} maxBytes
+     * @returns {StateTail|null}
+     */
+    stateTail(consumers, generatedAt, maxBytes) {
+      if (typeof maxBytes !== 'number' || !(maxBytes >= 0) || !Number.isFinite(maxBytes)) {
+        throw new TypeError('stateTail: maxBytes must be a number of bytes (0: no limit)');
+      }
+      return stateTailOf(consumers, generatedAt, Math.min(Math.floor(maxBytes), SIZE_MAX));
     },
     /** @returns {string} */
     version() { return M.UTF8ToString(M._slop_core_version()); },
@@ -419,10 +475,19 @@ function makeConsumerClass(M, mem) {
       const c = this.#live();
       return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_tree_text(c, s.ptr, mem.lenPtr)));
     }
-    /** @param {string} subId @param {string|null} [prefix] @param {number} [maxLen] @returns {{tools: object[], resolve: object}|null} */
-    tools(subId, prefix = null, maxLen = 0) {
+    /**
+     * The affordances as LLM tools (slop_consumer_tools): all of them (maxTools 0), or the maxTools
+     * most salient (meta.salience, none = 0.5; ties in tree order), listed in tree order, named
+     * unique among those offered. null when the subscription has no mirror.
+     * @param {string} subId @param {string|null} [prefix] provider prefix of every name
+     * @param {number} [maxLen] longest name (0: 64) @param {number} [maxTools] most tools offered (0: all)
+     * @returns {ToolList|null}
+     */
+    tools(subId, prefix = null, maxLen = 0, maxTools = 0) {
       const c = this.#live();
-      return mem.withStrings([subId, prefix], ([s, p]) => this.#outJson(M._slop_consumer_tools(c, s.ptr, p.ptr, maxLen, mem.lenPtr)));
+      const n = countArg(maxTools, 'maxTools');
+      return mem.withStrings([subId, prefix], ([s, p]) =>
+        this.#outJson(M._slop_consumer_tools(c, s.ptr, p.ptr, countArg(maxLen, 'maxLen'), n, mem.lenPtr)));
     }
     /**
      * Where the provider breaks SLOP (slop_consumer_conformance): every rule checked and every
@@ -441,10 +506,22 @@ function makeConsumerClass(M, mem) {
       if (id === null) throw this.#fail();
       return id;
     }
-    /** @param {string} subId @param {string} name @returns {{path: string, action: string}|null} */
-    resolveTool(subId, name) {
+    /**
+     * A tool name back to its target, in the list tools(subId, prefix, maxLen, maxTools) gives
+     * (slop_consumer_resolve_tool): null when that list has no such name. Throws a SlopError
+     * E_STATE when the name was offered by the last tools() call with these arguments but the
+     * state changed since and it now names another target, or none: read the tools again.
+     * @param {string} subId @param {string} name
+     * @param {{prefix?: string|null, maxLen?: number, maxTools?: number}} [options]  as given to tools()
+     * @returns {{path: string, action: string}|null}
+     */
+    resolveTool(subId, name, { prefix = null, maxLen = 0, maxTools = 0 } = {}) {
       const c = this.#live();
-      return mem.withStrings([subId, name], ([s, n]) => this.#outJson(M._slop_consumer_resolve_tool(c, s.ptr, n.ptr, mem.lenPtr)));
+      const len = countArg(maxLen, 'maxLen'), n = countArg(maxTools, 'maxTools');
+      const r = mem.withStrings([subId, prefix, name], ([s, p, t]) =>
+        this.#outJson(M._slop_consumer_resolve_tool(c, s.ptr, p.ptr, len, n, t.ptr, mem.lenPtr)));
+      if (r === null && M._slop_consumer_last_code(c) !== SlopCode.E_NOT_FOUND) throw this.#fail();
+      return r;
     }
 
     /** Frees the core consumer; further calls throw. Idempotent. */

@@ -116,12 +116,15 @@ function startRun(ui, conns, endpoint, task, replay) {
       push('confirm', { confirmId, call });
     }),
     onTurn: (turn) => {
+      const t0 = performance.now();
       for (const call of turn.calls) {
         const conn = conns.length === 1 ? conns[0] : tlOf.get(call.provider ?? null);
         const diff = conn ? callDiff(timelineFor(ui, conn), call) : null;
         if (diff) call.diff = diff;
         if (conn) call.key = conn.key;
       }
+      // The diffs' cost is the extension's too: the trace counts it beside the loop's build and route.
+      if (turn.timing) turn.timing.traceMs = Math.round((performance.now() - t0) * 1000) / 1000;
       push('turn', { turn });
     },
   }).then(

@@ -16,6 +16,7 @@ import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { connect } from '../../js-glue/client-node.js';
+import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 5 : 15;
@@ -52,7 +53,7 @@ async function measure(app, kind, { maxStateBytes, maxTools } = {}) {
     const turns = trace.turns.slice(0, TURNS); // the turns with a call
     const pick = (f) => median(turns.map(f));
     return {
-      state: turns[0].sent.stateBytes, cut: !!turns[0].sent.stateCut, total: turns[0].sent.stateTotalBytes ?? turns[0].sent.stateBytes,
+      state: turns[0].sent.stateBytes, cut: !!turns[0].sent.stateCut, left: turns[0].sent.nodesLeftOut ?? 0,
       tools: turns[0].sent.tools, toolsTotal: turns[0].sent.toolsTotal ?? turns[0].sent.tools, body: turns[0].sent.bodyBytes,
       build: pick((t) => t.timing.buildMs), route: pick((t) => t.timing.routeMs),
       overhead: pick((t) => t.timing.buildMs + t.timing.routeMs),
@@ -77,7 +78,7 @@ for (const size of SIZES) {
       for (const budget of budgets) {
         await measure(app, kind, budget); // warm-up
         const r = await measure(app, kind, budget);
-        const state = `${kb(r.state)}${r.cut ? ` (${kb(r.total)})` : ''}`;
+        const state = `${kb(r.state)}${r.cut ? ` (${r.left} nodes out)` : ''}`;
         const tools = `${r.tools}${r.tools < r.toolsTotal ? ` (${r.toolsTotal})` : ''}`;
         console.log(`  ${String(nodes).padStart(6)}  ${kind.padEnd(8)}  ${state.padEnd(27)} ${tools.padStart(12)}  ${kb(r.body).padStart(11)}  `
           + `${r.build.toFixed(2).padStart(8)}  ${r.route.toFixed(2).padStart(8)}  ${r.overhead.toFixed(2).padStart(11)}  `
@@ -91,6 +92,21 @@ for (const size of SIZES) {
       return median(t).toFixed(2);
     };
     coreRows.push(`  ${String(nodes).padStart(6)}  core tools() ${await timed(() => app.tools())} ms, tree text ${await timed(() => app.text())} ms`);
+    // The same mirror in a core of its own (a document consumer): the agent view with and without
+    // its budgets (128 tools, 64 KiB of state), and tools(128) the first time (the action counts
+    // and saliences read; later calls reuse them until a patch changes the node).
+    const core = await loadSlopCoreNode();
+    const doc = new core.SlopConsumer({ transport: 'document' });
+    const sub = doc.load(JSON.stringify({ provider: { id: 'mail', name: 'Acme Mail' }, tree: await app.tree() })).sub;
+    const t0 = performance.now();
+    doc.tools(sub, null, 0, 128);
+    const cold = (performance.now() - t0).toFixed(2);
+    const at = new Date().toISOString();
+    const cut = core.stateTail([doc], at, 65536);
+    coreRows.push(`  ${String(nodes).padStart(6)}  core tools(128) ${await timed(() => doc.tools(sub, null, 0, 128))} ms (first ${cold} ms), `
+      + `tools(all) ${await timed(() => doc.tools(sub))} ms; stateTail(64 KiB) ${await timed(() => core.stateTail([doc], at, 65536))} ms `
+      + `(${kb(cut.bytes)}, ${cut.nodesLeftOut} nodes left out), renderStateTail (all) ${await timed(() => core.renderStateTail([doc], at))} ms`);
+    doc.free();
   } finally {
     app.close();
     await srv.close();

@@ -13,6 +13,12 @@
  * in parts and takes one part, which the next frame must end. Every event
  * must be JSON the core's own strict scanner accepts, and so must the
  * conformance report; a checkpoint in parts must join to the one-shot text.
+ * The agent view: the tree text and every tool read from the mirror equal
+ * what the cJSON functions give for the same tree; a tool list under a
+ * budget (max_tools from the input) holds at most that many, every name
+ * offered resolves to its target; a state tail under a budget is never
+ * longer than it, its lines are the whole text's lines (or the one cut
+ * line), and only the two real tags open and close the block.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +28,81 @@
 
 #include "internal.h"
 #include "slop_core.h"
+
+/* The tree text and all tools of a subscription read from its mirror equal
+ * the cJSON functions' on its tree; a budget offers at most max_tools, and
+ * every offered name resolves to its target. */
+static void check_agent_view(slop_consumer *c, const char *sub, const char *root, size_t max_tools) {
+    const char *tj = slop_consumer_tree(c, sub, root, -1, NULL);
+    if (!tj) {
+        if (slop_consumer_tree_text(c, sub, NULL) || slop_consumer_tools(c, sub, NULL, 0, 0, NULL)) __builtin_trap();
+        return;
+    }
+    cJSON *tree = cJSON_Parse(tj);
+    char *text = slop__tree_text(tree);
+    const char *mt = slop_consumer_tree_text(c, sub, NULL);
+    if (!text || !mt || strcmp(text, mt) != 0) __builtin_trap();
+    free(text);
+    char *old = slop__json_print_free(slop__tools(tree, root, "fz", 40));
+    cJSON_Delete(tree);
+    size_t n = 0;
+    const char *all = slop_consumer_tools(c, sub, "fz", 40, 0, &n);
+    size_t k = old ? strlen(old) - 1 : 0; /* the same text, then ,"total":N} */
+    if (!old || !all || n <= k || strncmp(all, old, k) != 0 || strncmp(all + k, ",\"total\":", 9) != 0)
+        __builtin_trap();
+    free(old);
+    const char *cut = slop_consumer_tools(c, sub, "fz", 24, max_tools, &n);
+    cJSON *set = cut ? cJSON_Parse(cut) : NULL;
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(set, "tools"), *resolve = cJSON_GetObjectItemCaseSensitive(set, "resolve");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(set, "total"), *t;
+    int count = cJSON_GetArraySize(tools);
+    if (!cJSON_IsNumber(total) || (double)count > total->valuedouble || (max_tools && (size_t)count > max_tools) ||
+        (!max_tools && (double)count != total->valuedouble) ||
+        (max_tools && (double)count != (total->valuedouble < (double)max_tools ? total->valuedouble : (double)max_tools)) ||
+        cJSON_GetArraySize(resolve) != count)
+        __builtin_trap();
+    cJSON_ArrayForEach(t, tools) {
+        const char *name = cJSON_GetObjectItemCaseSensitive(t, "name")->valuestring;
+        if (strlen(name) > 24) __builtin_trap();
+        char *want = slop__json_print(cJSON_GetObjectItemCaseSensitive(resolve, name));
+        const char *got = slop_consumer_resolve_tool(c, sub, "fz", 24, max_tools, name, NULL);
+        if (!want || !got || strcmp(want, got) != 0) __builtin_trap();
+        free(want);
+    }
+    cJSON_Delete(set);
+}
+
+/* The provider's name and id are at most 100 bytes (a tail under a budget
+ * cuts them there). */
+static int short_names(slop_consumer *c) {
+    cJSON *st = cJSON_Parse(slop_consumer_status(c, NULL));
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(st, "provider");
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name"), *id = cJSON_GetObjectItemCaseSensitive(p, "id");
+    int ok = cJSON_IsString(name) && cJSON_IsString(id) && strlen(name->valuestring) <= 100 &&
+             strlen(id->valuestring) <= 100;
+    cJSON_Delete(st);
+    return ok;
+}
+
+/* Every line of cut (a tail under a budget) is a line of whole, or the cut
+ * line; one opening and one closing tag. */
+static void check_tail(const char *cut, size_t max_bytes, const char *whole) {
+    size_t n = strlen(cut);
+    if (n > (max_bytes < 512 ? 512 : max_bytes)) __builtin_trap();
+    if (strncmp(cut, "<slop-state ", 12) != 0 || n < 13 || strcmp(cut + n - 13, "</slop-state>") != 0) __builtin_trap();
+    if (strstr(cut + 1, "<slop-state") || strstr(cut, "</slop-state") != cut + n - 13) __builtin_trap();
+    for (const char *p = strchr(cut, '\n') + 1; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int found = (len > 18 && memcmp(p + len - 18, "budget is used up)", 18) == 0) /* the cut line */
+                    || strncmp(p, "### ", 4) == 0; /* a heading: its name and id may be cut */
+        for (const char *q = whole; !found && (q = strstr(q, "\n")) != NULL; q++)
+            found = strncmp(q + 1, p, len) == 0 && (q[1 + len] == '\n' || q[1 + len] == '\0');
+        if (!found && len == 0) found = 1;
+        if (!found) __builtin_trap();
+        p = e ? e + 1 : NULL;
+    }
+}
 
 static void drain(slop_consumer *c) {
     const char *out;
@@ -105,7 +186,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slop_consumer_tree(c, sub, "/", -1, NULL);
     slop_consumer_node(c, sub, "/", NULL);
     slop_consumer_tree_text(c, sub, NULL);
-    slop_consumer_tools(c, sub, "fz", 40, NULL);
+    check_agent_view(c, sub, "/", size % 7);
+    check_agent_view(c, sub2, "/a", 1 + size % 3);
     {
         size_t n = 0;
         const char *report = slop_consumer_conformance(c, &n);
@@ -129,11 +211,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         free(whole);
     }
-    slop_consumer_resolve_tool(c, sub, "a__b", NULL);
+    slop_consumer_resolve_tool(c, sub, NULL, 0, 0, "a__b", NULL);
+    slop_consumer_resolve_tool(c, sub, "fz", 24, 2, "fz__a__b", NULL);
     slop_consumer_tree(c, sub2, "/a", 1, NULL);
     slop_consumer_invoke(c, "/a", "go", "{}", 2, now, NULL);
     slop_consumer *all[1] = {c};
-    free(slop_render_state_tail(all, 1, "now"));
+    {
+        size_t left = 0, cut_left = 0;
+        char *whole = slop_render_state_tail(all, 1, "now", 0, &left);
+        if (left) __builtin_trap();
+        size_t budgets[2] = {size % 1200, 512 + size % 4096};
+        for (int i = 0; i < 2 && whole; i++) {
+            char *cut = slop_render_state_tail(all, 1, "now", budgets[i], &cut_left);
+            if (!cut) __builtin_trap();
+            check_tail(cut, budgets[i], whole);
+            /* What fits is the whole text (unless a heading's name or id was cut). */
+            if (strlen(whole) <= (budgets[i] < 512 ? 512 : budgets[i]) && short_names(c) &&
+                (cut_left || strcmp(cut, whole) != 0))
+                __builtin_trap();
+            free(cut);
+        }
+        free(whole);
+    }
     slop_consumer_close(c, now);
     drain(c);
     slop_consumer_reset(c, now);

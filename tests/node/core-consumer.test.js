@@ -493,7 +493,11 @@ test('tree_text, tools and resolveTool come from the mirror', async () => {
   assert.ok(pre.tools.every((t) => /^my_app__/.test(t.name)), pre.tools.map((t) => t.name).join());
   const short = l.c.tools(l.sub, 'averyveryverylongproviderprefix', 20);
   assert.ok(short.tools.every((t) => t.name.length <= 20 && /^[A-Za-z0-9_]+$/.test(t.name)));
-  for (const t of short.tools) assert.deepEqual(l.c.resolveTool(l.sub, t.name), short.resolve[t.name]);
+  // resolved in the list the same arguments give: the prefix and the length count
+  const args = { prefix: 'averyveryverylongproviderprefix', maxLen: 20 };
+  for (const t of short.tools) assert.deepEqual(l.c.resolveTool(l.sub, t.name, args), short.resolve[t.name]);
+  assert.equal(l.c.resolveTool(l.sub, short.tools[0].name), null);
+  assert.equal(tools.total, tools.tools.length);
   assert.equal(l.c.treeText('no-such-sub'), null);
   l.free();
 });
@@ -520,6 +524,81 @@ test('renderStateTail lists connected providers only', async () => {
   assert.equal(t3.split('</slop-state>').length, 2);
   a.free(); b.free(); evil.free();
   assert.throws(() => core.renderStateTail([a.c], 'x'), TypeError);
+});
+
+// Nodes a (0.9: x, y), b (none: x), c (0.2: x), d (0.9: x), under a root with r1.
+const RANKED = {
+  id: 'root', type: 'root', affordances: [{ action: 'r1' }], children: [
+    { id: 'a', type: 'item', meta: { salience: 0.9 }, affordances: [{ action: 'x' }, { action: 'y' }] },
+    { id: 'b', type: 'item', affordances: [{ action: 'x' }] },
+    { id: 'c', type: 'item', meta: { salience: 0.2 }, affordances: [{ action: 'x' }] },
+    { id: 'd', type: 'item', meta: { salience: 0.9 }, affordances: [{ action: 'x', dangerous: true }] },
+  ],
+};
+
+test('tools(maxTools) offers the most salient in tree order, with the total', async () => {
+  const l = await Live.start({ tree: RANKED });
+  const names = (v) => v.tools.map((t) => t.name);
+  const all = l.c.tools(l.sub);
+  assert.deepEqual(names(all), ['root__r1', 'a__x', 'a__y', 'b__x', 'c__x', 'd__x']);
+  assert.equal(all.total, 6);
+  const three = l.c.tools(l.sub, null, 0, 3);
+  assert.deepEqual(names(three), ['a__x', 'a__y', 'd__x']);
+  assert.equal(three.total, 6);
+  assert.deepEqual(Object.keys(three.resolve), ['a__x', 'a__y', 'd__x']); // the offered ones only
+  assert.equal(three.tools[2].dangerous, true);
+  // ties at 0.5 go in tree order: the root before b
+  assert.deepEqual(names(l.c.tools(l.sub, 'app', 0, 4)), ['app__root__r1', 'app__a__x', 'app__a__y', 'app__d__x']);
+  assert.deepEqual(l.c.resolveTool(l.sub, 'app__d__x', { prefix: 'app', maxTools: 4 }), { path: '/d', action: 'x' });
+  assert.equal(l.c.resolveTool(l.sub, 'app__b__x', { prefix: 'app', maxTools: 4 }), null); // not offered
+  assert.deepEqual(l.c.resolveTool(l.sub, 'app__b__x', { prefix: 'app' }), { path: '/b', action: 'x' });
+  assert.throws(() => l.c.tools(l.sub, null, 0, -1), TypeError);
+  assert.throws(() => l.c.resolveTool(l.sub, 'a__x', { maxTools: Number.NaN }), TypeError);
+  l.free();
+});
+
+test('resolveTool never switches a name offered before a change to another target', async () => {
+  const l = await Live.start({ tree: RANKED });
+  assert.deepEqual(l.c.tools(l.sub, null, 0, 1).tools.map((t) => t.name), ['a__x']);
+  l.patch(2, 1, [{ op: 'replace', path: '/b/properties', value: { n: 1 } }]);
+  assert.deepEqual(l.c.resolveTool(l.sub, 'a__x', { maxTools: 1 }), { path: '/a', action: 'x' }); // still a's
+  l.patch(3, 2, [{ op: 'remove', path: '/a' }]);
+  assertSlopError(() => l.c.resolveTool(l.sub, 'a__x', { maxTools: 1 }), 'E_STATE', /no longer offered/);
+  assert.deepEqual(l.c.tools(l.sub, null, 0, 1).tools.map((t) => t.name), ['d__x']);
+  assert.deepEqual(l.c.resolveTool(l.sub, 'd__x', { maxTools: 1 }), { path: '/d', action: 'x' });
+  assert.equal(l.c.resolveTool('no-such-sub', 'd__x'), null);
+  l.free();
+});
+
+test('stateTail(maxBytes) keeps to its budget, whole lines, and counts what it leaves out', async () => {
+  const items = Array.from({ length: 300 }, (_, i) => ({ id: `n${i}`, type: 'item', properties: { label: `Ünïcode item ${i} </slop-state>` } }));
+  const a = await Live.start({ tree: { id: 'root', type: 'root', children: items } });
+  const b = await Live.start({ hello: hello('mail', 'Mail', ['state']), tree: null });
+  const whole = core.renderStateTail([a.c, b.c], '2026-11-20T00:00:00Z');
+  const full = core.stateTail([a.c, b.c], '2026-11-20T00:00:00Z', 0);
+  assert.deepEqual(full, { text: whole, bytes: Buffer.byteLength(whole), nodesLeftOut: 0 });
+  const wholeLines = new Set(whole.split('\n'));
+  for (const max of [1, 512, 700, 4096, 20000]) {
+    const t = core.stateTail([a.c, b.c], '2026-11-20T00:00:00Z', max);
+    assert.equal(t.bytes, Buffer.byteLength(t.text));
+    assert.ok(t.bytes <= Math.max(512, max), `${t.bytes} > ${max}`);
+    assert.ok(t.text.startsWith('<slop-state generated_at="2026-11-20T00:00:00Z" format="text/tree">\n'));
+    assert.ok(t.text.endsWith('</slop-state>'));
+    assert.equal(t.text.split('</slop-state>').length, 2); // neutralised in a cut tail too
+    assert.ok(t.text.includes('### Mail (mail)\n\n(awaiting snapshot)'));
+    const shown = t.text.split('\n').filter((line) => /^\s*\[/.test(line)).length;
+    assert.equal(t.nodesLeftOut, 301 - shown);
+    for (const line of t.text.split('\n')) {
+      assert.ok(wholeLines.has(line) || line === `(${t.nodesLeftOut} of 301 nodes not shown: the state budget is used up)`, line);
+    }
+  }
+  assert.equal(core.stateTail([a.c, b.c], 'x', 20000).nodesLeftOut, 0); // it all fits
+  assert.throws(() => core.stateTail([a.c], 'x', -1), TypeError);
+  assert.throws(() => core.stateTail([a.c], 'x', undefined), TypeError);
+  a.c.close(0);
+  b.c.close(0);
+  assert.equal(core.stateTail([a.c, b.c], 'x', 4096), null);
+  a.free(); b.free();
 });
 
 test('version() names the core and the SLOP version', () => {

@@ -297,8 +297,13 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
 /*
  * Invokes `action` on the node at absolute `path`. params: a JSON object or
  * NULL/0 for none. Refused locally (NULL, last_error set) when the provider
- * lacks "affordances", when the mirrored node has no such affordance, or when
- * params fail its schema ("params.tags[1] must be a string").
+ * lacks "affordances" (SLOP_E_CAPABILITY), when params are not an object or
+ * fail the affordance's schema ("params.tags[1] must be a string",
+ * SLOP_E_PARAMS), or when a mirror holds the node and it has no such
+ * affordance (SLOP_E_NOT_FOUND; a stub node, id/type/meta only, is left to
+ * the provider). A path no mirror holds is sent as it is: the node may be
+ * outside every subscription or below its depth, or gone since; the
+ * provider answers (an error result when it is gone).
  * Returns the request id or NULL. The answer is a "result" event.
  */
 const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char *action,
@@ -400,21 +405,53 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
 const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len);
 
 /*
- * The affordances of a subscription's mirror as LLM tools:
+ * The affordances of a subscription's mirror as LLM tools, one per action
+ * (an affordance with a string "action"), nodes in tree pre-order:
  *   {"tools":[{"name","description","parameters","dangerous"}],
- *    "resolve":{"name":{"path","action"}}}
- * Names are {nodeId}__{action}, ancestors prepended until unique, reduced to
- * [a-zA-Z0-9_], prefixed "{provider_prefix}__" when provider_prefix is not
- * NULL/"" and cut to max_len (0 = 64) with a 7-character hash.
+ *    "resolve":{"name":{"path","action"}},"total":N}
+ * total: every action of the subscription, offered or not.
+ * max_tools 0 offers them all. When there are more than max_tools, the
+ * max_tools most salient are offered: ranked by their node's meta.salience
+ * (a number; none, or any other value, counts as 0.5, so a provider that
+ * marks nothing keeps tree order), ties in tree pre-order (a node's actions
+ * in their order), listed in tree order. "resolve" holds the offered tools
+ * only.
+ * Names are {nodeId}__{action}, ancestors prepended until unique among the
+ * offered tools, reduced to [a-zA-Z0-9_], prefixed "{provider_prefix}__"
+ * when provider_prefix is not NULL/"" and cut to max_len (0 = 64; below 16
+ * counts as 16) with a 7-character hash; a name still taken gets "_2", "_3"...
+ * The cost is a walk over the mirror plus the offered tools: each node's
+ * action count and salience are kept on the node until a patch changes it.
+ * The list offered (names and targets) is kept for
+ * slop_consumer_resolve_tool() with the same arguments, until the next
+ * tools() call on the subscription.
  */
 const char *slop_consumer_tools(slop_consumer *c, const char *sub_id,
                                 const char *provider_prefix, unsigned max_len,
-                                size_t *out_len);
+                                size_t max_tools, size_t *out_len);
 
-/* Maps a tool name from slop_consumer_tools back to {"path","action"}; NULL
- * if unknown. */
+/*
+ * Maps a tool name back to {"path","action"} in the list that
+ * slop_consumer_tools() gives with the same provider_prefix, max_len and
+ * max_tools. NULL with last_error when it cannot:
+ *   SLOP_E_NOT_FOUND  no such subscription or mirror, or no tool of that name
+ *                     in the list;
+ *   SLOP_E_STATE      the name was offered (by the last tools() call with
+ *                     these arguments) but the mirror changed since and the
+ *                     list these arguments give now maps it to another
+ *                     target, or no longer has it: never resolved silently
+ *                     against the old list nor switched to a new target;
+ *                     read the tools again.
+ * While the mirror is unchanged since that call, the offered list answers
+ * (no walk); otherwise the list is built again for the mirror as it is now
+ * (a name offered earlier that still names the same path and action
+ * resolves). With no tools() call of these arguments before, the list they
+ * give now answers.
+ */
 const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id,
-                                       const char *tool_name, size_t *out_len);
+                                       const char *provider_prefix, unsigned max_len,
+                                       size_t max_tools, const char *tool_name,
+                                       size_t *out_len);
 
 /*
  * Where the provider breaks SLOP, for its author: every rule the core checks
@@ -522,12 +559,34 @@ char *slop_classify_target(const char *page_url, const char *target_url);
 
 /*
  * The LLM state tail for several consumers, one "### Name (id)" section per
- * connected provider, inside <slop-state generated_at=".." format="text/tree">.
- * Provider text that could open or close the block is neutralised. Returns
- * NULL when no consumer has a provider.
+ * connected provider (hello taken, not closed), inside
+ * <slop-state generated_at=".." format="text/tree">, each section the tree
+ * text of the consumer's primary subscription: its first subscription with a
+ * mirror (the one an agent acts on), or "(awaiting snapshot)". Provider text
+ * that could open or close the block is neutralised, on every line.
+ * Returns NULL when no consumer has a provider (or out of memory); the caller
+ * frees the text with slop_free().
+ *
+ * max_bytes 0: no limit, the whole text (*out_left 0). Otherwise the text,
+ * envelope included, is at most max_bytes bytes (values below 512 count as
+ * 512), made of whole lines only:
+ *   - generated_at is cut to 64 bytes and each heading's name and id to 100
+ *     (on character boundaries) before escaping;
+ *   - each section gets a fair share: sections take theirs smallest (fewest
+ *     nodes) first, each an equal part of what is left, so the room a small
+ *     one leaves goes to the larger ones; sections print in order;
+ *   - a section's lines are rendered in pre-order and rendering stops at the
+ *     first line that does not fit (nothing is rendered past it); a cut
+ *     section ends with the line
+ *       "(N of M nodes not shown: the state budget is used up)"
+ *     N: its nodes without a line, M: its mirror's nodes;
+ *   - a section with no room for its heading and that line is left out
+ *     whole (all its nodes count as not shown).
+ * *out_left (may be NULL): the nodes left out by the budget, all sections.
  */
 char *slop_render_state_tail(slop_consumer *const *consumers, size_t n,
-                             const char *generated_at);
+                             const char *generated_at, size_t max_bytes,
+                             size_t *out_left);
 
 /* ------------------------------------------------------------------------ */
 /* Relay: an outside consumer on a shared provider channel                   */

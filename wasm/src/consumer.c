@@ -72,7 +72,13 @@ typedef struct sub {
     char reason[300];
     double retry_at;        /* when tick() retries a given-up sub (0: never) */
     int retries;            /* scheduled retries since the last good snapshot */
-    cJSON *tools;           /* last slop_consumer_tools() result             */
+    /* The list slop_consumer_tools() last offered, with its arguments:
+     * slop_consumer_resolve_tool() with the same ones reads it. */
+    slop__tool_refs tools;
+    char *tools_prefix;     /* as given ("" for none); NULL: none offered   */
+    unsigned tools_max_len; /* as given                                     */
+    size_t tools_max_tools;
+    int tools_stale;        /* the mirror changed since it was offered      */
 } sub;
 
 typedef struct pending {
@@ -343,7 +349,8 @@ static void sub_free(sub *s) {
     free(s->wire);
     free(s->path);
     cJSON_Delete(s->options);
-    cJSON_Delete(s->tools);
+    slop__tool_refs_free(&s->tools);
+    free(s->tools_prefix);
     free(s);
 }
 
@@ -617,8 +624,7 @@ static void check_same_provider(slop_consumer *c, cJSON *prev) {
         slop__mirror_clear(&s->m);
         s->has_mirror = 0;
         s->wire_live = 0;
-        cJSON_Delete(s->tools);
-        s->tools = NULL;
+        s->tools_stale = 1;
         set_state(s, SUB_WAITING, "provider_changed", m);
     }
     while (c->ntasks) task_drop(c, c->ntasks - 1);
@@ -854,8 +860,7 @@ static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, 
     s->snap_version = s->last_version = v;
     s->last_seq = c->replay && seq ? (long long)seq->valuedouble : 0;
     s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
-    cJSON_Delete(s->tools);
-    s->tools = NULL;
+    s->tools_stale = 1;
     cJSON *e = snapshot_event(s, v, rebase);
     if (rebase) cJSON_AddNumberToObject(e, "previous_version", previous);
     if (restarted) cJSON_AddBoolToObject(e, "restarted", 1);
@@ -1004,8 +1009,7 @@ static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJ
     }
     s->last_version = v;
     s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
-    cJSON_Delete(s->tools);
-    s->tools = NULL;
+    s->tools_stale = 1;
     push_out(c, SLOP_OUT_EVENT, patch_event(s, v, nops, &ch));
     slop__changes_free(&ch);
     check_tasks(c, s);
@@ -2150,48 +2154,110 @@ const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t
     ok(c);
     slop__node *n = lookup(c, sub_id, NULL, NULL);
     if (!n) return give(c, NULL, out_len);
-    cJSON *tree = slop__node_to_json(n, -1);
-    char *text = slop__tree_text(tree);
-    cJSON_Delete(tree);
+    char *text = slop__mirror_tree_text(n);
     if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
     return give(c, text, out_len);
 }
 
-static cJSON *tools_of(slop_consumer *c, sub *s, const char *prefix, unsigned max_len) {
-    cJSON *tree = slop__node_to_json(s->m.root, -1);
-    cJSON *tools = slop__tools(tree, s->path, prefix, max_len);
-    cJSON_Delete(tree);
-    if (!tools) fail(c, SLOP_E_NOMEM, "out of memory");
-    return tools;
+/* The arguments of a tool list, as they name it: no prefix is "", and
+ * max_len as the naming takes it. */
+static unsigned tool_len_arg(unsigned max_len) {
+    if (max_len == 0) return SLOP_TOOL_NAME_MAX_DEFAULT;
+    return max_len < 16 ? 16 : max_len;
 }
 
-const char *slop_consumer_tools(slop_consumer *c, const char *sub_id, const char *provider_prefix,
-                                unsigned max_len, size_t *out_len) {
+static int same_tool_args(const sub *s, const char *prefix, unsigned max_len, size_t max_tools) {
+    return s->tools_prefix && strcmp(s->tools_prefix, prefix ? prefix : "") == 0 &&
+           tool_len_arg(s->tools_max_len) == tool_len_arg(max_len) && s->tools_max_tools == max_tools;
+}
+
+const char *slop_consumer_tools(slop_consumer *c, const char *sub_id, const char *provider_prefix, unsigned max_len,
+                                size_t max_tools, size_t *out_len) {
     if (!c) return NULL;
     ok(c);
     sub *s = NULL;
-    if (!lookup(c, sub_id, NULL, &s)) return give(c, NULL, out_len);
-    cJSON *tools = tools_of(c, s, provider_prefix, max_len);
-    if (!tools) return give(c, NULL, out_len);
-    cJSON_Delete(s->tools);
-    s->tools = cJSON_Duplicate(tools, 1);
-    return give_json(c, tools, out_len);
-}
-
-const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id, const char *tool_name,
-                                       size_t *out_len) {
-    if (!c) return NULL;
-    ok(c);
-    sub *s = NULL;
-    if (!lookup(c, sub_id, NULL, &s)) return give(c, NULL, out_len);
-    if (!s->tools) s->tools = tools_of(c, s, NULL, 0);
-    cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(s->tools, "resolve"),
-                                                tool_name ? tool_name : "");
-    if (!r) {
-        fail(c, SLOP_E_NOT_FOUND, "no tool named \"%.80s\"", tool_name ? tool_name : "");
+    slop__node *root = lookup(c, sub_id, NULL, &s);
+    if (!root) return give(c, NULL, out_len);
+    slop__buf b = {0};
+    slop__tool_refs refs;
+    size_t total;
+    char *prefix = slop__strdup(provider_prefix ? provider_prefix : "");
+    if (!prefix || slop__mirror_tools(root, s->path, provider_prefix, max_len, max_tools, &b, &refs, &total) != 0) {
+        free(prefix);
+        free(b.s);
+        fail(c, SLOP_E_NOMEM, "out of memory");
         return give(c, NULL, out_len);
     }
-    return give_json(c, cJSON_Duplicate(r, 1), out_len);
+    /* What was offered, for resolve_tool: this list replaces the last one. */
+    slop__tool_refs_free(&s->tools);
+    free(s->tools_prefix);
+    s->tools = refs;
+    s->tools_prefix = prefix;
+    s->tools_max_len = max_len;
+    s->tools_max_tools = max_tools;
+    s->tools_stale = 0;
+    char *text = slop__buf_take(&b);
+    if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, text, out_len);
+}
+
+/* {"path":P,"action":A} */
+static const char *give_target(slop_consumer *c, const char *path, const char *action, size_t *out_len) {
+    slop__buf b = {0};
+    slop__buf_puts(&b, "{\"path\":");
+    slop__buf_put_string(&b, path);
+    slop__buf_puts(&b, ",\"action\":");
+    slop__buf_put_string(&b, action);
+    slop__buf_putc(&b, '}');
+    char *text = slop__buf_take(&b);
+    if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, text, out_len);
+}
+
+const char *slop_consumer_resolve_tool(slop_consumer *c, const char *sub_id, const char *provider_prefix,
+                                       unsigned max_len, size_t max_tools, const char *tool_name, size_t *out_len) {
+    if (!c) return NULL;
+    ok(c);
+    sub *s = NULL;
+    slop__node *root = lookup(c, sub_id, NULL, &s);
+    if (!root) return give(c, NULL, out_len);
+    const char *name = tool_name ? tool_name : "";
+    const char *path, *action;
+    int offered = same_tool_args(s, provider_prefix, max_len, max_tools);
+    int was = offered && slop__tool_refs_find(&s->tools, name, &path, &action);
+    if (offered && !s->tools_stale) {
+        if (was) return give_target(c, path, action, out_len);
+        fail(c, SLOP_E_NOT_FOUND, "no tool named \"%.80s\"", name);
+        return give(c, NULL, out_len);
+    }
+    /* No list offered with these arguments, or the mirror changed since:
+     * the list they give now. */
+    slop__tool_refs now;
+    size_t total;
+    if (slop__mirror_tools(root, s->path, provider_prefix, max_len, max_tools, NULL, &now, &total) != 0) {
+        fail(c, SLOP_E_NOMEM, "out of memory");
+        return give(c, NULL, out_len);
+    }
+    const char *np, *na;
+    int is = slop__tool_refs_find(&now, name, &np, &na);
+    const char *r = NULL;
+    if (was && !is)
+        fail(c, SLOP_E_STATE,
+             "tool \"%.80s\" was offered for \"%.60s\" on %.120s; the state changed since and it is no longer "
+             "offered: read the tools again",
+             name, action, path);
+    else if (was && (strcmp(np, path) != 0 || strcmp(na, action) != 0))
+        /* Never a silent switch: the caller was offered another target. */
+        fail(c, SLOP_E_STATE,
+             "tool \"%.80s\" was offered for \"%.60s\" on %.120s; the state changed since and it now names "
+             "\"%.60s\" on %.120s: read the tools again",
+             name, action, path, na, np);
+    else if (!is)
+        fail(c, SLOP_E_NOT_FOUND, "no tool named \"%.80s\"", name);
+    else
+        r = give_target(c, np, na, out_len);
+    slop__tool_refs_free(&now);
+    return r ? r : give(c, NULL, out_len);
 }
 
 const char *slop_consumer_last_error(const slop_consumer *c) { return c ? c->err : "no consumer"; }
@@ -2203,14 +2269,11 @@ const char *slop_consumer_frame_type(const slop_consumer *c) { return c ? c->fra
 /* Free-standing                                                            */
 /* ---------------------------------------------------------------------- */
 
-char *slop_render_state_tail(slop_consumer *const *consumers, size_t n, const char *generated_at) {
-    slop__tail_section *sec = calloc(n ? n : 1, sizeof *sec);
-    char **texts = calloc(n ? n : 1, sizeof *texts);
-    if (!sec || !texts) {
-        free(sec);
-        free(texts);
-        return NULL;
-    }
+char *slop_render_state_tail(slop_consumer *const *consumers, size_t n, const char *generated_at, size_t max_bytes,
+                             size_t *out_left) {
+    if (out_left) *out_left = 0;
+    slop__tail_source *src = calloc(n ? n : 1, sizeof *src);
+    if (!src) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         slop_consumer *c = consumers[i];
@@ -2218,22 +2281,18 @@ char *slop_render_state_tail(slop_consumer *const *consumers, size_t n, const ch
         if (!c || !c->have_hello || c->closed) continue;
         cJSON *id = cJSON_GetObjectItemCaseSensitive(c->provider, "id");
         cJSON *name = cJSON_GetObjectItemCaseSensitive(c->provider, "name");
-        sec[k].id = id->valuestring;
-        sec[k].name = name->valuestring;
-        for (size_t j = 0; j < c->nsubs; j++) {
+        src[k].id = id->valuestring;
+        src[k].name = name->valuestring;
+        for (size_t j = 0; j < c->nsubs; j++) { /* the primary subscription: the first with a mirror */
             if (!c->subs[j]->has_mirror) continue;
-            cJSON *tree = slop__node_to_json(c->subs[j]->m.root, -1);
-            texts[k] = slop__tree_text(tree);
-            cJSON_Delete(tree);
+            src[k].root = c->subs[j]->m.root;
+            src[k].nodes = c->subs[j]->m.nodes;
             break;
         }
-        sec[k].tree_text = texts[k];
         k++;
     }
-    char *out = k ? slop__state_tail(sec, k, generated_at ? generated_at : "") : NULL;
-    for (size_t i = 0; i < k; i++) free(texts[i]);
-    free(texts);
-    free(sec);
+    char *out = k ? slop__state_tail_mirror(src, k, generated_at ? generated_at : "", max_bytes, out_left) : NULL;
+    free(src);
     return out;
 }
 

@@ -55,6 +55,52 @@ typedef struct slop__tail_section {
  * malloc'd string, or NULL when n == 0. */
 char *slop__state_tail(const slop__tail_section *sections, size_t n, const char *generated_at);
 
+/* The same views straight from a mirror (mirror.h), without converting it
+ * to cJSON; the text is byte for byte what the functions above give for
+ * slop__node_to_json(root, -1). */
+typedef struct slop__node slop__node;
+typedef struct slop__buf slop__buf;
+
+/* slop__tree_text() of the mirror under root (NULL: ""). Malloc'd; NULL on
+ * OOM. */
+char *slop__mirror_tree_text(const slop__node *root);
+
+/* The tools a slop__mirror_tools() call offered: name, path and action of
+ * each, in order, kept to resolve names later. */
+typedef struct slop__tool_refs {
+    char *text;             /* "name\0path\0action\0" per tool, owned     */
+    size_t *at;             /* where each tool's name starts in text, owned */
+    size_t n;
+} slop__tool_refs;
+void slop__tool_refs_free(slop__tool_refs *r);
+/* 1 and *path, *action (pointing into r) when r holds the name, else 0. */
+int slop__tool_refs_find(const slop__tool_refs *r, const char *name, const char **path, const char **action);
+
+/* The affordances under root as LLM tools, slop__tools()'s rules, but only
+ * for the max_tools most salient actions when there are more (0: all):
+ * ranked by their node's meta.salience (any non-number or none: 0.5), ties
+ * in tree pre-order, listed in tree order, named unique among themselves.
+ * json (may be NULL: refs only) gets
+ *   {"tools":[..],"resolve":{..},"total":<every action under root>}
+ * refs the offered tools (freed with slop__tool_refs_free), *total every
+ * action. Fills the nodes' view cache (mirror.h). 0, or -1 out of memory. */
+int slop__mirror_tools(slop__node *root, const char *root_path, const char *prefix, unsigned max_len,
+                       size_t max_tools, slop__buf *json, slop__tool_refs *refs, size_t *total);
+
+/* One provider section of the state tail, from its mirror. */
+typedef struct slop__tail_source {
+    const char *name;       /* provider name from hello                  */
+    const char *id;         /* provider id from hello                    */
+    const slop__node *root; /* the mirror, or NULL: awaiting snapshot    */
+    size_t nodes;           /* nodes under root                          */
+} slop__tail_source;
+
+/* slop__state_tail() of the sections' tree texts when max_bytes is 0; else
+ * within max_bytes (at least 512) as slop_render_state_tail() says. *out_left
+ * (may be NULL): the nodes left out. Malloc'd; NULL when n == 0 or on OOM. */
+char *slop__state_tail_mirror(const slop__tail_source *src, size_t n, const char *generated_at, size_t max_bytes,
+                              size_t *out_left);
+
 /* ---- json_print.c ----------------------------------------------------- */
 
 /* Compact JSON text of v, every number printed with the fewest digits that

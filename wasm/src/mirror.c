@@ -1158,6 +1158,7 @@ static void rollback(slop__mirror *m, undo_log *l) {
              * text (pushed out of the hot ring): the pre-image replaces that
              * text too, so a field is never both parsed and text. */
             raw_drop(u->node, u->field);
+            u->node->view_actions = 0;
             cJSON_Delete(u->node->field[u->field]);
             u->node->field[u->field] = u->old;
             u->old = NULL;
@@ -1476,6 +1477,7 @@ static int field_op(op_ctx *c, slop__node *n, int f, const char *rest) {
         return op_nomem(c);
     }
     if (c->kind != OP_REMOVE && !c->value) return op_fail(c, "\"%s\" needs a \"value\"", c->name);
+    n->view_actions = 0; /* the agent view counts again (agent_view.c) */
     int rc = *rest ? field_at(c, n, f, rest) : field_whole(c, n, f);
     if (rc == 0) note(c, CH_CHANGED, n, NULL);
     return rc;

@@ -29,6 +29,9 @@ typedef struct slop__kids slop__kids;
 typedef struct slop__chunk slop__chunk;
 
 struct slop__node {
+    double view_salience;       /* agent_view.c's cache (see view_actions):
+                                 * meta.salience, 0.5 when none. First: no
+                                 * padding before it on wasm32              */
     const char *id;             /* points into the same allocation            */
     const char *type;           /* idem                                       */
     cJSON *field[SLOP__FIELD_COUNT]; /* owned; NULL when absent or held as text */
@@ -44,6 +47,10 @@ struct slop__node {
     slop__chunk *chunk;          /* the chunk of the parent's children holding
                                  * this node (NULL for the root)              */
     uint32_t hash;              /* hash of (parent, id) for the index         */
+    uint32_t view_actions;      /* agent_view.c's cache: the actions of the
+                                 * affordances, plus 1; 0 when not counted.
+                                 * Every change of a field of the node (a
+                                 * patch op, its rollback) sets it to 0      */
     uint8_t owned;              /* bit f: raw[f] is malloc'd (see raw)        */
     uint8_t hot;                /* bit f: field f is in the mirror's hot ring */
 };
