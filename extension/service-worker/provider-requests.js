@@ -6,6 +6,7 @@
 
 import { Request, ErrorCode } from '../shared/messages.js';
 import { approve, deny, removeManualProvider } from '../shared/settings-store.js';
+import { AGENT_DEFAULTS } from '../../js-glue/agent.js';
 import { core } from './core.js';
 import { connectionOf, manualConnections, reconnectTab } from './tabs.js';
 import { connectTo } from './connect-to.js';
@@ -45,7 +46,8 @@ export const providerRequests = {
     [Request.AGENT_VIEW](ui, m) {
       const conn = needSource(ui, m.key);
       const sub = needSub(conn, m.sub);
-      return { treeText: conn.consumer.treeText(sub), tools: conn.consumer.tools(sub) };
+      // The tools as the Playground offers them: the core's most salient AGENT_DEFAULTS.maxTools.
+      return { treeText: conn.consumer.treeText(sub), tools: conn.consumer.tools(sub, null, 0, AGENT_DEFAULTS.maxTools) };
     },
     [Request.CONFORMANCE](ui, m) {
       const conn = needConnection(ui, m.key);

@@ -148,7 +148,7 @@ export const Request = Object.freeze({
   UNSUBSCRIBE: 'ui/unsubscribe',
   /** One-shot read. {key, options: {path, depth, max_nodes, filter, window}} → the core's `query` event */
   QUERY: 'ui/query',
-  /** What an agent would be given. {key, sub?} → {treeText, tools} */
+  /** What an agent would be given. {key, sub?} → {treeText, tools}: tools as the Playground offers them (the core's most salient 128, with `total`) */
   AGENT_VIEW: 'ui/agent-view',
   /**
    * Where the provider breaks SLOP: the core's conformance report (slop_consumer_conformance).

@@ -12,6 +12,7 @@ import { createMailEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { deepEqual } from '../fixtures/provider/state.mjs';
 import { startScriptedProvider, frames, reply } from '../fixtures/provider/scripted.mjs';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { AGENT_DEFAULTS } from '../../js-glue/agent.js';
 import { browserOnProvider, launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, mirror, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
@@ -26,7 +27,7 @@ async function coreAgentView(engine, tree, version) {
   const id = JSON.parse(c.drain().find((o) => o.kind === 'send').frame).id;
   c.receive(JSON.stringify({ type: 'snapshot', id, version, seq: 0, tree }), 0);
   c.drain();
-  const out = { treeText: c.treeText(sub), tools: c.tools(sub) };
+  const out = { treeText: c.treeText(sub), tools: c.tools(sub, null, 0, AGENT_DEFAULTS.maxTools) };
   c.free();
   return out;
 }
@@ -164,6 +165,9 @@ describe('panel controls', () => {
     assert.equal(await pre.textContent(), expected.treeText);
     const names = await panel.locator('#agent .tool .tool-name').allTextContents();
     assert.deepEqual(names, expected.tools.tools.map((t) => t.name));
+    // The mail demo has more actions than the Playground offers: the Agent tab says how many.
+    assert.ok(expected.tools.total > expected.tools.tools.length);
+    assert.equal(await panel.locator('#agent h3', { hasText: 'Tools' }).textContent(), `Tools (${expected.tools.tools.length} of ${expected.tools.total})`);
     const dangerous = await panel.locator('#agent .tool.is-dangerous .tool-name').allTextContents();
     assert.deepEqual(dangerous, expected.tools.tools.filter((t) => t.dangerous).map((t) => t.name));
     await panel.click('#agent button[data-action="copy-tree-text"]');

@@ -5,6 +5,8 @@
 import { h, setChildren } from '../../shared/dom.js';
 import { jsonView } from './json-view.js';
 
+const nf = new Intl.NumberFormat('en-US');
+
 export class AgentView {
   /** @param {HTMLElement} root @param {{copy: (text: string, what: string) => void, refresh: () => void}} hooks */
   constructor(root, hooks) {
@@ -16,6 +18,7 @@ export class AgentView {
     if (error) return setChildren(this.root, h('p', { class: 'error-text', text: error }));
     if (!data) return setChildren(this.root, h('p', { class: 'empty small', text: 'Loading…' }));
     const tools = data.tools?.tools ?? [];
+    const total = data.tools?.total ?? tools.length;
     const text = data.treeText ?? '';
     setChildren(this.root,
       h('div', { class: 'agent-head' },
@@ -25,8 +28,10 @@ export class AgentView {
         h('button', { type: 'button', class: 'small', 'data-action': 'agent-refresh', onclick: () => this.hooks.refresh() }, 'Refresh')),
       h('pre', { class: 'tree-text', 'data-role': 'tree-text', text: text || '(no state yet)' }),
       h('div', { class: 'agent-head' },
-        h('h3', { text: `Tools (${tools.length})` }),
-        h('span', { class: 'muted small', text: 'names, descriptions and parameters as the agent gets them' }),
+        h('h3', { text: total > tools.length ? `Tools (${nf.format(tools.length)} of ${nf.format(total)})` : `Tools (${nf.format(tools.length)})` }),
+        h('span', { class: 'muted small', 'data-role': 'tools-note', text: total > tools.length
+          ? 'the most salient, as the Playground offers them (meta.salience, then tree order); the others cannot be called'
+          : 'names, descriptions and parameters as the agent gets them' }),
         h('button', { type: 'button', class: 'small', 'data-action': 'copy-tools', onclick: () => this.hooks.copy(JSON.stringify(data.tools?.tools ?? [], null, 2), 'tools') }, 'Copy JSON')),
       tools.length === 0 ? h('p', { class: 'muted', text: 'No affordances, so no tools.' }) : null,
       h('div', { class: 'tools' }, tools.map((t) => h('div', { class: `tool${t.dangerous ? ' is-dangerous' : ''}`, 'data-tool': t.name },
