@@ -29,6 +29,7 @@ import { SearchBar } from './parts/search-bar.js';
 import { SidePane } from './parts/side-pane.js';
 import { LogDrawer } from './parts/log-drawer.js';
 import { HistoryPane, isRecordingText } from './parts/history-pane.js';
+import { PlaygroundPane } from './parts/playground-pane.js';
 import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
 import { Splitters } from './parts/splitters.js';
@@ -77,7 +78,7 @@ const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state'), cru
   showInLog: (path) => logDrawer.showPath(path),
 });
 const treeView = treePane.view;
-const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), history: $('history'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
+const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), playground: $('playground'), history: $('history'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
 const search = new SearchBar({
   input: $('search'), field: $('search-field'), count: $('search-count'), prev: $('search-prev'), next: $('search-next'), tree: $('tree'), main: $('main'),
 }, { selection, treeView });
@@ -120,6 +121,19 @@ side.onHistory = () => {
   historyPane.load();
   historyPane.render();
 };
+const playground = new PlaygroundPane($('playground'), {
+  store, bridge, selection, toast,
+  isShown: () => side.tab === 'playground',
+  // A dangerous call waits while another tab is shown: the Playground tab says so.
+  attention: (on) => {
+    const tab = $('side-tabs').querySelector('[data-tab="playground"]');
+    if (on && !tab.hasAttribute('data-attention')) toast.show('The agent waits for your answer in Playground');
+    tab.toggleAttribute('data-attention', on);
+  },
+  history: { pane: historyPane, showTab: () => side.setTab('history'), showProvider: (key) => show(key) },
+});
+side.onPlayground = () => playground.shown();
+side.onTab = () => playground.tabChanged();
 const subscription = new SubscriptionStrip({ strip: $('sub-strip'), button: $('toggle-sub') }, { store, bridge, selection, onChange: () => renderAll() });
 const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('import'), file: $('import-file') }, {
   store, bridge, selection, toast,
@@ -214,6 +228,7 @@ function renderAll(change) {
   side.renderDetail();
   renderLazy();
   side.refreshAgent();
+  playground.render();
 }
 
 store.subscribe((change) => {
@@ -222,6 +237,9 @@ store.subscribe((change) => {
     selection.syncWatch(true);
     historyPane.reconnected();
   }
+  if (change.bridge) playground.bridgeChanged(store.bridgeState);
+  if (change.agent.length) playground.onPush(change.agent);
+  if (change.histories.size) playground.historiesChanged(change.histories);
   if (change.providers) {
     const wanted = wantedKey && store.providers.some((p) => p.key === wantedKey) ? wantedKey : null;
     if (wanted) wantedKey = null;
@@ -350,6 +368,10 @@ globalThis.slopPanel = {
   get lastExport() { return importExport.lastExport; },
   get lastDiff() { return historyPane.lastDiff; },
   get lastAgentView() { return side.lastAgentView; },
+  /** The Playground: its run, last trace and export (parts/playground-pane.js testState). */
+  get playground() { return playground.testState(); },
+  /** Replays an exported session's text, as the Replay… file chooser does. */
+  playgroundReplay: (text, name) => playground.replayText(text, name),
   shortcutsOpen: () => shortcuts.open,
 };
 

@@ -77,6 +77,14 @@ export const SHORTCUT_GROUPS = [
       { keys: ['Esc'], what: 'Close the confirmation, or go back to the tree' },
     ],
   },
+  {
+    title: 'Playground',
+    where: 'in the Playground tab',
+    items: [
+      { keys: ['Ctrl+Enter', 'Cmd+Enter'], what: 'In the task box: run the task (Enter alone starts a new line)' },
+      { keys: ['Enter', 'Esc'], what: 'On a dangerous call\'s question: Cancel, the default (Run it takes a click, or Tab to it then Enter)' },
+    ],
+  },
 ];
 
 /** Every shortcut, flat, with its group's title. */

@@ -85,6 +85,8 @@ function newChange() {
     filled: new Set(), events: new Set(), logs: new Set(), queries: new Set(), newEvents: [], histories: new Set(),
     /** key → [{sub, path, version}]: subtrees a patch removed (the panel keeps a removed selection's place). */
     removed: new Map(),
+    /** Push.AGENT messages, in order: passed on to the Playground (parts/playground-pane.js), not kept here. */
+    agent: [],
   };
 }
 
@@ -280,6 +282,9 @@ export class Store {
       }
       case Push.HISTORY:
         this.#history(msg.key, msg, change);
+        break;
+      case Push.AGENT:
+        change.agent.push(msg);
         break;
       case Push.EVENT: {
         // New arrays on every change: views compare by identity.

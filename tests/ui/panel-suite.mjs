@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { openBrowser, saveToken } from './driver.mjs';
 import { ROOT } from '../e2e/helpers.mjs';
 
@@ -345,6 +346,42 @@ export function panelSuite(kind) {
       assert.match(await p.text('#tree .row[data-path="/inbox"]'), /keys in/);
       assert.match(await p.text('#history-strip [data-role="history-label"]'), /^live · v/);
       await p.close();
+    });
+
+    test('the Playground: a model\'s run with a tool call, then text; the call\'s result and the turn\'s trace row', { timeout: TIMEOUT }, async () => {
+      const llm = await startLlmServer({ kind: 'openai', apiKey: 'sk-suite-4321', script: [] });
+      try {
+        const p = await panel();
+        // A profile as the options page saves it (its key for the worker only).
+        await p.evaluate(async (baseUrl) => {
+          await (globalThis.browser ?? globalThis.chrome).storage.local.set({
+            agentProfiles: { p1: { id: 'p1', name: 'Fixture', kind: 'openai', baseUrl, model: 'fixture-model', addedAt: 1 } },
+            agentKeys: { p1: 'sk-suite-4321' },
+            agentKeyIndex: { p1: { setAt: 1, length: 13 } },
+          });
+        }, llm.baseUrl);
+        await p.click('#side-tabs button[data-tab="playground"]');
+        await p.waitUntil(() => document.querySelector('#playground [data-role="pg-profile"] option')?.textContent === 'Fixture · fixture-model', undefined, { what: 'the profile listed' });
+        const msg = srv.engine.get('/inbox').children.find((m) => m.properties.unread) ?? srv.engine.get('/inbox').children[0];
+        const tool = `${msg.id.replace(/-/g, '_')}__open`;
+        llm.push({ text: 'Opening it.', calls: [{ name: tool, arguments: {} }] }, { text: `Opened in ${kind}.` });
+        await p.fill('#playground [data-role="pg-task"]', 'Open the first unread message');
+        await p.click('#playground [data-action="pg-run"]');
+        await p.waitFor('#playground [data-role="pg-outcome"][data-outcome="answered"]', { timeout: 30_000 });
+        assert.equal(await p.text('#playground .pg-call .pg-tool'), tool);
+        assert.equal(await p.text('#playground .pg-call [data-role="pg-call-status"]'), 'ok');
+        assert.match(await p.text('#playground .pg-call [data-role="pg-result"]'), /^ok · v\d+ → v\d+/);
+        assert.equal(await p.text('#playground .pg-final [data-role="pg-text"]'), `Opened in ${kind}.`);
+        assert.equal(srv.engine.get(`/inbox/${msg.id}`).properties.unread, false, 'the provider got the invoke');
+        await p.click('#playground [data-pg-view="trace"]');
+        await p.waitFor('#playground .pg-tturn[data-turn="1"] [data-role="pg-versions"]');
+        assert.match(await p.text('#playground .pg-tturn[data-turn="1"] .pg-tsum'), /^Turn 1[\d.]+ KB state · \d+ tools/);
+        assert.match(await p.text('#playground .pg-tturn[data-turn="1"] .pg-tbody'), /Sent[\d.]+ KB of state/);
+        await shot(p, 'panel-playground');
+        await p.close();
+      } finally {
+        await llm.close();
+      }
     });
 
     test('keys are safe: Enter on a row invokes nothing however often; a letter exports nothing; Enter searches what is typed', { timeout: TIMEOUT }, async () => {

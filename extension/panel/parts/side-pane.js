@@ -1,7 +1,8 @@
 // side-pane.js: the pane beside the tree, with its tabs. "Node": the selected node's detail
 // (views/detail-view.js), with whether it may be invoked and why not; "Agent view": the core's tree
-// text and tools for the shown subscription (views/agent-view.js); "History": the steps and their
-// diffs (parts/history-pane.js fills it); "Conformance": parts/conformance-pane.js fills it.
+// text and tools for the shown subscription (views/agent-view.js); "Playground": a real model on
+// the app (parts/playground-pane.js fills it); "History": the steps and their diffs
+// (parts/history-pane.js fills it); "Conformance": parts/conformance-pane.js fills it.
 
 import { Request, Status } from '../../shared/messages.js';
 import { h, setChildren, Tabs } from '../../shared/dom.js';
@@ -23,6 +24,10 @@ export class SidePane {
   onConformance = null;
   /** Called when the History tab opens (panel.js wires the history pane). */
   onHistory = null;
+  /** Called when the Playground tab opens (panel.js wires the playground). */
+  onPlayground = null;
+  /** Called with the tab shown, whichever it is. */
+  onTab = null;
   /** The core's last agent view shown (for tests). */
   lastAgentView = null;
   /** The node view the detail shows, to tell whether a change touched it. */
@@ -33,7 +38,7 @@ export class SidePane {
   #agentTimer = 0;
 
   /**
-   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, history: HTMLElement, conformance: HTMLElement}} els
+   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, playground: HTMLElement, history: HTMLElement, conformance: HTMLElement}} els
    * @param {{store: Store, bridge: Bridge, selection: Selection, treeView: TreeView, copy: (text: string, what: string) => void}} o
    */
   constructor(els, { store, bridge, selection, treeView, copy }) {
@@ -49,9 +54,11 @@ export class SidePane {
       backToTree: () => treeView.root.focus(),
     });
     this.agent = new AgentView(els.agent, { copy, refresh: () => this.refreshAgent() });
-    this.tabs = new Tabs(els.tabs, { node: [els.detail], agent: [els.agent], history: [els.history], conformance: [els.conformance] }, (tab) => {
+    this.tabs = new Tabs(els.tabs, { node: [els.detail], agent: [els.agent], playground: [els.playground], history: [els.history], conformance: [els.conformance] }, (tab) => {
       this.tab = tab;
       if (tab === 'agent') this.refreshAgent();
+      if (tab === 'playground') this.onPlayground?.();
+      this.onTab?.(tab);
       if (tab === 'conformance') this.onConformance?.();
       if (tab === 'history') this.onHistory?.();
     });

@@ -1,0 +1,121 @@
+// agent-extension-bench.mjs: what one Agent playground turn costs the extension itself, in
+// Chromium's service worker, next to the model's time, at about 100 and 10,000 nodes. A run is
+// started through a panel port (Request.AGENT_RUN) on the mail demo, the model being the scripted
+// fixture endpoint (tests/fixtures/llm-server.mjs), which answers at once; each turn it calls one
+// affordance that changes the state, so every turn has a call, its steps and its diff.
+//
+//   build  = the core's state tail and tool list (with the default budgets), messages, request body
+//   route  = reading the reply, the core's resolve and params check, the call's record
+//   trace  = the history's diff of each call (timeline.js), in the worker
+//   overhead = build + route + trace: the extension's own time per turn
+//   model  = the request, from fetch to the stream's end (the fixture: the HTTP round trip)
+//   invoke = the provider's round trip (the app's time, not the extension's)
+//
+// Prints medians over the turns of a run after a warm-up run, and the overhead as a share of a
+// 1 s model turn (a quick local model; a 7-8B model on a laptop takes longer to read a 16k-token
+// state). Never fails on time.
+// Usage: node tests/bench/agent-extension-bench.mjs [--quick]
+
+import { createMailEngine } from '../fixtures/demo-trees.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { Request, PORTS, PROTOCOL_VERSION } from '../../extension/shared/messages.js';
+import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, until } from '../e2e/helpers.mjs';
+
+const quick = process.argv.includes('--quick');
+const TURNS = quick ? 5 : 15;
+const SIZES = [100, 10_000];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+
+/** Each reply: one state-changing call on the newest message (mark it read or unread), then text. */
+function script(turns) {
+  const out = [];
+  for (let i = 0; i < turns; i++) {
+    out.push((req) => {
+      const name = req.body.tools.map((t) => t.function.name).find((n) => /^msg_\d+__mark_(un)?read$/.test(n));
+      return { calls: [{ name, arguments: {} }] };
+    });
+  }
+  out.push({ text: 'Done.' });
+  return out;
+}
+
+const browser = await launch();
+const rows = [];
+try {
+  for (const size of SIZES) {
+    const srv = await startProvider({ engine: createMailEngine({ live: false, messages: size - 18, windowSize: size }) });
+    try {
+      await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
+      const tab = await browser.ctx.newPage();
+      await tab.goto(srv.url('/pages/meta-ws.html'));
+      const { tabId, provider } = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes >= size * 0.9, { timeout: 60_000 });
+      const page = await openExtensionPage(browser.ctx, browser.extId, 'extension/options/options.html');
+      await page.evaluate(([name, v, t]) => {
+        const port = chrome.runtime.connect({ name });
+        const done = new Map();
+        let id = 0;
+        const waiting = new Map();
+        const take = (m) => {
+          if (m.type === 'sw/batch') { m.pushes.forEach(take); return; }
+          if (m.type === 'sw/reply' && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+          if (m.type === 'sw/agent' && m.event === 'done') done.set(m.runId, m.trace);
+        };
+        port.onMessage.addListener(take);
+        port.postMessage({ type: 'ui/hello', v, tabId: t });
+        window.b = {
+          done,
+          req: (type, fields) => new Promise((resolve) => { const i = ++id; waiting.set(i, resolve); port.postMessage({ type, id: i, ...fields }); }),
+        };
+      }, [PORTS.PANEL, PROTOCOL_VERSION, tabId]);
+
+      for (const kind of ['openai', 'ollama']) {
+        let last = null;
+        for (let round = 0; round < 2; round++) { // a warm-up run, then the measured one
+          const llm = await startLlmServer({ kind, script: script(TURNS) });
+          try {
+            await page.evaluate((baseUrl_kind) => chrome.storage.local.set({
+              agentProfiles: { b: { id: 'b', name: 'bench', kind: baseUrl_kind[1], baseUrl: baseUrl_kind[0], model: 'fixture-model', addedAt: 1 } },
+            }), [llm.baseUrl, kind]);
+            const r = await page.evaluate(([t, f]) => window.b.req(t, f), [Request.AGENT_RUN, { keys: [provider.key], profileId: 'b', task: 'keep the newest message changing', maxSteps: TURNS + 1 }]);
+            if (!r.ok) throw new Error(r.error.message);
+            last = await until(() => page.evaluate((id) => window.b.done.get(id) ?? null, r.result.runId), { timeout: 300_000, what: 'the run' });
+            if (last.outcome !== 'answered') throw new Error(`run ended ${last.outcome}: ${last.error?.message}`);
+          } finally {
+            await llm.close();
+          }
+        }
+        const turns = last.turns.slice(0, TURNS);
+        const pick = (f) => median(turns.map(f));
+        const t0 = turns[0].sent;
+        rows.push({
+          nodes: provider.nodes ?? size, kind,
+          state: `${kb(t0.stateBytes)}${t0.stateCut ? ` (${t0.nodesLeftOut} nodes out)` : ''}`,
+          tools: `${t0.tools}${t0.toolsCut ? ` (of ${t0.toolsTotal})` : ''}`,
+          build: pick((t) => t.timing.buildMs), route: pick((t) => t.timing.routeMs), trace: pick((t) => t.timing.traceMs ?? 0),
+          overhead: pick((t) => t.timing.buildMs + t.timing.routeMs + (t.timing.traceMs ?? 0)),
+          model: pick((t) => t.timing.modelMs), invoke: pick((t) => t.timing.invokeMs),
+          diffs: turns.filter((t) => t.calls[0]?.diff?.changed?.length).length,
+        });
+      }
+      await page.close();
+      await tab.close();
+    } finally {
+      await srv.close();
+    }
+  }
+} finally {
+  await browser.close();
+}
+
+console.log(`Agent playground in Chromium's service worker, per turn (median of ${TURNS} turns after a warm-up run; the model answers at once)`);
+console.log('  nodes   endpoint  state sent                 tools sent         build ms  route ms  trace ms  overhead ms  model ms  invoke ms  diffs  overhead/1 s');
+for (const r of rows) {
+  console.log(`  ${String(r.nodes).padStart(6)}  ${r.kind.padEnd(8)}  ${r.state.padEnd(26)} ${r.tools.padEnd(17)}  ${r.build.toFixed(2).padStart(8)}  ${r.route.toFixed(2).padStart(8)}  `
+    + `${r.trace.toFixed(2).padStart(8)}  ${r.overhead.toFixed(2).padStart(11)}  ${r.model.toFixed(2).padStart(8)}  ${r.invoke.toFixed(2).padStart(9)}  ${String(r.diffs).padStart(5)}  ${(r.overhead / 10).toFixed(2).padStart(10)} %`);
+}
+console.log('  (diffs: turns whose call shows the changed message in its diff; overhead/1 s: the extension\'s own time as a share of a 1 s model turn)');
