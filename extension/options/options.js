@@ -9,7 +9,7 @@
 
 import {
   setToken, removeToken, listTokens, listApprovals, revokeApproval, setStringWebhook, removeStringWebhook, stringWebhookInfo,
-  KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus, takeTokenRequest,
+  KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus, takeOptionsFocus,
   setBridgeAllowUnpaired, setBridgeTrust, historyMb, setHistoryMb,
   listAgentProfiles, saveAgentProfile, removeAgentProfile, setAgentKey, setDefaultAgentProfile, agentProfileProblem, agentKeyProblem,
 } from '../shared/settings-store.js';
@@ -640,9 +640,19 @@ $('agent-list-models').addEventListener('click', async () => {
   }
 });
 
-/** "Open options" after a provider refused the connection: its address in the form, the token field focused. */
+/**
+ * "Open options" from another page: after a provider refused the connection, its address in the
+ * form and the token field focused; from the Playground, the Agent models section.
+ */
 async function tokenRequested() {
-  const origin = await takeTokenRequest();
+  const asked = await takeOptionsFocus();
+  if (asked?.section) {
+    const section = document.getElementById(asked.section);
+    section?.scrollIntoView({ block: 'start' });
+    /** @type {HTMLElement|null|undefined} */ (section?.querySelector('input, select, button'))?.focus({ preventScroll: true });
+    return;
+  }
+  const origin = asked?.origin;
   if (!origin) return;
   $('token-origin').value = origin;
   $('token-value').value = '';

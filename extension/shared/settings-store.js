@@ -24,8 +24,9 @@
 //   bridgeStatus  BridgeStatus (desktop-bridge.js)   written by the worker, shown by popup and options
 //   bridgeTrust   {[trustKey]: {name, at}}           providers the desktop may invoke without asking:
 //                                                    for this browser session only, never in local
-//   optionsFocus  {origin, at}                       "Open options" after a refusal: the options page
-//                                                    fills that provider in and focuses its token field
+//   optionsFocus  {origin, at} | {section, at}       "Open options" after a refusal: the options page
+//                                                    fills that provider in and focuses its token field;
+//                                                    or opens at a section (the Playground: Agent models)
 //   history:<tabId> <key>  a recording (timeline.js)   a history with Persist on, written by the worker
 //                                                    (timelines.js) and read back when it starts again
 //
@@ -154,12 +155,27 @@ export async function askTokenFor(wsUrl) {
   await storageSession.set({ [KEYS.OPTIONS_FOCUS]: { origin: providerOriginOf(wsUrl), at: Date.now() } });
 }
 
-/** Options page: the provider origin asked for by askTokenFor(), once (it is removed), or null. @returns {Promise<string|null>} */
-export async function takeTokenRequest() {
+/**
+ * Asks the options page (about to be opened, or open already) to show one of its sections, by its
+ * element id ("agent-models"): the same hand-off as askTokenFor. @param {string} section
+ */
+export async function askOptionsSection(section) {
+  await storageSession.set({ [KEYS.OPTIONS_FOCUS]: { section, at: Date.now() } });
+}
+
+/**
+ * Options page: what askTokenFor() or askOptionsSection() asked for, once (it is removed):
+ * {origin} (a provider's token), {section} (an element id), or null.
+ * @returns {Promise<{origin: string|null, section: string|null}|null>}
+ */
+export async function takeOptionsFocus() {
   const { [KEYS.OPTIONS_FOCUS]: asked } = await storageSession.get(KEYS.OPTIONS_FOCUS);
   if (!asked) return null;
   await storageSession.remove(KEYS.OPTIONS_FOCUS);
-  return typeof asked.origin === 'string' ? asked.origin : null;
+  return {
+    origin: typeof asked.origin === 'string' ? asked.origin : null,
+    section: typeof asked.section === 'string' ? asked.section : null,
+  };
 }
 
 // ------------------------------------------------------------------------------- approvals

@@ -84,7 +84,12 @@ describe('panel: the Agent playground', () => {
     await panel.click('#side-tabs button[data-tab="playground"]');
     await panel.waitForSelector('#playground [data-role="pg-no-profile"]', { state: 'visible' });
     assert.match(await panel.textContent('#playground [data-role="pg-no-profile"]'), /No model endpoint yet: add one in Options → Agent models/);
-    assert.equal(await panel.locator('#playground [data-action="pg-open-options"]').count(), 1);
+    // Open Options lands on the Agent models section, its first field focused.
+    const opened = browser.ctx.waitForEvent('page', { predicate: (p) => p.url().includes('/options/options.html'), timeout: 10_000 });
+    await panel.click('#playground [data-action="pg-open-options"]');
+    const options = await opened;
+    await until(() => options.evaluate(() => !!document.activeElement?.closest('#agent-models')), { what: 'the focus in Agent models' });
+    await options.close();
     await panel.fill('#playground [data-role="pg-task"]', 'anything');
     assert.equal(await panel.isDisabled('#playground [data-action="pg-run"]'), true);
     assert.match(await panel.textContent('#playground [data-role="pg-why"]'), /Add a model endpoint in Options/);

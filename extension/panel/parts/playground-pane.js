@@ -12,7 +12,7 @@
 
 import { Request, Status, ErrorCode } from '../../shared/messages.js';
 import { onStorageChanged, openOptionsPage } from '../../shared/browser.js';
-import { listAgentProfiles, KEYS } from '../../shared/settings-store.js';
+import { listAgentProfiles, askOptionsSection, KEYS } from '../../shared/settings-store.js';
 import { sessionText } from '../../../js-glue/agent.js';
 import { statusLabel, providerTitle } from '../../shared/status-text.js';
 import { download, fileName } from '../export.js';
@@ -107,7 +107,8 @@ export class PlaygroundPane {
       onExport: () => this.exportSession(),
       onReplayFile: (text, name) => this.replayText(text, name),
       onShowInHistory: (call) => this.showInHistory(call),
-      openOptions: () => openOptionsPage(),
+      // On its Agent models section (a hand-off through storage: openOptionsPage takes no argument).
+      openOptions: () => askOptionsSection('agent-models').catch(() => {}).then(() => openOptionsPage()),
     });
     this.view.setStepLimit(DEFAULT_STEPS);
     this.loadProfiles();
