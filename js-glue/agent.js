@@ -75,8 +75,9 @@ export const SYSTEM_PROMPT = [
 
 const WIRE = {
   openai: {
-    chatPath: '/v1/chat/completions',
-    modelsPath: '/v1/models',
+    // After the API prefix (endpointBase): "/v1" unless the address names its own version.
+    chatPath: '/chat/completions',
+    modelsPath: '/models',
     label: 'OpenAI-compatible',
     // No "tools" member when there are none: OpenAI refuses an empty list.
     body: ({ model, messages, tools, temperature }) => ({
@@ -93,8 +94,8 @@ const WIRE = {
     models: (json) => (Array.isArray(json?.data) ? json.data : []).map((m) => ({ id: String(m?.id ?? '') })).filter((m) => m.id),
   },
   ollama: {
-    chatPath: '/api/chat',
-    modelsPath: '/api/tags',
+    chatPath: '/chat',
+    modelsPath: '/tags',
     label: 'Ollama',
     body: ({ model, messages, tools, temperature }) => ({
       model, messages, ...(tools.length ? { tools } : {}), stream: true, ...(temperature === undefined ? {} : { options: { temperature } }),
@@ -115,25 +116,45 @@ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 // ------------------------------------------------------------------------------- the config
 
+/** A path that ends in an API version ("/v1", "/v1beta/openai", "/openai/v1"): OpenAI-compatible servers' prefixes. */
+const VERSIONED = /\/v\d+[a-z0-9]*(?:\/openai)?$/i;
+
 /**
  * The endpoint's address as requests use it: scheme, host, port and path, without credentials,
- * query or the kind's own API prefix (a pasted ".../v1" or ".../api" is taken off).
- * @returns {{base: string, problem: string|null}}
+ * query or fragment, and its API prefix, to which the kind's paths are added. OpenAI-compatible:
+ * the path as given when it ends in a version, as the OpenAI clients take a base URL
+ * ("https://api.openai.com/v1", Gemini's ".../v1beta/openai", Groq's ".../openai/v1"), else
+ * the path plus "/v1" ("http://127.0.0.1:8080", "https://openrouter.ai/api"). Ollama: the path
+ * plus "/api" (a pasted ".../api" is taken as it is).
+ * @returns {{base: string, prefix: string, problem: string|null}}  base: shown in the trace
  */
 function endpointBase(kind, baseUrl) {
-  if (typeof baseUrl !== 'string' || !baseUrl.trim()) return { base: '', problem: 'no endpoint URL is set' };
+  if (typeof baseUrl !== 'string' || !baseUrl.trim()) return { base: '', prefix: '', problem: 'no endpoint URL is set' };
   let url;
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    return { base: '', problem: `"${baseUrl.slice(0, 100)}" is not a URL (expected http://host:port)` };
+    return { base: '', prefix: '', problem: `"${baseUrl.slice(0, 100)}" is not a URL (expected http://host:port)` };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { base: '', problem: `the endpoint URL must be http:// or https://, not ${url.protocol}` };
-  if (url.username || url.password) return { base: '', problem: 'the endpoint URL must not hold credentials: set the API key instead' };
-  let path = url.pathname.replace(/\/+$/, '');
-  const suffix = kind === 'ollama' ? '/api' : '/v1';
-  if (path.endsWith(suffix)) path = path.slice(0, -suffix.length);
-  return { base: `${url.origin}${path}`, problem: null };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { base: '', prefix: '', problem: `the endpoint URL must be http:// or https://, not ${url.protocol}` };
+  if (url.username || url.password) return { base: '', prefix: '', problem: 'the endpoint URL must not hold credentials: set the API key instead' };
+  const path = url.pathname.replace(/\/+$/, '');
+  const base = `${url.origin}${path}`;
+  if (kind === 'ollama') return { base, prefix: path.endsWith('/api') ? base : `${base}/api`, problem: null };
+  return { base, prefix: VERSIONED.test(path) ? base : `${base}/v1`, problem: null };
+}
+
+/**
+ * The URLs an endpoint config's requests go to (chat, model list), or null when the config's kind
+ * or address is not usable (endpointProblem says why).
+ * @param {{kind?: string, baseUrl?: string}} config
+ * @returns {{chat: string, models: string}|null}
+ */
+export function endpointUrls(config) {
+  if (!isObject(config) || !Object.hasOwn(WIRE, config.kind)) return null;
+  const { prefix, problem } = endpointBase(config.kind, config.baseUrl);
+  if (problem) return null;
+  return { chat: prefix + WIRE[config.kind].chatPath, models: prefix + WIRE[config.kind].modelsPath };
 }
 
 /**
@@ -415,7 +436,7 @@ export async function listModels(endpoint, { signal } = {}) {
   const problem = endpointProblem(endpoint, { needModel: false });
   if (problem) throw new AgentError(AgentErrorKind.CONFIG, `The endpoint is not set right: ${problem}.`);
   const wire = WIRE[endpoint.kind];
-  const url = new URL(endpointBase(endpoint.kind, endpoint.baseUrl).base + wire.modelsPath);
+  const url = new URL(endpointBase(endpoint.kind, endpoint.baseUrl).prefix + wire.modelsPath);
   const apiKey = endpoint.apiKey || null;
   let res;
   try {
@@ -607,7 +628,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   if (!core?.validateParams || !core?.stateTail) throw new TypeError('runAgent needs the core (o.core, or session.host.core())');
 
   const wire = WIRE[kind] ?? WIRE.openai;
-  const url = replay ? null : new URL(base + wire.chatPath);
+  const url = replay ? null : new URL(endpointBase(kind, endpoint.baseUrl).prefix + wire.chatPath);
   const apiKey = replay ? null : endpoint.apiKey || null;
   const model = replay ? String(replay.model ?? '') : endpoint.model.trim();
   const prefixed = list.length > 1;

@@ -13,7 +13,7 @@ import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { connect } from '../../js-glue/client-node.js';
 import { ConsumerSession } from '../../js-glue/consumer-session.js';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
-import { runAgent, listModels, SYSTEM_PROMPT, AgentError } from '../../js-glue/agent.js';
+import { runAgent, listModels, endpointUrls, SYSTEM_PROMPT, AgentError } from '../../js-glue/agent.js';
 
 const KEY = 'sk-fixture-9f3c2a7e5b1d4c6f';
 const TASK = 'archive all read mail';
@@ -363,6 +363,22 @@ describe('agent: errors in words, nothing retried', () => {
       assert.equal(trace.outcome, 'answered');
       assert.equal(trace.turns[0].calls[0].refused, 'unknown tool');
     })));
+
+  test('where requests go: the OpenAI clients\' base URL rule, Ollama\'s /api', () => {
+    const at = (kind, baseUrl) => endpointUrls({ kind, baseUrl });
+    assert.deepEqual(at('openai', 'http://127.0.0.1:8080'), { chat: 'http://127.0.0.1:8080/v1/chat/completions', models: 'http://127.0.0.1:8080/v1/models' });
+    assert.deepEqual(at('openai', 'http://127.0.0.1:8080/v1/'), at('openai', 'http://127.0.0.1:8080'));
+    assert.equal(at('openai', 'https://api.openai.com/v1').chat, 'https://api.openai.com/v1/chat/completions');
+    assert.equal(at('openai', 'https://openrouter.ai/api').chat, 'https://openrouter.ai/api/v1/chat/completions');
+    assert.equal(at('openai', 'https://openrouter.ai/api/v1').chat, 'https://openrouter.ai/api/v1/chat/completions');
+    assert.equal(at('openai', 'https://generativelanguage.googleapis.com/v1beta/openai/').chat, 'https://generativelanguage.googleapis.com/v1beta/openai/chat/completions');
+    assert.equal(at('openai', 'https://api.groq.com/openai/v1').models, 'https://api.groq.com/openai/v1/models');
+    assert.equal(at('openai', 'http://host/v1?x=1#y').chat, 'http://host/v1/chat/completions', 'no query or fragment');
+    assert.deepEqual(at('ollama', 'http://127.0.0.1:11434'), { chat: 'http://127.0.0.1:11434/api/chat', models: 'http://127.0.0.1:11434/api/tags' });
+    assert.deepEqual(at('ollama', 'http://127.0.0.1:11434/api'), at('ollama', 'http://127.0.0.1:11434'));
+    assert.equal(at('gemini', 'http://x'), null);
+    assert.equal(at('openai', 'ftp://x'), null);
+  });
 
   test('bad configs: a TypeError from agent(), an error trace from runAgent', async () => withApp(async (app) => {
     assert.throws(() => app.agent({ endpoint: { kind: 'gemini', baseUrl: 'http://x' }, model: 'm' }), /agent\(\): the endpoint kind must be "openai" or "ollama", not "gemini"/);
