@@ -218,6 +218,21 @@ function errorDetail(text) {
   return msg.length > 300 ? `${msg.slice(0, 300)}…` : msg;
 }
 
+/** A state budget as the user set it: "64 KiB", "9.8 KiB", "512 bytes". @param {number} bytes */
+function budgetText(bytes) {
+  if (bytes < 1024) return `${bytes} bytes`;
+  return `${bytes % 1024 === 0 ? bytes / 1024 : (bytes / 1024).toFixed(1)} KiB`;
+}
+
+/**
+ * The request did not fit the model's context: what to lower, and where, in both worlds (the
+ * extension's Options, the Node client's endpoint config). @param {number} [maxStateBytes]
+ */
+function contextAdvice(maxStateBytes) {
+  const now = maxStateBytes > 0 ? `now ${budgetText(maxStateBytes)}: ` : '';
+  return `The request is longer than the model's context. Lower the state budget (${now}Options → Agent models → State budget in the extension, maxStateBytes in the Node client) or choose a model with a longer context.`;
+}
+
 /** An HTTP error answer in words. */
 function httpError(res, bodyText, { url, model, apiKey, maxStateBytes }) {
   const detail = scrub(errorDetail(bodyText), apiKey);
@@ -240,7 +255,7 @@ function httpError(res, bodyText, { url, model, apiKey, maxStateBytes }) {
     return new AgentError(AgentErrorKind.NO_TOOLS, `The model "${model}" does not support tools (function calling): choose a model that does.${said}`, { status });
   }
   if (CONTEXT_RE.test(detail)) {
-    return new AgentError(AgentErrorKind.CONTEXT, `The request is longer than the model's context. Lower the state budget (maxStateBytes, now ${maxStateBytes} bytes) or choose a model with a longer context.${said}`, { status });
+    return new AgentError(AgentErrorKind.CONTEXT, `${contextAdvice(maxStateBytes)}${said}`, { status });
   }
   if (status === 404) return new AgentError(AgentErrorKind.NOT_FOUND, `Nothing at ${where}, or no model "${model}" there (HTTP 404).${said}`, { status });
   if (status >= 500) return new AgentError(AgentErrorKind.SERVER, `The endpoint failed (HTTP ${status}). Nothing was retried.${said}`, { status });
@@ -314,7 +329,7 @@ function newReply() {
 }
 
 /** Reads an OpenAI-compatible stream (SSE `data:` lines up to `[DONE]`), or a whole JSON answer. */
-async function readOpenAiReply(res, { signal, onDelta, apiKey }) {
+async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes }) {
   const reply = newReply();
   const byIndex = new Map();
   const takeCalls = (list) => {
@@ -340,7 +355,7 @@ async function readOpenAiReply(res, { signal, onDelta, apiKey }) {
   const streamError = (err) => {
     const detail = scrub(errorDetail(JSON.stringify({ error: err })), apiKey);
     if (NO_TOOLS_RE.test(detail)) return new AgentError(AgentErrorKind.NO_TOOLS, `The model does not support tools (function calling). The endpoint said: ${detail}`);
-    if (CONTEXT_RE.test(detail)) return new AgentError(AgentErrorKind.CONTEXT, `The request is longer than the model's context. The endpoint said: ${detail}`);
+    if (CONTEXT_RE.test(detail)) return new AgentError(AgentErrorKind.CONTEXT, `${contextAdvice(maxStateBytes)} The endpoint said: ${detail}`);
     return new AgentError(AgentErrorKind.SERVER, `The endpoint failed during its answer. Nothing was retried. The endpoint said: ${detail}`);
   };
 
@@ -382,7 +397,7 @@ async function readOpenAiReply(res, { signal, onDelta, apiKey }) {
 }
 
 /** Reads an Ollama /api/chat stream: one JSON object a line, up to `done: true`. */
-async function readOllamaReply(res, { signal, onDelta, apiKey }) {
+async function readOllamaReply(res, { signal, onDelta, apiKey, maxStateBytes }) {
   const reply = newReply();
   const type = res.headers.get('content-type') ?? '';
   if (!/ndjson|json/i.test(type)) {
@@ -395,7 +410,7 @@ async function readOllamaReply(res, { signal, onDelta, apiKey }) {
     if (chunk?.error) {
       const detail = scrub(errorDetail(JSON.stringify(chunk)), apiKey);
       if (NO_TOOLS_RE.test(detail)) throw new AgentError(AgentErrorKind.NO_TOOLS, `The model does not support tools (function calling). The endpoint said: ${detail}`);
-      if (CONTEXT_RE.test(detail)) throw new AgentError(AgentErrorKind.CONTEXT, `The request is longer than the model's context. The endpoint said: ${detail}`);
+      if (CONTEXT_RE.test(detail)) throw new AgentError(AgentErrorKind.CONTEXT, `${contextAdvice(maxStateBytes)} The endpoint said: ${detail}`);
       throw new AgentError(AgentErrorKind.SERVER, `The endpoint failed during its answer. Nothing was retried. The endpoint said: ${detail}`);
     }
     const m = chunk?.message ?? {};
@@ -699,7 +714,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
         } else {
           const res = await request(url, { method: 'POST', body, accept: kind === 'openai' ? 'text/event-stream' : 'application/x-ndjson' }, { signal, apiKey });
           if (!res.ok) throw httpError(res, await res.text().catch(() => ''), { url, model, apiKey, maxStateBytes });
-          reply = await wire.read(res, { signal, apiKey, onDelta: onDelta && ((d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
+          reply = await wire.read(res, { signal, apiKey, maxStateBytes, onDelta: onDelta && ((d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
         }
       } finally {
         modelMs = now() - tm;

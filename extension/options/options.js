@@ -2,8 +2,9 @@
 // approvals (revoke), the String agent's webhook and the desktop bridge (on/off, pairing token,
 // bridges that do not pair, address, its status as the worker publishes it, and what it shares,
 // each in-page provider with "invoke without asking" for this browser session), and the Agent
-// playground's model endpoints (profiles: add, edit, list the endpoint's models, default, API key
-// set or removed but never read back, host access asked for from the click that saves). Writes go straight to chrome.storage through settings-store.js; the
+// playground's model endpoints (profiles: add, edit, list the endpoint's models, default, step
+// limit, state budget and tools at most, API key set or removed but never read back, host access
+// asked for from the click that saves). Writes go straight to chrome.storage through settings-store.js; the
 // service worker sees the change (storage.onChanged) and reconnects or disconnects. The token
 // therefore never travels in a message, and this page never reads a stored token.
 
@@ -12,6 +13,7 @@ import {
   KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus, takeOptionsFocus,
   setBridgeAllowUnpaired, setBridgeTrust, historyMb, setHistoryMb,
   listAgentProfiles, saveAgentProfile, removeAgentProfile, setAgentKey, setDefaultAgentProfile, agentProfileProblem, agentKeyProblem,
+  AGENT_LIMITS,
 } from '../shared/settings-store.js';
 import { onStorageChanged, extensionBase, originAccess } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
@@ -32,7 +34,7 @@ import { UiPort } from '../shared/ui-port.js';
  *   'agent-kind': HTMLSelectElement, 'agent-url': HTMLInputElement, 'agent-model': HTMLInputElement,
  *   'agent-model-options': HTMLDataListElement, 'agent-model-pick': HTMLSelectElement, 'agent-steps': HTMLInputElement,
  *   'agent-key': HTMLInputElement, 'agent-save': HTMLButtonElement, 'agent-cancel': HTMLButtonElement,
- *   'agent-list-models': HTMLButtonElement
+ *   'agent-list-models': HTMLButtonElement, 'agent-state': HTMLSelectElement, 'agent-tools': HTMLInputElement
  * }} Elements
  */
 
@@ -313,6 +315,27 @@ $('history-mb').addEventListener('change', async (e) => {
 
 const AGENT_KINDS = /** @type {Record<string, string>} */ ({ openai: 'OpenAI-compatible', ollama: 'Ollama' });
 const AGENT_DEFAULT_STEPS = 8;
+
+/** A state budget in words: "16 KiB", "9.8 KiB", "512 bytes". @param {number} bytes */
+function kibText(bytes) {
+  if (bytes < 1024) return `${bytes} bytes`;
+  return `${bytes % 1024 === 0 ? bytes / 1024 : (bytes / 1024).toFixed(1)} KiB`;
+}
+
+/** What a profile's row says of its state budget and tools when not the defaults ("state 16 KiB · 32 tools"), or ''. @param {AgentProfile} p */
+function limitsText(p) {
+  return [
+    p.maxStateBytes !== undefined && p.maxStateBytes !== AGENT_LIMITS.defaultStateBytes ? `state ${kibText(p.maxStateBytes)}` : null,
+    p.maxTools !== undefined && p.maxTools !== AGENT_LIMITS.defaultTools ? `${p.maxTools} ${p.maxTools === 1 ? 'tool' : 'tools'}` : null,
+  ].filter(Boolean).join(' · ');
+}
+
+/** The state budget's choices; the default is the form's (reset) choice. */
+setChildren($('agent-state'), AGENT_LIMITS.stateKiB.map((kib) => {
+  const bytes = kib * 1024, isDefault = bytes === AGENT_LIMITS.defaultStateBytes;
+  return h('option', { value: String(bytes), selected: isDefault, text: `${kib} KiB${isDefault ? ' (default)' : ''}` });
+}));
+
 /** The base URLs most users want, one click each. */
 const AGENT_PRESETS = [
   { label: 'Ollama', kind: 'ollama', baseUrl: 'http://127.0.0.1:11434' },
@@ -404,7 +427,8 @@ async function renderAgentProfiles() {
           } }, 'Allow access'))),
       h('td', {},
         h('code', { text: p.model }),
-        h('div', { class: 'muted steps', text: `up to ${p.maxSteps ?? AGENT_DEFAULT_STEPS} steps` })),
+        h('div', { class: 'muted steps', text: `up to ${p.maxSteps ?? AGENT_DEFAULT_STEPS} steps` }),
+        limitsText(p) ? h('div', { class: 'muted limits', 'data-role': 'agent-limits', text: limitsText(p) }) : null),
       h('td', { class: p.key ? 'key key-set' : 'key muted', text: p.key ? `set (${p.key.length} characters)` : 'no key' }),
       h('td', {},
         h('button', { type: 'button', 'data-action': 'agent-edit', 'aria-label': `Edit ${p.name}`, onclick: () => editAgentProfile(p) }, 'Edit'),
@@ -416,17 +440,28 @@ async function renderAgentProfiles() {
   }
 }
 
-/** The form's fields as saveAgentProfile takes them (maxSteps NaN when the field holds no number). */
+/** A number field's value: undefined when empty, NaN when it holds no number. @param {HTMLInputElement} input */
+function numberOf(input) {
+  const text = input.value.trim();
+  return input.validity.badInput ? NaN : text === '' ? undefined : Number(text);
+}
+
+/**
+ * The form's fields as saveAgentProfile takes them (a number NaN when its field holds no number;
+ * the state budget and tools undefined at their defaults, so the profile does not store them).
+ */
 function agentFormFields() {
-  const steps = $('agent-steps');
-  const text = steps.value.trim();
+  const bytes = Number($('agent-state').value);
+  const tools = numberOf($('agent-tools'));
   return {
     ...(editing ? { id: editing.id } : {}),
     name: $('agent-name').value,
     kind: $('agent-kind').value,
     baseUrl: $('agent-url').value,
     model: $('agent-model').value,
-    maxSteps: steps.validity.badInput ? NaN : text === '' ? undefined : Number(text),
+    maxSteps: numberOf($('agent-steps')),
+    maxStateBytes: bytes === AGENT_LIMITS.defaultStateBytes ? undefined : bytes,
+    maxTools: tools === AGENT_LIMITS.defaultTools ? undefined : tools,
   };
 }
 
@@ -435,6 +470,8 @@ function fieldOf(problem) {
   if (/\bURL\b/.test(problem)) return $('agent-url');
   if (/\bname\b/i.test(problem)) return $('agent-name');
   if (/step limit/i.test(problem)) return $('agent-steps');
+  if (/state budget/i.test(problem)) return $('agent-state');
+  if (/\btools\b/i.test(problem)) return $('agent-tools');
   if (/\bkind\b/i.test(problem)) return $('agent-kind');
   if (/\bmodel\b/i.test(problem)) return $('agent-model');
   if (/\bkey\b/i.test(problem)) return $('agent-key');
@@ -459,7 +496,8 @@ function clearListedModels() {
 /** Back to "Add a model endpoint", the fields empty. @param {string} [message] */
 function resetAgentForm(message) {
   editing = null;
-  $('agent-form').reset(); // the step limit back to its default; the key field empty
+  for (const o of $('agent-state').querySelectorAll('option.stored')) o.remove(); // a stored budget not among the choices
+  $('agent-form').reset(); // the limits back to their defaults; the key field empty
   delete $('agent-form').dataset.mode;
   $('agent-form-h').textContent = 'Add a model endpoint';
   $('agent-save').textContent = 'Add endpoint';
@@ -483,6 +521,16 @@ function editAgentProfile(p) {
   $('agent-url').value = p.baseUrl;
   $('agent-model').value = p.model;
   $('agent-steps').value = String(p.maxSteps ?? AGENT_DEFAULT_STEPS);
+  // The profile's own budget, even one that is not among the choices (set in storage or by an
+  // older version): saving keeps it unless another is chosen.
+  const bytes = String(p.maxStateBytes ?? AGENT_LIMITS.defaultStateBytes);
+  const options = [...$('agent-state').options];
+  if (!options.some((o) => o.value === bytes)) {
+    const next = options.find((o) => Number(o.value) > Number(bytes)) ?? null;
+    $('agent-state').insertBefore(h('option', { class: 'stored', value: bytes, text: `${kibText(Number(bytes))} (this profile’s)` }), next);
+  }
+  $('agent-state').value = bytes;
+  $('agent-tools').value = String(p.maxTools ?? AGENT_LIMITS.defaultTools);
   renderAgentKeyState();
   for (const r of $('agent-profiles').tBodies[0].rows) r.classList.toggle('editing', r.dataset.profile === p.id);
   $('agent-form').scrollIntoView({ block: 'nearest' });

@@ -34,7 +34,7 @@
 // also accepts http(s) origins and full URLs and stores the matching ws(s) origin.
 
 import { storageLocal, storageSession } from './browser.js';
-import { endpointProblem } from '../../js-glue/agent.js';
+import { endpointProblem, AGENT_DEFAULTS } from '../../js-glue/agent.js';
 
 export const KEYS = Object.freeze({
   TOKENS: 'tokens',
@@ -474,9 +474,25 @@ export async function setHistoryMb(mb) {
  * @property {string} baseUrl         http(s)://host:port (a pasted /v1 or /api is taken off by agent.js)
  * @property {string} model           the model's id at that endpoint
  * @property {number} [maxSteps]      the playground's default step limit (1-100; default 8)
+ * @property {number} [maxStateBytes] the state text's budget per request, UTF-8 bytes (AGENT_LIMITS; absent: 64 KiB)
+ * @property {number} [maxTools]      tools offered per request (1-512; absent: 128)
  * @property {number} addedAt
  * @property {{setAt: number, length: number}|null} [key]  listAgentProfiles(): whether a key is set
  */
+
+/**
+ * What a profile's state budget and tool count may be (Options → Agent models). The budget is
+ * stored in bytes (js-glue/agent.js's maxStateBytes, at least 512); the page offers `stateKiB`.
+ * A value equal to the default is not stored.
+ */
+export const AGENT_LIMITS = Object.freeze({
+  minStateBytes: 512,
+  maxStateBytes: 256 * 1024,
+  stateKiB: Object.freeze([8, 16, 32, 64, 128, 256]),
+  maxTools: 512,
+  defaultStateBytes: AGENT_DEFAULTS.maxStateBytes,
+  defaultTools: AGENT_DEFAULTS.maxTools,
+});
 
 /** A key as an Authorization: Bearer value: printable ASCII, no spaces. null if usable, else why not. @param {unknown} key */
 export function agentKeyProblem(key) {
@@ -488,14 +504,19 @@ export function agentKeyProblem(key) {
 
 /** The stored fields of a profile as the options page gives them (name and id aside). */
 function agentProfileFields(p) {
-  return { kind: p?.kind, baseUrl: String(p?.baseUrl ?? '').trim(), model: String(p?.model ?? '').trim(), ...(p?.maxSteps === undefined ? {} : { maxSteps: p.maxSteps }) };
+  return {
+    kind: p?.kind, baseUrl: String(p?.baseUrl ?? '').trim(), model: String(p?.model ?? '').trim(),
+    ...(p?.maxSteps === undefined ? {} : { maxSteps: p.maxSteps }),
+    ...(p?.maxStateBytes === undefined || p.maxStateBytes === AGENT_LIMITS.defaultStateBytes ? {} : { maxStateBytes: p.maxStateBytes }),
+    ...(p?.maxTools === undefined || p.maxTools === AGENT_LIMITS.defaultTools ? {} : { maxTools: p.maxTools }),
+  };
 }
 
 /**
  * What is wrong with a profile about to be saved, in words for the user, or null. Synchronous: the
  * options page checks before it asks the browser for access to the endpoint (from the click), so
  * a profile that will not be saved never brings up the browser's prompt.
- * @param {{name: string, kind: string, baseUrl: string, model: string, maxSteps?: number}} p
+ * @param {{name: string, kind: string, baseUrl: string, model: string, maxSteps?: number, maxStateBytes?: number, maxTools?: number}} p
  * @returns {string|null}
  */
 export function agentProfileProblem(p) {
@@ -505,13 +526,20 @@ export function agentProfileProblem(p) {
   if (p.maxSteps !== undefined && !(Number.isInteger(p.maxSteps) && p.maxSteps >= 1 && p.maxSteps <= 100)) {
     return 'The step limit is a whole number from 1 to 100';
   }
+  const bytes = p.maxStateBytes;
+  if (bytes !== undefined && !(Number.isInteger(bytes) && bytes >= AGENT_LIMITS.minStateBytes && bytes <= AGENT_LIMITS.maxStateBytes)) {
+    return `The state budget is from ${AGENT_LIMITS.minStateBytes} bytes to ${AGENT_LIMITS.maxStateBytes / 1024} KiB, in whole bytes`;
+  }
+  if (p.maxTools !== undefined && !(Number.isInteger(p.maxTools) && p.maxTools >= 1 && p.maxTools <= AGENT_LIMITS.maxTools)) {
+    return `The number of tools offered is a whole number from 1 to ${AGENT_LIMITS.maxTools}`;
+  }
   const problem = endpointProblem(agentProfileFields(p));
   return problem ? problem.charAt(0).toUpperCase() + problem.slice(1) : null;
 }
 
 /**
  * Adds or updates a profile (options page). Throws an Error with a message for the user.
- * @param {{id?: string, name: string, kind: string, baseUrl: string, model: string, maxSteps?: number}} p
+ * @param {{id?: string, name: string, kind: string, baseUrl: string, model: string, maxSteps?: number, maxStateBytes?: number, maxTools?: number}} p
  * @returns {Promise<string>} its id
  */
 export async function saveAgentProfile(p) {

@@ -3,7 +3,8 @@
 // (tests/fixtures/llm-server.mjs), its pushes in order, the call linked to the history's steps and
 // the diff between them, a dangerous call that waits for AGENT_CONFIRM (declined: nothing reaches
 // the provider; allowed: it does), Stop, an endpoint's error in words, a replay of the exported
-// session, and the API key: sent to its endpoint only, never in a message a page receives.
+// session, the API key: sent to its endpoint only, never in a message a page receives, and a
+// profile's state budget and tools at most (Options → Agent models) used by the run as stored.
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -190,5 +191,29 @@ describe('agent playground: the worker', () => {
     assert.equal(down.ok, false);
     assert.match(down.error.message, /Nothing answers/);
     assert.equal((await page.evaluate(() => window.t.all())).includes(KEY), false);
+  });
+
+  test('a profile\'s state budget and tools at most are the run\'s', { timeout: TEST_TIMEOUT }, async () => {
+    await page.evaluate(async () => {
+      const { agentProfiles } = await chrome.storage.local.get('agentProfiles');
+      agentProfiles.p2 = { ...agentProfiles.p1, id: 'p2', name: 'Small', maxStateBytes: 8192, maxTools: 20, addedAt: 2 };
+      const { agentKeys } = await chrome.storage.local.get('agentKeys');
+      await chrome.storage.local.set({ agentProfiles, agentKeys: { ...agentKeys, p2: agentKeys.p1 } });
+    });
+    llm.push({ text: 'Small enough.' });
+    const before = llm.requests.length;
+    const r = await req(Request.AGENT_RUN, { keys: [key], profileId: 'p2', task: 'what is in the inbox?' });
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    const trace = (await done(r.result.runId)).trace;
+    assert.equal(trace.outcome, 'answered', JSON.stringify(trace.error));
+    assert.equal(trace.maxStateBytes, 8192);
+    assert.equal(trace.maxTools, 20);
+    const sent = trace.turns[0].sent;
+    assert.ok(sent.stateBytes <= 8192 && sent.stateBytes > 1000, `${sent.stateBytes}`);
+    assert.ok(sent.tools <= 20 && sent.tools > 0, `${sent.tools}`);
+    // Both bit: at the defaults this app's state is about 16 KiB and 128 of its 210 actions go.
+    assert.deepEqual([sent.stateCut, sent.toolsCut], [true, true], JSON.stringify(sent));
+    const body = llm.requests.slice(before).find((q) => q.path === '/v1/chat/completions').body;
+    assert.equal(body.tools.length, sent.tools, 'what the endpoint got is what the trace says');
   });
 });

@@ -4,8 +4,9 @@
 // on the unsaved form), the key shown only as "set (N characters)" and nowhere in the page or its
 // index, "List models" on the saved profile (the fixture gets the key, the page never does), an
 // endpoint that does not answer said in words, editing that keeps the key, Replace, Remove key,
-// the default (by mouse and by keyboard), removing a profile, and a browser that refuses host
-// access. Screenshots at 480 and 1280 px, light and dark: build/screenshots/options-agent/.
+// the default (by mouse and by keyboard), removing a profile, the state budget and tools at most
+// (stored only when not the defaults, listed, kept on edit, refused in words), and a browser that
+// refuses host access. Screenshots at 480 and 1280 px, light and dark: build/screenshots/options-agent/.
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -248,6 +249,102 @@ describe('options: Agent models', () => {
     assert.equal((await storage(page)).agentKeyIndex[id], undefined);
     assert.equal((await storedKeys(browser.ctx))[id], undefined);
     await page.click('#agent-cancel');
+  });
+
+  test('state budget and tools at most: stored when not the defaults, listed, kept on edit, refused in words', { timeout: TEST_TIMEOUT }, async () => {
+    const id = (await rows(page))[0].id;
+    const stored = async () => (await storage(page)).agentProfiles[id];
+    await rowOf(page, 'Local Ollama').locator('[data-action="agent-edit"]').click();
+    assert.deepEqual(await page.$$eval('#agent-state option', (os) => os.map((o) => o.textContent)),
+      ['8 KiB', '16 KiB', '32 KiB', '64 KiB (default)', '128 KiB', '256 KiB']);
+    assert.equal(await page.locator('#agent-state').inputValue(), '65536');
+    assert.equal(await page.locator('#agent-tools').inputValue(), '128');
+    assert.match(await page.locator('#agent-state-help').textContent(), /how much of the app’s state the model reads per request\s+\(about a quarter as many tokens\); a smaller one fits a smaller context/i);
+    assert.match(await page.locator('#agent-tools-help').textContent(), /OpenAI accepts up to 128[\s\S]*fewer helps a small\s+local model\. The most salient actions are offered first/);
+
+    // Out of range: said in words, the field focused, nothing saved.
+    await page.selectOption('#agent-state', '16384');
+    for (const bad of ['0', '513', '2.5']) {
+      await page.fill('#agent-tools', bad);
+      await page.click('#agent-save');
+      assert.equal(await page.locator('#agent-message.bad').textContent(), 'The number of tools offered is a whole number from 1 to 512', bad);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'agent-tools');
+    }
+    assert.equal((await stored()).maxStateBytes, undefined, 'nothing saved');
+    // A budget the select does not offer (a page that was tampered with): refused too.
+    await page.evaluate(() => {
+      const sel = /** @type {HTMLSelectElement} */ (document.getElementById('agent-state'));
+      sel.append(new Option('huge', '300000'));
+      sel.value = '300000';
+    });
+    await page.fill('#agent-tools', '32');
+    await page.click('#agent-save');
+    assert.equal(await page.locator('#agent-message.bad').textContent(), 'The state budget is from 512 bytes to 256 KiB, in whole bytes');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'agent-state');
+    await page.evaluate(() => document.querySelector('#agent-state option[value="300000"]')?.remove());
+    // settings-store itself, as any other caller of it would meet it.
+    const refused = await page.evaluate(async () => {
+      const s = await import(new URL('../shared/settings-store.js', location.href).href);
+      const base = { name: 'x', kind: 'ollama', baseUrl: 'http://127.0.0.1:11434', model: 'm' };
+      const thrown = await s.saveAgentProfile({ ...base, maxTools: 1000 }).then(() => 'saved', (e) => e.message);
+      return [s.agentProfileProblem({ ...base, maxStateBytes: 511 }), s.agentProfileProblem({ ...base, maxStateBytes: 256 * 1024 + 1 }),
+        s.agentProfileProblem({ ...base, maxStateBytes: 8192.5 }), s.agentProfileProblem({ ...base, maxStateBytes: 512, maxTools: 512 }), thrown];
+    });
+    assert.deepEqual(refused, ['The state budget is from 512 bytes to 256 KiB, in whole bytes', 'The state budget is from 512 bytes to 256 KiB, in whole bytes',
+      'The state budget is from 512 bytes to 256 KiB, in whole bytes', null, 'The number of tools offered is a whole number from 1 to 512']);
+    assert.equal((await rows(page)).length, 2, 'nothing was saved');
+
+    // 16 KiB and 32 tools: stored as bytes and a count, the row says so.
+    await page.selectOption('#agent-state', '16384');
+    await page.click('#agent-save');
+    await page.locator('#agent-message.ok').waitFor({ timeout: 5000 });
+    const saved = await stored();
+    assert.deepEqual([saved.maxStateBytes, saved.maxTools, saved.maxSteps, saved.model], [16384, 32, 12, 'llama3.2:3b']);
+    await until(async () => /state 16 KiB · 32 tools/.test((await rows(page))[0].text), { what: 'the row to show the limits' });
+    assert.match((await rows(page))[0].text, /llama3\.2:3b up to 12 steps state 16 KiB · 32 tools no key/);
+    assert.doesNotMatch((await rows(page))[1].text, /state|tools/, 'a profile at the defaults says nothing of them');
+    assert.equal(await page.locator('#agent-state').inputValue(), '65536', 'the form is back to the defaults');
+    assert.equal(await page.locator('#agent-tools').inputValue(), '128');
+    for (const width of [480, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.locator('#agent-profiles').screenshot({ path: path.join(SHOTS, `agent-profiles-limits-${width}-light.png`) });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // Editing shows them, and saving another change keeps them.
+    await rowOf(page, 'Local Ollama').locator('[data-action="agent-edit"]').click();
+    assert.equal(await page.locator('#agent-state').inputValue(), '16384');
+    assert.equal(await page.locator('#agent-tools').inputValue(), '32');
+    await page.fill('#agent-steps', '11');
+    await page.click('#agent-save');
+    await page.locator('#agent-message.ok').waitFor({ timeout: 5000 });
+    assert.deepEqual(await stored().then((p) => [p.maxStateBytes, p.maxTools, p.maxSteps]), [16384, 32, 11]);
+
+    // A budget that is none of the choices (written by another version): shown as it is, kept.
+    await page.evaluate(async (pid) => {
+      const { agentProfiles } = await chrome.storage.local.get('agentProfiles');
+      agentProfiles[pid].maxStateBytes = 10000;
+      await chrome.storage.local.set({ agentProfiles });
+    }, id);
+    await until(async () => /state 9\.8 KiB · 32 tools/.test((await rows(page))[0].text), { what: 'the row to show 9.8 KiB' });
+    await rowOf(page, 'Local Ollama').locator('[data-action="agent-edit"]').click();
+    assert.equal(await page.locator('#agent-state').inputValue(), '10000');
+    assert.deepEqual(await page.$$eval('#agent-state option', (os) => os.map((o) => o.textContent).slice(0, 3)), ['8 KiB', '9.8 KiB (this profile’s)', '16 KiB']);
+    await page.click('#agent-save');
+    await page.locator('#agent-message.ok').waitFor({ timeout: 5000 });
+    assert.equal((await stored()).maxStateBytes, 10000);
+    assert.equal(await page.locator('#agent-state option').count(), 6);
+
+    // Back to the defaults: not stored at all.
+    await rowOf(page, 'Local Ollama').locator('[data-action="agent-edit"]').click();
+    await page.selectOption('#agent-state', '65536');
+    await page.fill('#agent-tools', '128');
+    await page.fill('#agent-steps', '12');
+    await page.click('#agent-save');
+    await page.locator('#agent-message.ok').waitFor({ timeout: 5000 });
+    const back = await stored();
+    assert.equal(Object.hasOwn(back, 'maxStateBytes') || Object.hasOwn(back, 'maxTools'), false, JSON.stringify(back));
+    await until(async () => !/state|tools/.test((await rows(page))[0].text), { what: 'the row to drop the limits' });
   });
 
   test('the default: by click and by keyboard (the focus stays); removing a profile', { timeout: TEST_TIMEOUT }, async () => {
