@@ -542,7 +542,7 @@ export class PlaygroundView {
     const provider = c.provider ? ctx.providerName(c.provider) : null;
     const d = c.diff;
     const paths = (list, sign, cls) => (Array.isArray(list) && list.length
-      ? h('div', { class: `pg-diff ${cls}` }, h('span', { class: 'pg-diff-sign', text: sign }),
+      ? h('div', { class: `pg-diff ${cls}` }, h('span', { class: 'pg-diff-sign', text: `${sign} ${cls}` }),
         h('span', { class: 'pg-diff-paths', text: list.slice(0, DIFF_PATHS).join(', ') + (list.length > DIFF_PATHS ? ` (+${nf.format(list.length - DIFF_PATHS)} more)` : '') }))
       : null);
     const hist = ctx.history(c);
