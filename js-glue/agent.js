@@ -545,6 +545,30 @@ export function readSession(text) {
   return trace;
 }
 
+/**
+ * Plays an exported session again without a model: its recorded replies, in order, against the
+ * sessions' providers as they are now, with the recording's budgets (so the tools offered, and
+ * their names, are made as they were). Each call's result is compared with the recorded one
+ * (call.replay {recorded, same}); a dangerous call asks `confirm` again. Throws an Error in words
+ * when the text is not an exported session; otherwise resolves with the trace as runAgent does.
+ * @param {AgentSession|AgentSession[]} sessions @param {string} text  the export's JSON text
+ * @param {Parameters<typeof runAgent>[3]} [o]
+ */
+export function replaySession(sessions, text, o = {}) {
+  const trace = readSession(text);
+  const budget = (v, min) => (Number.isInteger(v) && v >= min ? v : undefined);
+  /** @type {Parameters<typeof runAgent>[1]} */
+  const endpoint = {
+    kind: trace.endpoint?.kind === 'ollama' ? 'ollama' : 'openai',
+    baseUrl: 'http://replay.invalid', // never called
+    model: String(trace.model ?? 'recording'),
+    maxSteps: Math.max(1, Math.min(100, trace.turns.length)),
+    maxStateBytes: budget(trace.maxStateBytes, MIN_STATE_BYTES),
+    maxTools: budget(trace.maxTools, 1),
+  };
+  return runAgent(sessions, endpoint, trace.task, { ...o, replay: trace });
+}
+
 /** The reply recorded for turn i (1-based), as the wire readers give one; past the end, a text that says so. */
 function recordedReply(trace, i) {
   const t = trace.turns[i - 1];

@@ -30,6 +30,12 @@ export class SlopClient extends SlopProvider {
    * TypeError when the endpoint config is wrong (kind, URL, model).
    */
   agent(options: AgentOptions): Agent;
+  /**
+   * Plays an exported agent session (sessionText(trace), or the panel's Export) against this
+   * provider as it is now, without a model; each call gets `replay: {recorded, same}`. Rejects with
+   * an Error in words for a text that is not a session.
+   */
+  replayAgent(session: string, options?: AgentRunOptions & { allowDangerous?: boolean }): Promise<AgentTrace>;
   /** Unsubscribes, closes the WebSocket and frees the core's consumer. Idempotent. */
   close(): void;
 }
@@ -123,6 +129,8 @@ export interface AgentCall {
   versionAfter: number | null;
   /** With several providers: whose tool it was. */
   provider?: string | null;
+  /** A replay: what the recording's call came to, and whether this one came to the same. */
+  replay?: { recorded: unknown; same: boolean };
 }
 
 export interface AgentTurn {
@@ -163,7 +171,12 @@ export interface AgentTrace {
   turns: AgentTurn[];
   outcome: 'answered' | 'step-limit' | 'stopped' | 'error';
   error?: { kind: AgentErrorKind; message: string; retryAfter?: number };
+  /** A replay: the recorded session it played. */
+  replayOf?: { startedAt: string | null; model: string | null; turns: number };
 }
+
+/** An agent trace as an exported session's text: what replayAgent takes and the panel's Replay opens. */
+export function sessionText(trace: AgentTrace): string;
 
 /**
  * Connects to a WebSocket provider and resolves once the whole tree is mirrored and live.

@@ -9,9 +9,11 @@ import { ConsumerSession } from './consumer-session.js';
 import { Status } from './session-status.js';
 import { providerApi, callProviderApi } from './provider-api.js';
 import { SlopProvider, SlopTestError, SlopTestCode } from './provider-node.js';
-import { runAgent, listModels, endpointProblem } from './agent.js';
+import { runAgent, replaySession, sessionText, listModels, endpointProblem } from './agent.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
+/** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
+export { sessionText };
 
 let corePromise = null;
 /** The one core of this process (loaded on first use). */
@@ -78,6 +80,17 @@ export class SlopClient extends SlopProvider {
         runAgent(conn, endpointConfig, task, { ...o, confirm: o.confirm ?? options.confirm, allowDangerous }),
       models: () => listModels(endpointConfig),
     });
+  }
+
+  /**
+   * Plays an exported agent session (the panel's Export, or sessionText(trace)) against this
+   * provider as it is now, without a model: the recorded replies in order, each call's result
+   * compared with the recorded one (call.replay.same). A CI check that the app still answers a
+   * recorded model as it did. Rejects with an Error in words for a text that is not a session.
+   * @param {string} session @param {import('./client-node.js').AgentRunOptions & {allowDangerous?: boolean}} [o]
+   */
+  async replayAgent(session, o = {}) {
+    return replaySession(this.#conn, session, o);
   }
 
   /** Unsubscribes, closes the WebSocket and frees the core's consumer. Idempotent. */

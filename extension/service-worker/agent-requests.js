@@ -10,7 +10,7 @@
 import { Request, Push, ErrorCode, Status } from '../shared/messages.js';
 import { agentEndpointFor } from '../shared/settings-store.js';
 import { hasOriginAccess } from '../shared/browser.js';
-import { runAgent, listModels, readSession, AgentError } from '../../js-glue/agent.js';
+import { runAgent, replaySession, listModels, readSession, AgentError } from '../../js-glue/agent.js';
 import { core } from './core.js';
 import { MANUAL_TAB } from './tabs.js';
 import { timelineOf } from './timelines.js';
@@ -86,13 +86,14 @@ function callDiff(tl, call) {
 }
 
 /**
- * Starts a run on this port: runAgent with the callbacks that push what happens.
+ * Starts a run on this port, with the callbacks that push what happens.
  * @param {import('./panel-ports.js').UiPort} ui
  * @param {import('./connections.js').Connection[]} conns
- * @param {object} endpoint  with the key: stays in this function's closure and runAgent's request
- * @param {string} task @param {object|null} replay a session's trace
+ * @param {(sessions: object[], o: object) => Promise<object>} go  runAgent (with the endpoint, whose
+ *   key stays in its closure and its request) or replaySession
+ * @param {string|null} [baseUrl]  the endpoint's, for the hint when nothing answers there
  */
-function startRun(ui, conns, endpoint, task, replay) {
+function startRun(ui, conns, go, baseUrl = null) {
   const state = runOf(ui);
   if (state.run) throw new RequestError(ErrorCode.BAD_STATE, 'A run is going on: stop it first.');
   const run = { runId: `run-${++runSeq}`, abort: new AbortController(), confirms: new Map() };
@@ -101,10 +102,9 @@ function startRun(ui, conns, endpoint, task, replay) {
   const push = (event, fields) => post(ui, { type: Push.AGENT, runId, event, ...fields });
   const sessions = conns.map((c) => sessionOf(ui, c));
   const tlOf = new Map(conns.map((c) => [c.provider?.id ?? null, c]));
-  runAgent(sessions, endpoint, task, {
+  go(sessions, {
     signal: run.abort.signal,
     core: core(),
-    replay,
     onSent: (turn) => push('sent', { turn: turn.i, sent: turn.sent }),
     onDelta: (text, turn) => push('delta', { turn, text }),
     confirm: (call) => new Promise((resolve) => {
@@ -129,11 +129,11 @@ function startRun(ui, conns, endpoint, task, replay) {
     },
   }).then(
     async (trace) => {
-      if (trace.error?.kind === 'unreachable' && !replay) trace.error.message += await accessHint(endpoint.baseUrl);
+      if (trace.error?.kind === 'unreachable' && baseUrl) trace.error.message += await accessHint(baseUrl);
       push('done', { trace });
     },
     // runAgent answers its own failures in the trace; this is a bug, said as one.
-    (e) => push('done', { trace: { task, turns: [], outcome: 'error', error: { kind: 'internal', message: `The agent loop failed: ${e?.message ?? e}` } } }),
+    (e) => push('done', { trace: { turns: [], outcome: 'error', error: { kind: 'internal', message: `The agent loop failed: ${e?.message ?? e}` } } }),
   ).finally(() => {
     for (const answer of run.confirms.values()) answer(false);
     if (state.run === run) state.run = null;
@@ -178,20 +178,17 @@ export const agentRequests = {
       const conns = needLiveConnections(ui, m);
       const endpoint = await needEndpoint(m.profileId);
       if (m.maxSteps !== undefined) endpoint.maxSteps = m.maxSteps;
-      return startRun(ui, needLiveConnections(ui, { keys: conns.map((c) => c.key) }), endpoint, m.task, null);
+      return startRun(ui, needLiveConnections(ui, { keys: conns.map((c) => c.key) }), (sessions, o) => runAgent(sessions, endpoint, m.task, o), endpoint.baseUrl);
     },
     [Request.AGENT_REPLAY](ui, m) {
       if (typeof m.session !== 'string' || m.session.length > MAX_SESSION) throw new RequestError(ErrorCode.BAD_REQUEST, 'session must be the text of an exported session');
-      let trace;
       try {
-        trace = readSession(m.session);
+        readSession(m.session);
       } catch (e) {
         throw new RequestError(ErrorCode.BAD_REQUEST, e.message);
       }
       const conns = needLiveConnections(ui, m);
-      // Played as recorded: as many turns, on an endpoint that is never called.
-      const endpoint = { kind: trace.endpoint?.kind === 'ollama' ? 'ollama' : 'openai', baseUrl: 'http://replay.invalid', model: String(trace.model ?? 'recording'), maxSteps: Math.max(1, Math.min(100, trace.turns.length)) };
-      return startRun(ui, conns, endpoint, trace.task, trace);
+      return startRun(ui, conns, (sessions, o) => replaySession(sessions, m.session, o));
     },
     [Request.AGENT_STOP](ui, m) {
       const { run } = runOf(ui);

@@ -10,7 +10,7 @@ import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { StateEngine } from '../fixtures/provider/state.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
-import { connect } from '../../js-glue/client-node.js';
+import { connect, sessionText } from '../../js-glue/client-node.js';
 import { ConsumerSession } from '../../js-glue/consumer-session.js';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
 import { runAgent, listModels, endpointUrls, SYSTEM_PROMPT, AgentError } from '../../js-glue/agent.js';
@@ -364,6 +364,35 @@ describe('agent: errors in words, nothing retried', () => {
       assert.equal(trace.outcome, 'answered');
       assert.equal(trace.turns[0].calls[0].refused, 'unknown tool');
     })));
+
+  test('a session replays without a model: same results marked same, a changed app marked, dangerous asks again', () => withApp((app) =>
+    withLlm({ kind: 'openai', script: [
+      { calls: [{ name: 'msg_5__open', arguments: {} }, { name: 'msg_4__delete', arguments: {} }] },
+      { text: 'Opened one, deleted another.' },
+    ] }, async (llm) => {
+      // Recorded with a small tool budget: the replay offers (and names) the tools the same way.
+      const recorded = await agentOf(app, llm, { maxTools: 25, allowDangerous: true }).run(TASK);
+      assert.equal(recorded.outcome, 'answered');
+      assert.deepEqual(recorded.turns[0].calls.map((c) => c.result?.status), ['ok', 'ok']);
+      const text = sessionText(recorded);
+      const chats = llm.chats.length;
+      const asked = [];
+      const replayed = await app.replayAgent(text, { confirm: (call) => { asked.push(call.name); return false; } });
+      assert.equal(llm.chats.length, chats, 'no model was asked');
+      assert.equal(replayed.task, recorded.task);
+      assert.equal(replayed.maxTools, 25);
+      assert.deepEqual(replayed.replayOf, { startedAt: recorded.startedAt, model: 'fixture-model', turns: 2 });
+      const [open, del] = replayed.turns[0].calls;
+      assert.equal(open.replay.same, true, JSON.stringify(open.replay));
+      // msg-4 is gone since the recording, so its tool is not offered: the replay says it differs.
+      assert.equal(del.refused, 'unknown tool');
+      assert.equal(del.replay.same, false);
+      assert.deepEqual(asked, [], 'an unknown tool is never confirmed');
+      assert.equal(replayed.turns[1].reply.text, 'Opened one, deleted another.');
+      assert.equal(replayed.outcome, 'answered');
+      await assert.rejects(app.replayAgent('{"format":"other"}'), /Not an exported agent session/);
+      await assert.rejects(app.replayAgent('not json'), /The file is not JSON/);
+    }, { engine: createMailEngine({ messages: 5 }) })));
 
   test('where requests go: the OpenAI clients\' base URL rule, Ollama\'s /api', () => {
     const at = (kind, baseUrl) => endpointUrls({ kind, baseUrl });
