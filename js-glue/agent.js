@@ -613,6 +613,7 @@ const round = (ms) => Math.round(ms * 1000) / 1000;
  * @property {{id: string, name: string}|null} provider
  * @property {(path: string, action: string, params: any) => Promise<{requestId: string, event: object}>} invoke
  * @property {{core: () => object}} [host]  where the core comes from, unless `core` is given
+ * @property {string} [key]   its name (the extension's provider key, the client's URL): call.key
  * @property {() => number|null} [historyStep]  the newest step of a history kept of it (the
  *   extension's timeline), read around each invoke: call.stepBefore / call.stepAfter
  */
@@ -671,6 +672,10 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   const apiKey = replay ? null : endpoint.apiKey || null;
   const model = replay ? String(replay.model ?? '') : endpoint.model.trim();
   const prefixed = list.length > 1;
+  // Each provider's tools are named after its id; two apps with one id (two tabs of one app) get
+  // their place in the list added, so a name always says which provider it calls.
+  const prefixes = list.map((s, n) => s.provider?.id || `p${n + 1}`)
+    .map((p, n, all) => (all.indexOf(p) === n && all.lastIndexOf(p) === n ? p : `${p}_${n + 1}`));
   /** Messages without the state: the state tail is rebuilt every turn and never kept (SLOP llm-context). */
   const history = [{ role: 'user', content: task }];
 
@@ -693,7 +698,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
       let offered = 0;
       for (const [n, s] of list.entries()) {
         if (!s.consumer || !s.primarySub) throw new AgentError(AgentErrorKind.NOT_CONNECTED, `${s.provider?.name ? `"${s.provider.name}"` : 'The provider'} is not connected: there is no state to show the model.`);
-        const prefix = prefixed ? (s.provider?.id || `p${n + 1}`) : null;
+        const prefix = prefixed ? prefixes[n] : null;
         // An equal share of what is left: a provider with fewer actions leaves room to the next.
         // The core picks the most salient (meta.salience), names them among themselves, and
         // resolves them; its resolve map of this very list routes the calls as the tools were
@@ -781,6 +786,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
         call.path = target.path;
         call.action = target.action;
         if (prefixed) call.provider = view.session.provider?.id ?? null;
+        if (typeof view.session.key === 'string') call.key = view.session.key; // the session's own name (the extension's provider key)
         if (tc.error) {
           call.refused = `malformed arguments: ${tc.error}`;
           answer(`Error: ${tc.error}. Nothing was done. Call the tool again with a JSON object that fits its schema.`);

@@ -129,6 +129,8 @@ export interface AgentCall {
   versionAfter: number | null;
   /** With several providers: whose tool it was. */
   provider?: string | null;
+  /** The session it went through: the provider's ws:// URL. */
+  key?: string;
   /** A replay: what the recording's call came to, and whether this one came to the same. */
   replay?: { recorded: unknown; same: boolean };
 }

@@ -101,7 +101,6 @@ function startRun(ui, conns, go, baseUrl = null) {
   const { runId } = run;
   const push = (event, fields) => post(ui, { type: Push.AGENT, runId, event, ...fields });
   const sessions = conns.map((c) => sessionOf(ui, c));
-  const tlOf = new Map(conns.map((c) => [c.provider?.id ?? null, c]));
   go(sessions, {
     signal: run.abort.signal,
     core: core(),
@@ -118,10 +117,9 @@ function startRun(ui, conns, go, baseUrl = null) {
     onTurn: (turn) => {
       const t0 = performance.now();
       for (const call of turn.calls) {
-        const conn = conns.length === 1 ? conns[0] : tlOf.get(call.provider ?? null);
+        const conn = conns.find((c) => c.key === call.key);
         const diff = conn ? callDiff(timelineFor(ui, conn), call) : null;
         if (diff) call.diff = diff;
-        if (conn) call.key = conn.key;
       }
       // The diffs' cost is the extension's too: the trace counts it beside the loop's build and route.
       if (turn.timing) turn.timing.traceMs = Math.round((performance.now() - t0) * 1000) / 1000;

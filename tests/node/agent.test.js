@@ -614,12 +614,41 @@ describe('agent: several providers', () => {
         const [c1, c2] = trace.turns[0].calls;
         assert.deepEqual([c1.provider, c1.path, c1.action, c1.result.status], ['acme-mail', '/inbox/msg-1', 'mark_unread', 'ok']);
         assert.deepEqual([c2.provider, c2.path, c2.action, c2.result.status], [b.provider.id, '/todos/t1', 'toggle', 'ok']);
+        assert.deepEqual([c1.key, c2.key], [a.key, b.key]);
       });
     } finally {
       a.dispose();
       b.dispose();
       await mail.close();
       await todo.close();
+    }
+  });
+
+  test('two providers with one id (two copies of an app): their tools are told apart, each call goes to its own', async () => {
+    const core = await loadSlopCoreNode();
+    const one = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: createMailEngine({ messages: 2 }) });
+    const two = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: createMailEngine({ messages: 2 }) });
+    const a = await liveSession(one, core);
+    const b = await liveSession(two, core);
+    try {
+      await withLlm({ kind: 'openai', script: [
+        { calls: [{ name: 'acme_mail_2__msg_1__mark_unread', arguments: {} }] },
+        { text: 'Done.' },
+      ] }, async (llm) => {
+        const trace = await runAgent([a, b], { kind: 'openai', baseUrl: llm.baseUrl, model: 'm' }, 'the second one');
+        const names = llm.chats[0].body.tools.map((t) => t.function.name);
+        assert.equal(new Set(names).size, names.length, 'no name twice');
+        assert.ok(names.includes('acme_mail_1__msg_1__mark_unread') && names.includes('acme_mail_2__msg_1__mark_unread'), names.join(' '));
+        const [call] = trace.turns[0].calls;
+        assert.deepEqual([call.key, call.path, call.result.status], [b.key, '/inbox/msg-1', 'ok']);
+        assert.equal(a.log.filter((f) => f.dir === 'out' && f.type === 'invoke').length, 0, 'nothing sent to the first');
+        assert.equal(b.log.filter((f) => f.dir === 'out' && f.type === 'invoke').length, 1);
+      });
+    } finally {
+      a.dispose();
+      b.dispose();
+      await one.close();
+      await two.close();
     }
   });
 });
