@@ -177,9 +177,13 @@ describe('panel keys and selection', () => {
 
   test('rows inserted above the selected row do not move it on screen', { timeout: TEST_TIMEOUT }, async () => {
     const panel = await panelAt(1280, 500);
-    await panel.evaluate(() => window.slopPanel.reveal('/inbox/msg-20'));
     const row = panel.locator('#tree .row[data-path="/inbox/msg-20"]');
-    await row.waitFor();
+    // Revealed once its view is in the panel: on a loaded machine the inbox's children may come
+    // after the inbox row (a reveal before that selects the path but has no row to scroll to).
+    await until(async () => {
+      await panel.evaluate(() => window.slopPanel.reveal('/inbox/msg-20'));
+      return (await row.count()) > 0 && row.isVisible();
+    }, { what: 'msg-20 revealed' });
     const top0 = (await row.boundingBox()).y;
     const rows0 = await panel.evaluate(() => window.slopPanel.rowCount());
     let n = 0;
