@@ -172,3 +172,30 @@ test('search marks, reveal, and rows kept while their view is the same', () => {
   assert.notEqual(row(root, '/a/c1'), c1Row, 'rebuilt');
   assert.ok(row(root, '/a/c1').classList.contains('flash'), 'a patched row flashes');
 });
+
+test('a path revealed before its parent\'s view came is scrolled to once its row is there, unless something else was selected', () => {
+  const ids = Array.from({ length: 200 }, (_, i) => `c${i}`);
+  // /a's own view has not come: the panel does not know its children yet.
+  const some = [v('/', ['a'])];
+  const all = [v('/', ['a']), v('/a', ids), ...ids.map((id) => v(`/a/${id}`))];
+  const { tv } = view(source(some));
+  const scrolled = [];
+  const scrollToIndex = tv.list.scrollToIndex.bind(tv.list);
+  tv.list.scrollToIndex = (i, where) => { scrolled.push([tv.rows[i]?.path ?? tv.rows[i]?.key, where]); scrollToIndex(i, where); };
+  tv.reveal('/a/c150');
+  assert.deepEqual(scrolled, []);
+  tv.setSource(source(all, { structure: 2 }));
+  assert.deepEqual(scrolled, [['/a/c150', 'center']]);
+  assert.deepEqual(tv.selection(), { path: '/a/c150' });
+  tv.setSource(source(all, { structure: 3 }));
+  assert.equal(scrolled.length, 1, 'once');
+
+  // A selection made meanwhile wins.
+  const other = view(source(some));
+  const moved = [];
+  other.tv.list.scrollToIndex = (i) => moved.push(i);
+  other.tv.reveal('/a/c150');
+  other.tv.select('/a/c1');
+  other.tv.setSource(source(all, { structure: 2 }));
+  assert.deepEqual(moved.filter((i) => other.tv.rows[i]?.path === '/a/c150'), []);
+});

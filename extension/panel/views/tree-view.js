@@ -106,6 +106,7 @@ export class TreeView {
     if (id !== prevId) {
       this.cache.clear();
       this.selected = null;
+      this.#revealWanted = null;
       if (id && !this.expandedBy.has(id)) this.expandedBy.set(id, this.#defaultExpansion(source));
       this.expanded = id ? this.expandedBy.get(id) : new Set();
     } else if (source && this.source && source.resetId !== this.source.resetId && source.live) {
@@ -235,8 +236,26 @@ export class TreeView {
 
   render() {
     this.#flatten();
+    this.#revealWhenHere();
     this.list.render();
     this.flash.clear();
+  }
+
+  /** A path revealed before its view came (the panel loads views in the background): scrolled to once it has a row. */
+  #revealWanted = null;
+
+  #revealWhenHere() {
+    const want = this.#revealWanted;
+    if (!want) return;
+    // Anything else selected since (a click, a key) wins: the wish lapses.
+    if (this.selected !== want) {
+      this.#revealWanted = null;
+      return;
+    }
+    const i = this.rowIndex.get(want);
+    if (i === undefined) return;
+    this.#revealWanted = null;
+    this.list.scrollToIndex(i, 'center');
   }
 
   get rowCount() {
@@ -418,6 +437,7 @@ export class TreeView {
     this.selected = path;
     const i = this.rowIndex.get(path);
     if (i !== undefined) this.list.scrollToIndex(i, 'center');
+    this.#revealWanted = i === undefined ? path : null;
     this.render();
     if (notify) this.hooks.onSelect(this.selection());
   }
