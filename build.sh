@@ -112,8 +112,9 @@ wants start test bench && PACKAGES+=(chromium)
 wants test && PACKAGES+=(clang libclang-rt-14-dev)
 wants test firefox && PACKAGES+=(firefox-esr)
 missing=()
-# One dpkg-query for all of them (a no-op build is mostly process start-ups).
-installed=" $(dpkg-query -W -f='${Package}:${db:Status-Status} ' "${PACKAGES[@]}" 2>/dev/null) "
+# One dpkg-query for all of them (a no-op build is mostly process start-ups). It exits 1
+# when any of them is unknown to dpkg, as on a fresh machine: that is an answer, not a failure.
+installed=" $(dpkg-query -W -f='${Package}:${db:Status-Status} ' "${PACKAGES[@]}" 2>/dev/null || true) "
 for p in "${PACKAGES[@]}"; do
     [[ $installed == *" $p:installed "* ]] || missing+=("$p")
 done
