@@ -384,6 +384,50 @@ export function panelSuite(kind) {
       }
     });
 
+    test('Options → Agent models: a profile with a key, typed as a user would; the key shown as its length only, nowhere in the page; List models through the worker sends it to the endpoint alone', { timeout: TIMEOUT }, async () => {
+      const KEY = 'sk-suite-options-9d2e7c41a0b3';
+      const llm = await startLlmServer({ kind: 'openai', apiKey: KEY, models: ['fixture-model', 'fixture-small'] });
+      const AGENT_KEYS = ['agentProfiles', 'agentKeys', 'agentKeyIndex', 'agentDefault'];
+      const clear = (page) => page.evaluate(async (k) => (globalThis.browser ?? globalThis.chrome).storage.local.remove(k), AGENT_KEYS);
+      const first = await d.extensionPage('extension/options/options.html');
+      await clear(first); // the Playground test's profile: this one starts from none
+      await first.close();
+      const options = await d.extensionPage('extension/options/options.html');
+      /** Everything the page holds: its DOM, attributes included, and every field's value. */
+      const pageHolds = () => options.evaluate(() => [document.documentElement.outerHTML,
+        ...[...document.querySelectorAll('input, select, textarea')].map((el) => el.value)].join('\n'));
+      try {
+        await options.fill('#agent-name', 'Hosted');
+        await options.select('#agent-kind', 'openai');
+        await options.fill('#agent-url', `${llm.baseUrl}/v1`);
+        await options.fill('#agent-model', 'fixture-model');
+        await options.fill('#agent-key', KEY);
+        await options.click('#agent-save');
+        await options.waitFor('#agent-message.ok');
+        assert.match(await options.text('#agent-message'), new RegExp(`Added “Hosted” with its API key \\(${KEY.length} characters\\)`));
+        assert.equal(await options.value('#agent-key'), '', 'the field is emptied');
+        assert.match(await options.text('#agent-profiles tbody tr'), new RegExp(`set \\(${KEY.length} characters\\)`));
+        assert.equal((await pageHolds()).includes(KEY), false, 'the key is nowhere in the page');
+
+        await options.click('#agent-profiles tbody tr [data-action="agent-edit"]');
+        assert.equal(await options.value('#agent-key'), '', 'never prefilled');
+        await options.click('#agent-list-models');
+        await options.waitFor('#agent-models-message.ok', { timeout: 20_000 });
+        const listed = llm.requests.filter((r) => r.method === 'GET' && r.path === '/v1/models');
+        assert.equal(listed.length, 1, 'one request for the list');
+        assert.equal(listed[0].headers.authorization, `Bearer ${KEY}`, 'the worker sent the saved key to its endpoint');
+        assert.deepEqual(await options.evaluate(() => [...document.querySelectorAll('#agent-model-pick option')].map((o) => o.value).filter(Boolean)), ['fixture-model', 'fixture-small']);
+        assert.equal((await pageHolds()).includes(KEY), false, 'the list came back without the key');
+        await options.setSize(480, 800);
+        await options.evaluate(() => document.getElementById('agent-models').scrollIntoView());
+        await shot(options, 'options-agent-models');
+      } finally {
+        await clear(options).catch(() => {});
+        await options.close();
+        await llm.close();
+      }
+    });
+
     test('keys are safe: Enter on a row invokes nothing however often; a letter exports nothing; Enter searches what is typed', { timeout: TIMEOUT }, async () => {
       const p = await panel();
       await p.evaluate(() => window.slopPanel.reveal('/inbox/msg-5'));
