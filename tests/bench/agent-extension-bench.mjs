@@ -11,6 +11,12 @@
 //   model  = the request, from fetch to the stream's end (the fixture: the HTTP round trip)
 //   invoke = the provider's round trip (the app's time, not the extension's)
 //
+// Then the same run from the panel's Playground tab (openai kind), as a user starts it, to time the
+// panel's part of each turn: from a port message carrying the turn's pushes ('sent', 'turn') to the
+// end of the task that handled it (bridge, store, the chat and trace DOM: "handled") and to the
+// frame after it ("painted", which includes waiting for the next frame). The tree's patches that
+// share a message with them are counted too.
+//
 // Prints medians over the turns of a run after a warm-up run, and the overhead as a share of a
 // 1 s model turn (a quick local model; a 7-8B model on a laptop takes longer to read a 16k-token
 // state). Never fails on time.
@@ -19,7 +25,7 @@
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { Request, PORTS, PROTOCOL_VERSION } from '../../extension/shared/messages.js';
-import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, until } from '../e2e/helpers.mjs';
+import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, openPanel, until } from '../e2e/helpers.mjs';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 5 : 15;
@@ -44,8 +50,45 @@ function script(turns) {
   return out;
 }
 
+/**
+ * In the panel page, before its scripts: wraps the port's message listeners to time each message
+ * that carries Push.AGENT events (window.__agentPanel: {evs, handled, painted} in ms).
+ */
+function timePanelPushes() {
+  if (!location.pathname.endsWith('/panel/panel.html')) return;
+  const log = (window.__agentPanel = []);
+  const events = (m, out) => {
+    if (m?.type === 'sw/batch') for (const x of m.pushes) events(x, out);
+    else if (m?.type === 'sw/agent') out.push(`${m.event}:${m.turn?.i ?? m.turn ?? ''}`);
+    return out;
+  };
+  const rt = chrome.runtime;
+  const connect = rt.connect.bind(rt);
+  rt.connect = (...args) => {
+    const port = connect(...args);
+    const add = port.onMessage.addListener.bind(port.onMessage);
+    port.onMessage.addListener = (fn) => add((msg, p) => {
+      const evs = events(msg, []);
+      const t0 = performance.now();
+      fn(msg, p);
+      if (!evs.length) return;
+      const rec = { evs };
+      log.push(rec);
+      // The bridge flushes in a microtask, so the first timeout runs after the DOM work; the
+      // timeout inside the next animation frame runs after that frame's style, layout and paint.
+      setTimeout(() => {
+        rec.handled = performance.now() - t0;
+        requestAnimationFrame(() => setTimeout(() => { rec.painted = performance.now() - t0; }, 0));
+      }, 0);
+    });
+    return port;
+  };
+}
+
 const browser = await launch();
+await browser.ctx.addInitScript(timePanelPushes);
 const rows = [];
+const panelRows = [];
 try {
   for (const size of SIZES) {
     const srv = await startProvider({ engine: createMailEngine({ live: false, messages: size - 18, windowSize: size }) });
@@ -103,6 +146,48 @@ try {
         });
       }
       await page.close();
+
+      // The panel: the same run started from its Playground tab.
+      const panel = await openPanel(browser.ctx, browser.extId, tabId);
+      await until(async () => (await panel.evaluate(() => window.slopPanel?.currentTree()?.nodes.size ?? 0)) >= (provider.nodes ?? size) * 0.9, { timeout: 120_000, what: 'the tree in the panel' });
+      await panel.click('#side-tabs button[data-tab="playground"]');
+      let turnsTimed = null;
+      for (let round = 0; round < 2; round++) {
+        const llm = await startLlmServer({ kind: 'openai', script: script(TURNS) });
+        try {
+          await panel.evaluate((baseUrl) => { window.__agentPanel.length = 0; return chrome.storage.local.set({
+            agentProfiles: { b: { id: 'b', name: 'bench', kind: 'openai', baseUrl, model: 'fixture-model', maxSteps: 100, addedAt: 1 } },
+          }); }, llm.baseUrl);
+          await panel.waitForFunction(() => document.querySelector('#playground [data-role="pg-profile"] option')?.textContent === 'bench · fixture-model');
+          await panel.fill('#playground [data-role="pg-steps"]', String(TURNS + 1));
+          await panel.fill('#playground [data-role="pg-task"]', 'keep the newest message changing');
+          await panel.click('#playground [data-action="pg-run"]');
+          await panel.waitForSelector('#playground [data-role="pg-outcome"][data-outcome="answered"]', { timeout: 300_000 });
+          await new Promise((r) => setTimeout(r, 300)); // the last frame's timeout
+          turnsTimed = await panel.evaluate((n) => {
+            const per = new Map();
+            for (const r of window.__agentPanel) {
+              for (const e of r.evs) {
+                const [ev, i] = e.split(':');
+                if ((ev !== 'sent' && ev !== 'turn') || !(Number(i) >= 1 && Number(i) <= n)) continue;
+                const t = per.get(i) ?? { handled: 0, painted: 0 };
+                t.handled += r.handled ?? NaN; t.painted += r.painted ?? NaN;
+                per.set(i, t);
+                break; // one message, counted once
+              }
+            }
+            return [...per.values()];
+          }, TURNS);
+        } finally {
+          await llm.close();
+        }
+      }
+      panelRows.push({
+        nodes: provider.nodes ?? size, turns: turnsTimed.length,
+        handled: median(turnsTimed.map((t) => t.handled)), handledMax: Math.max(...turnsTimed.map((t) => t.handled)),
+        painted: median(turnsTimed.map((t) => t.painted)),
+      });
+      await panel.close();
       await tab.close();
     } finally {
       await srv.close();
@@ -119,3 +204,10 @@ for (const r of rows) {
     + `${r.trace.toFixed(2).padStart(8)}  ${r.overhead.toFixed(2).padStart(11)}  ${r.model.toFixed(2).padStart(8)}  ${r.invoke.toFixed(2).padStart(9)}  ${String(r.diffs).padStart(5)}  ${(r.overhead / 10).toFixed(2).padStart(10)} %`);
 }
 console.log('  (diffs: turns whose call shows the changed message in its diff; overhead/1 s: the extension\'s own time as a share of a 1 s model turn)');
+console.log('');
+console.log(`The same run from the panel's Playground tab: the panel's time per turn, its 'sent' and 'turn' pushes (median of ${TURNS} turns)`);
+console.log('  nodes   handled ms  (max)   painted ms  handled/1 s');
+for (const r of panelRows) {
+  console.log(`  ${String(r.nodes).padStart(6)}  ${r.handled.toFixed(2).padStart(10)}  ${r.handledMax.toFixed(2).padStart(6)}  ${r.painted.toFixed(2).padStart(10)}  ${(r.handled / 10).toFixed(2).padStart(10)} %`);
+}
+console.log('  (handled: the port message in to the end of the task that drew it; painted: to the frame after, waiting for it included)');
