@@ -47,3 +47,6 @@ else timeout -k 10 1800 node tests/bench/history-bound-bench.mjs; fi
 echo
 echo "*** the agent loop's own time per turn (js-glue/agent.js) next to a scripted model"
 timeout -k 10 600 node tests/bench/agent-bench.mjs "${quick[@]}"
+echo
+echo "*** an Agent playground turn in Chromium: the worker's own time and the panel's, next to a scripted model"
+timeout -k 10 600 node tests/bench/agent-extension-bench.mjs "${quick[@]}"
