@@ -17,17 +17,13 @@ import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { connect } from '../../js-glue/client-node.js';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { median, kib as kb } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 5 : 15;
 /** The mail tree has 18 nodes besides its messages. */
 const SIZES = [100, 10_000];
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 /** Each reply: one state-changing call on the newest message (mark it unread, then open it), then text. */
 function script(turns) {

@@ -26,16 +26,12 @@ import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { Request, PORTS, PROTOCOL_VERSION } from '../../extension/shared/messages.js';
 import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, openPanel, until } from '../e2e/helpers.mjs';
+import { median, kib as kb } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
 const TURNS = quick ? 5 : 15;
 const SIZES = [100, 10_000];
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
-const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 /** Each reply: one state-changing call on the newest message (mark it read or unread), then text. */
 function script(turns) {

@@ -13,6 +13,7 @@ import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { loadSlopCoreNode, WASM_URL } from '../../js-glue/load-core-node.js';
 import { mulberry32 } from '../fixtures/provider/state.mjs';
+import { median } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
 const core = await loadSlopCoreNode();
@@ -74,10 +75,6 @@ function makePatches(sub, n, ops, opsPerPatch, seed) {
   return frames;
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 function fmt(n, digits = 2) { return n.toFixed(digits); }
 

@@ -26,6 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
 import { Timeline, TIMELINE_LIMITS } from '../../extension/service-worker/timeline.js';
 import { item, makeFrames, snapshotText } from './patch-frames.mjs';
+import { median } from './stats.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -60,7 +61,6 @@ globalThis.setTimeout = (fn, ms, ...rest) => realSetTimeout(() => {
 }, ms);
 const nextTask = () => new Promise((r) => realSetTimeout(r, 0));
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
 const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 const f1 = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));

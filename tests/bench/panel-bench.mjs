@@ -19,6 +19,8 @@ import { performance } from 'node:perf_hooks';
 import { startGatedServer } from '../fixtures/provider/ws-server.mjs';
 import { ALL_CAPABILITIES, SLOP_VERSION } from '../fixtures/provider/state.mjs';
 import { launch, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, sleep, currentWorker } from '../e2e/helpers.mjs';
+import { median, pct } from './stats.mjs';
+export { pct };
 
 // Playwright inspects the service worker's network traffic: every WebSocket frame the worker
 // receives becomes a DevTools event sent to Playwright, which costs the worker's thread more than
@@ -146,8 +148,6 @@ export function benchPatcher(srv, rnd, { visibleIndex = () => Math.floor(rnd() *
   };
 }
 
-export const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-const median = (xs) => pct([...xs].sort((a, b) => a - b), 50);
 const ms = (x) => `${x.toFixed(1)} ms`;
 
 /** Offset of the page's clock against ours: page = node + offset, ± half the best round trip. */

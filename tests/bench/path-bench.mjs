@@ -32,6 +32,7 @@ import { Timeline } from '../../extension/service-worker/timeline.js';
 import { Store } from '../../extension/panel/store.js';
 import { Push, LIMITS } from '../../extension/shared/messages.js';
 import { item, makeFrames, snapshotText } from './patch-frames.mjs';
+import { median } from './stats.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -77,10 +78,6 @@ function baselineApply(tree, ops) {
   }
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 const fmt = (n, d = 1) => (n >= 100 ? n.toFixed(0) : n.toFixed(d));
 
 /**
