@@ -32,7 +32,6 @@ const quick = process.argv.includes('--quick');
 const TURNS = quick ? 5 : 15;
 const SIZES = [100, 10_000];
 
-
 /** Each reply: one state-changing call on the newest message (mark it read or unread), then text. */
 function script(turns) {
   const out = [];
@@ -202,8 +201,8 @@ for (const r of rows) {
 console.log('  (diffs: turns whose call shows the changed message in its diff; overhead/1 s: the extension\'s own time as a share of a 1 s model turn)');
 console.log('');
 console.log(`The same run from the panel's Playground tab: the panel's time per turn, its 'sent' and 'turn' pushes (median of ${TURNS} turns)`);
-console.log('  nodes   handled ms  (max)   painted ms  handled/1 s');
+console.log('  nodes  turns   handled ms  (max)   painted ms  handled/1 s');
 for (const r of panelRows) {
-  console.log(`  ${String(r.nodes).padStart(6)}  ${r.handled.toFixed(2).padStart(10)}  ${r.handledMax.toFixed(2).padStart(6)}  ${r.painted.toFixed(2).padStart(10)}  ${(r.handled / 10).toFixed(2).padStart(10)} %`);
+  console.log(`  ${String(r.nodes).padStart(6)}  ${String(r.turns).padStart(5)}  ${r.handled.toFixed(2).padStart(10)}  ${r.handledMax.toFixed(2).padStart(6)}  ${r.painted.toFixed(2).padStart(10)}  ${(r.handled / 10).toFixed(2).padStart(10)} %`);
 }
 console.log('  (handled: the port message in to the end of the task that drew it; painted: to the frame after, waiting for it included)');
