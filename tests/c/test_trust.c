@@ -140,12 +140,18 @@ TEST(numbers_come_out_exactly_as_the_provider_sent_them) {
         {"0.30000000000000004", "0.30000000000000004"}, /* and 0.3 */
         {"5e-324", "5e-324"},                           /* the smallest subnormal */
         {"2.2250738585072e-308", "2.2250738585072e-308"}, /* a subnormal */
-        {"9007199254740993", "9007199254740992"},       /* 2^53+1 reads as 2^53 */
+        /* integer literals a double cannot hold stay the provider's digits,
+         * patched or not (64-bit ids): 2^53+1 never reads as 2^53 */
+        {"9007199254740993", "9007199254740993"},
+        {"-9223372036854775807", "-9223372036854775807"},
+        {"-9223372036854775808", "-9223372036854775808"}, /* -2^63: a double, but not in exponent form */
+        {"9007199254740992", "9007199254740992"},       /* 2^53 itself is a double */
         {"9007199254740991", "9007199254740991"},
         {"1e21", "1e+21"},
         {"-0", "-0"},
         {"1.7976931348623157e308", "1.7976931348623157e+308"},
-        {"123456789012345680000", "1.2345678901234568e+20"},
+        {"123456789012345680000", "123456789012345680000"},
+        {"1.2345678901234568e20", "1.2345678901234568e+20"}, /* not an integer literal */
         {"0.1", "0.1"},
         {"100", "100"},
         {"-2.5e-8", "-2.5e-08"},
@@ -162,7 +168,8 @@ TEST(numbers_come_out_exactly_as_the_provider_sent_them) {
         /* whatever the text, it reads back as the same double */
         if (got) CHECK(strtod(got, NULL) == strtod(cases[i].in, NULL) && signbit(strtod(got, NULL)) == signbit(strtod(cases[i].in, NULL)));
         free(got);
-        /* through a patch: printed from the double, the fewest digits that read back the same */
+        /* through a patch: printed from the double, the fewest digits that read
+         * back the same (or, for an integer beyond a double, its digits) */
         char ops[200];
         snprintf(ops, sizeof ops, "[{\"op\":\"add\",\"path\":\"/properties/y\",\"value\":[%s]}]", cases[i].in);
         patch(&l, 2, 1, ops);
@@ -184,6 +191,39 @@ TEST(exact_numbers_reach_trees_text_and_events) {
     patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/properties/x\",\"value\":0.1}]");
     CHECK_PROP(&l, "/", "x", "0.1");
     stop(&l);
+}
+
+/* A 64-bit id as a number: the tree text an agent reads, a patch to it, its
+ * event and a change in its last digit, all with the provider's digits. */
+TEST(integers_beyond_a_double_keep_their_digits_everywhere) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"id64\":1234567890123456789}}");
+    CHECK_CONTAINS(slop_consumer_tree_text(l.c, l.sub, NULL), "id64=1234567890123456789");
+    outs_free(&l.o);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/properties/id64\",\"value\":1234567890123456788}]");
+    CHECK(count_ev(&l.o, "patch") == 1);
+    CHECK_PROP(&l, "/", "id64", "1234567890123456788");
+    CHECK_CONTAINS(slop_consumer_tree_text(l.c, l.sub, NULL), "id64=1234567890123456788");
+    CHECK_CONTAINS(slop_consumer_tree(l.c, l.sub, "/", -1, NULL), "\"id64\":1234567890123456788");
+    /* inside arrays and objects, negative too; a double-sized one stays a number */
+    patch(&l, 3, 2, "[{\"op\":\"add\",\"path\":\"/properties/ids\",\"value\":{\"a\":[-9223372036854775807,9007199254740992,\"12345678901234567890\"]}}]");
+    CHECK_PROP(&l, "/", "ids", "{\"a\":[-9223372036854775807,9007199254740992,\"12345678901234567890\"]}");
+    stop(&l);
+}
+
+TEST(params_take_integers_beyond_a_double_as_integers_and_compare_their_digits) {
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\",\"enum\":[1234567890123456789]},"
+                         "\"n\":{\"type\":\"number\"}}}";
+    const char *ok = "{\"id\":1234567890123456789,\"n\":-98765432109876543210}";
+    CHECK(slop_validate_params(schema, strlen(schema), ok, strlen(ok)) == NULL);
+    const char *off_by_one = "{\"id\":1234567890123456788}"; /* the same double, not the same id */
+    char *err = slop_validate_params(schema, strlen(schema), off_by_one, strlen(off_by_one));
+    CHECK(err && strstr(err, "\"code\":\"enum\""));
+    slop_free(err);
+    const char *as_string = "{\"id\":\"1234567890123456789\"}"; /* its digits, but a string */
+    err = slop_validate_params(schema, strlen(schema), as_string, strlen(as_string));
+    CHECK(err && strstr(err, "\"code\":\"enum\""));
+    slop_free(err);
 }
 
 TEST(numbers_beyond_a_double_are_refused_anywhere_in_a_frame) {
@@ -248,7 +288,8 @@ TEST(the_overflow_check_reads_the_decimal_exponent_right) {
 }
 
 TEST(versions_and_seqs_are_integers_from_0_to_2_pow_53) {
-    static const char *versions[] = {"-1", "1.5", "9007199254740994", "\"3\"", "null", "true"};
+    /* 2^53+1 once read as 2^53 and was taken; now it is kept exact, and refused */
+    static const char *versions[] = {"-1", "1.5", "9007199254740994", "9007199254740993", "\"3\"", "null", "true"};
     for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
         live l;
         start(&l, HELLO_ALL, "/", NULL);
@@ -510,6 +551,8 @@ int main(void) {
     RUN(frames_after_close_are_never_applied);
     RUN(numbers_come_out_exactly_as_the_provider_sent_them);
     RUN(exact_numbers_reach_trees_text_and_events);
+    RUN(integers_beyond_a_double_keep_their_digits_everywhere);
+    RUN(params_take_integers_beyond_a_double_as_integers_and_compare_their_digits);
     RUN(numbers_beyond_a_double_are_refused_anywhere_in_a_frame);
     RUN(the_overflow_check_reads_the_decimal_exponent_right);
     RUN(versions_and_seqs_are_integers_from_0_to_2_pow_53);

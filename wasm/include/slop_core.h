@@ -61,7 +61,11 @@
  * Exact output.
  *   Everything the core prints carries numbers that read back as the very
  *   same double (the shortest such text: 0.30000000000000004 stays so, -0
- *   stays -0) and strings byte for byte as the provider sent them. A node
+ *   stays -0) and strings byte for byte as the provider sent them. An
+ *   integer a double cannot hold (beyond 2^53, as 64-bit ids are) keeps the
+ *   provider's digits wherever it goes: views, tree text, patches, events,
+ *   params checks (1234567890123456789 is never ...784). As a version or a
+ *   seq it is refused. A node
  *   without children has no "children" member, whether the provider wrote
  *   it absent, null or [] (the one canonical form for exports and diffs).
  *

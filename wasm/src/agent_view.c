@@ -868,7 +868,7 @@ static const cJSON *view_field(const slop__node *n, int f, cJSON **tmp, int *oom
     *tmp = NULL;
     if (n->field[f]) return n->field[f];
     if (!n->raw[f]) return NULL;
-    *tmp = cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
+    *tmp = slop__json_parse_exact(n->raw[f], n->raw_len[f]);
     if (!*tmp) *oom = 1;
     return *tmp;
 }
@@ -1268,7 +1268,7 @@ static int view_cache(slop__node *n) {
     long count = 0;
     if (n->field[fa]) count = json_count_actions(n->field[fa]);
     else if (n->raw[fa] && (count = raw_count_actions(n->raw[fa], n->raw_len[fa])) < 0) {
-        cJSON *t = cJSON_ParseWithLength(n->raw[fa], n->raw_len[fa]);
+        cJSON *t = slop__json_parse_exact(n->raw[fa], n->raw_len[fa]);
         if (!t) return -1;
         count = json_count_actions(t);
         cJSON_Delete(t);
@@ -1282,7 +1282,7 @@ static int view_cache(slop__node *n) {
         size_t len = n->raw_len[fm];
         int may = memchr(r, '\\', len) != NULL;
         for (size_t i = 0; !may && i + 10 <= len; i++) may = memcmp(r + i, "\"salience\"", 10) == 0;
-        if (may && !(meta = tmp = cJSON_ParseWithLength(r, len))) return -1;
+        if (may && !(meta = tmp = slop__json_parse_exact(r, len))) return -1;
     }
     const cJSON *sv = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "salience") : NULL;
     if (cJSON_IsNumber(sv)) sal = sv->valuedouble;
@@ -1510,7 +1510,7 @@ int slop__mirror_tools(slop__node *root, const char *root_path, const char *pref
         if (me == SIZE_MAX) goto out;
         const cJSON *affs = n->field[SLOP__FIELD_AFFORDANCES];
         if (!affs) {
-            affs = parsed[nparsed++] = cJSON_ParseWithLength(n->raw[SLOP__FIELD_AFFORDANCES],
+            affs = parsed[nparsed++] = slop__json_parse_exact(n->raw[SLOP__FIELD_AFFORDANCES],
                                                              n->raw_len[SLOP__FIELD_AFFORDANCES]);
             if (!affs) goto out;
         }

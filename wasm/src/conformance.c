@@ -228,7 +228,7 @@ static const cJSON *field_of(const slop__node *n, int f, cJSON **tmp) {
     *tmp = NULL;
     if (n->field[f]) return n->field[f];
     if (!n->raw[f]) return NULL;
-    *tmp = cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
+    *tmp = slop__json_parse_exact(n->raw[f], n->raw_len[f]);
     return *tmp;
 }
 
@@ -259,7 +259,7 @@ static void check_meta(walk *w, const slop__node *n, const char *path, const cJS
     const cJSON *sal = cJSON_GetObjectItemCaseSensitive(meta, "salience");
     if (sal && !(cJSON_IsNumber(sal) && sal->valuedouble >= 0 && sal->valuedouble <= 1))
         slop__conf_note(w->out, "meta-salience", path, w->version, "meta.salience is %s",
-                        cJSON_IsNumber(sal) ? "out of 0..1" : "not a number");
+                        slop__json_is_number(sal) ? "out of 0..1" : "not a number");
     const cJSON *urg = cJSON_GetObjectItemCaseSensitive(meta, "urgency");
     if (urg && !one_of(urg, urgencies, 5))
         slop__conf_note(w->out, "meta-urgency", path, w->version, "meta.urgency is \"%.40s\"",

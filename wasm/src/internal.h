@@ -141,6 +141,20 @@ typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_s
 cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
                         size_t *offset, const char **why);
 
+/* cJSON_ParseWithLength for text the scanner has already accepted, with one
+ * change: an integer literal of 16 digits or more that the number printer
+ * would not write back as it is (a double cannot hold it, beyond 2^53 as
+ * 64-bit ids often are, or it would print in exponent form) becomes a
+ * cJSON_Raw value holding the provider's digits,
+ * so everything the core prints from it says what the provider sent, and a
+ * comparison tells 12345678901234567891 from ...892. Such a value is not
+ * cJSON_IsNumber: read it with slop__json_is_number(). Caller
+ * cJSON_Delete()s; NULL only on OOM (or text that is not JSON). */
+cJSON *slop__json_parse_exact(const char *s, size_t len);
+/* A number, or an integer kept exact as above (its valuedouble is the
+ * nearest double). */
+int slop__json_is_number(const cJSON *v);
+
 /* A validating JSON scanner (RFC 8259, strict), used for every byte from
  * outside before cJSON parses it, and where building cJSON values would cost
  * more than the work needs: snapshot trees load straight from the text

@@ -43,9 +43,104 @@ cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__jso
         *status = too_deep ? SLOP__JSON_TOO_DEEP : SLOP__JSON_BAD;
         return NULL;
     }
-    cJSON *v = cJSON_ParseWithLength(s, len);
+    cJSON *v = slop__json_parse_exact(s, len);
     *status = v ? SLOP__JSON_OK : SLOP__JSON_BAD; /* only out of memory can fail here */
     return v;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Integers beyond a double, kept exact                                     */
+/* ---------------------------------------------------------------------- */
+
+/* Every integer below 10^15 is a double exactly: a literal needs 16 digits
+ * in a row to be in question, so most texts are passed by this loop alone. */
+static int has_long_digit_run(const char *s, size_t len) {
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] >= '0' && s[i] <= '9') {
+            if (++run >= 16) return 1;
+        } else {
+            run = 0;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *s;
+    size_t len, pos;
+} number_cursor;
+
+static int is_number_char(char ch) {
+    return (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E';
+}
+
+/* The next number literal of valid JSON text, in document order (the order
+ * in which cJSON lists values). */
+static int next_number(number_cursor *c, const char **tok, size_t *tok_len) {
+    while (c->pos < c->len) {
+        char ch = c->s[c->pos];
+        if (ch == '"') {
+            c->pos++;
+            while (c->pos < c->len && c->s[c->pos] != '"') c->pos += c->s[c->pos] == '\\' ? 2 : 1;
+            c->pos++;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            size_t at = c->pos;
+            while (c->pos < c->len && is_number_char(c->s[c->pos])) c->pos++;
+            *tok = c->s + at;
+            *tok_len = c->pos - at;
+            return 1;
+        } else {
+            c->pos++;
+        }
+    }
+    return 0;
+}
+
+/* An integer literal of 16 digits or more that the core's number printer
+ * would not write back as it is: a double cannot hold it (2^53+1 reads as
+ * 2^53), or it would come out in exponent form (-2^63 as
+ * -9.223372036854776e+18), which an id's reader takes for a float. */
+static int keeps_digits(const char *tok, size_t n, double d) {
+    if (n < 16 || memchr(tok, '.', n) || memchr(tok, 'e', n) || memchr(tok, 'E', n)) return 0;
+    char printed[SLOP__NUMBER_BUF];
+    size_t k = slop__format_number(d, printed);
+    return k != n || memcmp(printed, tok, n) != 0;
+}
+
+static int keep_exact(cJSON *v, number_cursor *c) {
+    for (; v; v = v->next) {
+        if (cJSON_IsNumber(v)) {
+            const char *tok;
+            size_t n;
+            if (!next_number(c, &tok, &n)) return 0; /* cannot happen for valid JSON */
+            if (!keeps_digits(tok, n, v->valuedouble)) continue;
+            char *digits = malloc(n + 1);
+            if (!digits) return -1;
+            memcpy(digits, tok, n);
+            digits[n] = '\0';
+            v->type = cJSON_Raw | (v->type & ~0xFF); /* valuestring is freed by cJSON_Delete */
+            v->valuestring = digits;
+        } else if (v->child && keep_exact(v->child, c) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+cJSON *slop__json_parse_exact(const char *s, size_t len) {
+    cJSON *v = cJSON_ParseWithLength(s, len);
+    if (!v || !has_long_digit_run(s, len)) return v;
+    number_cursor c = {s, len, 0};
+    if (keep_exact(v, &c) < 0) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+int slop__json_is_number(const cJSON *v) {
+    return cJSON_IsNumber(v) || cJSON_IsRaw(v);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -948,7 +948,7 @@ cJSON *slop__node_to_json(const slop__node *n, int depth) {
     for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
         if (n->field[f]) cJSON_AddItemToObject(o, field_names[f], cJSON_Duplicate(n->field[f], 1));
         else if (n->raw[f]) /* parsed for the copy only: reading keeps the node compact */
-            cJSON_AddItemToObject(o, field_names[f], cJSON_ParseWithLength(n->raw[f], n->raw_len[f]));
+            cJSON_AddItemToObject(o, field_names[f], slop__json_parse_exact(n->raw[f], n->raw_len[f]));
     }
     if (n->kids && depth != 0) {
         cJSON *arr = cJSON_AddArrayToObject(o, "children");
@@ -1003,7 +1003,7 @@ static int meta_may_have(const slop__node *n, const char *key) {
 cJSON *slop__node_meta_if(const slop__node *n, const char *key) {
     const int f = SLOP__FIELD_META;
     if (!meta_may_have(n, key)) return NULL;
-    return n->field[f] ? cJSON_Duplicate(n->field[f], 1) : cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
+    return n->field[f] ? cJSON_Duplicate(n->field[f], 1) : slop__json_parse_exact(n->raw[f], n->raw_len[f]);
 }
 
 /* Forgets field f's text (freeing it when it has a buffer of its own). */
@@ -1018,7 +1018,7 @@ cJSON *slop__node_field(slop__node *n, int f) {
     if (!n->field[f] && n->raw[f]) {
         /* The scanner (or the printer, for a field printed back) wrote this
          * text, and cJSON accepts a superset. */
-        n->field[f] = cJSON_ParseWithLength(n->raw[f], n->raw_len[f]);
+        n->field[f] = slop__json_parse_exact(n->raw[f], n->raw_len[f]);
         if (n->field[f]) raw_drop(n, f);
     }
     return n->field[f];

@@ -42,8 +42,9 @@ static int type_matches(int t, const cJSON *v) {
     case 0: return cJSON_IsObject(v);
     case 1: return cJSON_IsArray(v);
     case 2: return cJSON_IsString(v);
-    case 3: return cJSON_IsNumber(v) && isfinite(v->valuedouble);
-    case 4: return cJSON_IsNumber(v) && isfinite(v->valuedouble) && floor(v->valuedouble) == v->valuedouble;
+    case 3: return slop__json_is_number(v) && isfinite(v->valuedouble);
+    /* An exact integer beyond a double (cJSON_Raw, see slop__json_parse_exact) is one. */
+    case 4: return cJSON_IsRaw(v) || (cJSON_IsNumber(v) && isfinite(v->valuedouble) && floor(v->valuedouble) == v->valuedouble);
     case 5: return cJSON_IsBool(v);
     case 6: return cJSON_IsNull(v);
     default: return 1;
@@ -56,7 +57,7 @@ static int json_equal(const cJSON *a, const cJSON *b, int depth) {
     if (depth > EQUAL_MAX_DEPTH) return 0;
     if (cJSON_IsNumber(a) && cJSON_IsNumber(b)) return a->valuedouble == b->valuedouble;
     if ((a->type & 0xFF) != (b->type & 0xFF)) return 0;
-    if (cJSON_IsString(a)) return a->valuestring && b->valuestring && !strcmp(a->valuestring, b->valuestring);
+    if (cJSON_IsString(a) || cJSON_IsRaw(a)) return a->valuestring && b->valuestring && !strcmp(a->valuestring, b->valuestring);
     if (cJSON_IsArray(a)) {
         const cJSON *x = a->child, *y = b->child;
         for (; x && y; x = x->next, y = y->next)
