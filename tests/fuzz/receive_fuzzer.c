@@ -38,7 +38,7 @@ static void check_agent_view(slop_consumer *c, const char *sub, const char *root
         if (slop_consumer_tree_text(c, sub, NULL) || slop_consumer_tools(c, sub, NULL, 0, 0, NULL)) __builtin_trap();
         return;
     }
-    cJSON *tree = cJSON_Parse(tj);
+    cJSON *tree = slop__json_parse_exact(tj, strlen(tj)); /* as the core reads a field */
     char *text = slop__tree_text(tree);
     const char *mt = slop_consumer_tree_text(c, sub, NULL);
     if (!text || !mt || strcmp(text, mt) != 0) __builtin_trap();
