@@ -10,6 +10,10 @@
 
 import { Push, PanelNote, Status } from '../shared/messages.js';
 import { childPath, isAtOrUnder } from '../shared/node-path.js';
+import { parseExact } from '../shared/exact-json.js';
+
+/** A view as the worker sent it, or read from its own text when it holds an integer beyond a double. */
+const exactView = (n) => (typeof n?.exact === 'string' ? parseExact(n.exact) : n);
 
 export { childPath } from '../shared/node-path.js';
 
@@ -174,7 +178,7 @@ export class Store {
   #newTree(key, sub, path, version, complete, nodes, readOnly = false, total = null) {
     return {
       key, sub, path, version, complete, total,
-      nodes: new Map(nodes.map((n) => [n.path, n])),
+      nodes: new Map(nodes.map((n) => [n.path, exactView(n)])),
       stamps: new Map(nodes.map((n) => [n.path, ++this.stamp])),
       resetId: ++this.resets,
       structure: ++this.stamp,
@@ -234,7 +238,7 @@ export class Store {
           // Asked for but not answered yet: the answer will say "missing"; nothing to wait for.
           if (tree.requested.size) for (const r of tree.requested) if (isAtOrUnder(r, p)) tree.requested.delete(r);
         }
-        const nodes = JSON.parse(msg.views);
+        const nodes = parseExact(msg.views);
         for (const n of nodes) {
           const before = tree.nodes.get(n.path);
           if (!before || !sameIds(before.child_ids, n.child_ids)) structural = true;
@@ -381,7 +385,8 @@ export class Store {
     const tree = this.tree(key, sub);
     if (!tree) return;
     let structural = false;
-    for (const n of nodes) {
+    for (const view of nodes) {
+      const n = exactView(view);
       tree.requested.delete(n.path);
       if (!tree.nodes.has(n.path)) structural = true;
       tree.nodes.set(n.path, n);

@@ -5,9 +5,23 @@
 // to the panel as the core's child insertions and removals, never as a parent's whole child list.
 
 import { childPath, parentPath, isAtOrUnder } from '../shared/node-path.js';
+import { LONG_DIGITS } from '../shared/exact-json.js';
 
 /** @typedef {import('../../js-glue/slop-core.js').SlopConsumerT} SlopConsumer */
 /** @typedef {import('../shared/messages.js').NodeView} NodeView */
+
+/**
+ * The core's view of a node, with its text beside it (`exact`) when it may hold an integer a
+ * double cannot: a port would carry the parsed number rounded.
+ * @param {SlopConsumer} consumer @param {string} sub @param {string} path @returns {NodeView|null}
+ */
+export function nodeView(consumer, sub, path) {
+  const text = consumer.nodeText(sub, path);
+  if (text === null) return null;
+  const view = JSON.parse(text);
+  if (LONG_DIGITS.test(text)) view.exact = text;
+  return view;
+}
 
 /**
  * Node views breadth-first from rootPath, at most `budget` of them.
@@ -21,7 +35,7 @@ export function breadthFirstViews(consumer, sub, rootPath, budget) {
   for (let i = 0; i < queue.length; i++) {
     if (nodes.length >= budget) return { nodes, complete: false };
     const path = queue[i];
-    const view = /** @type {NodeView|null} */ (consumer.node(sub, path));
+    const view = nodeView(consumer, sub, path);
     if (!view) continue;
     nodes.push(view);
     for (const id of view.child_ids ?? []) queue.push(childPath(view.path, id));
@@ -38,7 +52,7 @@ export function viewsOf(consumer, sub, paths) {
   const nodes = [];
   const missing = [];
   for (const p of paths) {
-    const v = typeof p === 'string' ? consumer.node(sub, p) : null;
+    const v = typeof p === 'string' ? nodeView(consumer, sub, p) : null;
     if (v) nodes.push(v);
     else missing.push(p);
   }

@@ -484,6 +484,9 @@ export function catalogued(msg, ...groups) {
  * @property {object} [content_ref]
  * @property {number} [more]            a windowed collection: children the provider has beyond these
  * @property {[number, number]} [next_window]   and the [offset, count] to query for the next page
+ * @property {string} [exact]           the view as the core's JSON text, only when it holds an
+ *                                      integer a double cannot (a 64-bit id): ports carry numbers
+ *                                      as doubles, so the panel reads this text instead (exact-json.js)
  */
 
 /**

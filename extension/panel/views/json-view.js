@@ -1,8 +1,10 @@
 // json-view.js: JSON values as a collapsible tree (native <details>), text only.
 
 import { h } from '../../shared/dom.js';
+import { isExactNumber } from '../../shared/exact-json.js';
 
 function scalar(v) {
+  if (isExactNumber(v)) return h('span', { class: 'scalar t-number', text: v.rawJSON }); // a 64-bit integer, as sent
   const t = v === null ? 'null' : typeof v;
   return h('span', { class: `scalar t-${t}`, text: t === 'string' ? JSON.stringify(v) : String(v) });
 }
@@ -19,7 +21,7 @@ function brief(v) {
  */
 function entry(key, value, depth, openDepth, limit) {
   const keyEl = key === null ? null : h('span', { class: 'jt-key', text: key });
-  if (value === null || typeof value !== 'object') {
+  if (value === null || typeof value !== 'object' || isExactNumber(value)) {
     return h('div', { class: 'jt-row' }, keyEl, keyEl ? h('span', { class: 'jt-colon', text: ': ' }) : null, scalar(value));
   }
   const members = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
@@ -46,7 +48,7 @@ function entry(key, value, depth, openDepth, limit) {
  */
 export function jsonView(value, { openDepth = 1, limit = 500 } = {}) {
   const root = h('div', { class: 'json-tree' });
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !isExactNumber(value)) {
     for (const [k, v] of Object.entries(value)) root.append(entry(k, v, 1, openDepth, limit));
   } else {
     root.append(entry(null, value, 0, openDepth, limit));

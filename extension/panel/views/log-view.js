@@ -10,6 +10,7 @@
 import { h, setChildren, Tabs } from '../../shared/dom.js';
 import { VirtualList } from './virtual-list.js';
 import { clockTime } from '../../shared/time-text.js';
+import { parseExact } from '../../shared/exact-json.js';
 
 const LOG_ROW = 20;
 
@@ -50,7 +51,7 @@ function parsed(f) {
   if (!parsedFrames.has(f)) {
     let m;
     try {
-      m = f.truncated ? undefined : JSON.parse(f.text);
+      m = f.truncated ? undefined : parseExact(f.text);
     } catch {
       m = undefined;
     }

@@ -1,0 +1,27 @@
+// exact-json.js: JSON.parse that keeps what a double cannot: an integer literal of 16 digits or
+// more that would not come back as written (a 64-bit id such as 1234567890123456789, which a
+// double reads as ...784) becomes JSON.rawJSON(its digits), which JSON.stringify writes back as
+// they came. The same rule as the core's (slop__json_parse_exact in wasm/src/json_limits.c).
+// Where the engine lacks JSON.rawJSON (Node 20), the plain parse.
+
+const CAN_KEEP = typeof JSON.rawJSON === 'function' && typeof JSON.isRawJSON === 'function';
+/** A run of 16 digits: below that every integer is a double exactly, so most texts skip the reviver. */
+export const LONG_DIGITS = /\d{16}/;
+const INTEGER = /^-?\d{16,}$/;
+
+/** @param {string} _key @param {unknown} value @param {{source?: string}} [context] */
+function keepDigits(_key, value, context) {
+  const src = context?.source;
+  if (typeof value === 'number' && src !== undefined && INTEGER.test(src) && String(value) !== src) return JSON.rawJSON(src);
+  return value;
+}
+
+/** JSON.parse, with integers beyond a double kept as their digits. @param {string} text */
+export function parseExact(text) {
+  return CAN_KEEP && LONG_DIGITS.test(text) ? JSON.parse(text, keepDigits) : JSON.parse(text);
+}
+
+/** An integer kept by parseExact: show `.rawJSON`, its digits. @param {unknown} v @returns {v is {rawJSON: string}} */
+export function isExactNumber(v) {
+  return CAN_KEEP && JSON.isRawJSON(v);
+}

@@ -1,0 +1,83 @@
+// Integers a double cannot hold, as a provider written in Go, Rust or Python sends a 64-bit id:
+// the panel shows the provider's digits in the detail (on first load and after a patch), the
+// Agent tab's text (what a model reads) has them, a copy has them, and a change in the last
+// digit is a change. Before, 1234567890123456789 showed as 1234567890123456800.
+
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { StateEngine } from '../fixtures/provider/state.mjs';
+import { exactIntegers } from '../fixtures/provider/ws-server.mjs';
+import { browserOnProvider, startProvider, openPanel, until, TEST_TIMEOUT } from './helpers.mjs';
+
+const ID = '1234567890123456789';
+const NEXT = '1234567890123456788'; // the same double as ID
+const MIN64 = '-9223372036854775808'; // a double, but JSON.stringify writes -9223372036854776000
+
+function tree() {
+  return {
+    id: 'shop', type: 'root', properties: { label: 'Shop' },
+    children: [{
+      id: 'order', type: 'item',
+      properties: { label: 'Order', id64: `int:${ID}`, min64: `int:${MIN64}`, ids: [`int:${ID}`, 7], small: 42, ratio: 0.1 },
+      affordances: [{ action: 'ship', label: 'Ship' }],
+    }],
+  };
+}
+
+describe('panel: integers beyond a double keep their digits', () => {
+  let srv, browser, tabId;
+  before(async () => {
+    srv = await startProvider({ engine: new StateEngine({ tree: tree() }), encode: exactIntegers });
+    ({ browser, tabId } = await browserOnProvider(srv));
+  });
+  after(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  /** The text of property k's row in the detail. */
+  const propText = (panel, k) => panel.locator('#detail section[data-section="properties"] .json-tree > *', { has: panel.locator(`.jt-key:text-is("${k}")`) }).first().textContent();
+
+  test('the detail, a copy and the Agent tab show the provider\'s digits; a patch to the last digit shows', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/order"]', { timeout: 10_000 });
+    assert.equal(await propText(panel, 'id64'), `id64: ${ID}`);
+    assert.equal(await propText(panel, 'min64'), `min64: ${MIN64}`);
+    assert.equal(await propText(panel, 'small'), 'small: 42');
+    assert.equal(await propText(panel, 'ratio'), 'ratio: 0.1');
+    await panel.locator('#detail section[data-section="properties"] summary', { hasText: 'ids' }).click();
+    await until(async () => (await panel.locator('#detail section[data-section="properties"]').textContent()).includes(`0: ${ID}`), { what: 'the array\'s members' });
+
+    // Copy node as JSON (Ctrl+C on the row): the digits, not a rounded double.
+    await panel.focus('#tree');
+    await panel.keyboard.press('Control+c');
+    await until(() => panel.evaluate(() => globalThis.slopPanel.lastCopied?.what === '/order as JSON'), { what: 'the copy' });
+    const copied = await panel.evaluate(() => globalThis.slopPanel.lastCopied.text);
+    assert.match(copied, new RegExp(`"id64": ${ID}\\b`));
+    assert.match(copied, new RegExp(`"min64": ${MIN64}\\b`));
+
+    // The Agent tab: the core's tree text, what a model is given.
+    await panel.click('#side-tabs button[data-tab="agent"]');
+    const pre = panel.locator('#agent pre[data-role="tree-text"]');
+    await pre.waitFor({ timeout: 5000 });
+    assert.match(await pre.textContent(), new RegExp(`id64=${ID}, min64=${MIN64}`));
+
+    // A patch that changes only the last digit: one double, two ids. The view comes as a delta.
+    srv.engine.mutate((root) => { root.children[0].properties.id64 = `int:${NEXT}`; });
+    await panel.click('#side-tabs button[data-tab="node"]');
+    await until(async () => (await propText(panel, 'id64')) === `id64: ${NEXT}`, { what: 'the patched id', timeout: 10_000 });
+    await panel.click('#side-tabs button[data-tab="agent"]');
+    await until(async () => (await pre.textContent()).includes(`id64=${NEXT}`), { what: 'the Agent tab after the patch', timeout: 10_000 });
+    await panel.close();
+  });
+
+  test('a panel opened after the patch loads the digits with the tree (views on demand too)', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/order"]', { timeout: 10_000 });
+    assert.equal(await propText(panel, 'id64'), `id64: ${NEXT}`);
+    // The worker's view of the node, as the store keeps it: the digits as JSON.rawJSON.
+    const kept = await panel.evaluate(() => JSON.stringify(window.slopPanel.currentTree().nodes.get('/order').properties.id64));
+    assert.equal(kept, NEXT);
+    await panel.close();
+  });
+});
