@@ -4,7 +4,9 @@
 // they came. The same rule as the core's (slop__json_parse_exact in wasm/src/json_limits.c).
 // Where the engine lacks JSON.rawJSON (Node 20), the plain parse.
 
-const CAN_KEEP = typeof JSON.rawJSON === 'function' && typeof JSON.isRawJSON === 'function';
+/** JSON with the source-access parts (ES2025), which TypeScript's lib does not list yet. */
+const J = /** @type {JSON & {rawJSON?: (text: string) => {rawJSON: string}, isRawJSON?: (v: unknown) => boolean}} */ (JSON);
+const CAN_KEEP = typeof J.rawJSON === 'function' && typeof J.isRawJSON === 'function';
 /** A run of 16 digits: below that every integer is a double exactly, so most texts skip the reviver. */
 export const LONG_DIGITS = /\d{16}/;
 const INTEGER = /^-?\d{16,}$/;
@@ -12,7 +14,7 @@ const INTEGER = /^-?\d{16,}$/;
 /** @param {string} _key @param {unknown} value @param {{source?: string}} [context] */
 function keepDigits(_key, value, context) {
   const src = context?.source;
-  if (typeof value === 'number' && src !== undefined && INTEGER.test(src) && String(value) !== src) return JSON.rawJSON(src);
+  if (typeof value === 'number' && src !== undefined && INTEGER.test(src) && String(value) !== src) return J.rawJSON?.(src);
   return value;
 }
 
@@ -23,5 +25,5 @@ export function parseExact(text) {
 
 /** An integer kept by parseExact: show `.rawJSON`, its digits. @param {unknown} v @returns {v is {rawJSON: string}} */
 export function isExactNumber(v) {
-  return CAN_KEEP && JSON.isRawJSON(v);
+  return CAN_KEEP && J.isRawJSON?.(v) === true;
 }
