@@ -220,7 +220,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t left = 0, cut_left = 0;
         char *whole = slop_render_state_tail(all, 1, "now", 0, &left);
         if (left) __builtin_trap();
-        size_t budgets[2] = {size % 1200, 512 + size % 4096};
+        /* 0 would mean no limit (the whole text): the budgets start at 1 */
+        size_t budgets[2] = {1 + size % 1200, 512 + size % 4096};
         for (int i = 0; i < 2 && whole; i++) {
             char *cut = slop_render_state_tail(all, 1, "now", budgets[i], &cut_left);
             if (!cut) __builtin_trap();
