@@ -7,7 +7,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
+import { startWsProvider, exactIntegers } from '../fixtures/provider/ws-server.mjs';
+import { StateEngine } from '../fixtures/provider/state.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { openBrowser, saveToken } from './driver.mjs';
@@ -425,6 +426,32 @@ export function panelSuite(kind) {
         await clear(options).catch(() => {});
         await options.close();
         await llm.close();
+      }
+    });
+
+    test('a 64-bit integer shows as the provider sent it: in the detail and after a patch to its last digit', { timeout: TIMEOUT }, async () => {
+      const ID = '1234567890123456789', NEXT = '1234567890123456788'; // one double, two ids
+      const big = await startWsProvider({
+        engine: new StateEngine({ tree: { id: 'shop', type: 'root', children: [{ id: 'order', type: 'item', properties: { label: 'Order', id64: `int:${ID}` } }] } }),
+        encode: exactIntegers, host: '127.0.0.1', port: 0, allowedOrigins: [d.extOrigin],
+      });
+      try {
+        await saveToken(d, big.origin, big.token);
+        const url = big.url('/pages/meta-ws.html');
+        await d.webPage(url);
+        const bigTab = await d.tabId(url);
+        const p = await d.extensionPage(`extension/panel/panel.html?tabId=${bigTab}`);
+        await p.waitFor('#tree .row[data-path="/order"]', { timeout: 15_000 });
+        await p.click('#tree .row[data-path="/order"]');
+        const shown = () => [...document.querySelectorAll('#detail section[data-section="properties"] .jt-row')]
+          .find((r) => r.querySelector('.jt-key')?.textContent === 'id64')?.textContent ?? null;
+        assert.equal(await p.waitUntil(shown, undefined, { what: 'the id in the detail' }), `id64: ${ID}`);
+        big.engine.mutate((root) => { root.children[0].properties.id64 = `int:${NEXT}`; });
+        await p.waitUntil((want) => [...document.querySelectorAll('#detail section[data-section="properties"] .jt-row')]
+          .some((r) => r.textContent === want), `id64: ${NEXT}`, { what: 'the patched id' });
+        await p.close();
+      } finally {
+        await big.close();
       }
     });
 
