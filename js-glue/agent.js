@@ -13,6 +13,7 @@
 // nothing is logged: the API key goes only into the Authorization header of its endpoint.
 
 import { utf8Length } from './text-budget.js';
+import { parseExact } from './exact-json.js';
 
 /** Defaults of an endpoint config. */
 export const AGENT_DEFAULTS = Object.freeze({
@@ -794,7 +795,10 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
           continue;
         }
         const tool = view.tools.get(tc.name);
-        const errors = core.validateParams(tool.parameters ?? {}, tc.parsed);
+        // What is checked and sent: the arguments with an id's digits as the model wrote them
+        // (the state text gives them exactly); the trace keeps the plain parse, which any port can carry.
+        const params = tc.arguments.trim() === '' ? {} : parseExact(tc.arguments);
+        const errors = core.validateParams(tool.parameters ?? {}, params);
         if (errors) {
           call.refused = `params do not fit the schema: ${errors.map((e) => e.message).join('; ')}`;
           call.paramErrors = errors;
@@ -810,7 +814,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
             const tcf = now();
             try {
               call.confirmed = (await untilStopped(Promise.resolve().then(() => confirm({
-                name: tc.name, path: target.path, action: target.action, params: tc.parsed, description: tool.description,
+                name: tc.name, path: target.path, action: target.action, params: tc.parsed, arguments: tc.arguments, description: tool.description,
                 provider: view.session.provider ? { id: view.session.provider.id, name: view.session.provider.name } : null,
               })), signal)) === true;
               if (!call.confirmed) call.refused = 'the user declined';
@@ -836,7 +840,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
         const ti = now();
         let event;
         try {
-          const r = await untilStopped(Promise.resolve(view.session.invoke(target.path, target.action, tc.parsed)), signal);
+          const r = await untilStopped(Promise.resolve(view.session.invoke(target.path, target.action, params)), signal);
           event = r?.event ?? r;
         } catch (e) {
           if (e instanceof Stopped) {

@@ -71,6 +71,8 @@ export interface AgentConfirmCall {
   path: string;
   action: string;
   params: unknown;
+  /** The arguments as the model wrote them (JSON text): an id's digits as sent, which params may round. */
+  arguments: string;
   description: string;
   provider: { id: string; name: string } | null;
 }

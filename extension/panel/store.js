@@ -10,7 +10,7 @@
 
 import { Push, PanelNote, Status } from '../shared/messages.js';
 import { childPath, isAtOrUnder } from '../shared/node-path.js';
-import { parseExact } from '../shared/exact-json.js';
+import { parseExact } from '../../js-glue/exact-json.js';
 
 /** A view as the worker sent it, or read from its own text when it holds an integer beyond a double. */
 const exactView = (n) => (typeof n?.exact === 'string' ? parseExact(n.exact) : n);

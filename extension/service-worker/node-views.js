@@ -5,7 +5,7 @@
 // to the panel as the core's child insertions and removals, never as a parent's whole child list.
 
 import { childPath, parentPath, isAtOrUnder } from '../shared/node-path.js';
-import { LONG_DIGITS } from '../shared/exact-json.js';
+import { LONG_DIGITS } from '../../js-glue/exact-json.js';
 
 /** @typedef {import('../../js-glue/slop-core.js').SlopConsumerT} SlopConsumer */
 /** @typedef {import('../shared/messages.js').NodeView} NodeView */

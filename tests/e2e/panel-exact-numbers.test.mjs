@@ -1,12 +1,14 @@
 // Integers a double cannot hold, as a provider written in Go, Rust or Python sends a 64-bit id:
 // the panel shows the provider's digits in the detail (on first load and after a patch), the
 // Agent tab's text (what a model reads) has them, a copy has them, and a change in the last
-// digit is a change. Before, 1234567890123456789 showed as 1234567890123456800.
+// digit is a change; in the Playground a model passes the id back as it read it, and the confirm
+// card and the provider get its digits. Before, 1234567890123456789 showed as 1234567890123456800.
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { StateEngine } from '../fixtures/provider/state.mjs';
 import { exactIntegers } from '../fixtures/provider/ws-server.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { browserOnProvider, startProvider, openPanel, until, TEST_TIMEOUT } from './helpers.mjs';
 
 const ID = '1234567890123456789';
@@ -19,15 +21,22 @@ function tree() {
     children: [{
       id: 'order', type: 'item',
       properties: { label: 'Order', id64: `int:${ID}`, min64: `int:${MIN64}`, ids: [`int:${ID}`, 7], small: 42, ratio: 0.1 },
-      affordances: [{ action: 'ship', label: 'Ship' }],
+      affordances: [{
+        action: 'ship', label: 'Ship', dangerous: true,
+        params: { type: 'object', properties: { order_id: { type: 'integer' } }, required: ['order_id'] },
+      }],
     }],
   };
 }
 
 describe('panel: integers beyond a double keep their digits', () => {
   let srv, browser, tabId;
+  const received = []; // the frames the provider got, as text (its engine parses them into doubles)
   before(async () => {
-    srv = await startProvider({ engine: new StateEngine({ tree: tree() }), encode: exactIntegers });
+    srv = await startProvider({
+      engine: new StateEngine({ tree: tree() }), encode: exactIntegers,
+      onSession: (_s, ws) => ws.on('message', (data) => received.push(data.toString('utf8'))),
+    });
     ({ browser, tabId } = await browserOnProvider(srv));
   });
   after(async () => {
@@ -79,5 +88,31 @@ describe('panel: integers beyond a double keep their digits', () => {
     const kept = await panel.evaluate(() => JSON.stringify(window.slopPanel.currentTree().nodes.get('/order').properties.id64));
     assert.equal(kept, NEXT);
     await panel.close();
+  });
+
+  test('the Playground: the model reads the id\'s digits, passes them back, and the confirm card and the provider get them', { timeout: TEST_TIMEOUT }, async () => {
+    const llm = await startLlmServer({ kind: 'openai', script: [] });
+    try {
+      const panel = await openPanel(browser.ctx, browser.extId, tabId);
+      await panel.evaluate((baseUrl) => chrome.storage.local.set({
+        agentProfiles: { p1: { id: 'p1', name: 'Fixture', kind: 'openai', baseUrl, model: 'fixture-model', addedAt: 1 } },
+      }), llm.baseUrl);
+      await panel.click('#side-tabs button[data-tab="playground"]');
+      await panel.waitForSelector('#playground [data-role="pg-no-profile"]', { state: 'hidden' });
+      llm.push({ calls: [{ name: 'order__ship', arguments: `{"order_id":${NEXT}}` }] }, { text: 'Shipped.' });
+      await panel.fill('#playground [data-role="pg-task"]', 'Ship the order');
+      await panel.click('#playground [data-action="pg-run"]');
+      const asked = panel.locator('#playground [data-role="pg-confirm-params"]');
+      await asked.waitFor({ timeout: 20_000 });
+      assert.match(await asked.textContent(), new RegExp(`"order_id":\\s*${NEXT}\\b`), 'the confirm card shows the id the model wrote');
+      assert.match(llm.requests[0].text, new RegExp(`id64=${NEXT}`), 'the state text sent to the model has the digits');
+      await panel.click('#playground [data-action="pg-confirm-run"]');
+      await panel.waitForSelector('#playground [data-role="pg-outcome"][data-outcome="answered"]', { timeout: 20_000 });
+      assert.ok(received.some((f) => f.includes('"type":"invoke"') && f.includes(`"order_id":${NEXT}`)), 'the invoke carried the digits');
+      assert.match(await panel.locator('#playground .pg-call').first().textContent(), new RegExp(`"order_id":${NEXT}`));
+      await panel.close();
+    } finally {
+      await llm.close();
+    }
   });
 });

@@ -179,7 +179,7 @@ for (const kind of KINDS) {
         const asked = [];
         const t2 = await agentOf(app, llm).run('delete msg 1', { confirm: (call) => { asked.push(call); return false; } });
         assert.equal(asked.length, 1);
-        assert.deepEqual({ ...asked[0], description: undefined }, { name: 'msg_1__delete', path: '/inbox/msg-1', action: 'delete', params: {}, description: undefined, provider: { id: 'acme-mail', name: 'Acme Mail' } });
+        assert.deepEqual({ ...asked[0], description: undefined }, { name: 'msg_1__delete', path: '/inbox/msg-1', action: 'delete', params: {}, arguments: '{}', description: undefined, provider: { id: 'acme-mail', name: 'Acme Mail' } });
         assert.match(asked[0].description, /DANGEROUS/);
         assert.equal(t2.turns[0].calls[0].refused, 'the user declined');
         assert.deepEqual(await invokesSent(app), []);

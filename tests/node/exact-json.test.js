@@ -8,11 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseExact, isExactNumber } from '../../extension/shared/exact-json.js';
+import { parseExact, isExactNumber } from '../../js-glue/exact-json.js';
 import { nodeView } from '../../extension/service-worker/node-views.js';
 import { Live } from './helpers.js';
 
-const MODULE = fileURLToPath(new URL('../../extension/shared/exact-json.js', import.meta.url));
+const MODULE = fileURLToPath(new URL('../../js-glue/exact-json.js', import.meta.url));
 
 test('parseExact keeps the digits of integers a double cannot write back, and nothing else', () => {
   const text = '{"id":1234567890123456789,"min":-9223372036854775808,"two53":9007199254740992,"big":1e21,'

@@ -1,7 +1,7 @@
 // json-view.js: JSON values as a collapsible tree (native <details>), text only.
 
 import { h } from '../../shared/dom.js';
-import { isExactNumber } from '../../shared/exact-json.js';
+import { isExactNumber } from '../../../js-glue/exact-json.js';
 
 function scalar(v) {
   if (isExactNumber(v)) return h('span', { class: 'scalar t-number', text: v.rawJSON }); // a 64-bit integer, as sent

@@ -10,7 +10,7 @@
 import { h, setChildren, Tabs } from '../../shared/dom.js';
 import { VirtualList } from './virtual-list.js';
 import { clockTime } from '../../shared/time-text.js';
-import { parseExact } from '../../shared/exact-json.js';
+import { parseExact } from '../../../js-glue/exact-json.js';
 
 const LOG_ROW = 20;
 

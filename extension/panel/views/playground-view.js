@@ -11,6 +11,7 @@
 
 import { h, setChildren } from '../../shared/dom.js';
 import { clockTime } from '../../shared/time-text.js';
+import { parseExact } from '../../../js-glue/exact-json.js';
 
 const nf = new Intl.NumberFormat('en-US');
 /** JSON shown in a card is cut to this many characters (the export has it whole). */
@@ -47,6 +48,18 @@ function tokensShort(n) {
 const plural = (n, one, many = `${one}s`) => `${nf.format(n)} ${n === 1 ? one : many}`;
 
 /** JSON as text for a card: on one line when short, else indented; cut when long. @param {unknown} v */
+/**
+ * A call's arguments to show: the model's own text, parsed keeping an id's digits (the parsed
+ * copy in the trace has crossed a port as doubles), else that copy.
+ * @param {{arguments?: unknown, parsed?: unknown}} tc
+ */
+function argsValue(tc) {
+  try {
+    if (typeof tc.arguments === 'string' && tc.arguments.trim() !== '') return parseExact(tc.arguments);
+  } catch { /* not JSON: the parsed copy, or nothing */ }
+  return tc.parsed;
+}
+
 function jsonText(v) {
   let s;
   try {
@@ -379,7 +392,7 @@ export class PlaygroundView {
     h('div', { class: 'pg-confirm-detail' },
       call.description ? h('div', { class: 'pg-confirm-desc', text: String(call.description) }) : null,
       h('div', { class: 'pg-confirm-tool' }, h('code', { text: String(call.name ?? 'tool') }), h('span', { class: 'muted', text: ' with the arguments' })),
-      h('pre', { class: 'pg-json', 'data-role': 'pg-confirm-params', text: jsonText(call.params ?? {}) })),
+      h('pre', { class: 'pg-json', 'data-role': 'pg-confirm-params', text: jsonText(argsValue({ arguments: call.arguments, parsed: call.params ?? {} })) })),
     h('div', { class: 'confirm-buttons', 'data-role': 'pg-confirm-buttons' }, cancel, run),
     h('div', { class: 'pg-confirm-answer', 'data-role': 'pg-confirm-answer', hidden: true }));
     // Enter (anywhere in the card but on "Run it") and Escape answer Cancel.
@@ -454,7 +467,7 @@ export class PlaygroundView {
   #callCard(tc, call, ctx) {
     const status = callStatus(call);
     const replay = call?.replay;
-    const args = tc.parsed !== undefined ? jsonText(tc.parsed) : String(tc.arguments ?? '');
+    const args = tc.parsed !== undefined ? jsonText(argsValue(tc)) : String(tc.arguments ?? '');
     const target = call?.path ? `${call.path} · ${call.action}` : null;
     const provider = call?.provider ? ctx.providerName(call.provider) : null;
     const confirmLine = call?.confirmed === true ? 'Dangerous: you chose Run it.' : null;
