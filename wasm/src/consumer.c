@@ -1303,12 +1303,12 @@ static int receive_frame(slop_consumer *c, const char *frame, size_t len, double
         memcpy(env, frame, a);
         memcpy(env + a, "null", 4);
         memcpy(env + a + 4, fi.tree + fi.tree_len, rest);
-        msg = slop__json_parse_exact(env, a + 4 + rest);
+        msg = slop__json_parse_scanned(env, a + 4 + rest, fi.long_int);
         free(env);
         c->raw_tree = fi.tree;
         c->raw_tree_len = fi.tree_len;
     } else {
-        msg = slop__json_parse_exact(frame, len);
+        msg = slop__json_parse_scanned(frame, len, fi.long_int);
     }
     if (!msg) {
         c->raw_tree = NULL;

@@ -151,6 +151,9 @@ cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__jso
  * cJSON_IsNumber: read it with slop__json_is_number(). Caller
  * cJSON_Delete()s; NULL only on OOM (or text that is not JSON). */
 cJSON *slop__json_parse_exact(const char *s, size_t len);
+/* The same when the scanner said whether the text holds an integer literal
+ * of 16 digits or more (long_int): without one, cJSON's parse alone. */
+cJSON *slop__json_parse_scanned(const char *s, size_t len, int long_int);
 /* A number, or an integer kept exact as above (its valuedouble is the
  * nearest double). */
 int slop__json_is_number(const cJSON *v);
@@ -177,6 +180,8 @@ typedef struct slop__scan {
     int too_deep;           /* set when a value nests deeper than max_depth */
     const char *why;        /* why scanning stopped, static text, or NULL   */
     int escaped;            /* the last string scanned held a backslash     */
+    int long_int;           /* an integer literal of 16 digits or more was
+                             * scanned (slop__json_parse_scanned)            */
     char *buf;              /* decoded string (slop__scan_string), owned    */
     size_t cap;
     slop__scan_key *keys;   /* names of the objects being scanned, a stack  */
@@ -214,6 +219,7 @@ typedef struct slop__frame_info {
     int too_deep;
     size_t offset;          /* where validation stopped                      */
     const char *why;        /* why, static text ("invalid UTF-8 in a string") */
+    int long_int;           /* as slop__scan's (the skipped tree aside)      */
 } slop__frame_info;
 
 /* Validates a whole frame; 0 when it is exactly one JSON value. */

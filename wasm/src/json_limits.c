@@ -34,7 +34,7 @@ cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__jso
         bad = sc.pos != len;
         reason = "trailing bytes after the value";
     }
-    int too_deep = sc.too_deep;
+    int too_deep = sc.too_deep, long_int = sc.long_int;
     size_t at = sc.pos;
     slop__scan_free(&sc);
     if (bad) {
@@ -43,7 +43,7 @@ cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__jso
         *status = too_deep ? SLOP__JSON_TOO_DEEP : SLOP__JSON_BAD;
         return NULL;
     }
-    cJSON *v = slop__json_parse_exact(s, len);
+    cJSON *v = slop__json_parse_scanned(s, len, long_int);
     *status = v ? SLOP__JSON_OK : SLOP__JSON_BAD; /* only out of memory can fail here */
     return v;
 }
@@ -129,8 +129,12 @@ static int keep_exact(cJSON *v, number_cursor *c) {
 }
 
 cJSON *slop__json_parse_exact(const char *s, size_t len) {
+    return slop__json_parse_scanned(s, len, has_long_digit_run(s, len));
+}
+
+cJSON *slop__json_parse_scanned(const char *s, size_t len, int long_int) {
     cJSON *v = cJSON_ParseWithLength(s, len);
-    if (!v || !has_long_digit_run(s, len)) return v;
+    if (!v || !long_int) return v;
     number_cursor c = {s, len, 0};
     if (keep_exact(v, &c) < 0) {
         cJSON_Delete(v);
@@ -467,7 +471,9 @@ static int scan_number(slop__scan *sc) {
         while (i < sc->len && s[i] >= '0' && s[i] <= '9') i++;
     else return refuse(sc, "bad value");
     size_t int_n = i - int_at;
+    int integer = 1;
     if (i < sc->len && s[i] == '.') {
+        integer = 0;
         i++;
         if (i >= sc->len || s[i] < '0' || s[i] > '9') return refuse(sc, "bad number");
         frac_at = i;
@@ -476,6 +482,7 @@ static int scan_number(slop__scan *sc) {
     }
     long exp10 = 0;
     if (i < sc->len && (s[i] == 'e' || s[i] == 'E')) {
+        integer = 0;
         i++;
         int neg = 0;
         if (i < sc->len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
@@ -486,6 +493,7 @@ static int scan_number(slop__scan *sc) {
     }
     if ((long)int_n + exp10 >= 309 && number_overflows(s, int_at, int_n, frac_at, frac_n, exp10))
         return refuse(sc, "number too large for a double");
+    if (integer && int_n >= 16) sc->long_int = 1;
     sc->pos = i;
     return 0;
 }
@@ -632,6 +640,7 @@ int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_
     if (sc.pos == len) rc = 0;
 out:
     info->too_deep = sc.too_deep;
+    info->long_int = sc.long_int;
     info->offset = sc.pos;
     info->why = rc == 0 ? NULL : sc.why ? sc.why : "not valid JSON";
     slop__scan_free(&sc);
