@@ -23,6 +23,28 @@ export function parseExact(text) {
   return CAN_KEEP && LONG_DIGITS.test(text) ? JSON.parse(text, keepDigits) : JSON.parse(text);
 }
 
+/**
+ * A value as JSON text for a port message: a port carries numbers as doubles, text keeps the
+ * digits of an integer parseExact kept. undefined stays undefined.
+ * @param {unknown} v @returns {string|undefined}
+ */
+export function textForPort(v) {
+  return v === undefined ? undefined : JSON.stringify(v);
+}
+
+/**
+ * The other end: the text read back, its integers kept (null when it is not JSON).
+ * @param {unknown} text @returns {{ok: true, value: unknown}|{ok: false}}
+ */
+export function readPortText(text) {
+  if (typeof text !== 'string') return { ok: false };
+  try {
+    return { ok: true, value: parseExact(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
 /** An integer kept by parseExact: show `.rawJSON`, its digits. @param {unknown} v @returns {v is {rawJSON: string}} */
 export function isExactNumber(v) {
   return CAN_KEEP && J.isRawJSON?.(v) === true;

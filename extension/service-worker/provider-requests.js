@@ -7,6 +7,7 @@
 import { Request, ErrorCode } from '../shared/messages.js';
 import { approve, deny, removeManualProvider } from '../shared/settings-store.js';
 import { AGENT_DEFAULTS } from '../../js-glue/agent.js';
+import { readPortText } from '../../js-glue/exact-json.js';
 import { core } from './core.js';
 import { connectionOf, manualConnections, reconnectTab } from './tabs.js';
 import { connectTo } from './connect-to.js';
@@ -16,13 +17,21 @@ import { perPort, RequestError, needConnection, needSub, subscriptionInfo } from
 /** Port → provider key → the subscriptions it made. */
 const ownedSubsOf = perPort(() => /** @type {Map<string, Set<string>>} */ (new Map()));
 
+/** A field sent as JSON text (exact-json.js), read with its integers' digits. */
+function portText(text, name) {
+  const r = readPortText(text);
+  if (!r.ok) throw new RequestError(ErrorCode.BAD_REQUEST, `${name} must be JSON text`);
+  return r.value;
+}
+
 /** @type {import('./panel-ports.js').RequestTable} */
 export const providerRequests = {
   requests: {
     async [Request.INVOKE](ui, m) {
       const conn = needConnection(ui, m.key);
       if (typeof m.path !== 'string' || typeof m.action !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'path and action must be strings');
-      return conn.invoke(m.path, m.action, m.params === null ? undefined : m.params);
+      const params = m.paramsText === undefined ? m.params : portText(m.paramsText, 'paramsText');
+      return conn.invoke(m.path, m.action, params === null ? undefined : params);
     },
     async [Request.QUERY](ui, m) {
       const conn = needConnection(ui, m.key);
@@ -79,7 +88,9 @@ export const providerRequests = {
       };
     },
     [Request.VALIDATE_PARAMS](ui, m) {
-      return { errors: core().validateParams(m.schema ?? {}, m.params) };
+      const schema = m.schemaText === undefined ? m.schema : portText(m.schemaText, 'schemaText');
+      const params = m.paramsText === undefined ? m.params : portText(m.paramsText, 'paramsText');
+      return { errors: core().validateParams(schema ?? {}, params) };
     },
 
     async [Request.APPROVE](ui, m) {

@@ -136,7 +136,11 @@ export const Request = Object.freeze({
    * subscription's node count now.
    */
   GET_NODES: 'ui/get-nodes',
-  /** Invoke an affordance. {key, path, action, params?} → the core's `result` event */
+  /**
+   * Invoke an affordance. {key, path, action, params? | paramsText?} → the core's `result` event.
+   * paramsText: the params as JSON text, read keeping a 64-bit integer's digits (a port carries
+   * numbers as doubles); it wins over params.
+   */
   INVOKE: 'ui/invoke',
   /**
    * An extra subscription. {key, options: {path, depth, max_nodes, filter}} → {sub}
@@ -196,7 +200,8 @@ export const Request = Object.freeze({
   /** Forget a provider added by address. {key} → {} */
   REMOVE_PROVIDER: 'ui/remove-provider',
   /**
-   * Check params against an affordance schema (the core decides). {schema, params} →
+   * Check params against an affordance schema (the core decides). {schema, params} (or
+   * schemaText, paramsText: as JSON text, as INVOKE's paramsText) →
    * {errors: [{code, path: (string|number)[], message}] | null}: every failing path, null when they fit.
    */
   VALIDATE_PARAMS: 'ui/validate-params',

@@ -24,6 +24,9 @@ function tree() {
       affordances: [{
         action: 'ship', label: 'Ship', dangerous: true,
         params: { type: 'object', properties: { order_id: { type: 'integer' } }, required: ['order_id'] },
+      }, {
+        action: 'tag', label: 'Tag',
+        params: { type: 'object', properties: { order_id: { type: 'integer', enum: [`int:${ID}`, 7] }, ref: { type: 'integer' } } },
       }],
     }],
   };
@@ -77,6 +80,24 @@ describe('panel: integers beyond a double keep their digits', () => {
     await until(async () => (await propText(panel, 'id64')) === `id64: ${NEXT}`, { what: 'the patched id', timeout: 10_000 });
     await panel.click('#side-tabs button[data-tab="agent"]');
     await until(async () => (await pre.textContent()).includes(`id64=${NEXT}`), { what: 'the Agent tab after the patch', timeout: 10_000 });
+    await panel.close();
+  });
+
+  test('the invoke form: a 64-bit enum member chosen and one typed go to the provider with their digits', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/order"]', { timeout: 10_000 });
+    const card = panel.locator('.affordance[data-action-name="tag"]');
+    const pick = card.locator('select[data-ppath="params.order_id"]');
+    await pick.waitFor();
+    assert.deepEqual((await pick.locator('option').allTextContents()).slice(1), [ID, '7'], 'the enum lists the digits (after "not set")');
+    await pick.selectOption({ label: ID });
+    await card.locator('input[data-ppath="params.ref"]').fill(NEXT);
+    const before = received.length;
+    await card.locator('button[data-action="invoke"]').click();
+    await until(() => received.slice(before).some((f) => f.includes('"type":"invoke"')), { what: 'the invoke frame' });
+    const frame = received.slice(before).find((f) => f.includes('"type":"invoke"'));
+    assert.match(frame, new RegExp(`"order_id":${ID}\\b`));
+    assert.match(frame, new RegExp(`"ref":${NEXT}\\b`));
     await panel.close();
   });
 

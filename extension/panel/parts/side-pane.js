@@ -7,6 +7,7 @@
 import { Request, Status } from '../../shared/messages.js';
 import { h, setChildren, Tabs } from '../../shared/dom.js';
 import { parentPath } from '../../shared/node-path.js';
+import { textForPort } from '../../../js-glue/exact-json.js';
 import { AgentView } from '../views/agent-view.js';
 import { DetailView } from '../views/detail-view.js';
 
@@ -48,8 +49,9 @@ export class SidePane {
     this.selection = selection;
     this.treeView = treeView;
     this.detail = new DetailView(els.detail, {
-      invoke: (path, action, params) => bridge.request(Request.INVOKE, { key: selection.key, path, action, params }),
-      validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schema, params }).then((r) => r.errors),
+      // As text: a 64-bit integer in the schema or typed into the form keeps its digits (exact-json.js).
+      invoke: (path, action, params) => bridge.request(Request.INVOKE, { key: selection.key, path, action, paramsText: textForPort(params) }),
+      validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schemaText: textForPort(schema), paramsText: textForPort(params) }).then((r) => r.errors),
       copy,
       backToTree: () => treeView.root.focus(),
     });

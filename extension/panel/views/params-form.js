@@ -8,6 +8,7 @@
 // typed when they do not read as a number, so the core reports them.
 
 import { h } from '../../shared/dom.js';
+import { parseExact, isExactNumber } from '../../../js-glue/exact-json.js';
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 /** A field's name in the page (data-ppath, aria-label): params.a, params["a b"], params.tags[1]. */
@@ -97,7 +98,7 @@ export class ParamsForm {
     } else if (!raw && this.formOk && this.raw) {
       let v;
       try {
-        v = JSON.parse(this.rawEl.value || '{}');
+        v = parseExact(this.rawEl.value || '{}');
       } catch (e) {
         this.showError(`Not JSON: ${e.message}`);
         return;
@@ -120,7 +121,7 @@ export class ParamsForm {
       const text = this.rawEl.value.trim();
       if (!text) return { ok: true, value: {} };
       try {
-        return { ok: true, value: JSON.parse(text) };
+        return { ok: true, value: parseExact(text) };
       } catch (e) {
         return { ok: false, message: `Not JSON: ${e.message}` };
       }
@@ -215,11 +216,13 @@ export class ParamsForm {
       case 'integer': {
         const input = control(h('input', { type: 'text', inputmode: kind === 'integer' ? 'numeric' : 'decimal', spellcheck: 'false', placeholder: kind === 'integer' ? '0' : '0.0' }));
         if (typeof start === 'number') input.value = String(start);
+        else if (isExactNumber(start)) input.value = start.rawJSON;
         field = {
           el: wrap(input),
           read: () => {
             const t = input.value.trim();
             if (t === '') return inArray ? null : UNSET;
+            if (/^-?\d{16,}$/.test(t)) return parseExact(t); // a 64-bit id keeps its digits
             const n = Number(t);
             return Number.isFinite(n) && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(t) ? n : t;
           },
@@ -325,7 +328,7 @@ export class ParamsForm {
           read: () => {
             const t = input.value.trim();
             if (t === '') return inArray ? null : UNSET;
-            try { return JSON.parse(t); } catch { return input.value; }
+            try { return parseExact(t); } catch { return input.value; }
           },
           write: (v) => { input.value = v === undefined ? '' : JSON.stringify(v); },
         };
