@@ -179,12 +179,21 @@ describe('panel keys and selection', () => {
     const panel = await panelAt(1280, 500);
     const row = panel.locator('#tree .row[data-path="/inbox/msg-20"]');
     // Revealed once its view is in the panel: on a loaded machine the inbox's children may come
-    // after the inbox row (a reveal before that selects the path but has no row to scroll to).
+    // after the inbox row (a reveal before that selects the path but has no row to scroll to),
+    // and the panel may still be laying out for the size just set. The baseline is a position
+    // that holds over two frames.
+    const frames = () => panel.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    let top0 = null;
     await until(async () => {
       await panel.evaluate(() => window.slopPanel.reveal('/inbox/msg-20'));
-      return (await row.count()) > 0 && row.isVisible();
-    }, { what: 'msg-20 revealed' });
-    const top0 = (await row.boundingBox()).y;
+      await frames();
+      const box = await row.boundingBox({ timeout: 2000 }).catch(() => null);
+      await frames();
+      const again = await row.boundingBox({ timeout: 2000 }).catch(() => null);
+      if (!box || !again || box.y !== again.y) return false;
+      top0 = again.y;
+      return true;
+    }, { what: 'msg-20 revealed, and still' });
     const rows0 = await panel.evaluate(() => window.slopPanel.rowCount());
     let n = 0;
     for (let round = 0; round < 3; round++) {
@@ -197,8 +206,8 @@ describe('panel keys and selection', () => {
         }
       });
       await until(() => panel.evaluate((want) => window.slopPanel.rowCount() === want, rows0 + n), { what: `${n} rows added` });
-      await panel.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      const top = (await row.boundingBox()).y;
+      await frames();
+      const top = (await row.boundingBox())?.y;
       assert.ok(Math.abs(top - top0) <= 1, `after ${n} rows above, the selected row moved from ${top0} to ${top}`);
     }
     assert.equal(await selectedPath(panel), '/inbox/msg-20');
