@@ -1,7 +1,8 @@
 // exact-json.js: JSON.parse that keeps what a double cannot: an integer literal of 16 digits or
 // more that would not come back as written (a 64-bit id such as 1234567890123456789, which a
 // double reads as ...784) becomes JSON.rawJSON(its digits), which JSON.stringify writes back as
-// they came. The same rule as the core's (slop__json_parse_exact in wasm/src/json_limits.c).
+// they came. The JS side of the core's rule (slop__json_parse_exact in wasm/src/json_limits.c):
+// the core decides what its texts hold; this only reads them without rounding.
 // Where the engine lacks JSON.rawJSON (Node 20), the plain parse.
 
 /** JSON with the source-access parts (ES2025), which TypeScript's lib does not list yet. */
@@ -33,7 +34,7 @@ export function textForPort(v) {
 }
 
 /**
- * The other end: the text read back, its integers kept (null when it is not JSON).
+ * The other end: the text read back, its integers kept ({ok: false} when it is not JSON text).
  * @param {unknown} text @returns {{ok: true, value: unknown}|{ok: false}}
  */
 export function readPortText(text) {

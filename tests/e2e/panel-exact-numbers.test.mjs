@@ -6,10 +6,14 @@
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { StateEngine } from '../fixtures/provider/state.mjs';
 import { exactIntegers } from '../fixtures/provider/ws-server.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
-import { browserOnProvider, startProvider, openPanel, until, TEST_TIMEOUT } from './helpers.mjs';
+import { browserOnProvider, startProvider, openPanel, until, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+
+const SHOTS = path.join(ROOT, 'build/screenshots/exact-numbers');
 
 const ID = '1234567890123456789';
 const NEXT = '1234567890123456788'; // the same double as ID
@@ -59,6 +63,17 @@ describe('panel: integers beyond a double keep their digits', () => {
     assert.equal(await propText(panel, 'ratio'), 'ratio: 0.1');
     await panel.locator('#detail section[data-section="properties"] summary', { hasText: 'ids' }).click();
     await until(async () => (await panel.locator('#detail section[data-section="properties"]').textContent()).includes(`0: ${ID}`), { what: 'the array\'s members' });
+    // As a user sees it: the detail with the ids, at DevTools sizes, light and dark.
+    await fs.mkdir(SHOTS, { recursive: true });
+    for (const theme of ['light', 'dark']) {
+      await panel.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
+      for (const [w, hgt] of [[1280, 800], [700, 600], [480, 800], [320, 700]]) {
+        await panel.setViewportSize({ width: w, height: hgt });
+        await panel.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await panel.screenshot({ path: path.join(SHOTS, `detail-${w}-${theme}.png`) });
+      }
+    }
+    await panel.setViewportSize({ width: 1280, height: 800 });
 
     // Copy node as JSON (Ctrl+C on the row): the digits, not a rounded double.
     await panel.focus('#tree');

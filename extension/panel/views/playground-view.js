@@ -47,7 +47,6 @@ function tokensShort(n) {
 
 const plural = (n, one, many = `${one}s`) => `${nf.format(n)} ${n === 1 ? one : many}`;
 
-/** JSON as text for a card: on one line when short, else indented; cut when long. @param {unknown} v */
 /**
  * A call's arguments to show: the model's own text, parsed keeping an id's digits (the parsed
  * copy in the trace has crossed a port as doubles), else that copy.
@@ -60,6 +59,7 @@ function argsValue(tc) {
   return tc.parsed;
 }
 
+/** JSON as text for a card: on one line when short, else indented; cut when long. @param {unknown} v */
 function jsonText(v) {
   let s;
   try {
