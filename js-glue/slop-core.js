@@ -557,8 +557,19 @@ function makeRelayClass(M, mem, freeResult) {
       return this.#ptr;
     }
     /**
-     * One message of the outside consumer (its JSON text).
+     * The outside consumer opened the relay: a connect to send to the provider on its behalf
+     * (it may wait for a hello without sending one), or null when a hello was already
+     * forwarded or is owed. @returns {object|null}
+     */
+    open() {
+      const text = freeResult(M._slop_relay_open(this.#live()));
+      return text === null ? null : JSON.parse(text);
+    }
+    /**
+     * One message of the outside consumer (its JSON text). `forward: false`: the relay kept it
+     * (an unsubscribe of an id another subscribe still holds, a connect the open's hello answers).
      * @returns {{ok: true, type: string, message: object, id?: string, path?: string, action?: string}
+     *   | {ok: true, type: string, forward: false, why: string, id?: string}
      *   | {ok: false, error: string, reply: object|null}}
      * @param {string} text
      */

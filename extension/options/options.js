@@ -1,5 +1,5 @@
 // options.js: tokens per provider origin (add, replace, remove; listed masked, never read back),
-// approvals (revoke), the String agent's webhook and the desktop bridge (on/off, pairing token,
+// approvals (revoke), the String agent's webhook and the desktop bridge (on/off, pairing code,
 // bridges that do not pair, address, its status as the worker publishes it, and what it shares,
 // each in-page provider with "invoke without asking" for this browser session), and the Agent
 // playground's model endpoints (profiles: add, edit, list the endpoint's models, default, step
@@ -218,7 +218,7 @@ $('string-remove').addEventListener('click', async () => {
   sayString('Webhook removed.', 'ok');
 });
 
-// ---- desktop bridge: the pairing token is a secret (written here, read only by the worker) ------
+// ---- desktop bridge: the pairing code is a secret (written here, read only by the worker) ------
 
 function sayBridge(id, text, kind) {
   const m = $(id);
@@ -233,7 +233,7 @@ async function renderBridgeSettings() {
   try { $('bridge-port').textContent = new URL(info.url).port || '80'; } catch { /* a stored URL is valid */ }
   if (document.activeElement !== $('bridge-url')) $('bridge-url').value = info.url;
   $('bridge-saved').hidden = !info.token;
-  if (info.token) $('bridge-saved-text').textContent = `Pairing token saved: •••••••• (${info.token.length} characters, ${when(info.token.setAt)}).`;
+  if (info.token) $('bridge-saved-text').textContent = `Pairing code saved: •••••••• (${when(info.token.setAt)}). Only a bridge that proves it knows this code is paired; the code never leaves this browser.`;
 }
 
 function renderBridgeStatus(st) {
@@ -268,16 +268,16 @@ $('bridge-form').addEventListener('submit', async (e) => {
   try {
     await setBridgeToken(input.value);
     input.value = '';
-    sayBridge('bridge-message', 'Pairing token saved.', 'ok');
+    sayBridge('bridge-message', 'Pairing code saved. The bridge must now prove it knows it.', 'ok');
   } catch (err) {
-    sayBridge('bridge-message', err.message, 'bad'); // tokenProblem never quotes the token
+    sayBridge('bridge-message', err.message, 'bad'); // setBridgeToken never quotes what was typed
   }
 });
 $('bridge-remove').addEventListener('click', async () => {
   await removeBridgeToken();
   sayBridge('bridge-message', $('bridge-unpaired').checked
-    ? 'Pairing token removed: only a bridge that does not pair is used now.'
-    : 'Pairing token removed: nothing is shared until a new one is saved.', 'ok');
+    ? 'Pairing code removed: only a bridge that does not pair is used now.'
+    : 'Pairing code removed: nothing is shared until a new one is saved.', 'ok');
 });
 $('bridge-url-form').addEventListener('submit', async (e) => {
   e.preventDefault();

@@ -124,7 +124,7 @@ let bridge = null;
 /** The tab this popup is for: its own providers are marked in the bridge's list. */
 let shownTab = null;
 const BRIDGE_PILL = {
-  connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Refused', 'not-bridge': 'Not a bridge',
+  connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Pairing failed',
   'no-token': 'Not paired', 'no-pairing': 'Does not pair',
 };
 
@@ -172,23 +172,25 @@ function renderBridge() {
   const st = bridge;
   el.hidden = !st || st.state === 'off';
   if (el.hidden) return;
-  const retry = ['refused', 'retrying', 'not-bridge', 'no-pairing'].includes(st.state)
+  const retry = ['refused', 'retrying', 'no-pairing'].includes(st.state)
     ? h('button', { type: 'button', 'data-action': 'bridge-retry', onclick: (e) => { e.target.disabled = true; port.request(Request.BRIDGE_RETRY, {}).catch(() => {}); } }, 'Retry now') : null;
-  const toOptions = st.state === 'no-pairing' ? h('button', { type: 'button', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Options…') : null;
+  const toOptions = st.state === 'no-pairing' || st.state === 'refused' ? h('button', { type: 'button', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Options…') : null;
   const unpaired = st.state === 'connected' && st.mode === 'unpaired';
+  const paired = st.state === 'connected' && st.mode === 'paired';
   // A re-render (a provider announced meanwhile) keeps a ticked "don't ask again".
   /** @param {Element} ask @returns {HTMLInputElement|null} */
   const trustBox = (ask) => ask.querySelector('[data-action="bridge-trust"]');
   const asks = /** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('.bridge-ask'));
   const ticked = [...asks].filter((a) => trustBox(a)?.checked).map((a) => a.dataset.approval);
   setChildren(el,
-    h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, 'data-mode': st.mode ?? '', text: unpaired ? 'Connected, unpaired' : BRIDGE_PILL[st.state] ?? st.state })),
+    h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, 'data-mode': st.mode ?? '', text: unpaired ? 'Connected, unpaired' : paired ? 'Connected, paired' : BRIDGE_PILL[st.state] ?? st.state })),
     unpaired ? h('p', { class: 'unpaired', text: 'Not paired: any program on this computer that opens the bridge’s port sees what is shared.' }) : null,
+    paired ? h('p', { class: 'muted', text: 'Paired: the bridge proved it knows your pairing code.' }) : null,
     st.state === 'connected'
       ? h('p', { class: 'muted', 'data-testid': 'bridge-shared' }, st.shared.length
         ? `Agents on this machine see ${st.shared.length === 1 ? 'this provider' : `these ${st.shared.length} providers`}:`
         : 'Connected. No provider is shared yet: only connected providers are.')
-      : h('p', { class: ['refused', 'not-bridge', 'no-pairing'].includes(st.state) ? 'error-text' : 'muted' }, st.message,
+      : h('p', { class: ['refused', 'no-pairing'].includes(st.state) ? 'error-text' : 'muted' }, st.message,
         st.state === 'retrying' && st.retryAt ? countdown(st.retryAt, ' Next try in {s} s.', '') : null),
     st.state === 'connected' && st.shared.length
       ? h('ul', { class: 'shared' }, st.shared.map((p) => h('li', { 'data-provider-key': p.providerKey, 'data-trusted': String(!!p.trusted) },

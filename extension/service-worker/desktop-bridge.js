@@ -1,15 +1,17 @@
 // desktop-bridge.js: the desktop bridge: SLOP consumers on this machine (agent integrations,
 // CLIs) see the browser's SLOP apps.
 //
-// The desktop side hosts ws://127.0.0.1:9339/slop-bridge; the extension dials it. Two modes:
-//   paired    a pairing token is saved: it is offered as ["slop.bearer", token] and the bridge
-//             selects slop.bearer (a bridge built with pairing, like our test fixture).
+// The desktop side hosts ws://127.0.0.1:9339/slop-bridge; the extension dials it, always bare (no
+// subprotocol: a selected one proves nothing, since the SLOP project's TypeScript bridge echoes
+// whatever is offered first, and Chrome fails a handshake in which the Go and Rust bridges select
+// none). Then, with a pairing code saved, the two prove to each other that they know it
+// (js-glue/bridge-pairing.js: a challenge and an HMAC answer each way; the code never crosses the
+// wire). Two modes:
+//   paired    the bridge proved the code (`slop-inspector bridge`) and accepted ours;
 //   unpaired  the bridges that exist (the SLOP project's CLI, desktop app and TypeScript package)
-//             take a bare WebSocket and select no subprotocol. Used only when the user allowed
-//             it in Options: any program that opens the port then sees what is shared.
-// With a token, a bridge that selects nothing is found out by a bare dial after the paired one
-// failed (Chrome fails such a handshake; Firefox opens it, WsTransport reports `none`). A bridge
-// that selects anything else is refused. Messages, JSON text both ways, as theirs:
+//             prove nothing; used only when the user allowed it in Options: any program that
+//             opens the port then sees what is shared.
+// Nothing but the challenge is sent before the mode is known. Messages, JSON text both ways:
 //   → provider-available {tabId, providerKey, provider: {id, name, transport, url?}}
 //   → provider-unavailable {tabId, providerKey}
 //   ↔ slop-relay {providerKey, message}          a SLOP message to or from a relayed provider
@@ -18,40 +20,49 @@
 // extension gets its own announcements and its own relayed provider frames back. Those, unknown
 // types and malformed envelopes are dropped and counted (one console line per connection), and
 // nothing the extension sends is ever an answer to a provider message, so no echo can loop.
+// Desktop consumers such a server cannot tell apart share one relay per provider: the core's
+// relay counts a subscription id subscribed twice and ends it at the second unsubscribe.
 //
 // What is shared: only providers the user can already see (connected, so approved when
 // cross-origin), announced after their hello with the hello's name and id, withdrawn when they
-// go. A WebSocket provider is announced with its URL and the desktop connects to it itself: the
-// extension never hands over the tokens it stores. A postMessage provider is relayed over the
-// same origin-checked channel as the extension's own traffic, through a core relay (SlopRelay in
-// slop_core.h) that keeps the desktop's ids apart from the extension's. An invoke of an
-// affordance that is dangerous, or that the extension's mirror does not know, waits for the
-// user's approval in the popup and is refused after APPROVAL_TIMEOUT_MS, unless the user let
-// that provider be invoked without asking (setTrust; kept in storage.session by the worker, so
-// it ends with the browser session).
+// go, and all withdrawn (provider-unavailable) before the extension closes the connection itself:
+// their server forgets a provider only when told. A WebSocket provider is announced with its URL
+// and the desktop connects to it itself: the extension never hands over the tokens it stores. A
+// postMessage provider is relayed over the same origin-checked channel as the extension's own
+// traffic, through a core relay (SlopRelay in slop_core.h) that keeps the desktop's ids apart
+// from the extension's, and says hello to a desktop consumer that waits for one without sending
+// connect (the Go CLI's). An invoke of an affordance that is dangerous, or that the extension's
+// mirror does not know, waits for the user's approval in the popup and is refused after
+// APPROVAL_TIMEOUT_MS, unless the user let that provider be invoked without asking (setTrust;
+// kept in storage.session by the worker, so it ends with the browser session).
 //
 // It imports nothing of the WebExtension API: what it needs comes in `host` (see the typedef),
 // so it can be driven outside the browser.
 
-import { WsTransport, backoffDelay, serverAnswers } from '../../js-glue/ws-transport.js';
+import { WsTransport, backoffDelay } from '../../js-glue/ws-transport.js';
+import { BrowserPairing, pairingMessage, normalizeCode, PAIR_TIMEOUT_MS } from '../../js-glue/bridge-pairing.js';
 
 /** How long a relayed dangerous invoke waits for the user before it is refused. */
 export const APPROVAL_TIMEOUT_MS = 60_000;
 /** Approvals waiting at once; more are refused at once (a desktop flooding the popup). */
 const APPROVALS_MAX = 20;
-/** Bridge envelopes larger than this are dropped (a relayed message is small; snapshots go the other way). */
+/** A desktop request larger than this is refused with an answer (a request is small; snapshots go the other way). */
 const ENVELOPE_MAX = 1024 * 1024;
-/** Unpaired (bare) dialling retries at a steady pace, as the SLOP project's own extension does. */
-export const UNPAIRED_RETRY_MS = 5000;
+/** Larger still, it is not even read for its id: dropped and counted. */
+const ENVELOPE_READ_MAX = 16 * 1024 * 1024;
+/** Dialling a bridge that is not there: 1 s, doubling to this (loopback dials are cheap; their extension waits 5 s). */
+export const RETRY_CAP_MS = 5000;
 /** Providers the user let the desktop invoke without asking, at most (a session's worth). */
 const TRUST_MAX = 200;
 
 /**
  * @typedef {object} BridgeStatus   what the popup and the options page show
- * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'not-bridge'|'no-pairing'} state
- *   no-pairing: the bridge does not pair and the user has not allowed unpaired bridges
+ * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'no-pairing'} state
+ *   no-token: on, but neither a pairing code nor unpaired bridges allowed;
+ *   no-pairing: the bridge did not prove a pairing code and the user has not allowed unpaired bridges;
+ *   refused: a pairing that failed (the bridge has another code, or proved a wrong one)
  * @property {'paired'|'unpaired'|null} mode   how the open connection was made (connected only)
- * @property {string} message       for a person; never the token
+ * @property {string} message       for a person; never the code
  * @property {string} url
  * @property {number|null} retryAt
  * @property {number} ignored       bridge messages dropped since the worker started (echoes, junk)
@@ -69,13 +80,13 @@ const TRUST_MAX = 200;
  * @property {() => Iterable<Connection>} connections    every Connection of every tab (tabs.js)
  * @property {(status: BridgeStatus) => void} publish     status changed
  * @property {typeof WebSocket} [WebSocket]
+ * @property {number} [pairTimeoutMs]   how long the pairing may take (tests)
  */
 
 /** @type {Record<string, string>} */
 const STATE_TEXT = {
   off: 'Off.',
-  'no-token': 'On, but no pairing token is saved: paste the one your desktop app shows, or allow bridges that do not pair.',
-  'no-pairing': 'This bridge does not pair; allow unpaired bridges in Options to use it. Nothing is shared.',
+  'no-token': 'On, but no pairing code is saved: paste the one `slop-inspector bridge` prints, or allow bridges that do not pair.',
 };
 
 /**
@@ -104,11 +115,11 @@ export class DesktopBridge {
     this.message = STATE_TEXT.off;
     this.retryAt = null;
     this.wire = null;
+    /** @type {BrowserPairing|null} the pairing under way on this connection */
+    this.pairing = null;
     this.attempt = 0;
     this.timer = null;
     this.generation = 0;
-    /** The bridge at this address took a bare connection: dial it bare until the settings change. */
-    this.bare = false;
     /** Messages from the bridge dropped (echoes, unknown types, junk), and whether this connection said so once. */
     this.ignored = 0;
     this.warned = false;
@@ -126,6 +137,11 @@ export class DesktopBridge {
 
   // ----------------------------------------------------------------------- connection
 
+  /** The saved pairing code, normalised; null when none (or one saved before codes had a shape). */
+  get #code() {
+    return normalizeCode(this.settings.token);
+  }
+
   /** Applies the user's settings ({enabled, url, token, allowUnpaired}); reconnects when they changed. */
   configure(settings) {
     const s = {
@@ -139,99 +155,92 @@ export class DesktopBridge {
     if (sameLine && this.state === 'connected' && this.mode === 'paired') return;
     this.#stop();
     this.attempt = 0;
-    this.bare = false;
     if (!s.enabled) return this.#setState('off', STATE_TEXT.off);
-    if (!s.token && !s.allowUnpaired) return this.#setState('no-token', STATE_TEXT['no-token']);
+    if (!this.#code && !s.allowUnpaired) return this.#setState('no-token', STATE_TEXT['no-token']);
     this.#connect();
   }
 
   /** "Retry now" (popup): a refused or waiting bridge is dialled again at once. */
   retry() {
     const s = this.settings;
-    if (!s.enabled || (!s.token && !s.allowUnpaired) || this.state === 'connected') return;
+    if (!s.enabled || (!this.#code && !s.allowUnpaired) || this.state === 'connected') return;
     this.#stop();
     this.attempt = 0;
-    this.bare = false;
     this.#connect();
   }
 
-  /**
-   * kind: 'token' offers ["slop.bearer", token]; 'bare' offers nothing (their extension's way);
-   * 'probe' is a bare dial after a paired one failed with the bridge up, to tell a bridge that
-   * does not pair from one that refused the token.
-   */
-  #connect(kind = this.bare || !this.settings.token ? 'bare' : 'token') {
+  /** Dials bare: the same for every bridge, and nothing secret in the handshake. */
+  #connect() {
     const gen = ++this.generation;
     clearTimeout(this.timer);
     this.timer = null;
     this.warned = false;
-    if (kind !== 'probe') this.#setState('connecting', `Connecting to ${this.settings.url}…`);
-    const paired = kind === 'token';
+    this.#setState('connecting', `Connecting to ${this.settings.url}…`);
     this.wire = new WsTransport(this.settings.url, {
-      token: paired ? this.settings.token : null,
       WebSocket: this.host.WebSocket,
-      onOpen: () => { if (gen === this.generation) this.#opened(paired ? 'paired' : 'unpaired'); },
+      onOpen: () => { if (gen === this.generation) this.#opened(gen); },
       onFrame: (text) => { if (gen === this.generation) this.#onFrame(text); },
-      onClose: (info) => { if (gen === this.generation) this.#closed(info, gen, kind); },
+      onClose: (info) => { if (gen === this.generation) this.#closed(info, gen); },
     });
   }
 
-  #opened(mode) {
+  #opened(gen) {
     this.attempt = 0;
-    if (mode === 'unpaired') {
-      this.bare = true;
-      if (!this.settings.allowUnpaired) {
-        // Not one word is sent to a bridge that does not pair until the user allows it, and it
-        // is not dialled again on its own: the settings (or Retry) start over.
-        this.#stop();
-        return this.#setState('no-pairing', STATE_TEXT['no-pairing']);
-      }
+    const code = this.#code;
+    if (!code) return this.#unpaired('no pairing code is saved');
+    this.#setState('connecting', `Pairing with the bridge at ${this.settings.url}…`);
+    this.pairing = new BrowserPairing(code, (text) => this.wire?.send(text), (outcome, detail) => {
+      if (gen !== this.generation) return;
+      this.pairing = null;
+      if (outcome === 'paired') return this.#live('paired');
+      if (outcome === 'no-answer') return this.#unpaired(detail);
+      // A bridge that speaks the pairing but with another code: not shared with, not dialled
+      // again by itself (it would only fail again); a new code or Retry starts over.
+      this.#stop();
+      this.#setState('refused', outcome === 'refused'
+        ? `The bridge at ${this.settings.url} has another pairing code: copy the one \`slop-inspector bridge\` prints (or \`--print-code\`) and save it here. Nothing is shared.`
+        : `The bridge at ${this.settings.url} could not prove your pairing code (${detail}): it is not the bridge you paired with, or its code changed. Nothing is shared.`);
+    });
+    this.pairing.start(this.host.pairTimeoutMs ?? PAIR_TIMEOUT_MS);
+  }
+
+  /** The bridge proved nothing (why: in words). Used only when the user allowed it. */
+  #unpaired(why) {
+    if (!this.settings.allowUnpaired) {
+      // Not one more word goes to a bridge that does not pair until the user allows it, and it
+      // is not dialled again on its own: the settings (or Retry) start over.
+      this.#stop();
+      return this.#setState('no-pairing', `The bridge at ${this.settings.url} did not prove a pairing code (${why}); allow unpaired bridges in Options to use it. Nothing is shared.`);
     }
+    this.#live('unpaired');
+  }
+
+  /** @param {'paired'|'unpaired'} mode */
+  #live(mode) {
     this.mode = mode;
     this.#setState('connected', mode === 'paired'
-      ? `Connected to ${this.settings.url}.`
+      ? `Connected to ${this.settings.url}, paired: the bridge proved it knows your pairing code.`
       : `Connected to ${this.settings.url} without pairing: any program on this computer that opens this port sees what is shared.`);
     this.sync();
   }
 
-  async #closed(info, gen, kind) {
+  async #closed(info, gen) {
     this.wire = null;
     this.mode = null;
+    this.pairing?.cancel();
+    this.pairing = null;
     this.#dropAll();
     if (info.kind === 'construct') return this.#setState('refused', info.message);
-    if (info.kind === 'subprotocol') {
-      if (info.none) {
-        // Firefox opened a bridge that selected no subprotocol: one that does not pair.
-        this.bare = true;
-        if (!this.settings.allowUnpaired) return this.#setState('no-pairing', STATE_TEXT['no-pairing']);
-        return this.#connect('bare');
-      }
-      return this.#setState('not-bridge', `The server at ${this.settings.url} answered with a subprotocol other than slop.bearer: it is not a SLOP bridge this extension can use. Nothing is shared.`);
-    }
-    if (!info.opened && await serverAnswers(this.settings.url)) {
-      if (gen !== this.generation) return;
-      // Up, but the upgrade failed. Chrome fails it when a bridge that does not pair selects no
-      // subprotocol: a bare dial tells that apart from a refused token.
-      if (kind === 'token') return this.#connect('probe');
-      if (kind === 'probe') {
-        // A wrong or rotated token. Dialling again would only be refused again; a new token (or
-        // Retry) starts over.
-        return this.#setState('refused', 'The desktop bridge refused the pairing token: pair again in the desktop app and paste the new token.');
-      }
-      if (this.settings.token && this.bare) {
-        // It took a bare connection before and refuses one now: it pairs now.
-        this.bare = false;
-        return this.#connect('token');
-      }
-      return this.#setState('refused', `The bridge at ${this.settings.url} refused a connection without pairing: save the pairing token your desktop app shows.`);
-    }
     if (gen !== this.generation) return;
-    const delay = kind === 'token' ? backoffDelay(this.attempt++, { baseMs: 1000, capMs: 30_000 }) : UNPAIRED_RETRY_MS;
+    // Nothing can tell a refused upgrade from nobody listening here (both are code 1006 to a
+    // page); a bridge that went away after opening is dialled again the same way.
+    const delay = backoffDelay(this.attempt++, { baseMs: 1000, capMs: RETRY_CAP_MS });
     this.retryAt = Date.now() + delay;
     this.timer = setTimeout(() => { if (gen === this.generation) this.#connect(); }, delay);
+    const lost = info.code === 1009 ? ' It closed the connection because a message was larger than it accepts (code 1009).' : '';
     this.#setState('retrying', info.opened
-      ? 'The desktop bridge went away; dialling again…'
-      : `No desktop bridge answers at ${this.settings.url} (is the desktop app running?); dialling again…`, this.retryAt);
+      ? `The desktop bridge went away; dialling again…${lost}`
+      : `No desktop bridge answers at ${this.settings.url} (nothing listening there, or it refused a WebSocket); dialling again…`, this.retryAt);
   }
 
   #stop() {
@@ -239,9 +248,16 @@ export class DesktopBridge {
     clearTimeout(this.timer);
     this.timer = null;
     this.retryAt = null;
-    this.mode = null;
+    this.pairing?.cancel();
+    this.pairing = null;
     const w = this.wire;
     this.wire = null;
+    // Their server forgets a provider only when told (or when no client is left): every agent
+    // still connected would list the tabs as there, and its invokes would hang.
+    if (this.state === 'connected') for (const [providerKey, s] of this.shared) {
+      try { w?.send(JSON.stringify({ type: 'provider-unavailable', tabId: s.announcement.tabId, providerKey })); } catch { /* closing */ }
+    }
+    this.mode = null;
     this.#dropAll();
     try { w?.close(1000, 'bridge turned off'); } catch { /* not open */ }
   }
@@ -294,7 +310,7 @@ export class DesktopBridge {
   }
 
   #send(obj) {
-    return this.wire?.isOpen ? this.wire.send(JSON.stringify(obj)) : false;
+    return this.state === 'connected' && this.wire?.isOpen ? this.wire.send(JSON.stringify(obj)) : false;
   }
 
   // ---------------------------------------------------------------------- what is shared
@@ -336,12 +352,20 @@ export class DesktopBridge {
   #onFrame(text) {
     // The bridges send their messages as text frames.
     if (typeof text !== 'string') return this.#ignore('a binary bridge message');
+    if (text.length > ENVELOPE_MAX) return this.#oversized(text);
     let msg = null;
-    if (text.length <= ENVELOPE_MAX) {
-      try { msg = JSON.parse(text); } catch { msg = null; }
+    try { msg = JSON.parse(text); } catch { msg = null; }
+    if (this.pairing) {
+      // Until the bridge proved itself (or the time ran out), only the pairing is heard: a
+      // broadcasting server's replayed announcements and relay requests wait for nothing.
+      const pm = pairingMessage(msg);
+      if (pm) this.pairing.receive(pm).catch((e) => console.error('SLOP Inspector: bridge pairing:', e?.message ?? e));
+      else this.#ignore(null);
+      return;
     }
+    if (this.state !== 'connected') return this.#ignore(null);
     const key = msg && typeof msg === 'object' && typeof msg.providerKey === 'string' ? msg.providerKey : null;
-    if (key === null) return this.#ignore('a bridge message that is not a JSON object with a string providerKey (or is over 1 MiB)');
+    if (key === null) return this.#ignore(pairingMessage(msg) ? null : 'a bridge message that is not a JSON object with a string providerKey');
     switch (msg.type) {
       case 'relay-open': return this.#openRelay(key);
       case 'relay-close':
@@ -357,6 +381,28 @@ export class DesktopBridge {
     }
   }
 
+  /**
+   * A desktop message over ENVELOPE_MAX: a request to a relayed provider of ours is answered with
+   * an error naming its size, so the agent's call ends instead of waiting forever.
+   */
+  #oversized(text) {
+    let msg = null;
+    if (text.length <= ENVELOPE_READ_MAX && this.state === 'connected' && !this.pairing) {
+      try { msg = JSON.parse(text); } catch { msg = null; }
+    }
+    const m = msg?.type === 'slop-relay' && typeof msg.providerKey === 'string' && msg.message && typeof msg.message === 'object' ? msg.message : null;
+    const kb = Math.round(text.length / 1024);
+    if (!m || !this.shared.get(msg.providerKey)?.conn.isPostMessage || typeof m.type !== 'string') {
+      return this.#ignore(`a bridge message of ${kb} KiB (over the 1 MiB limit)`);
+    }
+    this.ignored++;
+    const id = typeof m.id === 'string' && m.id ? m.id : null;
+    if (m.type === 'invoke' && !id) return;
+    const refusal = this.host.core().relayRefusal(m.type, id, 'too_large',
+      `a request of ${kb} KiB is over SLOP Inspector's 1 MiB limit for desktop requests: not relayed`);
+    this.#toDesktop(msg.providerKey, JSON.stringify(refusal));
+  }
+
   /** Counts a dropped message; a malformed one is said once per connection, never per message. */
   #ignore(malformed) {
     this.ignored++;
@@ -367,7 +413,7 @@ export class DesktopBridge {
 
   /** A SLOP message to the desktop, as the provider wrote it (its text is spliced in, never re-printed). */
   #toDesktop(providerKey, messageText) {
-    if (!this.wire?.isOpen) return;
+    if (this.state !== 'connected' || !this.wire?.isOpen) return;
     this.wire.send(`{"type":"slop-relay","providerKey":${JSON.stringify(providerKey)},"message":${messageText}}`);
   }
 
@@ -387,7 +433,11 @@ export class DesktopBridge {
       this.#toDesktop(providerKey, JSON.stringify(this.host.core().relayRefusal('relay', null, 'not_supported', 'a WebSocket provider is not relayed: connect to its url')));
       return;
     }
-    this.relays.set(providerKey, this.#newRelay(s.conn));
+    const r = this.#newRelay(s.conn);
+    this.relays.set(providerKey, r);
+    // Some consumers (the Go CLI's) wait for a hello without sending connect: ask the page.
+    const hello = r.relay.open();
+    if (hello) r.conn.page.send(hello);
     this.#publish();
   }
 
@@ -426,6 +476,7 @@ export class DesktopBridge {
       this.relays.set(providerKey, fresh);
       this.#publish();
     }
+    if (out.forward === false) return; // kept by the relay (see slop_relay_outbound)
     if (out.type !== 'invoke') return r.conn.page.send(out.message);
     const why = this.#needsApproval(r.conn, out.path, out.action);
     if (!why || this.trusted.has(trustKeyOf(providerKey, r.conn))) return r.conn.page.send(out.message);

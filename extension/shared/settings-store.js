@@ -10,9 +10,9 @@
 //   stringWebhookIndex  {origin, setAt, tokenLength, agentId?}  what pages show: never the token
 //   bridgeEnabled       true|false                            share SLOP apps with the desktop bridge
 //   bridgeUrl           "ws://127.0.0.1:9339/slop-bridge"     where the desktop hosts it (loopback)
-//   bridgeToken         "<pairing token>"                     read only by the service worker (a secret)
+//   bridgeToken         "<pairing code>"                      normalised; read only by the service worker (a secret)
 //   bridgeTokenIndex    {setAt, length}                       what pages show: never the token
-//   bridgeAllowUnpaired true|false                            use a bridge that does not pair (no token)
+//   bridgeAllowUnpaired true|false                            use a bridge that does not prove a pairing code
 //   historyMb           64                                    what each provider's history may hold (MB)
 //   agentProfiles       {[id]: AgentProfile}                  model endpoints for the Agent playground:
 //                                                             never the key
@@ -35,6 +35,7 @@
 
 import { storageLocal, storageSession } from './browser.js';
 import { endpointProblem, AGENT_DEFAULTS } from '../../js-glue/agent.js';
+import { normalizeCode } from '../../js-glue/bridge-pairing.js';
 
 export const KEYS = Object.freeze({
   TOKENS: 'tokens',
@@ -312,15 +313,21 @@ export function normalizeBridgeUrl(input) {
   }
   if (url.protocol !== 'ws:') throw new Error('The desktop bridge is a ws:// address on this machine');
   if (!LOOPBACK.has(url.hostname)) throw new Error('Only a bridge on this machine (127.0.0.1, localhost or [::1]) is accepted');
-  if (url.username || url.password || url.search || url.hash) throw new Error('The bridge address has no user, query or fragment: the pairing token goes in its own field');
+  if (url.username || url.password || url.search || url.hash) throw new Error('The bridge address has no user, query or fragment: the pairing code goes in its own field');
   return url.href;
 }
 
-/** Stores the pairing token the desktop app shows. Throws with a user-facing message. @param {string} token */
-export async function setBridgeToken(token) {
-  const problem = tokenProblem(token);
-  if (problem) throw new Error(problem);
-  await storageLocal.set({ [KEYS.BRIDGE_TOKEN]: token, [KEYS.BRIDGE_TOKEN_INDEX]: { setAt: Date.now(), length: token.length } });
+/**
+ * Stores the pairing code `slop-inspector bridge` prints (normalised: bridge-pairing.js). Throws
+ * with a user-facing message that never quotes what was typed.
+ * @param {string} text
+ */
+export async function setBridgeToken(text) {
+  const code = normalizeCode(text);
+  if (!code) {
+    throw new Error('That is not a pairing code: `slop-inspector bridge` prints one of 26 letters and digits in groups of four (dashes and spaces may be left out).');
+  }
+  await storageLocal.set({ [KEYS.BRIDGE_TOKEN]: code, [KEYS.BRIDGE_TOKEN_INDEX]: { setAt: Date.now(), length: code.length } });
 }
 
 export async function removeBridgeToken() {

@@ -19,6 +19,13 @@ static char *in(slop_relay *r, const char *frame) { return slop_relay_inbound(r,
         slop_free(got_);                                                  \
     } while (0)
 
+#define EXPECT_HAS(call, needle)                                          \
+    do {                                                                  \
+        char *got_ = (call);                                              \
+        CHECK_CONTAINS(got_, needle);                                     \
+        slop_free(got_);                                                  \
+    } while (0)
+
 #define EXPECT_NULL(call)                                                 \
     do {                                                                  \
         char *got_ = (call);                                              \
@@ -165,6 +172,59 @@ TEST(closing_unsubscribes_what_the_outside_consumer_left_open) {
     slop_relay_free(r);
 }
 
+TEST(an_id_subscribed_twice_ends_at_the_second_unsubscribe) {
+    /* Two desktop consumers behind a broadcasting bridge both use "sub-1". */
+    slop_relay *r = slop_relay_new("b1");
+    EXPECT_HAS(out(r, "{\"type\":\"subscribe\",\"id\":\"sub-1\",\"path\":\"/\"}"), "\"id\":\"b1~sub-1\"");
+    EXPECT(out(r, "{\"type\":\"subscribe\",\"id\":\"sub-1\",\"path\":\"/\"}"),
+           "{\"ok\":true,\"type\":\"subscribe\",\"message\":{\"type\":\"subscribe\",\"id\":\"b1~sub-1\",\"path\":\"/\"},"
+           "\"id\":\"sub-1\"}");
+    /* The first one leaves: nothing reaches the provider, the other's patches go on. */
+    EXPECT(out(r, "{\"type\":\"unsubscribe\",\"id\":\"sub-1\"}"),
+           "{\"ok\":true,\"type\":\"unsubscribe\",\"forward\":false,\"id\":\"sub-1\",\"why\":"
+           "\"1 more subscribe(s) of this id are still open\"}");
+    EXPECT(in(r, "{\"type\":\"patch\",\"subscription\":\"b1~sub-1\",\"version\":2,\"ops\":[]}"),
+           "{\"type\":\"patch\",\"subscription\":\"sub-1\",\"version\":2,\"ops\":[]}");
+    EXPECT(out(r, "{\"type\":\"unsubscribe\",\"id\":\"sub-1\"}"),
+           "{\"ok\":true,\"type\":\"unsubscribe\",\"message\":{\"type\":\"unsubscribe\",\"id\":\"b1~sub-1\"},"
+           "\"id\":\"sub-1\"}");
+    EXPECT(slop_relay_close(r), "[]");
+    /* Closed with one still held: one unsubscribe, not two. */
+    slop_free(out(r, "{\"type\":\"subscribe\",\"id\":\"s\"}"));
+    slop_free(out(r, "{\"type\":\"subscribe\",\"id\":\"s\"}"));
+    EXPECT(slop_relay_close(r), "[{\"type\":\"unsubscribe\",\"id\":\"b1~s\"}]");
+    slop_relay_free(r);
+}
+
+TEST(opening_asks_for_a_hello_once_for_a_consumer_that_never_connects) {
+    slop_relay *r = slop_relay_new("b1");
+    EXPECT(slop_relay_open(r), "{\"type\":\"connect\"}");
+    EXPECT_NULL(slop_relay_open(r)); /* owed already */
+    /* The consumer's own connect while that hello is on its way: not sent again. */
+    EXPECT(out(r, "{\"type\":\"connect\"}"),
+           "{\"ok\":true,\"type\":\"connect\",\"forward\":false,\"why\":"
+           "\"the hello asked for when the relay opened answers it\"}");
+    EXPECT(in(r, "{\"type\":\"hello\",\"provider\":{\"id\":\"p\"}}"), "{\"type\":\"hello\",\"provider\":{\"id\":\"p\"}}");
+    EXPECT_NULL(in(r, "{\"type\":\"hello\"}")); /* one hello for the two */
+    EXPECT_NULL(slop_relay_open(r));               /* it has had its hello */
+    /* A later connect of its own is forwarded and answered. */
+    EXPECT_HAS(out(r, "{\"type\":\"connect\"}"), "\"message\":{\"type\":\"connect\"}");
+    EXPECT(in(r, "{\"type\":\"hello\"}"), "{\"type\":\"hello\"}");
+    /* After close, a new opening asks again. */
+    EXPECT(slop_relay_close(r), "[]");
+    EXPECT(slop_relay_open(r), "{\"type\":\"connect\"}");
+    CHECK(slop_relay_open(NULL) == NULL);
+    slop_relay_free(r);
+
+    /* The hello came back before the consumer's connect: that connect gets its own hello. */
+    r = slop_relay_new("b2");
+    slop_free(slop_relay_open(r));
+    EXPECT(in(r, "{\"type\":\"hello\"}"), "{\"type\":\"hello\"}");
+    EXPECT_HAS(out(r, "{\"type\":\"connect\"}"), "\"message\":{\"type\":\"connect\"}");
+    EXPECT(in(r, "{\"type\":\"hello\"}"), "{\"type\":\"hello\"}");
+    slop_relay_free(r);
+}
+
 TEST(subscriptions_through_one_relay_are_bounded) {
     slop_relay *r = slop_relay_new("b1");
     char msg[80];
@@ -202,6 +262,8 @@ int main(void) {
     RUN(one_hello_comes_back_per_connect);
     RUN(a_batch_is_cut_down_to_the_relays_messages);
     RUN(closing_unsubscribes_what_the_outside_consumer_left_open);
+    RUN(an_id_subscribed_twice_ends_at_the_second_unsubscribe);
+    RUN(opening_asks_for_a_hello_once_for_a_consumer_that_never_connects);
     RUN(subscriptions_through_one_relay_are_bounded);
     RUN(a_refused_request_gets_the_answer_its_caller_waits_for);
     return check_report();

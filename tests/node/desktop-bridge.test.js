@@ -1,14 +1,17 @@
 // The desktop bridge's connection logic and message habits outside the browser
-// (extension/service-worker/desktop-bridge.js takes everything it needs through `host`):
-// handshakes as Firefox sees them (a socket whose answer the test chooses), the retry pace of each
-// mode, and, against the open fixture (tests/fixtures/desktop-bridge.mjs, mode 'open'), that the
-// extension's own messages coming back are ignored and never answered.
+// (extension/service-worker/desktop-bridge.js takes everything it needs through `host`): the
+// pairing as a browser sees it (a socket whose answers the test gives, a bridge side run with
+// js-glue/bridge-pairing.js), the retry pace, the withdrawal when sharing stops, an oversized
+// request, and, against a bridge that sends every message to every client (the TypeScript
+// server's emulation in tests/fixtures/desktop-bridge.mjs), that the extension's own messages
+// coming back are ignored and never answered.
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { WebSocket } from 'ws';
-import { DesktopBridge, UNPAIRED_RETRY_MS } from '../../extension/service-worker/desktop-bridge.js';
+import { DesktopBridge, RETRY_CAP_MS } from '../../extension/service-worker/desktop-bridge.js';
+import { BridgePairing, newPairingCode, normalizeCode } from '../../js-glue/bridge-pairing.js';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
 import { loadCore } from './helpers.js';
 
@@ -24,7 +27,7 @@ async function waitUntil(fn, what, timeout = 5000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** A port nobody listens on: the fetch probe (serverAnswers) finds nobody there. */
+/** A port nobody listens on. */
 async function deadUrl() {
   const s = net.createServer();
   await new Promise((r) => s.listen(0, '127.0.0.1', r));
@@ -33,7 +36,7 @@ async function deadUrl() {
   return `ws://127.0.0.1:${port}/slop-bridge`;
 }
 
-/** A browser WebSocket whose handshake answer the test gives: accept(protocol) or fail(). */
+/** A browser WebSocket whose handshake answer and messages the test gives. */
 class FakeSocket {
   static made = [];
   constructor(url, protocols) {
@@ -46,98 +49,192 @@ class FakeSocket {
   }
   send(text) { this.sent.push(text); }
   close() { this.readyState = 3; }
-  accept(protocol) {
+  /** Opens, selecting `protocol` (the TypeScript server echoes the first one offered). */
+  accept(protocol = '') {
     this.protocol = protocol;
     this.readyState = 1;
     this.onopen?.();
   }
+  deliver(obj) { this.onmessage?.({ data: typeof obj === 'string' ? obj : JSON.stringify(obj) }); }
   fail(code = 1006) {
     this.readyState = 3;
     this.onclose?.({ code });
   }
+  get messages() { return this.sent.map((t) => JSON.parse(t)); }
 }
 
-function fakeHost(core, connections = []) {
+/** The bridge's side of a pairing on a FakeSocket: what `slop-inspector bridge` does. */
+function bridgeSide(sock, code) {
+  const side = { outcome: null, seen: 0 };
+  const pairing = new BridgePairing(normalizeCode(code), (text) => sock.deliver(text), (o) => { side.outcome = o; });
+  side.pump = async () => {
+    while (side.seen < sock.sent.length) await pairing.receive(JSON.parse(sock.sent[side.seen++]));
+  };
+  return side;
+}
+
+const PM = {
+  tabId: 3, key: 'postmessage', isPostMessage: true, status: 'connected', disposed: false, wire: {},
+  provider: { id: 'todo', name: 'Todo' }, pageUrl: 'http://app.test/', consumer: null, primarySub: null,
+  page: { send: () => {} },
+};
+
+function fakeHost(core, connections = [PM]) {
   const published = [];
-  return { published, host: { core: () => core, connections: () => connections, publish: (st) => published.push(st), WebSocket: FakeSocket } };
+  return { published, host: { core: () => core, connections: () => connections, publish: (st) => published.push(st), WebSocket: FakeSocket, pairTimeoutMs: 150 } };
 }
 
-describe('desktop bridge, handshakes as a browser sees them', () => {
+describe('desktop bridge: paired means the bridge proved the code', () => {
   let core, url;
+  const code = newPairingCode();
   before(async () => {
     core = await loadCore();
     url = await deadUrl();
   });
 
-  test('Firefox opens a bridge that selects nothing: "does not pair" until allowed, then a bare connection', async () => {
+  test('it dials bare, and pairs by proof: the bridge proves first, nothing is announced before pair-ok, the code never crosses the wire', async () => {
     FakeSocket.made.length = 0;
     const { host } = fakeHost(core);
     const b = new DesktopBridge(host);
-    b.configure({ enabled: true, url, token: 'pairing-token-1', allowUnpaired: false });
-    assert.deepEqual(FakeSocket.made[0].offered, ['slop.bearer', 'pairing-token-1']);
-    FakeSocket.made[0].accept('');
-    assert.equal(b.state, 'no-pairing');
-    assert.equal(b.status().message, 'This bridge does not pair; allow unpaired bridges in Options to use it. Nothing is shared.');
-    assert.equal(b.retryAt, null);
-    assert.equal(FakeSocket.made.length, 1, 'not dialled again by itself');
-    assert.deepEqual(FakeSocket.made[0].sent, [], 'nothing sent to it');
-
-    b.configure({ enabled: true, url, token: 'pairing-token-1', allowUnpaired: true });
-    FakeSocket.made[1].accept(''); // offered the token again, again nothing selected
-    assert.deepEqual(FakeSocket.made[2].offered, [], 'then bare');
-    FakeSocket.made[2].accept('');
-    assert.equal(b.state, 'connected');
-    assert.equal(b.status().mode, 'unpaired');
-    assert.match(b.status().message, /without pairing: any program on this computer/);
-
-    // The unpaired switch turned off closes it; a paired connection would not care.
-    b.configure({ enabled: true, url, token: 'pairing-token-1', allowUnpaired: false });
-    assert.notEqual(b.state, 'connected');
-    FakeSocket.made.at(-1).accept('slop.bearer');
+    b.configure({ enabled: true, url, token: normalizeCode(code), allowUnpaired: false });
+    const sock = FakeSocket.made[0];
+    assert.deepEqual(sock.offered, [], 'no subprotocol offered: nothing secret in the handshake');
+    sock.accept();
+    assert.equal(b.state, 'connecting');
+    assert.match(b.message, /Pairing with the bridge/);
+    assert.equal(sock.messages.length, 1);
+    assert.equal(sock.messages[0].type, 'pair-challenge');
+    const side = bridgeSide(sock, code);
+    await side.pump(); // the bridge's proof goes back; the browser checks it and proves itself
+    await waitUntil(() => sock.sent.length === 2, 'the browser\'s proof');
+    assert.equal(sock.messages[1].type, 'pair-proof');
+    assert.equal(b.state, 'connecting', 'not before the bridge confirmed');
+    await side.pump();
+    assert.equal(side.outcome, 'paired');
+    await waitUntil(() => b.state === 'connected', 'connected');
     assert.equal(b.status().mode, 'paired');
-    const sockets = FakeSocket.made.length;
-    b.configure({ enabled: true, url, token: 'pairing-token-1', allowUnpaired: true });
-    assert.equal(b.state, 'connected');
-    assert.equal(FakeSocket.made.length, sockets, 'a paired connection stays up');
+    assert.match(b.status().message, /paired: the bridge proved it knows your pairing code/);
+    assert.deepEqual(sock.messages.slice(2).map((m) => m.type), ['provider-available']);
+    const wire = sock.sent.join('\n');
+    assert.ok(!wire.includes(normalizeCode(code)) && !wire.includes(code), 'the code is nowhere on the wire');
     b.configure({ enabled: false, url });
   });
 
-  test('a bridge that selects another subprotocol, or echoes the token, is refused without saying the token', () => {
-    for (const answer of ['other', 'pairing-token-2']) {
+  test('a bridge that echoes slop.bearer but proves nothing is unpaired: refused unless allowed, never sent a provider', async () => {
+    for (const allowUnpaired of [false, true]) {
       FakeSocket.made.length = 0;
       const { host } = fakeHost(core);
       const b = new DesktopBridge(host);
-      b.configure({ enabled: true, url, token: 'pairing-token-2', allowUnpaired: true });
-      FakeSocket.made[0].accept(answer);
-      assert.equal(b.state, 'not-bridge');
-      assert.match(b.message, /subprotocol other than slop\.bearer/);
-      assert.ok(!JSON.stringify(b.status()).includes('pairing-token-2'));
-      assert.equal(FakeSocket.made.length, 1);
+      b.configure({ enabled: true, url, token: normalizeCode(code), allowUnpaired });
+      const sock = FakeSocket.made[0];
+      sock.accept('slop.bearer'); // what the TypeScript server would select, had anything been offered
+      // Their server replays another browser's providers at once; that is not a proof.
+      sock.deliver({ type: 'provider-available', tabId: 1, providerKey: '1:postmessage', provider: { id: 'x', name: 'X', transport: 'postmessage' } });
+      sock.deliver({ type: 'pair-ok', version: 1 }); // out of turn: proves nothing
+      assert.equal(b.state, 'connecting');
+      await waitUntil(() => b.state !== 'connecting', 'the pairing time limit');
+      if (!allowUnpaired) {
+        assert.equal(b.state, 'no-pairing');
+        assert.match(b.message, /did not prove a pairing code \(the bridge did not answer the pairing challenge within 0\.2 s\); allow unpaired bridges/);
+        assert.equal(b.retryAt, null);
+        assert.equal(FakeSocket.made.length, 1, 'not dialled again by itself');
+      } else {
+        assert.equal(b.state, 'connected');
+        assert.equal(b.status().mode, 'unpaired');
+        assert.match(b.message, /without pairing: any program on this computer/);
+      }
+      const types = sock.messages.map((m) => m.type);
+      assert.deepEqual(types, allowUnpaired ? ['pair-challenge', 'provider-available'] : ['pair-challenge']);
       b.configure({ enabled: false, url });
     }
   });
 
-  test('no bridge there: unpaired dialling retries every 5 s, paired backs off from 1 s', async () => {
+  test('a bridge with another code: its proof fails, the browser never proves itself, nothing is shared and it is not dialled again', async () => {
+    FakeSocket.made.length = 0;
+    const { host } = fakeHost(core);
+    const b = new DesktopBridge(host);
+    b.configure({ enabled: true, url, token: normalizeCode(code), allowUnpaired: true });
+    const sock = FakeSocket.made[0];
+    sock.accept();
+    await bridgeSide(sock, newPairingCode()).pump();
+    await waitUntil(() => b.state === 'refused', 'refused');
+    assert.match(b.message, /could not prove your pairing code \(the bridge’s proof does not match this pairing code\)/);
+    assert.deepEqual(sock.messages.map((m) => m.type), ['pair-challenge'], 'no proof of ours to a bridge that failed its own');
+    assert.equal(b.retryAt, null);
+    await settle(300);
+    assert.equal(FakeSocket.made.length, 1);
+    // A replayed proof from an earlier connection does not pass either: the nonce is new.
+    b.retry();
+    const again = FakeSocket.made[1];
+    again.accept();
+    const replay = JSON.parse(sock.sent[0]);
+    assert.notEqual(JSON.parse(again.sent[0]).nonce, replay.nonce, 'a fresh nonce per connection');
+    b.configure({ enabled: false, url });
+  });
+
+  test('a bridge that refuses our proof (it has another code) is said so', async () => {
+    FakeSocket.made.length = 0;
+    const { host } = fakeHost(core);
+    const b = new DesktopBridge(host);
+    b.configure({ enabled: true, url, token: normalizeCode(code), allowUnpaired: false });
+    const sock = FakeSocket.made[0];
+    sock.accept();
+    sock.deliver({ type: 'pair-refused', version: 1, reason: 'no' });
+    await waitUntil(() => b.state === 'refused', 'refused');
+    assert.match(b.message, /has another pairing code/);
+    b.configure({ enabled: false, url });
+  });
+
+  test('nothing listening: dialled again after 1 s, doubling to 5 s, with or without a code', async () => {
+    for (const token of [null, normalizeCode(code)]) {
+      FakeSocket.made.length = 0;
+      const { host } = fakeHost(core);
+      const b = new DesktopBridge(host);
+      b.configure({ enabled: true, url, token, allowUnpaired: true });
+      const t0 = Date.now();
+      FakeSocket.made[0].fail();
+      assert.equal(b.state, 'retrying');
+      assert.match(b.message, /No desktop bridge answers at .* \(nothing listening there, or it refused a WebSocket\)/);
+      assert.ok(b.retryAt >= t0 + 500 && b.retryAt <= Date.now() + 1000, `first wait at most 1 s (${b.retryAt - t0})`);
+      b.configure({ enabled: false, url });
+    }
+    assert.equal(RETRY_CAP_MS, 5000);
+  });
+
+  test('sharing turned off: every announced provider is withdrawn before the socket closes', async () => {
+    FakeSocket.made.length = 0;
+    const ws = { ...PM, key: 'ws://p.test/slop', isPostMessage: false, transport: { url: 'ws://p.test/slop' }, provider: { id: 'mail', name: 'Mail' } };
+    const { host } = fakeHost(core, [PM, ws]);
+    const b = new DesktopBridge(host);
+    b.configure({ enabled: true, url, token: null, allowUnpaired: true });
+    const sock = FakeSocket.made[0];
+    sock.accept();
+    assert.equal(b.state, 'connected');
+    assert.deepEqual(sock.messages.map((m) => m.type), ['provider-available', 'provider-available']);
+    b.configure({ enabled: false, url });
+    assert.deepEqual(sock.messages.slice(2), [
+      { type: 'provider-unavailable', tabId: 3, providerKey: '3:postmessage' },
+      { type: 'provider-unavailable', tabId: 3, providerKey: '3:ws://p.test/slop' },
+    ]);
+    assert.equal(sock.readyState, 3);
+    assert.equal(b.state, 'off');
+  });
+
+  test('a desktop request over 1 MiB is answered with an error that names it, with its id', async () => {
     FakeSocket.made.length = 0;
     const { host } = fakeHost(core);
     const b = new DesktopBridge(host);
     b.configure({ enabled: true, url, token: null, allowUnpaired: true });
-    assert.deepEqual(FakeSocket.made[0].offered, [], 'no token: a bare WebSocket');
-    let t0 = Date.now();
-    FakeSocket.made[0].fail();
-    await waitUntil(() => b.state === 'retrying', 'retrying');
-    let t1 = Date.now();
-    assert.ok(b.retryAt >= t0 + UNPAIRED_RETRY_MS && b.retryAt <= t1 + UNPAIRED_RETRY_MS, `5 s (${b.retryAt - t0})`);
-    assert.equal(UNPAIRED_RETRY_MS, 5000);
-
-    b.configure({ enabled: true, url, token: 'pairing-token-3', allowUnpaired: true });
-    t0 = Date.now();
-    FakeSocket.made.at(-1).fail();
-    await waitUntil(() => b.state === 'retrying', 'retrying paired');
-    t1 = Date.now();
-    assert.ok(b.retryAt >= t0 + 500 && b.retryAt <= t1 + 1000, `the first paired step is at most 1 s (${b.retryAt - t0})`);
+    const sock = FakeSocket.made[0];
+    sock.accept();
+    const pad = 'x'.repeat(1.5 * 1024 * 1024);
+    sock.deliver({ type: 'slop-relay', providerKey: '3:postmessage', message: { type: 'invoke', id: 'inv-big', path: '/', action: 'save', params: { pad } } });
+    sock.deliver({ type: 'slop-relay', providerKey: '3:postmessage', message: { type: 'query', id: 'q-big', path: '/', pad } });
+    const replies = sock.messages.filter((m) => m.type === 'slop-relay').map((m) => m.message);
+    assert.equal(replies.length, 2);
+    assert.deepEqual(replies[0], { type: 'result', id: 'inv-big', status: 'error', error: { code: 'too_large', message: "a request of 1536 KiB is over SLOP Inspector's 1 MiB limit for desktop requests: not relayed" } });
+    assert.deepEqual({ ...replies[1], error: replies[1].error.code }, { type: 'error', id: 'q-big', error: 'too_large' });
     b.configure({ enabled: false, url });
-    assert.equal(b.state, 'off');
   });
 });
 
@@ -156,7 +253,7 @@ describe('desktop bridge against a bridge that sends everything to everyone', ()
 
   before(async () => {
     core = await loadCore();
-    fixture = await startDesktopBridge({ mode: 'open' });
+    fixture = await startDesktopBridge({ kind: 'ts' });
     desk = await fixture.consumer();
     b = new DesktopBridge({ core: () => core, connections: () => [pm, ws], publish: () => {}, WebSocket });
     b.configure({ enabled: true, url: fixture.url, token: null, allowUnpaired: true });

@@ -606,10 +606,15 @@ char *slop_render_state_tail(slop_consumer *const *consumers, size_t n,
  * mirror and judges no state: the outside consumer is a SLOP consumer itself.
  *
  *     slop_relay *r = slop_relay_new("b1");
+ *     char *hi = slop_relay_open(r);                // a connect for the page, or NULL
  *     char *o = slop_relay_outbound(r, msg, len);   // {"ok":true,"message":..}
  *     char *back = slop_relay_inbound(r, frame, n, &back_len); // or NULL
  *     char *bye = slop_relay_close(r);              // unsubscribe frames
- *     slop_free(o); slop_free(back); slop_free(bye); slop_relay_free(r);
+ *     slop_free(hi); slop_free(o); slop_free(back); slop_free(bye); slop_relay_free(r);
+ *
+ * Several outside consumers may share one relay without being told apart (a
+ * bridge that sends every message to every client): a subscription id
+ * subscribed n times ends only at the n-th unsubscribe.
  *
  * Every char * returned is the caller's, freed with slop_free().
  */
@@ -621,6 +626,16 @@ slop_relay *slop_relay_new(const char *tag);
 void slop_relay_free(slop_relay *r);
 
 /*
+ * The outside consumer opened the relay. Some desktop consumers wait for the
+ * provider's hello without sending connect: unless a hello was already
+ * forwarded or is owed, this returns a connect frame to send to the provider
+ * on its behalf (NULL otherwise). A connect the consumer sends while that
+ * hello is still on its way is not forwarded again (outbound's "forward":
+ * false): the one hello answers both.
+ */
+char *slop_relay_open(slop_relay *r);
+
+/*
  * One message of the outside consumer. Only consumer messages pass (connect;
  * subscribe, unsubscribe, query and invoke with a string id): a provider
  * message from outside would reach the page's other consumers as if the
@@ -628,6 +643,9 @@ void slop_relay_free(slop_relay *r);
  * connect has none, and it would go out unprefixed). Returns
  *   {"ok":true,"type":"invoke","message":{..with "id":"<tag>~<id>"..},
  *    "id":"<id>","path":"/a","action":"delete"}   (path, action: invoke only)
+ * or {"ok":true,"type":..,"forward":false,"why":..} for a message the relay
+ * keeps (an unsubscribe of an id still subscribed by another subscribe, a
+ * connect answered by slop_relay_open's hello): nothing to send,
  * or {"ok":false,"error":"<why>","reply":<frame for the outside consumer>|null}
  * (reply: the provider-style answer to a refused request that has an id).
  * Frames of at most 1 MiB and 96 levels of nesting.

@@ -28,7 +28,10 @@ struct slop_relay {
     char prefix[RELAY_TAG_MAX + 2]; /* tag + '~' */
     size_t prefix_len;
     unsigned hellos_owed;           /* connects sent, hellos not yet forwarded */
+    unsigned hellos_sent;           /* hellos forwarded since the relay opened */
+    int open_connect_pending;       /* slop_relay_open's connect: its hello not yet back */
     char *subs[RELAY_MAX_SUBS];     /* wire ids (prefixed) of open subscriptions */
+    unsigned sub_refs[RELAY_MAX_SUBS]; /* subscribes of that id not yet unsubscribed */
     size_t nsubs;
 };
 
@@ -96,7 +99,31 @@ static int find_sub(const slop_relay *r, const char *wire) {
 
 static void forget_sub(slop_relay *r, int i) {
     free(r->subs[i]);
-    r->subs[i] = r->subs[--r->nsubs];
+    r->nsubs--;
+    r->subs[i] = r->subs[r->nsubs];
+    r->sub_refs[i] = r->sub_refs[r->nsubs];
+}
+
+char *slop_relay_open(slop_relay *r) {
+    if (!r || r->hellos_sent || r->hellos_owed) return NULL;
+    char *m = slop__strdup("{\"type\":\"connect\"}");
+    if (!m) return NULL;
+    r->hellos_owed = 1;
+    r->open_connect_pending = 1;
+    return m;
+}
+
+/* {"ok":true,"type":t,"forward":false,...}: a request the relay answered or
+ * kept itself, with nothing to send to the provider. */
+static char *outbound_kept(const char *t, const char *id, const char *why) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddTrueToObject(o, "ok") || !cJSON_AddStringToObject(o, "type", t) ||
+        !cJSON_AddFalseToObject(o, "forward") || (id && !cJSON_AddStringToObject(o, "id", id)) ||
+        !cJSON_AddStringToObject(o, "why", why)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return slop__json_print_free(o);
 }
 
 char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
@@ -146,7 +173,9 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
         memcpy(wire, r->prefix, r->prefix_len);
         memcpy(wire + r->prefix_len, id->valuestring, n + 1);
     }
-    if (strcmp(t, "subscribe") == 0 && find_sub(r, wire) < 0) {
+    int held = strcmp(t, "subscribe") == 0 ? find_sub(r, wire) : -1;
+    if (held >= 0) r->sub_refs[held]++; /* a second consumer behind one relay, same id */
+    if (strcmp(t, "subscribe") == 0 && held < 0) {
         if (r->nsubs == RELAY_MAX_SUBS) {
             reply = refusal(t, id->valuestring, "bad_request", "too many subscriptions through this relay (256)");
             out = outbound_error("too many subscriptions through this relay (256): not relayed", reply);
@@ -158,11 +187,28 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
             free(wire);
             goto done;
         }
+        r->sub_refs[r->nsubs] = 1;
         r->nsubs++;
     }
     if (strcmp(t, "unsubscribe") == 0) {
         int i = find_sub(r, wire);
+        if (i >= 0 && r->sub_refs[i] > 1) {
+            /* Consumers a broadcasting bridge cannot tell apart subscribed
+             * this id more than once: the last unsubscribe ends it. */
+            r->sub_refs[i]--;
+            snprintf(why, sizeof why, "%u more subscribe(s) of this id are still open", r->sub_refs[i]);
+            out = outbound_kept(t, id->valuestring, why);
+            free(wire);
+            goto done;
+        }
         if (i >= 0) forget_sub(r, i);
+    }
+    if (is_connect && r->open_connect_pending) {
+        /* The connect slop_relay_open sent on the consumer's behalf is still
+         * unanswered: its hello answers this one too. */
+        r->open_connect_pending = 0;
+        out = outbound_kept(t, NULL, "the hello asked for when the relay opened answers it");
+        goto done;
     }
     if (is_connect) r->hellos_owed++;
     cJSON *o = cJSON_CreateObject();
@@ -208,6 +254,8 @@ char *slop_relay_close(slop_relay *r) {
     for (size_t i = 0; i < r->nsubs; i++) free(r->subs[i]);
     r->nsubs = 0;
     r->hellos_owed = 0;
+    r->hellos_sent = 0;
+    r->open_connect_pending = 0;
     return slop__json_print_free(a);
 }
 
@@ -275,6 +323,8 @@ static int inbound_message(slop_relay *r, slop__scan *sc, slop__buf *b, unsigned
          * one gets one per connect it sent (more would duplicate its handlers). */
         if (!r->hellos_owed) return 0;
         r->hellos_owed--;
+        r->hellos_sent++;
+        r->open_connect_pending = 0;
         slop__buf_putn(b, s + from, to - from);
         return 1;
     }
@@ -340,7 +390,8 @@ char *slop_relay_inbound(slop_relay *r, const char *frame, size_t len, size_t *o
     slop__scan sc;
     slop__scan_init(&sc, frame, len, SLOP_DEFAULT_MAX_JSON_DEPTH);
     slop__buf b = {0};
-    unsigned owed = r->hellos_owed;
+    unsigned owed = r->hellos_owed, sent = r->hellos_sent;
+    int pending = r->open_connect_pending;
     int k = inbound_message(r, &sc, &b, 0);
     if (k == 1) {
         slop__scan_ws(&sc);
@@ -348,7 +399,10 @@ char *slop_relay_inbound(slop_relay *r, const char *frame, size_t len, size_t *o
     }
     slop__scan_free(&sc);
     if (k != 1 || b.oom) {
-        r->hellos_owed = owed; /* nothing forwarded: no hello used up */
+        /* nothing forwarded: no hello used up */
+        r->hellos_owed = owed;
+        r->hellos_sent = sent;
+        r->open_connect_pending = pending;
         free(b.s);
         return NULL;
     }
