@@ -368,10 +368,14 @@ export class DesktopBridge {
     if (key === null) return this.#ignore(pairingMessage(msg) ? null : 'a bridge message that is not a JSON object with a string providerKey');
     switch (msg.type) {
       case 'relay-open': return this.#openRelay(key);
-      case 'relay-close':
-        if (!this.relays.has(key)) return this.#ignore(null);
+      case 'relay-close': {
+        const r = this.relays.get(key);
+        if (!r) return this.#ignore(null);
+        // Consumers a broadcasting bridge cannot tell apart each opened it: the last one out closes it.
+        if (--r.opens > 0) return;
         this.#closeRelay(key);
         return this.#publish();
+      }
       case 'slop-relay':
         if (msg.message !== null && typeof msg.message === 'object') return this.#fromDesktop(key, msg.message);
         return this.#ignore('a slop-relay without a message');
@@ -421,11 +425,15 @@ export class DesktopBridge {
     // A random tag: after a worker restart, an old relay's subscriptions may still be open in
     // the page, and their frames must not reach a new relay.
     const tag = `b${crypto.getRandomValues(new Uint32Array(2)).reduce((t, x) => t + x.toString(36), '')}`.slice(0, 16);
-    return { relay: new (this.host.core().SlopRelay)(tag), conn };
+    return { relay: new (this.host.core().SlopRelay)(tag), conn, opens: 1 };
   }
 
   #openRelay(providerKey) {
-    if (this.relays.has(providerKey)) return;
+    const open = this.relays.get(providerKey);
+    if (open) {
+      open.opens++;
+      return;
+    }
     const s = this.shared.get(providerKey);
     // A key this extension did not announce may be another browser's on the same bridge: silence.
     if (!s) return this.#ignore(null);
@@ -460,7 +468,7 @@ export class DesktopBridge {
       // else is answered here: the answer would come back as one more slop-relay.
       const s = this.shared.get(providerKey);
       if (!s?.conn.isPostMessage) return this.#ignore(null);
-      r = fresh = this.#newRelay(s.conn);
+      r = fresh = { ...this.#newRelay(s.conn), opens: 0 }; // a relay-open may still follow
     }
     let text;
     try { text = JSON.stringify(message); } catch { text = null; } // nested past the stack: not relayed

@@ -1,7 +1,8 @@
 // The desktop bridge against a bridge that does not pair, as the SLOP project's own bridges are
-// (tests/fixtures/desktop-bridge.mjs, mode 'open', written from the public SLOP project's bridge protocol):
-// no subprotocol selected, every message sent to every client (the extension gets its own back),
-// the provider list replayed on connect, several desktop consumers. The extension uses it only
+// (tests/fixtures/desktop-bridge.mjs, kind 'rust': its desktop app's server, emulated from the
+// notes): no subprotocol, every message of its five types sent to every client whatever its fields
+// (the extension gets its own back, and all the junk below), the provider list replayed on
+// connect, several desktop consumers. tests/ui/bridge-suite.mjs runs the TypeScript and Go servers. The extension uses it only
 // once the user allowed unpaired bridges in Options; then the same announcements, relay and
 // approvals as paired (tests/e2e/desktop-bridge.test.mjs), plus "invoke without asking" per
 // provider, and a desktop that floods it with junk.
@@ -12,6 +13,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
+import { newPairingCode } from '../../js-glue/bridge-pairing.js';
 import {
   ROOT, launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, swEval, waitForSw, until, mirror,
   collectConsole, TEST_TIMEOUT,
@@ -51,7 +53,7 @@ describe('desktop bridge, unpaired (the bridges that exist)', () => {
 
   before(async () => {
     srv = await startProvider({ engine: createMailEngine({ messages: 3 }), pages: { '/pages/two.html': TWO_PROVIDERS } });
-    bridge = await startDesktopBridge({ mode: 'open' });
+    bridge = await startDesktopBridge({ kind: 'rust' });
     browser = await launch();
     consoleLines = collectConsole(browser.ctx);
     await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
@@ -72,25 +74,32 @@ describe('desktop bridge, unpaired (the bridges that exist)', () => {
     await until(async () => /is dialled at/.test(await options.locator('#bridge-url-message').textContent()), { what: 'address saved' });
     assert.equal(await options.locator('#bridge-port').textContent(), String(bridge.port));
 
-    // On, no token, unpaired not allowed: nothing is dialled.
+    // On, no code, unpaired not allowed: nothing is dialled.
     await options.check('#bridge-enabled');
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-state')) === 'no-token', { what: 'no-token status' });
-    assert.match(await options.locator('#bridge-status').textContent(), /no pairing token.*allow bridges that do not pair/);
+    assert.match(await options.locator('#bridge-status').textContent(), /no pairing code is saved.*allow bridges that do not pair/);
     assert.equal(bridge.connections, 0);
 
-    // A token (say, from another bridge): offered, the bridge selects nothing (Chrome fails that
-    // handshake), a bare dial finds out it does not pair; it is closed before anything is sent
-    // and not dialled again by itself.
+    // Not a pairing code: refused in words that do not repeat it.
     await options.fill('#bridge-token', 'a'.repeat(32));
     await options.click('#bridge-form button[type="submit"]');
+    await until(async () => /not a pairing code/.test(await options.locator('#bridge-message').textContent()), { what: 'refused' });
+    assert.ok(!(await options.locator('#bridge-message').textContent()).includes('a'.repeat(32)));
+
+    // A code (say, of another bridge): dialled bare, challenged; their server answers nothing
+    // (it only passes its own message types on), so it proved nothing: closed, and not dialled
+    // again by itself. Before: it "selected" slop.bearer and got the tabs and the token.
+    const code = newPairingCode();
+    await options.fill('#bridge-token', code);
+    await options.click('#bridge-form button[type="submit"]');
     const st = await waitBridge(browser.ctx, 'no-pairing');
-    assert.equal(st.message, 'This bridge does not pair; allow unpaired bridges in Options to use it. Nothing is shared.');
+    assert.match(st.message, /^The bridge at ws:\/\/127\.0\.0\.1:\d+\/slop-bridge did not prove a pairing code \(the bridge did not answer the pairing challenge within 3 s\); allow unpaired bridges in Options to use it\. Nothing is shared\.$/);
     assert.equal(st.retryAt, null, 'no retry is scheduled');
-    // The bridge accepted both upgrades: the paired one Chrome then failed, and the bare one.
-    assert.equal(bridge.connections, 2, 'one paired dial, one bare dial');
-    assert.deepEqual(bridge.received, [], 'nothing was sent to it');
+    assert.equal(bridge.connections, 1, 'one bare dial');
+    assert.deepEqual(bridge.received.map((m) => m.type), ['pair-challenge'], 'only the challenge was sent to it');
+    assert.ok(!JSON.stringify(bridge.received).includes(code.replace(/-/g, '')), 'not the code');
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-state')) === 'no-pairing', { what: 'options says it' });
-    assert.match(await options.locator('#bridge-status').textContent(), /does not pair; allow unpaired bridges in Options/);
+    assert.match(await options.locator('#bridge-status').textContent(), /did not prove a pairing code.*allow unpaired bridges in Options/);
     const popup = await openExtensionPage(browser.ctx, browser.extId, 'extension/popup/popup.html?tabId=1');
     assert.equal(await popup.locator('#bridge .pill').textContent(), 'Does not pair');
     assert.match(await popup.locator('#bridge .error-text').textContent(), /allow unpaired bridges in Options/);
@@ -106,13 +115,15 @@ describe('desktop bridge, unpaired (the bridges that exist)', () => {
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-mode')) === 'unpaired', { what: 'options connected unpaired' });
     assert.match(await options.locator('#bridge-status').textContent(), /without pairing: any program on this computer that opens this port sees what is shared\. Sharing 0 providers\./);
 
-    // Without a token: a bare WebSocket at once, as their extension dials.
+    // Without a code: connected at once, no challenge.
     const before = bridge.connections;
+    const sent = bridge.received.length;
     await options.click('#bridge-remove');
     await until(async () => (await bridgeStatus(browser.ctx)).state === 'connected' && bridge.connections > before, { what: 'reconnected bare' });
     assert.equal((await bridgeStatus(browser.ctx)).mode, 'unpaired');
-    assert.equal(bridge.connections, before + 1, 'no token, no failed handshake first');
-    assert.ok(!(await options.content()).includes('a'.repeat(32)));
+    assert.equal(bridge.connections, before + 1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(bridge.received.slice(sent), [], 'no challenge without a code');
     await options.close();
   });
 

@@ -1,4 +1,4 @@
-// The desktop bridge: the extension dials the desktop's bridge with the pairing token, announces
+// The desktop bridge: the extension dials the desktop's bridge and pairs by proof, announces
 // the providers the user can see (after hello, withdrawn when they go), relays an in-page
 // provider to a desktop consumer with its own ids, and holds a dangerous invoke from the desktop
 // until the user answers in the popup. Against our own bridge (tests/fixtures/desktop-bridge.mjs).
@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
+import { newPairingCode, normalizeCode } from '../../js-glue/bridge-pairing.js';
 import { ROOT, launch, stopServiceWorker, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, swEval, waitForSw, until, mirror, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots');
@@ -45,23 +46,24 @@ describe('desktop bridge', () => {
 
     await options.check('#bridge-enabled');
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-state')) === 'no-token', { what: 'no-token status' });
-    assert.match(await options.locator('#bridge-status').textContent(), /no pairing token/);
+    assert.match(await options.locator('#bridge-status').textContent(), /no pairing code is saved/);
 
     await options.fill('#bridge-token', bridge.token);
     await options.click('#bridge-form button[type="submit"]');
     await options.locator('#bridge-saved:not([hidden])').waitFor({ timeout: 5000 });
     const saved = await options.locator('#bridge-saved-text').textContent();
-    assert.match(saved, /^Pairing token saved: •+ \(32 characters, /);
-    assert.ok(!saved.includes(bridge.token));
+    assert.match(saved, /^Pairing code saved: •+ \(/);
+    assert.ok(!saved.includes(bridge.token) && !saved.includes(normalizeCode(bridge.token)));
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-state')) === 'connected', { what: 'connected status' });
     await bridge.waitForConnection();
-    assert.match(await options.locator('#bridge-status').textContent(), /^Connected to ws:\/\/127\.0\.0\.1:\d+\/slop-bridge\. Sharing 0 providers\.$/);
+    assert.match(await options.locator('#bridge-status').textContent(), /^Connected to ws:\/\/127\.0\.0\.1:\d+\/slop-bridge, paired: the bridge proved it knows your pairing code\. Sharing 0 providers\.$/);
+    assert.equal(await options.locator('#bridge-status').getAttribute('data-mode'), 'paired');
     assert.equal(bridge.refusals.length, 0);
     await fs.mkdir(SHOTS, { recursive: true });
     await options.locator('#bridge-h').scrollIntoViewIfNeeded();
     await options.screenshot({ path: path.join(SHOTS, 'options-bridge.png'), fullPage: true });
     const page = await options.content();
-    assert.ok(!page.includes(bridge.token), 'the token is nowhere in the page');
+    assert.ok(!page.includes(bridge.token) && !page.includes(normalizeCode(bridge.token)), 'the code is nowhere in the page');
     await options.close();
   });
 
@@ -84,7 +86,7 @@ describe('desktop bridge', () => {
 
     const popup = await openExtensionPage(browser.ctx, browser.extId, `extension/popup/popup.html?tabId=${spaTab}`);
     await until(async () => (await popup.locator('#bridge li').count()) === 2, { what: 'two shared providers in the popup' });
-    assert.equal(await popup.locator('#bridge .pill').textContent(), 'Connected');
+    assert.equal(await popup.locator('#bridge .pill').textContent(), 'Connected, paired');
     assert.match(await popup.locator('#bridge').textContent(), /Todo SPA \(in-page\).*Acme Mail \(WebSocket: the agent connects itself\)/s);
     await popup.close();
 
@@ -199,21 +201,24 @@ describe('desktop bridge', () => {
     await mail.close();
   });
 
-  test('a wrong pairing token is refused and said; the right one connects and everything is announced again', { timeout: TEST_TIMEOUT }, async () => {
-    const refusalsBefore = bridge.refusals.length;
-    await swEval(browser.ctx, () => chrome.storage.local.set({ bridgeToken: 'wrong-token-123', bridgeTokenIndex: { setAt: Date.now(), length: 15 } }));
+  test('another pairing code: the bridge\'s proof fails, nothing is shared, it is said and not retried; the right one pairs and everything is announced again', { timeout: TEST_TIMEOUT }, async () => {
+    const other = normalizeCode(newPairingCode());
+    const since0 = bridge.received.length;
+    await swEval(browser.ctx, (c) => chrome.storage.local.set({ bridgeToken: c, bridgeTokenIndex: { setAt: Date.now(), length: 26 } }), other);
     const st = await waitBridge(browser.ctx, 'refused');
-    assert.match(st.message, /refused the pairing token/);
-    assert.ok(!st.message.includes('wrong-token-123'));
-    assert.equal(bridge.refusals.length > refusalsBefore, true);
-    assert.equal(bridge.refusals.at(-1).reason, 'token');
+    assert.match(st.message, /could not prove your pairing code \(the bridge’s proof does not match this pairing code\)/);
+    assert.ok(!st.message.includes(other));
+    assert.equal(st.retryAt, null, 'not dialled again by itself');
+    assert.equal(st.shared.length, 0);
     const popup = await openExtensionPage(browser.ctx, browser.extId, `extension/popup/popup.html?tabId=${spaTab}`);
-    assert.equal(await popup.locator('#bridge .pill').textContent(), 'Refused');
+    assert.equal(await popup.locator('#bridge .pill').textContent(), 'Pairing failed');
     assert.equal(await popup.locator('[data-action="bridge-retry"]').count(), 1);
     await popup.close();
+    // The old connection withdrew what it shared before it closed; the new one sent nothing.
+    assert.deepEqual(bridge.received.slice(since0).map((m) => m.type), ['provider-unavailable'], 'only the withdrawal');
 
     const since = bridge.received.length;
-    await swEval(browser.ctx, (t) => chrome.storage.local.set({ bridgeToken: t }), bridge.token);
+    await swEval(browser.ctx, (t) => chrome.storage.local.set({ bridgeToken: t }), normalizeCode(bridge.token));
     await waitBridge(browser.ctx, 'connected');
     await bridge.waitFor((m) => m.type === 'provider-available' && m.providerKey === pmKey, { since, what: 're-announced' });
   });
