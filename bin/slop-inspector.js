@@ -7,6 +7,11 @@
 //   slop-inspector tools  <ws-url>
 //   slop-inspector check  <ws-url> [--watch MS] [--drift] [--invoke PATH ACTION [--params JSON]]
 //                         [--allow RULE,...] [--json|--markdown]
+//   slop-inspector bridge [--port P] [--host H] [--new-code] [--print-code]
+//
+// tree, watch, invoke and tools also take `bridge:<provider>` (a providerKey, or a provider's name
+// or id) for a browser tab's provider that a desktop bridge shares (--bridge URL, default
+// ws://127.0.0.1:9339/slop-bridge).
 //
 // The token comes from $SLOP_TOKEN or --token-file FILE (a token on the command line would be
 // visible to every user of the machine in the process list). Exit codes: 0 done, 1 the provider or
@@ -17,6 +22,8 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connect, checkConformance, stableText } from '../js-glue/client-node.js';
 import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
+import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/bridge-server-node.js';
+import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/bridge-code-node.js';
 
 const USAGE = `usage:
   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]   the mirrored tree (canonical text)
@@ -32,10 +39,19 @@ const USAGE = `usage:
                                                                     state, with --invoke judging the answer to
                                                                     one invoke; a provider that never goes live
                                                                     is judged too; exit 3 on a MUST finding
+  slop-inspector bridge [--port P] [--host H] [--new-code] [--print-code]
+                                                                    a desktop bridge that pairs with SLOP
+                                                                    Inspector (default 127.0.0.1:9339): share
+                                                                    your tabs' SLOP apps with desktop agents
+                                                                    and CLIs; --new-code replaces the saved
+                                                                    pairing code, --print-code prints it and exits
 options:
   --token-file FILE   read the token from FILE (else $SLOP_TOKEN; none: connect without one)
   --origin ORIGIN     the Origin header to send (for providers that check it)
-  --timeout MS        how long to wait for the provider, and for the answer to a request (default 10000)`;
+  --timeout MS        how long to wait for the provider, and for the answer to a request (default 10000)
+  --bridge URL        the desktop bridge for a bridge:<provider> address (default ws://127.0.0.1:9339/slop-bridge)
+a <ws-url> of tree, watch, invoke and tools may be bridge:<provider>: a provider a desktop bridge
+shares (its providerKey, name or id)`;
 
 function usage(message) {
   if (message) process.stderr.write(`slop-inspector: ${message}\n`);
@@ -52,6 +68,8 @@ try {
       path: { type: 'string' }, depth: { type: 'string' }, json: { type: 'boolean' }, yes: { type: 'boolean' },
       watch: { type: 'string' }, allow: { type: 'string' }, markdown: { type: 'boolean' }, drift: { type: 'boolean' },
       invoke: { type: 'string' }, params: { type: 'string' },
+      port: { type: 'string' }, host: { type: 'string' }, 'new-code': { type: 'boolean' }, 'print-code': { type: 'boolean' },
+      bridge: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -60,14 +78,21 @@ try {
 }
 const { values: opt, positionals: [command, url, ...rest] } = parsed;
 if (opt.help) { process.stdout.write(`${USAGE}\n`); process.exit(0); }
-if (!['tree', 'watch', 'invoke', 'tools', 'check'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
-if (!url) usage('no provider URL');
+if (!['tree', 'watch', 'invoke', 'tools', 'check', 'bridge'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
 
 const int = (name, text, fallback) => {
   if (text === undefined) return fallback;
   if (!/^-?\d+$/.test(text)) usage(`--${name} must be an integer`);
   return Number(text);
 };
+const out = (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+if (command === 'bridge') {
+  if (url !== undefined) usage('bridge takes no address (--host and --port say where it listens)');
+  await bridge();
+}
+if (!url) usage('no provider URL');
+for (const o of ['port', 'host', 'new-code', 'print-code']) if (opt[o] !== undefined) usage(`--${o} goes with bridge`);
 const timeout = int('timeout', opt.timeout, 10_000);
 let token = process.env.SLOP_TOKEN || null;
 if (opt['token-file']) {
@@ -92,7 +117,10 @@ if (opt.invoke !== undefined) {
   invoke = { path: opt.invoke, action: rest[0], params: opt.params === undefined ? undefined : json(opt.params) };
 } else if (opt.params !== undefined) usage('--params goes with check --invoke');
 
-const out = (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+const BRIDGE_PREFIX = 'bridge:';
+if (opt.bridge !== undefined && !url.startsWith(BRIDGE_PREFIX)) usage('--bridge goes with a bridge:<provider> address');
+if (command === 'check' && url.startsWith(BRIDGE_PREFIX)) usage('check takes a ws:// URL (a provider a bridge relays is judged with tree or watch)');
+if (url === BRIDGE_PREFIX) usage('bridge: needs a provider (its providerKey, name or id)');
 
 if (command === 'check') {
   let code;
@@ -108,7 +136,9 @@ if (command === 'check') {
 let client;
 try {
   // The timeout bounds the connection and then each request's answer (the core's request timeout).
-  client = await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout });
+  client = url.startsWith(BRIDGE_PREFIX)
+    ? await connect({ bridge: opt.bridge, provider: url.slice(BRIDGE_PREFIX.length), token, origin: opt.origin, timeout, requestTimeout: timeout })
+    : await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout });
   if (command === 'tree') {
     const path = opt.path ?? '/';
     const depth = int('depth', opt.depth, -1);
@@ -170,4 +200,61 @@ async function watch(c, json) {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+}
+
+/**
+ * `slop-inspector bridge`: prints where it listens and the pairing code once, then one line per
+ * event (never the code) until Ctrl-C. Exits 1 when the code is not one or the port is taken.
+ */
+async function bridge() {
+  const port = int('port', opt.port, BRIDGE_PORT);
+  if (port < 0 || port > 65535) usage('--port must be 0 to 65535');
+  const host = opt.host ?? BRIDGE_HOST;
+  let pc;
+  try {
+    if (opt['new-code']) {
+      const file = codeFile();
+      pc = { code: await saveNewCode(file), from: 'new', file };
+    } else {
+      pc = await resolvePairingCode();
+    }
+  } catch (e) {
+    process.stderr.write(`slop-inspector: ${e.message}\n`);
+    process.exit(1);
+  }
+  if (opt['print-code']) {
+    out(displayCode(pc.code));
+    process.exit(0);
+  }
+  const stamp = () => new Date().toTimeString().slice(0, 8);
+  let srv;
+  try {
+    srv = await startBridgeServer({ host, port, code: pc.code, log: (line) => out(`${stamp()} ${line}`) });
+  } catch (e) {
+    process.stderr.write(`slop-inspector: ${e.message}\n`);
+    process.exit(1);
+  }
+  const where = {
+    file: `kept in ${pc.file}`,
+    new: `new, saved in ${pc.file}`,
+    env: `from $${CODE_ENV}`,
+    option: 'given',
+  }[pc.from];
+  const loopback = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(host);
+  out([
+    `SLOP desktop bridge listening at ${srv.url}`,
+    `Pairing code: ${displayCode(pc.code)}   (${where})`,
+    'Paste it in SLOP Inspector: Options → Desktop bridge → Pairing code',
+    'Desktop consumers (the Claude Code and Codex plugins, SLOP command-line tools) connect here as to any SLOP bridge.',
+    ...(loopback ? [] : [`Warning: listening on ${host}, not loopback: other machines can reach this bridge and try pairing codes.`]),
+    'Ctrl-C stops it.',
+    '',
+  ].join('\n'));
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await srv.close();
+  out(`${stamp()} bridge closed`);
+  process.exit(0);
 }

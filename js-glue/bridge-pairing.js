@@ -68,7 +68,7 @@ export function newNonce() {
   return base64url(crypto.getRandomValues(new Uint8Array(NONCE_BYTES)));
 }
 
-/** A nonce as sent: 43 characters of base64url (32 bytes). */
+/** A nonce as sent: 43 characters of base64url (32 bytes). @param {unknown} v @returns {v is string} */
 const isNonce = (v) => typeof v === 'string' && /^[A-Za-z0-9_-]{43}$/.test(v);
 const isProof = isNonce; // an HMAC-SHA-256 is 32 bytes too
 

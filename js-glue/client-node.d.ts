@@ -18,8 +18,31 @@ export interface ConnectOptions {
   requestTimeout?: number;
 }
 
+/** connect() to a provider a desktop bridge shares (a browser tab's, announced by SLOP Inspector). */
+export interface BridgeConnectOptions {
+  /** The bridge's address. Default ws://127.0.0.1:9339/slop-bridge. */
+  bridge?: string;
+  /** Its providerKey as the bridge announces it ("12:postmessage"), or the provider's name or id. */
+  provider: string;
+  /** How long to wait for the bridge, then until the mirror is live (ms). Default 10000. */
+  timeout?: number;
+  /** A WebSocket provider is dialled at the url the bridge announced, with this token. Never logged. */
+  token?: string | null;
+  /** The Origin header for a WebSocket provider. */
+  origin?: string;
+  /** How long a request waits for its answer (ms). Default: the core's 30000. */
+  requestTimeout?: number;
+}
+
+/** A provider a desktop bridge shares: its provider-available announcement. */
+export interface BridgeProvider {
+  providerKey: string;
+  tabId: unknown;
+  provider: { id: string; name: string; transport: 'ws' | 'postmessage' | string; url?: string };
+}
+
 export class SlopClient extends SlopProvider {
-  /** The ws:// URL this client connects to. */
+  /** The ws:// URL this client connects to (through a desktop bridge: the bridge's). */
   readonly url: string;
   /** Calls fn for every core event from now on, patches included; returns a function that stops it. */
   onEvent(fn: (event: SlopEvent | ({ event: 'patch'; version: number; ops: number; changed: string[];
@@ -36,7 +59,7 @@ export class SlopClient extends SlopProvider {
    * an Error in words for a text that is not a session.
    */
   replayAgent(session: string, options?: AgentRunOptions & { allowDangerous?: boolean }): Promise<AgentTrace>;
-  /** Unsubscribes, closes the WebSocket and frees the core's consumer. Idempotent. */
+  /** Unsubscribes, closes the WebSocket (through a bridge: the relay and the bridge connection) and frees the core's consumer. Idempotent. */
   close(): void;
 }
 
@@ -189,6 +212,18 @@ export function sessionText(trace: AgentTrace): string;
  * core's message), "timeout" (connected but not live in time).
  */
 export function connect(url: string, options?: ConnectOptions): Promise<SlopClient>;
+/**
+ * Connects to a provider a desktop bridge shares (`slop-inspector bridge`, or another SLOP bridge)
+ * and resolves once its tree is mirrored and live. A relayed (postMessage) provider is driven
+ * through the bridge; a WebSocket one is dialled at the url the bridge announced. Rejects with
+ * SlopTestError: "unreachable" (no bridge there), "no_provider" (none of that key, name or id: the
+ * message lists what the bridge shares, and `providers` holds it), "ambiguous" (several share that
+ * name), and what connect(url) rejects with.
+ */
+export function connect(options: BridgeConnectOptions): Promise<SlopClient>;
+
+/** What a desktop bridge shares now. Rejects with SlopTestError "unreachable" when no bridge answers. */
+export function bridgeProviders(options?: { bridge?: string; timeout?: number }): Promise<BridgeProvider[]>;
 
 export interface CheckOptions {
   token?: string | null;

@@ -10,6 +10,7 @@ import { Status } from './session-status.js';
 import { providerApi, callProviderApi } from './provider-api.js';
 import { SlopProvider, SlopTestError, SlopTestCode } from './provider-node.js';
 import { runAgent, replaySession, sessionText, listModels, endpointProblem } from './agent.js';
+import { BridgeLink, bridgePage, pickProvider, DEFAULT_BRIDGE } from './bridge-client-node.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
 /** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
@@ -37,11 +38,13 @@ export class SlopClient extends SlopProvider {
   #timer;
   #listeners = new Set();
   #onEvent;
+  #onClose;
 
-  /** Use connect(). */
-  constructor(conn, label) {
+  /** Use connect(). @param {ConsumerSession} conn @param {string} label @param {() => void} [onClose] */
+  constructor(conn, label, onClose = () => {}) {
     super((method, ...args) => Promise.resolve().then(() => callProviderApi(conn, method, args)), label);
     this.#conn = conn;
+    this.#onClose = onClose;
     this.#timer = setInterval(() => conn.tick(Date.now()), TICK_MS);
     this.#timer.unref?.();
     this.#onEvent = (c, ev) => {
@@ -50,7 +53,7 @@ export class SlopClient extends SlopProvider {
     conn.listeners.coreEvent.add(this.#onEvent);
   }
 
-  /** The ws:// URL this client connects to. */
+  /** The ws:// URL this client connects to (through a desktop bridge: the bridge's). */
   get url() { return this.#conn.key; }
 
   /** Calls fn(event) for every core event from now on (patches included); returns a function that stops it. */
@@ -93,12 +96,13 @@ export class SlopClient extends SlopProvider {
     return replaySession(this.#conn, session, o);
   }
 
-  /** Unsubscribes, closes the WebSocket and frees the core's consumer. Idempotent. */
+  /** Unsubscribes, closes the WebSocket (the relay, through a bridge) and frees the core's consumer. Idempotent. */
   close() {
     clearInterval(this.#timer);
     this.#conn.listeners.coreEvent.delete(this.#onEvent);
     this.#listeners.clear();
     this.#conn.dispose();
+    this.#onClose();
   }
 }
 
@@ -107,7 +111,8 @@ export class SlopClient extends SlopProvider {
  * unless `subscribe` says otherwise) is mirrored and live. A provider that connects but does not
  * go live rejects with a SlopTestError whose `conformance` is the core's report (the rule it
  * broke, and `not_live`: why).
- * @param {string} url  ws:// or wss:// URL of the provider
+ * With an object first, a provider a desktop bridge shares (a browser tab's): connectThroughBridge.
+ * @param {string|BridgeConnectOptions} url  ws:// or wss:// URL of the provider
  * @param {{token?: string, origin?: string, timeout?: number, waitForServer?: boolean,
  *   requestTimeout?: number}} [options]
  *   origin: the Origin header to send (a browser always sends one; providers that check it need
@@ -117,10 +122,16 @@ export class SlopClient extends SlopProvider {
  * @returns {Promise<SlopClient>}
  */
 export async function connect(url, options = {}) {
+  if (url !== null && typeof url === 'object') return connectThroughBridge(url);
   const { conn, client } = await open(url, options);
   const { timeout = 10_000, waitForServer = false } = options;
+  return goLive(conn, client, url, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
+}
+
+/** Resolves with client once conn is live; else closes it and rejects, with the core's report when the provider answered. */
+async function goLive(conn, client, label, timeout, giveUp) {
   try {
-    await waitLive(conn, url, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
+    await waitLive(conn, label, timeout, giveUp);
   } catch (e) {
     if (conn.consumer && e instanceof SlopTestError) {
       const report = conn.consumer.conformance();
@@ -130,6 +141,68 @@ export async function connect(url, options = {}) {
     throw e;
   }
   return client;
+}
+
+/**
+ * @typedef {object} BridgeConnectOptions
+ * @property {string} [bridge]   the bridge's ws:// URL (default ws://127.0.0.1:9339/slop-bridge)
+ * @property {string} provider   its providerKey ("12:postmessage"), or the provider's name or id
+ * @property {number} [timeout]  for the bridge, then for the mirror to go live (ms, default 10000)
+ * @property {string|null} [token]  a WebSocket provider's token (it is dialled directly)
+ * @property {string} [origin]   the Origin header for a WebSocket provider
+ * @property {number} [requestTimeout]
+ */
+
+/**
+ * A provider shared by a desktop bridge (`slop-inspector bridge`, or another bridge): a relayed
+ * (postMessage) one runs the consumer session over the bridge's relay, as the extension's own
+ * in-page connections run it over the page; a WebSocket one is dialled at the URL the bridge
+ * announced. Rejects with SlopTestError: "unreachable" (no bridge), "no_provider" (no such
+ * provider: the message lists what the bridge shares), "ambiguous" (two share that name), and
+ * what connect() rejects with.
+ * @param {BridgeConnectOptions} o @returns {Promise<SlopClient>}
+ */
+async function connectThroughBridge(o) {
+  const { bridge = DEFAULT_BRIDGE, provider: wanted, timeout = 10_000, requestTimeout = 0 } = o;
+  if (typeof wanted !== 'string' || !wanted) throw new TypeError('connect({bridge, provider}): provider must be a providerKey, or a provider\'s name or id');
+  const link = await BridgeLink.open(bridge, timeout);
+  let found;
+  try {
+    found = pickProvider(link, wanted);
+  } catch (e) {
+    link.close();
+    throw e;
+  }
+  if (found.provider.transport === 'ws' || (found.provider.transport !== 'postmessage' && typeof found.provider.url === 'string')) {
+    link.close();
+    if (typeof found.provider.url !== 'string') throw new SlopTestError(SlopTestCode.UNREACHABLE, `bridge ${bridge}: the WebSocket provider ${found.providerKey} was announced without a url`);
+    const { bridge: _b, provider: _p, ...rest } = o;
+    return connect(found.provider.url, rest);
+  }
+  const key = found.providerKey;
+  const core = withRequestTimeout(await loadCore(), requestTimeout);
+  const channel = bridgePage(link, key);
+  const conn = new ConsumerSession({
+    key: bridge, transport: { type: 'postmessage' }, page: channel.page,
+    host: { core: () => core, tokenFor: async () => null },
+  });
+  const label = `"${found.provider.name}" (${key}) through the bridge ${bridge}`;
+  link.onRelay(key, (text) => { if (!channel.isEcho(text)) conn.receive(text); },
+    (why) => { if (!conn.disposed) conn.halt(Status.UNREACHABLE, why); });
+  const client = new SlopClient(conn, `provider ${label}`, () => link.close());
+  return goLive(conn, client, label, timeout, NOBODY_THERE);
+}
+
+/**
+ * What a desktop bridge shares: its provider-available announcements (the replay it sends a new
+ * client). Rejects with SlopTestError "unreachable" when no bridge answers.
+ * @param {{bridge?: string, timeout?: number}} [o]
+ * @returns {Promise<import('./bridge-client-node.js').BridgeProviderInfo[]>}
+ */
+export async function bridgeProviders({ bridge = DEFAULT_BRIDGE, timeout = 10_000 } = {}) {
+  const link = await BridgeLink.open(bridge, timeout);
+  link.close();
+  return [...link.providers.values()];
 }
 
 /**

@@ -101,7 +101,9 @@ export class ConsumerSession {
    * @param {object} o
    * @param {string} o.key                 ws URL or "postmessage"
    * @param {{type: 'ws'|'postmessage', url?: string}} o.transport   {type: 'ws', url} or {type: 'postmessage'}
-   * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
+   * @param {{open(): void, send(message: object): void, sendText?(text: string): void, close(): void}} [o.page]
+   *   postMessage channel; sendText, when it has one, takes the frame's text as the core wrote it
+   *   (a channel that carries text keeps every digit)
    * @param {H} o.host
    * @param {SessionListeners} [o.listeners]  where it reports (default: its own)
    */
@@ -276,7 +278,8 @@ export class ConsumerSession {
 
     if (this.isPostMessage) {
       this.#setStatus(Status.CONNECTING, 'Waiting for the page’s hello…');
-      this.wire = { isOpen: true, send: (text) => this.page.send(JSON.parse(text)), close: () => this.page.close() };
+      const page = this.page;
+      this.wire = { isOpen: true, send: page.sendText ? (text) => page.sendText(text) : (text) => page.send(JSON.parse(text)), close: () => page.close() };
       this.page.open();
       this.pump();
       this.timer = setTimeout(() => this.#helloMissing(gen), HELLO_WAIT_MS * 2 ** Math.min(this.attempt, 4));

@@ -1,0 +1,468 @@
+// bridge-server-node.js: `slop-inspector bridge`, a desktop bridge that pairs. It listens where the
+// SLOP project's bridges listen (ws://127.0.0.1:9339/slop-bridge) and speaks their protocol to
+// desktop consumers (docs/desktop-bridge.md; the Claude Code and Codex plugins connect bare and
+// never pair), with three differences that are the point of it:
+//
+//   - Only a browser that proved the pairing code (bridge-pairing.js) may announce providers and
+//     speak for them. Every client starts as a consumer; one that sends pair-challenge and proves
+//     the code becomes a browser; one that fails is closed (4403). A web page cannot connect at all
+//     (its Origin is refused), so only programs on this machine and extensions reach the port.
+//   - Consumers are kept apart. The project's TypeScript server sends every message to every
+//     client, so two consumers see each other's results, and one's unsubscribe ends the other's
+//     subscription. Here each consumer has its own core relay (SlopRelay, slop_core.h) per
+//     provider: its ids travel as "c<n>~<id>", and only frames addressed to them come back to it.
+//   - Provider messages pass byte for byte: the message's text is cut out of the browser's
+//     envelope and spliced into the consumer's (bridge-envelope-node.js), never re-printed.
+//
+// Two browsers may announce the same providerKey ("12:postmessage"); the second is shown to
+// consumers as "<key>#<its connection number>" and mapped back when relayed.
+// Node-only (the *-node.js files stay out of the extension build).
+
+import http from 'node:http';
+import { WebSocketServer, WebSocket } from 'ws';
+import { loadSlopCoreNode } from './load-core-node.js';
+import { BridgePairing, pairingMessage, PAIR_TIMEOUT_MS } from './bridge-pairing.js';
+import { resolvePairingCode } from './bridge-code-node.js';
+import { relayEnvelope, relayedMessageText, bridgeError } from './bridge-envelope-node.js';
+
+export const BRIDGE_HOST = '127.0.0.1';
+export const BRIDGE_PORT = 9339;
+export const BRIDGE_PATH = '/slop-bridge';
+/** A consumer's message above this is answered with too_large (a SLOP request is small). */
+export const CONSUMER_MESSAGE_MAX = 1024 * 1024;
+/** ws closes (1009) above this; up to it a message can still be read, and answered in words. */
+const PAYLOAD_MAX = 16 * 1024 * 1024;
+/** The close code of a refused pairing (a WebSocket application code, like HTTP 403). */
+export const CLOSE_PAIRING_REFUSED = 4403;
+/** Longer providerKeys are not taken (the extension's are "<tab>:postmessage" or "<tab>:<ws url>"). */
+const KEY_MAX = 2048;
+/** Only extension pages may connect with an Origin; a web page (http, https, null) never. */
+const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension):\/\/[^/]+$/i;
+
+/** @typedef {import('./slop-core.js').SlopCore} SlopCore */
+/** @typedef {InstanceType<SlopCore['SlopRelay']>} SlopRelay */
+
+/**
+ * One connection. Every client starts as a consumer; it becomes a browser when it pairs.
+ */
+class Peer {
+  /** @param {number} n connection number (from 1) @param {WebSocket} ws @param {string|undefined} origin */
+  constructor(n, ws, origin) {
+    this.n = n;
+    this.ws = ws;
+    this.origin = origin;
+    /** @type {'consumer'|'browser'} */
+    this.role = 'consumer';
+    /** @type {BridgePairing|null} */
+    this.pairing = null;
+    /** Consumer: its relays, by the providerKey consumers see. @type {Map<string, SlopRelay>} */
+    this.relays = new Map();
+    /** Browser: its providerKeys → the keys consumers see. @type {Map<string, string>} */
+    this.keys = new Map();
+  }
+
+  /** The relay tag: "c" and the connection number in base 36 (the core's 1 to 16 of [a-z0-9_-]). */
+  get tag() { return `c${this.n.toString(36)}`; }
+
+  /** @param {string} text */
+  send(text) {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(text);
+  }
+}
+
+/**
+ * @typedef {object} SharedProvider   a paired browser's provider, as consumers see it
+ * @property {Peer} browser
+ * @property {string} key          the browser's providerKey
+ * @property {any} announcement    its provider-available, as the browser sent it
+ * @property {string} text         the provider-available consumers get (the key theirs)
+ */
+
+/**
+ * @typedef {object} BridgeServer
+ * @property {string} url       ws://host:port/path
+ * @property {number} port
+ * @property {string} code      the pairing code, normalised (print it once; never log it)
+ * @property {import('./bridge-code-node.js').PairingCode} pairingCode  the code and where it is kept
+ * @property {() => {n: number, origin: string|null, providers: string[]}[]} browsers  paired browsers (providers: keys as consumers see them)
+ * @property {() => {providerKey: string, browser: number, tabId: unknown, provider: any}[]} providers  what consumers are told
+ * @property {() => {n: number, relays: string[]}[]} consumers
+ * @property {() => Promise<void>} close   closes every connection and stops listening
+ */
+
+/**
+ * Starts a paired desktop bridge. Rejects when the code is not a pairing code, or the port is
+ * taken (error.code 'EADDRINUSE', a message that says who may be there).
+ * @param {{host?: string, port?: number, path?: string, code?: string|null,
+ *   log?: (line: string) => void, pairTimeoutMs?: number}} [options]
+ *   code: the pairing code (else $SLOP_BRIDGE_CODE, else the config file's, else a new one saved
+ *   there: bridge-code-node.js). log: one line per event (pairing, clients, providers); never the code.
+ *   pairTimeoutMs: how long a pairing client has for its proof (tests shorten it).
+ * @returns {Promise<BridgeServer>}
+ */
+export async function startBridgeServer({
+  host = BRIDGE_HOST, port = BRIDGE_PORT, path = BRIDGE_PATH, code = null, log = () => {}, pairTimeoutMs = PAIR_TIMEOUT_MS,
+} = {}) {
+  const pairingCode = await resolvePairingCode({ code });
+  const core = await loadSlopCoreNode();
+
+  /** @type {Set<Peer>} */
+  const peers = new Set();
+  /** Providers by the key consumers see. @type {Map<string, SharedProvider>} */
+  const shared = new Map();
+  /** The consumers' relays on each shared key. @type {Map<string, Map<Peer, SlopRelay>>} */
+  const relayUsers = new Map();
+  let seq = 0;
+  const say = (/** @type {string} */ line) => {
+    try { log(line); } catch { /* a logger's failure is not the bridge's */ }
+  };
+
+  // ------------------------------------------------------------------------------ HTTP
+  const server = http.createServer((req, res) => {
+    res.writeHead(426, { 'Content-Type': 'text/plain; charset=utf-8', Upgrade: 'websocket', Connection: 'close' });
+    res.end(`This is a SLOP desktop bridge: a WebSocket endpoint (${path}) for SLOP consumers and the SLOP Inspector extension, not a web page.\n`);
+  });
+  // No subprotocol is selected: a client that offers none opens in every browser, and one
+  // selected would prove nothing anyway (the pairing does).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: PAYLOAD_MAX, handleProtocols: () => false, perMessageDeflate: false });
+
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => {});
+    let pathname = '';
+    try { pathname = new URL(req.url ?? '/', 'http://bridge').pathname; } catch { /* stays '' */ }
+    if (pathname !== path) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket endpoint here; the SLOP desktop bridge is at ${path}`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !EXTENSION_ORIGIN.test(origin)) {
+      return refuseUpgrade(socket, 403, 'Forbidden', 'a web page may not connect to the SLOP desktop bridge');
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, origin));
+  });
+
+  // ---------------------------------------------------------------------- connections
+  /** @param {WebSocket} ws @param {string|undefined} origin */
+  function opened(ws, origin) {
+    const peer = new Peer(++seq, ws, origin);
+    peers.add(peer);
+    say(`client ${peer.n} connected${origin ? ` (${origin})` : ''}`);
+    // As the project's server does: what is shared now, at once (a client that then pairs ignores it).
+    for (const p of shared.values()) peer.send(p.text);
+    // Text or binary, a message is read as UTF-8 text, as the project's server reads it.
+    ws.on('message', (data) => {
+      const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+      const text = buf.toString('utf8');
+      try {
+        if (peer.role === 'browser') fromBrowser(peer, text);
+        else fromConsumer(peer, text, buf.length);
+      } catch (e) {
+        say(`client ${peer.n}: message not handled: ${/** @type {Error} */ (e).message}`);
+      }
+    });
+    ws.on('error', () => {}); // a close follows, with its code
+    ws.on('close', (closeCode) => left(peer, closeCode));
+  }
+
+  /** @param {Peer} peer @param {number} closeCode */
+  function left(peer, closeCode) {
+    if (!peers.delete(peer)) return;
+    peer.pairing?.cancel();
+    const why = closeCode === 1009 ? ' (a message over 16 MiB)' : '';
+    if (peer.role === 'browser') {
+      for (const exposed of peer.keys.values()) withdraw(exposed, null);
+      peer.keys.clear();
+      say(`browser ${peer.n} left${why}`);
+    } else {
+      for (const key of [...peer.relays.keys()]) closeRelay(peer, key);
+      say(`consumer ${peer.n} left${why}`);
+    }
+  }
+
+  // -------------------------------------------------------------------------- pairing
+  /** @param {Peer} peer @param {any} msg a pairing message */
+  function pairingStep(peer, msg) {
+    if (peer.role === 'browser') return; // paired already: a late or repeated message says nothing
+    peer.pairing ??= new BridgePairing(pairingCode.code, (t) => peer.send(t), (outcome, detail) => {
+      if (!peers.has(peer)) return;
+      if (outcome === 'paired') {
+        for (const key of [...peer.relays.keys()]) closeRelay(peer, key);
+        peer.role = 'browser';
+        say(`browser ${peer.n} paired`);
+      } else {
+        say(`client ${peer.n} refused: ${detail}`);
+        peer.ws.close(CLOSE_PAIRING_REFUSED, 'pairing refused');
+      }
+    }, pairTimeoutMs);
+    peer.pairing.receive(msg).catch((e) => say(`client ${peer.n}: pairing failed: ${e.message}`));
+  }
+
+  // ------------------------------------------------------------------------ consumers
+  /** @param {Peer} c @param {string} text @param {number} bytes */
+  function fromConsumer(c, text, bytes) {
+    let msg;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      if (bytes > CONSUMER_MESSAGE_MAX) return tooLarge(c, null, bytes);
+      return c.send(bridgeError('bad_json', 'a bridge message must be one JSON object; this one is not JSON'));
+    }
+    if (bytes > CONSUMER_MESSAGE_MAX) return tooLarge(c, msg, bytes);
+    if (!isObject(msg) || typeof msg.type !== 'string') {
+      return c.send(bridgeError('bad_message', 'a bridge message must be a JSON object with a string "type"'));
+    }
+    if (pairingMessage(msg)) return pairingStep(c, msg);
+    switch (msg.type) {
+      case 'provider-available':
+      case 'provider-unavailable':
+        return c.send(bridgeError('not_paired', `only a paired browser may send ${msg.type}: pair this client with the bridge's code first`));
+      case 'relay-open':
+        if (!isKey(msg.providerKey)) return c.send(bridgeError('bad_message', 'relay-open needs a string "providerKey"'));
+        return openRelay(c, msg.providerKey);
+      case 'relay-close':
+        if (!isKey(msg.providerKey)) return c.send(bridgeError('bad_message', 'relay-close needs a string "providerKey"'));
+        return closeRelay(c, msg.providerKey);
+      case 'slop-relay':
+        return relayOut(c, msg, text);
+      default:
+        return undefined; // as the project's clients do: a type not known is not an error
+    }
+  }
+
+  /** The answer to a message over the limit: a SLOP refusal when it is a request with an id. */
+  function tooLarge(/** @type {Peer} */ c, /** @type {any} */ msg, /** @type {number} */ bytes) {
+    const why = `request of ${bytes} bytes is over the bridge's 1 MiB limit`;
+    const m = isObject(msg) ? msg.message : null;
+    if (isKey(msg?.providerKey) && isObject(m) && typeof m.id === 'string') {
+      const kind = typeof m.type === 'string' ? m.type : 'request';
+      return c.send(relayEnvelope(msg.providerKey, JSON.stringify(core.relayRefusal(kind, m.id, 'too_large', why))));
+    }
+    return c.send(bridgeError('too_large', why));
+  }
+
+  /** A SLOP error for a key nobody shares: with the request's id when it has one. */
+  function unknownProvider(/** @type {Peer} */ c, /** @type {string} */ key, /** @type {any} */ m) {
+    const id = isObject(m) && typeof m.id === 'string' ? m.id : null;
+    const kind = id === null ? 'relay' : (typeof m.type === 'string' ? m.type : 'request');
+    const why = `no provider "${key.slice(0, 200)}" on this bridge (it went away, or was never announced)`;
+    c.send(relayEnvelope(key, JSON.stringify(core.relayRefusal(kind, id, 'unknown_provider', why))));
+  }
+
+  /**
+   * A consumer's relay on a key, made now if it has none (the browser is told relay-open when
+   * it is the key's first).
+   * @param {Peer} c @param {string} key @param {SharedProvider} p @param {SlopRelay} [made]
+   */
+  function relayOf(c, key, p, made = undefined) {
+    const had = c.relays.get(key);
+    if (had) return had;
+    const relay = made ?? new core.SlopRelay(c.tag);
+    c.relays.set(key, relay);
+    let users = relayUsers.get(key);
+    if (!users) relayUsers.set(key, users = new Map());
+    users.set(c, relay);
+    if (users.size === 1) p.browser.send(JSON.stringify({ type: 'relay-open', providerKey: p.key }));
+    return relay;
+  }
+
+  /** relay-open: the consumer's relay, and a connect on its behalf unless a hello is on its way. */
+  function openRelay(/** @type {Peer} */ c, /** @type {string} */ key) {
+    const p = shared.get(key);
+    if (!p) return unknownProvider(c, key, null);
+    const hello = relayOf(c, key, p).open();
+    if (hello) p.browser.send(relayEnvelope(p.key, JSON.stringify(hello)));
+  }
+
+  /** A consumer's SLOP message: through its relay, then to the browser under the browser's key. */
+  function relayOut(/** @type {Peer} */ c, /** @type {any} */ msg, /** @type {string} */ text) {
+    if (!isKey(msg.providerKey) || !isObject(msg.message)) {
+      return c.send(bridgeError('bad_message', 'a slop-relay needs a string "providerKey" and a "message" object'));
+    }
+    const key = msg.providerKey;
+    const p = shared.get(key);
+    if (!p) return unknownProvider(c, key, msg.message);
+    const had = c.relays.get(key);
+    // A slop-relay before relay-open opens the relay, but only for a message that passes.
+    const relay = had ?? new core.SlopRelay(c.tag);
+    const out = /** @type {any} */ (relay.outbound(relayedMessageText(text, /** @type {any} */ (msg))));
+    if (!out.ok) {
+      if (!had) relay.free();
+      if (out.reply) return c.send(relayEnvelope(key, JSON.stringify(out.reply)));
+      return c.send(bridgeError('not_relayed', out.error));
+    }
+    if (!had) relayOf(c, key, p, relay);
+    if (out.forward === false) return undefined; // the relay answers it, or holds it
+    p.browser.send(relayEnvelope(p.key, JSON.stringify(out.message)));
+  }
+
+  /**
+   * A consumer's relay ends (relay-close, it left, it paired): its open subscriptions are
+   * unsubscribed in the page; the browser hears relay-close when it was the key's last.
+   * @param {Peer} c @param {string} key
+   */
+  function closeRelay(c, key) {
+    const relay = c.relays.get(key);
+    if (!relay) return;
+    c.relays.delete(key);
+    const users = relayUsers.get(key);
+    users?.delete(c);
+    const p = shared.get(key);
+    try {
+      if (p) {
+        for (const m of relay.close()) p.browser.send(relayEnvelope(p.key, JSON.stringify(m)));
+        if (!users?.size) p.browser.send(JSON.stringify({ type: 'relay-close', providerKey: p.key }));
+      }
+    } finally {
+      relay.free();
+    }
+    if (users && !users.size) relayUsers.delete(key);
+  }
+
+  // ------------------------------------------------------------------------- browsers
+  /** @param {Peer} b @param {string} text */
+  function fromBrowser(b, text) {
+    let msg;
+    try { msg = JSON.parse(text); } catch { return; }
+    if (!isObject(msg) || pairingMessage(msg)) return;
+    switch (msg.type) {
+      case 'provider-available':
+        if (isKey(msg.providerKey)) announce(b, msg);
+        return;
+      case 'provider-unavailable': {
+        const exposed = isKey(msg.providerKey) ? b.keys.get(msg.providerKey) : undefined;
+        if (exposed === undefined) return;
+        b.keys.delete(msg.providerKey);
+        withdraw(exposed, msg);
+        return;
+      }
+      case 'slop-relay': {
+        const exposed = isKey(msg.providerKey) ? b.keys.get(msg.providerKey) : undefined;
+        if (exposed === undefined || !isObject(msg.message)) return;
+        relayIn(exposed, relayedMessageText(text, /** @type {any} */ (msg)));
+        return;
+      }
+      default:
+        return; // relay-open/close and the rest are a consumer's words, not a browser's
+    }
+  }
+
+  /** @param {Peer} b @param {any} msg a provider-available */
+  function announce(b, msg) {
+    let exposed = b.keys.get(msg.providerKey);
+    if (exposed === undefined) {
+      exposed = freeKey(msg.providerKey, b.n);
+      b.keys.set(msg.providerKey, exposed);
+    }
+    const again = shared.has(exposed);
+    const text = JSON.stringify({ ...msg, providerKey: exposed });
+    shared.set(exposed, { browser: b, key: msg.providerKey, announcement: msg, text });
+    toConsumers(text);
+    say(`provider ${again ? 'announced again' : 'announced'}: ${nameOf(msg)} as ${JSON.stringify(exposed)} by browser ${b.n}`);
+  }
+
+  /** The browser's key, unless another browser's provider has it: then "<key>#<n>". */
+  function freeKey(/** @type {string} */ key, /** @type {number} */ n) {
+    if (!shared.has(key)) return key;
+    let k = `${key}#${n}`;
+    for (let i = 2; shared.has(k); i++) k = `${key}#${n}-${i}`;
+    return k;
+  }
+
+  /**
+   * A provider goes (the browser said so, or left): consumers are told, their relays on it freed
+   * (nothing to unsubscribe: the provider is gone).
+   * @param {string} exposed @param {any} msg the browser's provider-unavailable, or null
+   */
+  function withdraw(exposed, msg) {
+    const p = shared.get(exposed);
+    if (!p) return;
+    shared.delete(exposed);
+    for (const [c, relay] of relayUsers.get(exposed) ?? []) {
+      c.relays.delete(exposed);
+      relay.free();
+    }
+    relayUsers.delete(exposed);
+    const notice = msg ? { ...msg, providerKey: exposed } : { type: 'provider-unavailable', tabId: p.announcement.tabId, providerKey: exposed };
+    toConsumers(JSON.stringify(notice));
+    say(`provider withdrawn: ${nameOf(p.announcement)} as ${JSON.stringify(exposed)}${msg ? '' : ` (browser ${p.browser.n} left)`}`);
+  }
+
+  /** A provider's message: to each consumer whose relay it concerns, its text as the provider wrote it. */
+  function relayIn(/** @type {string} */ exposed, /** @type {string} */ messageText) {
+    const users = relayUsers.get(exposed);
+    if (!users) return;
+    for (const [c, relay] of users) {
+      const back = relay.inbound(messageText);
+      if (back !== null) c.send(relayEnvelope(exposed, back));
+    }
+  }
+
+  function toConsumers(/** @type {string} */ text) {
+    for (const peer of peers) if (peer.role === 'consumer') peer.send(text);
+  }
+
+  // --------------------------------------------------------------------------- listen
+  await new Promise((resolve, reject) => {
+    const fail = (/** @type {NodeJS.ErrnoException} */ e) => {
+      if (e.code === 'EADDRINUSE') {
+        const err = /** @type {NodeJS.ErrnoException} */ (new Error(`port ${port} is in use: another bridge (the SLOP desktop app, a Claude Code or Codex plugin, another slop-inspector bridge) runs there`));
+        err.code = 'EADDRINUSE';
+        return reject(err);
+      }
+      reject(e);
+    };
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      server.on('error', (e) => say(`server error: ${e.message}`));
+      resolve(undefined);
+    });
+  });
+  const addr = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const hostInUrl = host.includes(':') ? `[${host}]` : host;
+
+  let closing = null;
+  return {
+    url: `ws://${hostInUrl}:${addr.port}${path}`,
+    port: addr.port,
+    code: pairingCode.code,
+    pairingCode,
+    browsers: () => [...peers].filter((p) => p.role === 'browser')
+      .map((p) => ({ n: p.n, origin: p.origin ?? null, providers: [...p.keys.values()] })),
+    providers: () => [...shared.entries()].map(([providerKey, p]) => ({
+      providerKey, browser: p.browser.n, tabId: p.announcement.tabId, provider: p.announcement.provider,
+    })),
+    consumers: () => [...peers].filter((p) => p.role === 'consumer').map((p) => ({ n: p.n, relays: [...p.relays.keys()] })),
+    close() {
+      closing ??= new Promise((resolve) => {
+        for (const peer of peers) peer.ws.close(1001, 'the bridge is closing');
+        // A client that does not answer the close in time is cut off.
+        const cut = setTimeout(() => { for (const peer of peers) peer.ws.terminate(); }, 1000);
+        cut.unref();
+        wss.close();
+        server.close(() => { clearTimeout(cut); resolve(undefined); });
+        server.closeIdleConnections?.();
+      });
+      return closing;
+    },
+  };
+}
+
+/** @param {import('node:stream').Duplex} socket @param {number} status @param {string} reason @param {string} body */
+function refuseUpgrade(socket, status, reason, body) {
+  const text = `${body}\n`;
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+}
+
+/** @param {unknown} v @returns {v is Record<string, any>} */
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** @param {unknown} v @returns {v is string} */
+function isKey(v) {
+  return typeof v === 'string' && v.length > 0 && v.length <= KEY_MAX;
+}
+
+/** A provider's name for the log: its announced name and id, cut short (it is the page's text). */
+function nameOf(/** @type {any} */ msg) {
+  const name = String(msg?.provider?.name ?? msg?.provider?.id ?? '?').replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 80);
+  return JSON.stringify(name);
+}
