@@ -50,3 +50,6 @@ timeout -k 10 600 node tests/bench/agent-bench.mjs "${quick[@]}"
 echo
 echo "*** an Agent playground turn in Chromium: the worker's own time and the panel's, next to a scripted model"
 timeout -k 10 600 node tests/bench/agent-extension-bench.mjs "${quick[@]}"
+echo
+echo "*** the desktop bridge: pairing, and a consumer's invoke through slop-inspector bridge next to the TypeScript server's way"
+timeout -k 10 300 node tests/bench/bridge-bench.mjs "${quick[@]}"
