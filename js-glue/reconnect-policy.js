@@ -4,28 +4,26 @@
 // Connection and in the Node client alike.
 //
 // It tells three stories apart by how the last connections ended:
-// - restart: the provider was live (it served a snapshot) for a while, then went away. A dev
-//   server being restarted: dial again at once, and while the new process is not listening yet,
-//   often (at most RESTART_CAP_MS apart on loopback), every time it happens.
-// - crash-loop: it opened and died before or right after its snapshot. Dialling fast would only
-//   feed the loop: back off exponentially to CAP_MS, loopback or not.
+// - restart: the provider went live (it answered with a hello and served a snapshot), however
+//   briefly, then went away. A dev server restarted by a file watcher, twice in a second if a build
+//   writes several files: dial again at once, and while the new process is not listening yet, often
+//   (at most LOOPBACK_CAP_MS apart on this machine), every time it happens.
+// - crash-loop: it opened and died before its snapshot, so it never went live. On this machine it
+//   is dialled every LOOPBACK_CAP_MS anyway (a dial is cheap and the developer is waiting; the
+//   status says it is a crash loop); a remote one backs off exponentially to CAP_MS.
 // - down: nothing (or a refusal) answered, and the last good run was not a restart. Exponential
-//   from BASE_MS, capped at LOOPBACK_CAP_MS on this machine (cheap to ask, and the developer is
-//   waiting for it) and at CAP_MS for a remote host.
+//   from BASE_MS, capped at LOOPBACK_CAP_MS on this machine and at CAP_MS for a remote host.
+// How long a provider lived never matters: only whether it went live.
 
 export const POLICY = Object.freeze({
-  /** Live this long on one connection before it ended: a restart, not a crash. */
-  HEALTHY_MS: 500,
   /** First try after a restart. */
   FAST_MS: 200,
   /** Steps while a restarted provider is not listening yet: 250 ms · 2^failures. */
   RESTART_BASE_MS: 250,
-  /** Longest step while a restarted loopback provider is not listening yet. */
-  RESTART_CAP_MS: 1000,
   BASE_MS: 1000,
-  /** Longest step for a loopback provider that is down. */
-  LOOPBACK_CAP_MS: 2000,
-  /** The ceiling: crash loops, and remote providers. */
+  /** The longest step on this machine, whatever the story. */
+  LOOPBACK_CAP_MS: 1000,
+  /** The ceiling for a remote provider. */
   CAP_MS: 30_000,
 });
 
@@ -56,13 +54,14 @@ export function isLoopbackUrl(url) {
  * @param {ReconnectState} state
  * @param {{opened: boolean, liveMs: number|null, refused?: boolean}} run
  *   opened: the transport opened (and was accepted); liveMs: how long the first subscription was
- *   live before the end (null: it never was); refused: a server answered and refused the
- *   handshake (auth): that is no restart in progress, so the fast path ends
+ *   live before the end (null: it never was; any other value, 0 included, is a restart);
+ *   refused: a server answered and refused the handshake (auth): that is no restart in progress,
+ *   so the fast path ends
  * @returns {ReconnectState}
  */
 export function noteEnd(state, { opened, liveMs, refused = false }) {
   if (!opened) return { ...state, restarted: state.restarted && !refused, failures: state.failures + 1 };
-  if (liveMs !== null && liveMs >= POLICY.HEALTHY_MS) return { restarted: true, crashes: 0, failures: 0 };
+  if (liveMs !== null) return { restarted: true, crashes: 0, failures: 0 };
   // Within a crash loop the refused tries between crashes count too (the process may be down
   // between them); the tries before the loop began do not.
   return { restarted: false, crashes: state.crashes + 1, failures: state.crashes > 0 ? state.failures : 0 };
@@ -107,16 +106,16 @@ export function reconnectDelay(state, { loopback, random = Math.random }) {
   /** @type {'restart'|'crash-loop'|'down'} */
   let mode;
   let step;
+  const cap = loopback ? POLICY.LOOPBACK_CAP_MS : POLICY.CAP_MS;
   if (state.crashes > 0) {
     mode = 'crash-loop';
-    step = Math.min(POLICY.CAP_MS, POLICY.BASE_MS * pow(state.crashes - 1 + state.failures));
+    step = Math.min(cap, POLICY.BASE_MS * pow(state.crashes - 1 + state.failures));
   } else if (state.restarted) {
     mode = 'restart';
-    step = state.failures === 0 ? POLICY.FAST_MS
-      : Math.min(loopback ? POLICY.RESTART_CAP_MS : POLICY.CAP_MS, POLICY.RESTART_BASE_MS * pow(state.failures));
+    step = state.failures === 0 ? POLICY.FAST_MS : Math.min(cap, POLICY.RESTART_BASE_MS * pow(state.failures));
   } else {
     mode = 'down';
-    step = Math.min(loopback ? POLICY.LOOPBACK_CAP_MS : POLICY.CAP_MS, POLICY.BASE_MS * pow(state.failures - 1));
+    step = Math.min(cap, POLICY.BASE_MS * pow(state.failures - 1));
   }
   return { delay: jittered(step, random), mode, step };
 }

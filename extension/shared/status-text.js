@@ -24,8 +24,11 @@ const seconds = (at, now) => Math.max(1, Math.ceil((at - now) / 1000));
  * again fast, and the label says so with its countdown, never a bare "Reconnecting".
  * @param {ProviderInfo} info
  */
-const restarting = (info) => info.reconnect?.mode === 'restart' && !info.reconnect.settled &&
+const between = (info) => !info.reconnect?.settled &&
   (info.status === Status.RECONNECTING || info.status === Status.UNREACHABLE || info.status === Status.CONNECTING);
+const restarting = (info) => info.reconnect?.mode === 'restart' && between(info);
+/** It opens and closes before its snapshot, again and again: said so, with the countdown. */
+const crashLooping = (info) => info.reconnect?.mode === 'crash-loop' && between(info);
 
 /** Connected but the first subscription is not live: what its mirror is doing. @type {Record<string, string>} */
 const SYNC_LABELS = {
@@ -43,9 +46,10 @@ const SYNC_LABELS = {
  */
 export function statusLabel(info, now = Date.now()) {
   const base = LABELS[info.status] ?? info.status;
-  if (restarting(info)) {
+  if (restarting(info) || crashLooping(info)) {
     const at = info.status === Status.CONNECTING ? null : info.retryAt;
-    return `Provider restarted, reconnecting (${at && at > now ? `next try in ${seconds(at, now)} s` : 'trying now'})`;
+    const next = at && at > now ? `next try in ${seconds(at, now)} s` : 'trying now';
+    return restarting(info) ? `Provider restarted, reconnecting (${next})` : `Crash loop: it closes before its snapshot each time (${next})`;
   }
   if (info.status === Status.CONNECTED) {
     if (info.live) return base;

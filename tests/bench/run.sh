@@ -53,3 +53,6 @@ timeout -k 10 600 node tests/bench/agent-extension-bench.mjs "${quick[@]}"
 echo
 echo "*** the desktop bridge: pairing, and a consumer's invoke through slop-inspector bridge next to the TypeScript server's way"
 timeout -k 10 300 node tests/bench/bridge-bench.mjs "${quick[@]}"
+echo
+echo "*** back after a provider restart: in a row, in bursts, the counter back at 1 (the Node client's policy, the worker's too)"
+timeout -k 10 600 node tests/bench/restart-bench.mjs "${quick[@]}"

@@ -1,7 +1,8 @@
-// A developer restarts their dev server again and again: each time the extension must follow the
-// new process at once (the reconnect policy's fast path, js-glue/reconnect-policy.js), never show
-// a dead or old tree as live meanwhile, and never let the back-off grow with the restarts. A
-// provider that crash-loops (dies right after hello) must still back off to the ceiling.
+// A developer restarts their dev server again and again, sometimes twice in a second (a file
+// watcher): each time the extension must follow the new process at once (the reconnect policy's
+// fast path, js-glue/reconnect-policy.js), however briefly the last one lived, never show a dead or
+// old tree as live meanwhile, and never let the back-off grow with the restarts. A provider that
+// crash-loops (dies right after hello) is said to, and on this machine dialled every second.
 //
 // Tests never assert on wall time: they assert on the delays the worker's policy chose (ProviderInfo
 // .reconnect) and print the measured recovery times as figures.
@@ -76,8 +77,9 @@ describe('a dev server restarted again and again', () => {
 
     const rows = [];
     for (let i = 0; i < 20; i++) {
-      // Two of the restarts come after 15 s of quiet; the others 1 s after the mirror was live.
-      const quiet = i === 4 || i === 14 ? 15_000 : 1_000;
+      // Two of the restarts come after 15 s of quiet; every fourth at once, as soon as the mirror
+      // was live (a watcher restarting twice in a row); the others 1 s after.
+      const quiet = i === 4 || i === 14 ? 15_000 : i % 4 === 1 ? 0 : 1_000;
       await sleep(quiet);
       const continues = i % 2 === 0; // half continue the version counter, half start again at 1
       const next = { count: 11 + i, version: continues ? current.version + 1 : 1 };
@@ -112,14 +114,14 @@ describe('a dev server restarted again and again', () => {
         'close→retryAt (ms)': decisions[0] ? decisions[0].retryAt - decisions[0].closedAt : null,
       });
       // The policy's choices: the first try after the close is the fast one, and while the new
-      // process was not listening yet, the tries came at most RESTART_CAP_MS apart; the back-off
+      // process was not listening yet, the tries came at most LOOPBACK_CAP_MS apart; the back-off
       // did not grow from one restart to the next.
       assert.ok(decisions.length >= 1, `restart ${i + 1}: a reconnect was scheduled`);
       assert.equal(decisions[0].mode, 'restart', `restart ${i + 1}: ${JSON.stringify(decisions)}`);
       assert.ok(decisions[0].delay <= POLICY.FAST_MS, `restart ${i + 1}: first try after ${decisions[0].delay} ms`);
       for (const d of decisions) {
         assert.equal(d.mode, 'restart', `restart ${i + 1}: ${JSON.stringify(decisions)}`);
-        assert.ok(d.delay <= POLICY.RESTART_CAP_MS, `restart ${i + 1}: ${JSON.stringify(decisions)}`);
+        assert.ok(d.delay <= POLICY.LOOPBACK_CAP_MS, `restart ${i + 1}: ${JSON.stringify(decisions)}`);
       }
       current = next;
     }
@@ -136,7 +138,7 @@ describe('a dev server restarted again and again', () => {
     await page.close();
   });
 
-  test('a provider that dies right after every hello backs off to the ceiling; Retry now, opening or focusing the panel and a reload dial at once', { timeout: 120_000 }, async () => {
+  test('a provider that dies right after every hello: said to crash-loop, dialled every second here, never live', { timeout: 120_000 }, async () => {
     const srv = await startScriptedProvider({
       script: [frames.hello(), { $wait: 'subscribe' }, { $terminate: true }],
       pages: { '/dies.html': '<!doctype html><meta charset="utf-8"><meta name="slop" content="{{WS_URL}}"><title>dies</title>' },
@@ -148,65 +150,21 @@ describe('a dev server restarted again and again', () => {
     const { tabId, provider } = await waitForProvider(browser.ctx, srv.url('/dies.html'), (p) => p.reconnect?.seq >= 1, { what: 'the first crash' });
     await watch(browser.ctx, tabId, provider.key);
     const popup = await openExtensionPage(browser.ctx, browser.extId, `extension/popup/popup.html?tabId=${tabId}`);
-    // Waiting out 1 + 2 + 4 + 8 + 16 s would be a minute: after each scheduled reconnect the test
-    // presses Retry now, which dials at once and keeps what the policy knows of the crash loop.
-    const decisions = [];
-    for (let n = 0; n < 7; n++) {
-      const d = await until(async () => {
-        const rs = await state(browser.ctx);
-        return rs.decisions.length > n ? rs.decisions[n] : null;
-      }, { what: `reconnect decision ${n + 1}`, timeout: 40_000, interval: 50 });
-      decisions.push(d);
-      // The popup says what happens next, with a countdown (not a frozen "Reconnecting").
-      const pill = popup.locator('.pill[data-status="reconnecting"]');
-      await until(async () => /retry in \d+ s/.test(await pill.first().textContent().catch(() => '')), { what: 'the countdown in the popup' });
-      if (n < 6) await popup.locator('button[data-action="retry"]').first().click();
-    }
+    const decisions = await until(async () => {
+      const rs = await state(browser.ctx);
+      return rs.decisions.length >= 7 ? rs.decisions : null;
+    }, { what: '7 reconnect decisions', timeout: 40_000, interval: 50 });
     console.log(`# crash loop: scheduled delays (ms) by crash: ${decisions.map((d) => `${d.seq}: ${d.delay}`).join(', ')}`);
     assert.ok(decisions.every((d) => d.mode === 'crash-loop'), JSON.stringify(decisions));
-    // Crash n waits within [step/2, step] of 1, 2, 4, 8, 16, 30, 30... s: up to the ceiling and there.
-    for (const d of decisions) {
-      const step = Math.min(POLICY.CAP_MS, POLICY.BASE_MS * 2 ** (d.seq - 1));
-      assert.ok(d.delay >= step / 2 && d.delay <= step, `crash ${d.seq}: ${d.delay} ms, step ${step}`);
-    }
-    assert.ok(decisions.at(-1).seq >= 6 && decisions.at(-1).delay >= POLICY.CAP_MS / 2, 'the ceiling was reached');
-    // Retry now did not wait out the long delays: the next close came before the scheduled try.
-    for (let k = 0; k + 1 < decisions.length; k++) {
-      if (decisions[k].delay >= 4000) assert.ok(decisions[k + 1].closedAt < decisions[k].retryAt, `the try after crash ${decisions[k].seq} came at once`);
-    }
-    await popup.close();
-
-    // At the ceiling (15 to 30 s to wait), the user opens the panel, then focuses it, then reloads
-    // the page: each time the provider is dialled at once, before the scheduled try.
-    const nextDecision = (after, what) => until(async () => (await state(browser.ctx)).decisions.find((d) => d.seq > after.seq),
-      { what, timeout: 10_000, interval: 50 });
-    // A click may land while the timer's own try is under way (two tries, two decisions): wait
-    // until no try is in flight, then take the last decision as the one scheduled.
-    let scheduled = null;
-    await until(async () => {
-      const last = (await state(browser.ctx)).decisions.at(-1);
-      const settled = scheduled && last.seq === scheduled.seq;
-      scheduled = last;
-      return settled && last.status === 'reconnecting';
-    }, { what: 'the crash loop to wait out its back-off', interval: 1500 });
-    assert.equal(scheduled.mode, 'crash-loop');
-    assert.ok(scheduled.delay >= POLICY.CAP_MS / 2, `at the ceiling: ${scheduled.delay} ms`);
-    const panel = await openExtensionPage(browser.ctx, browser.extId, `extension/panel/panel.html?tabId=${tabId}`);
-    const afterOpen = await nextDecision(scheduled, 'a try when the panel opened');
-    assert.ok(afterOpen.closedAt < scheduled.retryAt, 'opening the panel dialled before the scheduled try');
-    assert.equal(afterOpen.mode, 'crash-loop', 'and the crash loop is still one');
-    await panel.evaluate(() => window.dispatchEvent(new Event('focus')));
-    const afterFocus = await nextDecision(afterOpen, 'a try when the panel got the focus');
-    assert.ok(afterFocus.closedAt < afterOpen.retryAt, 'focusing the panel dialled before the scheduled try');
-    const dialled = srv.connections.length;
-    await page.reload();
-    // The reloaded page has a new connection, which dials at once.
-    await until(() => srv.connections.length > dialled, { what: 'a connection after the reload', interval: 50 });
+    // Before: 1, 2, 4, 8, 16, 30 s. On this machine a dial is cheap and the developer is waiting.
+    assert.ok(decisions.every((d) => d.delay <= POLICY.LOOPBACK_CAP_MS), JSON.stringify(decisions.map((d) => d.delay)));
+    // The popup says what is going on, with a countdown (not a frozen "Reconnecting").
+    const pill = popup.locator('.provider .pill');
+    await until(async () => /^Crash loop: it closes before its snapshot each time \((next try in \d+ s|trying now)\)/.test(await pill.first().textContent().catch(() => '')), { what: 'the crash loop said in the popup' });
     const fresh = await swEval(browser.ctx, ([t, k]) => globalThis.slopInspector.info(t, k), [tabId, provider.key]);
-    assert.ok(!fresh || !fresh.live, 'never live');
-    assert.ok(Date.now() < afterFocus.retryAt, 'the reload did not wait for the scheduled try');
+    assert.ok(!fresh.live, 'never live');
     await swEval(browser.ctx, () => { clearInterval(globalThis.__rs.timer); return true; });
-    await panel.close();
+    await popup.close();
     await page.close();
   });
 });

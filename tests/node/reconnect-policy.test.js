@@ -1,13 +1,14 @@
-// The reconnect policy (js-glue/reconnect-policy.js): a provider that restarts is dialled again
-// fast every time; one that crash-loops backs off to the ceiling; loopback waits at most 2 s
-// while down, remote providers keep the long ceiling; every delay is jittered within its step.
+// The reconnect policy (js-glue/reconnect-policy.js): a provider that went live and ended is a
+// restart however briefly it lived, dialled again fast every time; on this machine no wait exceeds
+// 1 s, a crash loop included; remote providers keep the exponential back-off to the ceiling; every
+// delay is jittered within its step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { POLICY, INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay, backoffDelay } from '../../js-glue/reconnect-policy.js';
 
 const LIVE = { opened: true, liveMs: 5_000 };
 const CRASH_AFTER_HELLO = { opened: true, liveMs: null };
-const CRASH_AFTER_SNAPSHOT = { opened: true, liveMs: 20 };
+const LIVE_BRIEFLY = { opened: true, liveMs: 20 }; // served its snapshot, killed 20 ms later
 const DOWN = { opened: false, liveMs: null };
 const top = () => 1 - Number.EPSILON; // random() at its highest: the whole step
 const low = () => 0;                  // random() at its lowest: half the step
@@ -44,7 +45,7 @@ test('a provider that restarts is dialled again fast, every time', () => {
 test('while a restarted loopback provider is not listening yet, tries come at most 1 s apart', () => {
   const out = delays([LIVE, ...Array(30).fill(DOWN)], { loopback: true });
   assert.deepEqual(out.slice(0, 4).map((d) => d.step), [200, 500, 1000, 1000]);
-  assert.ok(out.every((d) => d.mode === 'restart' && d.delay <= POLICY.RESTART_CAP_MS));
+  assert.ok(out.every((d) => d.mode === 'restart' && d.delay <= POLICY.LOOPBACK_CAP_MS));
 });
 
 test('a remote provider that restarts: a fast first try, then the long ceiling', () => {
@@ -54,32 +55,44 @@ test('a remote provider that restarts: a fast first try, then the long ceiling',
   assert.equal(out.at(-1).step, POLICY.CAP_MS);
 });
 
-test('a provider that crash-loops (dies after hello, or right after its snapshot) backs off to the ceiling', () => {
-  for (const crash of [CRASH_AFTER_HELLO, CRASH_AFTER_SNAPSHOT]) {
-    for (const loopback of [true, false]) {
-      const out = delays(Array(10).fill(crash), { loopback });
-      assert.ok(out.every((d) => d.mode === 'crash-loop'));
-      assert.deepEqual(out.map((d) => d.step), [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000]);
+test('restarts in quick succession, however short each run lived, are restarts: the first try at once, every time', () => {
+  // The pattern of a file watcher restarting a dev server twice in a second: each run served its
+  // snapshot and a few patches and lived 20 ms to a few hundred.
+  for (const loopback of [true, false]) {
+    const ends = [];
+    for (let i = 0; i < 20; i++) ends.push(i % 2 ? LIVE_BRIEFLY : { opened: true, liveMs: 0 }, DOWN);
+    const out = delays(ends, { loopback });
+    for (let i = 0; i < out.length; i += 2) {
+      assert.equal(out[i].mode, 'restart');
+      assert.equal(out[i].step, POLICY.FAST_MS, `run ${i / 2}`);
+      assert.equal(out[i + 1].step, 2 * POLICY.RESTART_BASE_MS);
     }
   }
-  // A crash loop whose process is also down between crashes keeps backing off.
-  const mixed = delays([CRASH_AFTER_HELLO, DOWN, CRASH_AFTER_HELLO, DOWN], { loopback: true });
-  assert.deepEqual(mixed.map((d) => d.step), [1000, 2000, 4000, 8000]);
 });
 
-test('live for less than HEALTHY_MS is a crash; from HEALTHY_MS on, a restart', () => {
-  assert.equal(delays([{ opened: true, liveMs: POLICY.HEALTHY_MS - 1 }], { loopback: true })[0].mode, 'crash-loop');
-  assert.equal(delays([{ opened: true, liveMs: POLICY.HEALTHY_MS }], { loopback: true })[0].mode, 'restart');
-  // A crash loop that ends (a run that stays live) is forgotten: the next end is a restart.
-  const out = delays([...Array(6).fill(CRASH_AFTER_HELLO), LIVE], { loopback: true });
+test('a provider that crash-loops (dies after hello, before its snapshot): dialled every second here, backed off to the ceiling when remote', () => {
+  const local = delays(Array(10).fill(CRASH_AFTER_HELLO), { loopback: true });
+  assert.ok(local.every((d) => d.mode === 'crash-loop' && d.step === POLICY.LOOPBACK_CAP_MS && d.delay <= 1000));
+  const remote = delays(Array(10).fill(CRASH_AFTER_HELLO), { loopback: false });
+  assert.ok(remote.every((d) => d.mode === 'crash-loop'));
+  assert.deepEqual(remote.map((d) => d.step), [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000, 30000, 30000]);
+  // A remote crash loop whose process is also down between crashes keeps backing off.
+  const mixed = delays([CRASH_AFTER_HELLO, DOWN, CRASH_AFTER_HELLO, DOWN], { loopback: false });
+  assert.deepEqual(mixed.map((d) => d.step), [1000, 2000, 4000, 8000]);
+  // A crash loop that ends (a run that goes live) is forgotten: the next end is a restart.
+  const out = delays([...Array(6).fill(CRASH_AFTER_HELLO), LIVE_BRIEFLY], { loopback: false });
   assert.equal(out.at(-1).mode, 'restart');
   assert.equal(out.at(-1).step, POLICY.FAST_MS);
 });
 
-test('down from the start: loopback tries at least every 2 s, remote backs off to 30 s', () => {
+test('on this machine no wait exceeds 1 s, whatever the story; down remote backs off to 30 s', () => {
   const local = delays(Array(10).fill(DOWN), { loopback: true });
-  assert.deepEqual(local.map((d) => d.step), [1000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000]);
-  assert.ok(local.every((d) => d.mode === 'down' && d.delay <= 2000));
+  assert.deepEqual(local.map((d) => d.step), Array(10).fill(1000));
+  assert.ok(local.every((d) => d.mode === 'down'));
+  const any = [LIVE, DOWN, DOWN, DOWN, DOWN, CRASH_AFTER_HELLO, DOWN, DOWN, CRASH_AFTER_HELLO, LIVE_BRIEFLY, DOWN, DOWN, DOWN];
+  for (const random of [top, low, Math.random]) {
+    assert.ok(delays(any, { loopback: true, random }).every((d) => d.delay <= POLICY.LOOPBACK_CAP_MS));
+  }
   const remote = delays(Array(8).fill(DOWN), { loopback: false });
   assert.deepEqual(remote.map((d) => d.step), [1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
 });
@@ -100,7 +113,7 @@ test('jitter: every delay is between half and all of its step, and varies', () =
 });
 
 test('a refused handshake (auth) ends the fast path: the provider is up, and waits for the user', () => {
-  const out = delays([LIVE, { opened: false, liveMs: null, refused: true }, DOWN], { loopback: true });
+  const out = delays([LIVE, { opened: false, liveMs: null, refused: true }, DOWN], { loopback: false });
   assert.equal(out[0].mode, 'restart');
   assert.deepEqual(out.slice(1).map((d) => [d.mode, d.step]), [['down', 1000], ['down', 2000]]);
 });
@@ -113,7 +126,7 @@ test('Retry now forgets the wait for a server that is down, not a crash loop', (
   let loop = INITIAL_STATE;
   for (let i = 0; i < 4; i++) loop = noteEnd(loop, CRASH_AFTER_HELLO);
   loop = noteEnd(noteUserRetry(loop), CRASH_AFTER_HELLO);
-  assert.equal(reconnectDelay(loop, { loopback: true, random: top }).step, 16000);
+  assert.equal(reconnectDelay(loop, { loopback: false, random: top }).step, 16000);
 });
 
 test('backoffDelay (the desktop bridge): exponential, capped, jittered', () => {

@@ -73,10 +73,11 @@ test('a provider that restarted: "provider restarted, reconnecting" with a count
   // The countdown ran out and the try is under way.
   assert.equal(statusLabel({ ...waiting, status: 'connecting', retryAt: null }, NOW), 'Provider restarted, reconnecting (trying now)');
   assert.equal(statusLabel({ ...waiting, retryAt: NOW - 1 }, NOW), 'Provider restarted, reconnecting (trying now)');
-  // Live again: no trace of the restart; a crash loop keeps the plain words.
+  // Live again: no trace of the restart.
   assert.equal(statusLabel({ ...info('connected', 'live'), reconnect }, NOW), 'Connected');
   // Live since: a later reconnect the user asked for (a new token, Retry) is no restart.
   assert.equal(statusLabel({ ...waiting, status: 'connecting', retryAt: null, reconnect: { ...reconnect, settled: true } }, NOW), 'Connecting');
   const loop = { ...waiting, reconnect: { ...reconnect, mode: 'crash-loop' }, retryAt: NOW + 16_000 };
-  assert.equal(statusLabel(loop, NOW), 'Reconnecting · retry in 16 s');
+  assert.equal(statusLabel(loop, NOW), 'Crash loop: it closes before its snapshot each time (next try in 16 s)');
+  assert.equal(statusLabel({ ...loop, status: 'connecting', retryAt: null }, NOW), 'Crash loop: it closes before its snapshot each time (trying now)');
 });
