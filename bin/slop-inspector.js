@@ -20,6 +20,9 @@
 
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { readAddress } from '../js-glue/provider-address.js';
+import { findPageProvider } from '../js-glue/page-discovery.js';
+import { loadSlopCoreNode } from '../js-glue/load-core-node.js';
 import { connect, checkConformance, stableText } from '../js-glue/client-node.js';
 import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
 import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/bridge-server-node.js';
@@ -50,8 +53,10 @@ options:
   --origin ORIGIN     the Origin header to send (for providers that check it)
   --timeout MS        how long to wait for the provider, and for the answer to a request (default 10000)
   --bridge URL        the desktop bridge for a bridge:<provider> address (default ws://127.0.0.1:9339/slop-bridge)
-a <ws-url> of tree, watch, invoke and tools may be bridge:<provider>: a provider a desktop bridge
-shares (its providerKey, name or id)`;
+a <ws-url> may also be a page's http(s):// address (its /.well-known/slop or <meta name="slop"> says
+where the provider is, and the command says what it found), or host:port (read the same way);
+for tree, watch, invoke and tools it may be bridge:<provider>: a provider a desktop bridge shares
+(its providerKey, name or id)`;
 
 function usage(message) {
   if (message) process.stderr.write(`slop-inspector: ${message}\n`);
@@ -76,7 +81,8 @@ try {
 } catch (e) {
   usage(e.message);
 }
-const { values: opt, positionals: [command, url, ...rest] } = parsed;
+const { values: opt, positionals: [command, typed, ...rest] } = parsed;
+let url = typed;
 if (opt.help) { process.stdout.write(`${USAGE}\n`); process.exit(0); }
 if (!['tree', 'watch', 'invoke', 'tools', 'check', 'bridge'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
 
@@ -121,6 +127,27 @@ const BRIDGE_PREFIX = 'bridge:';
 if (opt.bridge !== undefined && !url.startsWith(BRIDGE_PREFIX)) usage('--bridge goes with a bridge:<provider> address');
 if (command === 'check' && url.startsWith(BRIDGE_PREFIX)) usage('check takes a ws:// URL (a provider a bridge relays is judged with tree or watch)');
 if (url === BRIDGE_PREFIX) usage('bridge: needs a provider (its providerKey, name or id)');
+if (!url.startsWith(BRIDGE_PREFIX)) url = await providerUrl(url);
+
+/**
+ * The provider's ws:// address from what was typed (provider-address.js): refused before any
+ * dial when it cannot be an address (exit 2); a page's address is read for the provider it names
+ * (its /.well-known/slop, then its <meta name="slop">), said on stderr (exit 1 when it names none).
+ * @param {string} text
+ */
+async function providerUrl(text) {
+  const a = readAddress(text);
+  if (!a.ok) usage(a.problem);
+  if (a.read) process.stderr.write(`slop-inspector: ${a.read}\n`);
+  if (a.kind === 'ws') return a.url;
+  const found = await findPageProvider(a.url, { core: await loadSlopCoreNode(), meta: true });
+  if (!found.ok) {
+    process.stderr.write(`slop-inspector: ${found.message}${found.inPage ? '; while SLOP Inspector shares the tab, reach it through the desktop bridge: bridge:<name>' : ''}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`slop-inspector: ${found.via}\n`);
+  return found.url;
+}
 
 if (command === 'check') {
   let code;
@@ -138,7 +165,7 @@ try {
   // The timeout bounds the connection and then each request's answer (the core's request timeout).
   client = url.startsWith(BRIDGE_PREFIX)
     ? await connect({ bridge: opt.bridge, provider: url.slice(BRIDGE_PREFIX.length), token, origin: opt.origin, timeout, requestTimeout: timeout })
-    : await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout });
+    : await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout, surface: 'cli' });
   if (command === 'tree') {
     const path = opt.path ?? '/';
     const depth = int('depth', opt.depth, -1);
@@ -166,7 +193,7 @@ try {
  * MUST rule not allowed is broken, 1 when it never went live otherwise, else 0.
  */
 async function check(ms, allow) {
-  const r = await checkConformance(url, { token, origin: opt.origin, timeout, watch: ms, drift: !!opt.drift, invoke });
+  const r = await checkConformance(url, { token, origin: opt.origin, timeout, watch: ms, drift: !!opt.drift, invoke, surface: 'cli' });
   if (r.drift && r.drift.event === 'drift' && r.drift.status === 'inconclusive') {
     process.stderr.write(`slop-inspector: drift check inconclusive: ${r.drift.message}\n`);
   } else if (r.drift && r.drift.event !== 'drift') {

@@ -16,6 +16,11 @@ export interface ConnectOptions {
   waitForServer?: boolean;
   /** How long a request (invoke, query, subscribe) waits for its answer (ms). Default: the core's 30000. */
   requestTimeout?: number;
+  /**
+   * Whose advice a failure's message gives: 'node' (connect()'s options, the default) or 'cli'
+   * ($SLOP_TOKEN, --token-file, --origin). The cause is said in the same words either way.
+   */
+  surface?: 'node' | 'cli';
 }
 
 /** connect() to a provider a desktop bridge shares (a browser tab's, announced by SLOP Inspector). */

@@ -240,7 +240,7 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
 }
 
 /** The Connection and its client, not yet started. */
-async function open(url, { token = null, origin = undefined, requestTimeout = 0 } = {}) {
+async function open(url, { token = null, origin = undefined, requestTimeout = 0, surface = 'node' } = {}) {
   let parsed;
   try {
     parsed = new URL(url);
@@ -253,7 +253,7 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0 
   const core = withRequestTimeout(await loadCore(), requestTimeout);
   const conn = new ConsumerSession({
     key: url, transport: { type: 'ws', url },
-    host: { core: () => core, tokenFor: async () => token, WebSocket: origin === undefined ? WebSocket : withOrigin(origin) },
+    host: { core: () => core, tokenFor: async () => token, WebSocket: origin === undefined ? WebSocket : withOrigin(origin), surface: /** @type {'node'|'cli'} */ (surface) },
   });
   return { conn, client: new SlopClient(conn, `provider ${url}`) };
 }
@@ -288,9 +288,7 @@ function waitSettled(conn, url, timeout) {
     const onChange = () => {
       if (conn.live) return done(null, true);
       if (conn.status === Status.ERROR && judged()) return done(null, false);
-      if (NOBODY_THERE.has(conn.status) && !judged()) {
-        return done(new SlopTestError(NOBODY_THERE.get(conn.status), `provider ${url}: ${conn.status}: ${conn.message}`, { status: conn.status }));
-      }
+      if (NOBODY_THERE.has(conn.status) && !judged()) return done(failed(conn, url, NOBODY_THERE.get(conn.status)));
       if (conn.consumer && conn.consumer.conformance().must > 0) done(null, false);
     };
     const timer = setTimeout(() => {
@@ -301,6 +299,18 @@ function waitSettled(conn, url, timeout) {
     conn.listeners.coreEvent.add(onChange);
     conn.start().catch((e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
   });
+}
+
+/**
+ * The error for a connection that failed: the session's failure (failure-text.js: the cause in the
+ * words every surface uses, and its code) when it knows one, else its status and message.
+ * @param {ConsumerSession} conn @param {string} url @param {any} code the status's code (a SlopTestCode)
+ */
+function failed(conn, url, code) {
+  const f = conn.failure;
+  return f
+    ? new SlopTestError(/** @type {any} */ (f.code), `provider ${url}: ${f.message}`, { status: conn.status })
+    : new SlopTestError(code, `provider ${url}: ${conn.status}: ${conn.message}`, { status: conn.status });
 }
 
 /** A WebSocket class that sends this Origin header (the browser's API has no such option). */
@@ -320,11 +330,14 @@ function waitLive(conn, url, timeout, giveUp) {
     };
     const onChange = () => {
       if (conn.live) return done();
+      // Not a SLOP provider: waiting longer does not help.
+      if (conn.failure?.code === 'protocol_error') return done(failed(conn, url, SlopTestCode.PROTOCOL_ERROR));
       const code = giveUp.get(conn.status);
-      if (code) done(new SlopTestError(code, `provider ${url}: ${conn.status}: ${conn.message}`, { status: conn.status }));
+      if (code) done(failed(conn, url, code));
     };
     const timer = setTimeout(() => {
       const info = providerApi.info(conn);
+      if (conn.failure && info.status !== Status.CONNECTED) return done(failed(conn, url, SlopTestCode.TIMEOUT));
       const code = info.status === Status.UNREACHABLE ? SlopTestCode.UNREACHABLE : SlopTestCode.TIMEOUT;
       const sync = info.status === Status.CONNECTED ? ` (mirror: ${info.sync.state}${info.sync.reason ? `: ${info.sync.reason.message}` : ''})` : '';
       done(new SlopTestError(code, `provider ${url}: not live after ${timeout} ms: ${info.status}${sync}: ${info.message}`, { status: info.status }));

@@ -14,6 +14,7 @@
 
 import { Status } from './session-status.js';
 import { WsTransport, serverAnswers } from './ws-transport.js';
+import { handshakeFailure, noHello, notSlop } from './failure-text.js';
 import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from './reconnect-policy.js';
 import { logEntry, FRAME_LOG } from './frame-log.js';
 
@@ -62,7 +63,13 @@ function syncOf(st, sub) {
  * @property {() => import('./slop-core.js').SlopCore} core  the loaded core
  * @property {(wsUrl: string) => Promise<string|null>} tokenFor
  * @property {typeof WebSocket} [WebSocket]       default: the global one
+ * @property {import('./failure-text.js').Surface} [surface]  where failures are read, for their advice
+ *   (default 'extension')
+ * @property {number} [helloWaitMs]  an open WebSocket without a hello this long is said so (default 5 s)
  */
+
+/** How long an open WebSocket may stay silent before "no hello" is said (the connection stays). */
+const WS_HELLO_WAIT_MS = 5000;
 
 /**
  * @typedef {object} SessionListeners   each a Set of functions, called with the session first
@@ -160,6 +167,15 @@ export class ConsumerSession {
     this.liveAt = null;        // when the first subscription went live on this transport
     this.refusedInRestart = false; // a handshake failed with the server up, since the last restart
     this.disposed = false;
+    /**
+     * Why the last attempt failed, in the words every surface uses (failure-text.js), and the
+     * Node client's error code for it; null while nothing failed since the last connect.
+     * @type {import('./failure-text.js').Failure|null}
+     */
+    this.failure = null;
+    /** The core's words for the first frame refused before any hello on this connection. */
+    this.firstRefusal = null;
+    this.framesIn = 0;         // frames received on this connection
     this.stopped = false;      // a fatal error: no reconnect until retry()
     /** @type {Map<string, {resolve: (event: any) => void}>} */
     this.pending = new Map();  // request id → {resolve}
@@ -265,6 +281,9 @@ export class ConsumerSession {
     this.stopped = false;
     this.#disconnect();
     this.liveAt = null;
+    this.failure = null;
+    this.firstRefusal = null;
+    this.framesIn = 0;
     const gen = ++this.generation;
     const now = Date.now();
     if (!this.consumer) {
@@ -297,6 +316,12 @@ export class ConsumerSession {
         if (gen !== this.generation) return;
         this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
         this.pump();
+        const wait = this.host.helloWaitMs ?? WS_HELLO_WAIT_MS;
+        this.timer = setTimeout(() => {
+          if (gen !== this.generation || this.provider || this.failure) return;
+          this.failure = noHello(this.transport.url, wait);
+          this.#setStatus(Status.CONNECTING, this.failure.message);
+        }, wait);
       },
       onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
       onClose: (info) => { if (gen === this.generation) this.#wsClosed(info, gen); },
@@ -316,8 +341,14 @@ export class ConsumerSession {
     const text = typeof frame === 'string' ? frame : utf8Text(frame);
     if (text !== null && this.listeners.input.size) emit(this.listeners.input, this, text);
     this.consumer.receive(frame, Date.now());
-    this.#logFrame('in', text ?? frame, this.consumer.frameType()); // before pump: the log line precedes its events
+    const type = this.consumer.frameType();
+    this.#logFrame('in', text ?? frame, type); // before pump: the log line precedes its events
     this.pump();
+    // A provider's first word is its hello: a first frame that is anything else is no SLOP provider.
+    if (this.framesIn++ === 0 && !this.provider && !this.isPostMessage && !this.disposed && this.status === Status.CONNECTING) {
+      this.failure = notSlop(this.transport.url, this.firstRefusal ?? `a ${type || 'non-SLOP'} message`);
+      this.#setStatus(Status.CONNECTING, this.failure.message);
+    }
   }
 
   /**
@@ -484,6 +515,7 @@ export class ConsumerSession {
         this.#setStatus(Status.CONNECTED);
         break;
       case 'protocol_error':
+        if (!this.provider && this.firstRefusal === null) this.firstRefusal = String(ev.message ?? ev.code ?? 'refused');
         if (ev.fatal) {
           this.stopped = true;
           this.#disconnect();
@@ -533,11 +565,13 @@ export class ConsumerSession {
     /** @type {StatusValue} */
     let status = Status.RECONNECTING;
     let message = info.message;
+    let refused = false; // a server answered and refused the upgrade: no restart in progress
     if (info.kind === 'subprotocol') {
       status = Status.AUTH_FAILED;
     } else if (!info.opened) {
-      // Refused handshake or nobody there? Both look the same (1006); ask the network.
-      const up = await serverAnswers(this.transport.url);
+      // Refused handshake or nobody there? Node's `ws` tells (the HTTP status, or the refused
+      // connection); a browser sees 1006 for both, so the network is asked.
+      const up = info.httpStatus ? true : info.noListener ? false : await serverAnswers(this.transport.url);
       if (this.disposed || gen !== this.generation) return;
       // Right after a restart the handshake may fail because nobody listened yet, and the new
       // process may answer by the time it is asked: once, that is the restart going on, not a
@@ -546,17 +580,14 @@ export class ConsumerSession {
       this.refusedInRestart = up && this.reconnectState.restarted;
       if (starting) {
         message = 'The provider is starting again.';
-      } else if (up) {
-        status = Status.AUTH_FAILED;
-        message = this.tokenSet
-          ? 'The server refused the connection: check the token in Options and that the provider allows this extension’s origin.'
-          : 'The server refused the connection: it probably needs a token (set one in Options), or it does not allow this extension’s origin.';
       } else {
-        status = Status.UNREACHABLE;
-        message = `Nothing answers at ${this.transport.url}.`;
+        this.failure = handshakeFailure(this.transport.url, { surface: this.host.surface ?? 'extension', httpStatus: info.httpStatus ?? null, listening: up });
+        status = this.failure.code === 'auth_failed' ? Status.AUTH_FAILED : Status.UNREACHABLE;
+        message = this.failure.message;
+        refused = up;
       }
     }
-    this.#scheduleReconnect(status, message, { opened: info.opened, liveMs, refused: status === Status.AUTH_FAILED }, closedAt);
+    this.#scheduleReconnect(status, message, { opened: info.opened, liveMs, refused }, closedAt);
   }
 
   /**

@@ -35,6 +35,10 @@ function binaryFrame(data) {
  *     whether it selected no subprotocol at all (a server that does not pair) rather than another;
  *   closed: the socket closed, before (opened = false) or after opening.
  * @property {boolean} [none]   kind subprotocol: the server selected nothing (never says what else it chose)
+ * @property {number} [httpStatus]  kind closed, not opened: the HTTP status the server answered the
+ *   upgrade with (Node's `ws` tells it; a browser never does)
+ * @property {boolean} [noListener] kind closed, not opened: the connection itself was refused, nothing
+ *   listens there (Node's `ws` tells it; a browser never does)
  * @property {boolean} opened   the socket had opened (and been accepted)
  * @property {number} code
  * @property {string} message   safe to show: never contains the token
@@ -44,6 +48,9 @@ export class WsTransport {
   #ws = null;
   #accepted = false;
   #closedReported = false;
+  /** What Node's `ws` said of a failed upgrade (its error's message); a browser says nothing. */
+  #httpStatus = 0;
+  #noListener = false;
 
   /**
    * @param {string} url  ws:// or wss:// URL (from the core's parseMeta / parseDescriptor)
@@ -93,10 +100,21 @@ export class WsTransport {
       this.onFrame(binaryFrame(e.data));
     };
     ws.onclose = (e) => {
-      this.#reportClose({ kind: 'closed', opened: this.#accepted, code: e.code,
-        message: this.#accepted ? `connection closed (code ${e.code})` : `connection failed (code ${e.code})` });
+      /** @type {CloseInfo} */
+      const info = { kind: 'closed', opened: this.#accepted, code: e.code,
+        message: this.#accepted ? `connection closed (code ${e.code})` : `connection failed (code ${e.code})` };
+      if (!this.#accepted && this.#httpStatus) info.httpStatus = this.#httpStatus;
+      if (!this.#accepted && this.#noListener) info.noListener = true;
+      this.#reportClose(info);
     };
-    ws.onerror = () => { /* always followed by close */ };
+    // Always followed by close. Node's `ws` names the cause in the error's message ("Unexpected
+    // server response: 404", "connect ECONNREFUSED …"); a browser's error event has none.
+    ws.onerror = (e) => {
+      const text = String(/** @type {any} */ (e)?.message ?? '');
+      const status = /Unexpected server response: (\d{3})/.exec(text);
+      if (status) this.#httpStatus = Number(status[1]);
+      if (/ECONNREFUSED/.test(text)) this.#noListener = true;
+    };
   }
 
   get isOpen() {

@@ -188,11 +188,12 @@ export const Request = Object.freeze({
   STRING_USE_AGENT: 'ui/string-use-agent',
   /**
    * "Connect to…": a provider no page announces. {address, token?, anyway?} where address is
-   * ws(s):// or http(s):// (its /.well-known/slop is read for the ws:// address). The provider is
+   * as people type it (js-glue/provider-address.js): ws(s)://, or a page's http(s):// (its
+   * /.well-known/slop is read for the ws:// address), `ws:/host`, `localhost:3737`. The provider is
    * connected once to see that it answers (its hello, read by the core); only then is it kept
    * (with the token) and shown on every tab until removed; anyway: true keeps it without asking.
-   * → {kind: "slop", key, provider, checked} | {kind: "no-answer", key, status, message} (nothing
-   * kept) | {kind: "agnt-gg", url, info, tools, resources} (an agnt-gg "Simple Language Open
+   * → {kind: "slop", key, provider, checked, read} | {kind: "no-answer", key, status, message,
+   * read, canSave} (nothing kept; canSave: nothing listens there yet, so "Save anyway" fits) | {kind: "agnt-gg", url, info, tools, resources} (an agnt-gg "Simple Language Open
    * Protocol" HTTP server: a different protocol, shown read-only) | {kind: "not-slop", message}.
    * A bad address or token fails with BAD_REQUEST.
    */

@@ -46,6 +46,18 @@ function oddTree() {
 }
 
 /** A port nothing listens on (bound, then closed). */
+/** A WebSocket server that opens and never says hello (/silent), or says something that is not SLOP (/echo). */
+async function startOddWs() {
+  const { WebSocketServer } = await import('ws');
+  const wss = new WebSocketServer({ noServer: true });
+  const server = http.createServer((req, res) => { res.writeHead(404); res.end(); });
+  server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => {
+    if (req.url.startsWith('/echo')) ws.send('hello there');
+  }));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { base: `ws://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => { for (const c of wss.clients) c.terminate(); server.close(r); }) };
+}
+
 async function deadPort() {
   const s = http.createServer();
   await new Promise((r) => s.listen(0, '127.0.0.1', r));
@@ -142,7 +154,8 @@ describe('Connect… and labels', () => {
     assert.equal(r.status, 'unreachable');
     assert.deepEqual((await stored()).manual, [], 'nothing saved');
     const box = panel.locator('#connect-strip [data-role="no-answer"]');
-    assert.equal(await box.locator('[data-role="no-answer-text"]').textContent(), `Nothing answers at ${dead}. Nothing was saved.`);
+    assert.equal(await box.locator('[data-role="no-answer-text"]').textContent(),
+      `Nothing answers at ${dead}: nothing listens on ${new URL(dead).host}. Is the provider running? Nothing was saved.`);
     assert.equal(await box.locator('[data-action="save-anyway"]').textContent(), 'Save anyway');
     // The panel stays on the live provider, its tree shown.
     assert.equal(await panel.locator('#provider').inputValue(), tidy.wsUrl);
@@ -176,7 +189,9 @@ describe('Connect… and labels', () => {
     const refused = await connect(panel, other.wsUrl, 'not-the-token');
     assert.equal(refused.kind, 'no-answer');
     assert.equal(refused.status, 'auth-failed');
-    assert.match(await panel.locator('#connect-strip [data-role="no-answer-text"]').textContent(), /refused the connection: check the token.*Nothing was saved\.$/);
+    assert.match(await panel.locator('#connect-strip [data-role="no-answer-text"]').textContent(),
+      /^The server at 127\.0\.0\.1:\d+ answers, but refused the WebSocket at \/slop\. The browser is not told why: a wrong path, a missing or wrong token, or an origin it does not allow\. Check the address; then check the token saved for it in Options.*Nothing was saved\.$/);
+    assert.equal(await panel.locator('#connect-strip [data-action="save-anyway"]').count(), 0, 'a server that answered and refused is not saved anyway');
     assert.deepEqual((await stored()).manual, []);
     assert.ok(!(await stored()).tokens.includes(wsOrigin(other)), 'the wrong token is not kept');
     assert.equal(await panel.locator('#provider').inputValue(), tidy.wsUrl);
@@ -194,6 +209,59 @@ describe('Connect… and labels', () => {
     assert.equal(await panel.locator('#provider').inputValue(), other.wsUrl);
     await panel.click(`#connect-strip .connect-item[data-key="${other.wsUrl}"] [data-action="remove-provider"]`);
     await until(async () => (await stored()).manual.length === 0, { what: 'removed' });
+    await panel.close();
+  });
+
+  test('Connect… reads addresses as people type them, refuses what cannot be one before any dial, and says each failure\'s cause', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tidyTab);
+    await panel.locator('#tree .row[data-path="/inbox"]').waitFor({ timeout: 15_000 });
+    await panel.click('#toggle-connect');
+    const port = new URL(other.wsUrl).port;
+    const text = () => panel.locator('#connect-strip [data-role="no-answer-text"]').textContent();
+
+    // Not an address: said, nothing dialled.
+    const dialled = other.connections?.length;
+    for (const [typed, words] of [['ftp://127.0.0.1/x', /“ftp:” addresses are not SLOP providers/], ['ws://127.0.0.1:99999/slop', /port is over 65535/]]) {
+      const r = await connect(panel, typed);
+      assert.match(r.error ?? '', words, typed);
+    }
+    if (dialled !== undefined) assert.equal(other.connections.length, dialled, 'nothing was dialled');
+
+    // A wrong path: the browser cannot see the 404, and says what it can tell and what it cannot.
+    let r = await connect(panel, `ws://127.0.0.1:${port}/slp`, other.token);
+    assert.equal(r.kind, 'no-answer');
+    assert.match(await text(), /refused the WebSocket at \/slp\. The browser is not told why: a wrong path, a missing or wrong token/);
+    assert.doesNotMatch(await text(), /probably needs a token/);
+    assert.equal(await panel.locator('#connect-strip [data-action="save-anyway"]').count(), 0);
+
+    // One slash after ws:, and a server's host:port (its /.well-known/slop names the provider):
+    // each connected, and said how it was read.
+    r = await connect(panel, `ws:/127.0.0.1:${port}/slop`, other.token);
+    assert.equal(r.kind, 'slop', JSON.stringify(r));
+    assert.equal(r.key, other.wsUrl);
+    assert.match(await panel.locator('#connect-strip [data-role="connect-message"]').textContent(), /^Added Other app \(ws:\/\/127\.0\.0\.1:\d+\/slop\) \(read “ws:\/127\.0\.0\.1:\d+\/slop” as ws:\/\/127\.0\.0\.1:\d+\/slop\)/);
+    await panel.click(`#connect-strip .connect-item[data-key="${other.wsUrl}"] [data-action="remove-provider"]`);
+    await until(async () => (await stored()).manual.length === 0, { what: 'removed' });
+    r = await connect(panel, ` 127.0.0.1:${port} `, other.token);
+    assert.equal(r.kind, 'slop', JSON.stringify(r));
+    assert.match(r.read, new RegExp(`read “127\\.0\\.0\\.1:${port}” as http://127\\.0\\.0\\.1:${port}/; http://127\\.0\\.0\\.1:${port}/\\.well-known/slop names ws://127\\.0\\.0\\.1:${port}/slop`));
+    await panel.click(`#connect-strip .connect-item[data-key="${other.wsUrl}"] [data-action="remove-provider"]`);
+    await until(async () => (await stored()).manual.length === 0, { what: 'removed' });
+
+    // A server that upgrades and never says hello; one whose first message is not SLOP.
+    const odd = await startOddWs();
+    try {
+      r = await connect(panel, `${odd.base}/silent`);
+      assert.equal(r.kind, 'no-answer');
+      assert.match(await text(), /The WebSocket at ws:\/\/127\.0\.0\.1:\d+\/silent opened, but no hello came in 5 s: is it a SLOP provider\?/);
+      r = await connect(panel, `${odd.base}/echo`);
+      assert.equal(r.kind, 'no-answer');
+      assert.match(await text(), /does not speak SLOP, it seems: its first message is not a SLOP hello/);
+      assert.equal(await panel.locator('#connect-strip [data-action="save-anyway"]').count(), 0);
+    } finally {
+      await odd.close();
+    }
+    assert.deepEqual((await stored()).manual, []);
     await panel.close();
   });
 

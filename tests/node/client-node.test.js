@@ -119,7 +119,7 @@ describe('Node client', () => {
 
   test('failures: wrong token, no token, nothing there, not a ws URL', async () => {
     await rejectsWith(connect(srv.wsUrl, { token: 'wrong-token', timeout: 5000 }), SlopTestCode.AUTH_FAILED, /refused/);
-    await rejectsWith(connect(srv.wsUrl, { timeout: 5000 }), SlopTestCode.AUTH_FAILED, /needs a token/);
+    await rejectsWith(connect(srv.wsUrl, { timeout: 5000 }), SlopTestCode.AUTH_FAILED, /refused the connection \(HTTP 401\): pass its token/);
     const gone = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true });
     const url = gone.wsUrl;
     await gone.close();
@@ -256,10 +256,11 @@ describe('slop-inspector command', () => {
     assert.equal((await runCli(['invoke', srv.wsUrl, '/inbox', 'search', '{bad'])).code, 2);
     const wrong = await runCli(['tree', srv.wsUrl], { SLOP_TOKEN: 'wrong' });
     assert.equal(wrong.code, 1);
-    assert.match(wrong.stderr, /auth-failed/);
+    assert.match(wrong.stderr, /refused the connection \(HTTP 401\): give its token with \$SLOP_TOKEN/);
     assert.doesNotMatch(wrong.stderr, /wrong/, 'the token is never printed');
-    const bad = await runCli(['tree', 'http://x']);
+    // A page's address is read for its provider: none answers at this one.
+    const bad = await runCli(['tree', 'http://127.0.0.1:1/']);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /not a ws:\/\//);
+    assert.match(bad.stderr, /Nothing answers at http:\/\/127\.0\.0\.1:1/);
   });
 });

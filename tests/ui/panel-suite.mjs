@@ -251,7 +251,8 @@ export function panelSuite(kind) {
       await p.fill('#connect-address', dead);
       await p.click('#connect-strip [data-action="connect"]');
       await p.waitFor('#connect-strip [data-action="save-anyway"]', { timeout: 15_000 });
-      assert.equal(await p.text('#connect-strip [data-role="no-answer-text"]'), `Nothing answers at ${dead}. Nothing was saved.`);
+      assert.equal(await p.text('#connect-strip [data-role="no-answer-text"]'),
+        `Nothing answers at ${dead}: nothing listens on ${new URL(dead).host}. Is the provider running? Nothing was saved.`);
       assert.equal(await p.value('#provider'), srv.wsUrl, 'still on the live provider');
       assert.equal(await p.count(`#provider option[value="${dead}"]`), 0, 'not kept');
       assert.equal(await p.count('#tree .row[data-path="/inbox"]'), 1);

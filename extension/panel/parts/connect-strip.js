@@ -63,8 +63,9 @@ export class ConnectStrip {
         this.last = r;
         if (r.kind === 'slop') {
           const name = r.provider?.name ? `${r.provider.name} (${r.key})` : r.key;
-          this.#say(r.checked ? `Added ${name}: shown on every tab until you remove it.`
-            : `Saved ${r.key} without an answer from it: shown on every tab until you remove it; it connects when the provider answers.`, 'ok');
+          const read = r.read ? ` (${r.read})` : '';
+          this.#say(r.checked ? `Added ${name}${read}: shown on every tab until you remove it.`
+            : `Saved ${r.key}${read} without an answer from it: shown on every tab until you remove it; it connects when the provider answers.`, 'ok');
           this.address.value = '';
           this.token.value = '';
           // It answered: show it (the user asked for it). Saved anyway: only if nothing live is shown.
@@ -86,14 +87,17 @@ export class ConnectStrip {
       .finally(() => { this.submit.disabled = false; });
   }
 
-  /** The probe failed: nothing was saved; say why, and offer to save it all the same. */
+  /**
+   * The probe failed: nothing was saved; say why. Only an address where nothing listens yet may be
+   * saved all the same (a provider not started); one whose server answered and refused may not.
+   */
   #noAnswer(r) {
     setChildren(this.result, h('div', { class: 'connect-no-answer', 'data-role': 'no-answer', 'data-status': r.status },
-      h('p', { class: 'error-text', 'data-role': 'no-answer-text', text: `${r.message} Nothing was saved.` }),
+      h('p', { class: 'error-text', 'data-role': 'no-answer-text', text: `${r.read ? `(${r.read}) ` : ''}${r.message} Nothing was saved.` }),
       h('div', { class: 'state-actions' },
         h('button', { type: 'button', 'data-action': 'connect-retry', onclick: () => this.connect() }, 'Try again'),
-        h('button', { type: 'button', 'data-action': 'save-anyway', title: 'Keep this address: it is shown on every tab and connects when the provider answers',
-          onclick: () => this.connect({ anyway: true }) }, 'Save anyway'))));
+        r.canSave ? h('button', { type: 'button', 'data-action': 'save-anyway', title: 'Keep this address: it is shown on every tab and connects when the provider answers',
+          onclick: () => this.connect({ anyway: true }) }, 'Save anyway') : null)));
   }
 
   #agntGg(r) {
