@@ -73,7 +73,8 @@ describe('WebSocket auth (slop.bearer)', () => {
     await page.goto(srv.url('/pages/meta-ws.html'));
     const { provider } = await waitForProvider(browser.ctx, srv.origin, refused);
     assert.equal(provider.tokenSet, false);
-    assert.match(provider.message, /needs a token/);
+    // A browser is not told the HTTP status: the causes it cannot tell apart are named, with Options.
+    assert.match(provider.message, /answers, but refused the WebSocket at \/slop\. The browser is not told why: a wrong path, a missing or wrong token, or an origin it does not allow\. Check the address; then check the token saved for it in Options/);
     await page.close();
   });
 

@@ -62,7 +62,7 @@ describe('Connect to…', () => {
   test('a ws:// address with its token: kept, connected, shown and selected; removed', { timeout: TEST_TIMEOUT }, async () => {
     const { page, panel } = await panelPage();
     const r = await connect(panel, srv.wsUrl, srv.token);
-    assert.deepEqual(r, { kind: 'slop', key: srv.wsUrl, provider: r.provider, checked: true }, 'kept once it said hello');
+    assert.deepEqual(r, { kind: 'slop', key: srv.wsUrl, provider: r.provider, checked: true, read: null }, 'kept once it said hello');
     assert.ok(r.provider?.name);
     assert.equal(await panel.locator('#connect-token').inputValue(), '', 'the token field is cleared');
     await panel.locator('#tree .row[data-path="/inbox"]').waitFor({ timeout: 15_000 });
@@ -119,7 +119,7 @@ describe('Connect to…', () => {
     assert.equal(endless.kind, 'not-slop');
     assert.match(endless.message, /\/info gave HTTP 200 text\/plain: “x{80}”/);
     const bad = await connect(panel, 'ftp://example.invalid/x');
-    assert.match(bad.error, /Use a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ address/);
+    assert.match(bad.error, /“ftp:” addresses are not SLOP providers: use ws:\/\/ or wss:\/\/ \(the provider\), or http:\/\/ or https:\/\/ \(its page\)/);
     await panel.close();
     await page.close();
   });

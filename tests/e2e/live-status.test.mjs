@@ -153,7 +153,7 @@ describe('live status, back-off, binary frames', () => {
     await tab.close();
   });
 
-  test('a provider that dies after every hello: the reported retry delays grow', { timeout: TEST_TIMEOUT }, async () => {
+  test('a provider on this machine that dies after every hello: retried within a second each time, never more', { timeout: TEST_TIMEOUT }, async () => {
     const srv = await scripted({ script: [frames.hello(), { $wait: 'subscribe' }, { $terminate: true }] }, '/dies.html');
     const url = srv.url('/dies.html');
     // The worker records each reconnect the extension schedules: its delay = retryAt − the time of
@@ -179,12 +179,9 @@ describe('live status, back-off, binary frames', () => {
     await swEval(browser.ctx, () => { clearInterval(globalThis.__delayPoll); return true; });
     console.log(`retry delays after hello-then-close (ms): ${delays.join(', ')}`);
     assert.ok(srv.connections.length >= 5, 'the provider saw a connection per attempt');
-    // Attempt n waits between half and all of min(30 s, 1 s · 2^n): each at least the one before,
-    // two steps on always more, and by the fifth well past the first second.
-    for (let i = 0; i + 1 < delays.length; i++) assert.ok(delays[i + 1] >= delays[i] - 5, `delay ${i + 1} >= delay ${i}: ${delays}`);
-    for (let i = 0; i + 2 < delays.length; i++) assert.ok(delays[i + 2] > delays[i], `delay ${i + 2} > delay ${i}: ${delays}`);
-    assert.ok(delays[0] <= 1100, `the first retry comes soon: ${delays}`);
-    assert.ok(delays[4] >= 7900, `the fifth retry waits: ${delays}`);
+    // A crash loop on loopback: every wait between half and all of 1 s (LOOPBACK_CAP_MS), not
+    // doubling to 30 s (a remote one still does: tests/node/reconnect-policy.test.js).
+    for (const d of delays) assert.ok(d >= 450 && d <= 1100, `each retry within a second: ${delays}`);
     await tab.close();
   });
 

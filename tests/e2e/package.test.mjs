@@ -120,7 +120,7 @@ test('the Node client and the command', async () => {
   const app = await connect(fx.mail.ws, { token: fx.mail.token, origin: fx.mail.nodeOrigin });
   assert.equal((await app.info()).provider.name, 'Acme Mail');
   app.close();
-  await fails(connect(fx.mail.ws, { token: 'bad', origin: fx.mail.nodeOrigin }), 'auth_failed', /auth-failed/);
+  await fails(connect(fx.mail.ws, { token: 'bad', origin: fx.mail.nodeOrigin }), 'auth_failed', /refused the connection \\(HTTP 401\\): pass its token/);
   const { stdout } = await promisify(execFile)('npx', ['--no-install', 'slop-inspector', 'tree', fx.mail.ws, '--origin', fx.mail.nodeOrigin],
     { env: { ...process.env, SLOP_TOKEN: fx.mail.token } });
   assert.match(stdout, /^\\[root\\] acme-mail/);
