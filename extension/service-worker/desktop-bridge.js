@@ -156,7 +156,12 @@ export class DesktopBridge {
     this.#stop();
     this.attempt = 0;
     if (!s.enabled) return this.#setState('off', STATE_TEXT.off);
-    if (!this.#code && !s.allowUnpaired) return this.#setState('no-token', STATE_TEXT['no-token']);
+    if (!this.#code && !s.allowUnpaired) {
+      // A token saved before bridges paired by proof is no pairing code: said, not used.
+      return this.#setState('no-token', s.token
+        ? 'On, but the saved pairing token is not a pairing code (it was saved before bridges proved their pairing): paste the code `slop-inspector bridge` prints, or allow bridges that do not pair.'
+        : STATE_TEXT['no-token']);
+    }
     this.#connect();
   }
 

@@ -149,6 +149,17 @@ describe('desktop bridge: paired means the bridge proved the code', () => {
     }
   });
 
+  test('a token saved before pairing codes is said to be none, and nothing is dialled', () => {
+    FakeSocket.made.length = 0;
+    const { host } = fakeHost(core);
+    const b = new DesktopBridge(host);
+    b.configure({ enabled: true, url, token: 'a'.repeat(32), allowUnpaired: false });
+    assert.equal(b.state, 'no-token');
+    assert.match(b.message, /the saved pairing token is not a pairing code/);
+    assert.equal(FakeSocket.made.length, 0);
+    b.configure({ enabled: false, url });
+  });
+
   test('a bridge with another code: its proof fails, the browser never proves itself, nothing is shared and it is not dialled again', async () => {
     FakeSocket.made.length = 0;
     const { host } = fakeHost(core);
