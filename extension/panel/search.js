@@ -54,3 +54,27 @@ export function searchTree(source, text, field = 'all', limit = 100000) {
   }
   return out;
 }
+
+/**
+ * The children the provider announced but the panel does not hold (windowed collections not
+ * loaded to their end; the core's `more` of each view): a search that finds nothing may not have
+ * seen them. collections: their paths in tree order.
+ * @param {{path: string, nodes: Map<string, import('../shared/messages.js').NodeView>}|null} source
+ * @returns {{count: number, collections: string[]}}
+ */
+export function unloadedChildren(source) {
+  const out = { count: 0, collections: [] };
+  if (!source) return out;
+  const stack = [source.path];
+  while (stack.length) {
+    const p = stack.pop();
+    const v = source.nodes.get(p);
+    if (!v) continue;
+    if (Number.isFinite(v.more) && v.more > 0) {
+      out.count += v.more;
+      out.collections.push(p);
+    }
+    for (let i = v.child_ids.length - 1; i >= 0; i--) stack.push(childPath(p, v.child_ids[i]));
+  }
+  return out;
+}

@@ -2027,6 +2027,26 @@ TEST(a_windowed_collection_says_how_many_more_and_which_window_is_next) {
     CHECK(cJSON_GetArrayItem(next, 0)->valuedouble == 14 && cJSON_GetArrayItem(next, 1)->valuedouble == 25);
     cJSON_Delete(e);
     outs_free(&o);
+
+    /* A page that brought no child (the provider announced 40, sent none for [0,20]): no next
+     * window, which would be the window just asked, and a caller following it would never stop. */
+    const char *q0opts = "{\"path\":\"/items\",\"depth\":1,\"window\":[0,20]}";
+    const char *q0 = slop_consumer_query(c, q0opts, strlen(q0opts), 1000, NULL);
+    CHECK(q0 != NULL);
+    snprintf(qid, sizeof qid, "%s", q0);
+    snprintf(frame, sizeof frame,
+             "{\"type\":\"snapshot\",\"id\":\"%s\",\"version\":1,\"tree\":{\"id\":\"items\",\"type\":\"collection\","
+             "\"meta\":{\"total_children\":40},\"children\":[]}}",
+             qid);
+    feed(c, frame, &o);
+    e = ev(&o, "query", 0);
+    CHECK(e != NULL);
+    if (e) {
+        CHECK(cJSON_GetObjectItem(e, "more")->valuedouble == 40);
+        CHECK(cJSON_GetObjectItem(e, "next_window") == NULL);
+        cJSON_Delete(e);
+    }
+    outs_free(&o);
     slop_consumer_free(c);
 }
 

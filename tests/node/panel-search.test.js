@@ -54,3 +54,39 @@ test('matchView takes the query in lower case', () => {
   assert.equal(matchView(m, 'ann@', 'id'), false);
   assert.equal(matchView({ id: 'x', type: 't', child_ids: [] }, 'x'), true, 'no properties');
 });
+
+test('no match among the loaded nodes is not "no match" while collections hold children not loaded: said, with Load more', async () => {
+  const { mount } = await import('./dom-env.js');
+  const { SearchBar } = await import('../../extension/panel/parts/search-bar.js');
+  const { unloadedChildren } = await import('../../extension/panel/search.js');
+  const src = {
+    path: '/',
+    nodes: new Map([
+      v('/', 'root', ['inbox', 'later']),
+      v('/inbox', 'collection', ['m1'], { meta: { total_children: 40 }, more: 39 }),
+      v('/inbox/m1', 'message', []),
+      v('/later', 'collection', [], { meta: { total_children: 3 }, more: 3 }),
+    ].map((x) => [x.path, x])),
+  };
+  assert.deepEqual(unloadedChildren(src), { count: 42, collections: ['/inbox', '/later'] });
+  assert.deepEqual(unloadedChildren(SOURCE), { count: 0, collections: [] });
+
+  const root = mount();
+  const el = (tag, id) => { const e = document.createElement(tag); e.id = id; root.append(e); return e; };
+  const els = { input: el('input', 's'), field: el('select', 'f'), count: el('span', 'c'), prev: el('button', 'p'), next: el('button', 'n'), tree: el('div', 't'), main: el('div', 'm') };
+  const did = [];
+  const treeView = { setMatches: () => {}, reveal: (p) => did.push(['reveal', p]), toggle: (p, o) => did.push(['toggle', p, o]), hooks: { onLoadMore: (p) => did.push(['more', p]) } };
+  const bar = new SearchBar(els, { selection: { source: () => src, tree: () => ({ complete: true }), scrub: false }, treeView });
+  bar.text = 'msg-30';
+  bar.run();
+  assert.equal(els.count.textContent, 'no match · 42 not loaded');
+  assert.equal(els.count.title, 'No match in the loaded nodes; 42 more children are not loaded (2 collections: /inbox, /later).');
+  const button = root.querySelector('[data-action="search-load-more"]');
+  assert.equal(button.hidden, false);
+  button.click();
+  assert.deepEqual(did, [['toggle', '/inbox', true], ['more', '/inbox'], ['reveal', '/inbox']]);
+  bar.text = 'm1';
+  bar.run({ jump: true });
+  assert.equal(els.count.textContent, '1 of 1');
+  assert.equal(button.hidden, true);
+});

@@ -199,3 +199,27 @@ test('a path revealed before its parent\'s view came is scrolled to once its row
   other.tv.setSource(source(all, { structure: 2 }));
   assert.deepEqual(moved.filter((i) => other.tv.rows[i]?.path === '/a/c150'), []);
 });
+
+test('a collection announced as 0 of 40 opens (twisty, →, a click) and offers Load more; an empty plain node does not open', () => {
+  const views = [
+    v('/', ['later', 'leaf'], { type: 'root' }),
+    v('/later', [], { type: 'collection', meta: { total_children: 40 }, more: 40, next_window: [0, 50] }),
+    v('/leaf', [], { type: 'item' }),
+  ];
+  const { root, tv, calls } = view(source(views));
+  assert.match(row(root, '/later').querySelector('.twisty').className, /i-chevron-right/, 'an arrow: there is more to see');
+  assert.equal(row(root, '/later').getAttribute('aria-expanded'), 'false');
+  assert.doesNotMatch(row(root, '/leaf').querySelector('.twisty').className, /i-chevron/);
+  assert.equal(row(root, '/leaf').getAttribute('aria-expanded'), null);
+  row(root, '/later').querySelector('.twisty').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  assert.deepEqual(rowKeys(root), ['/', '/later', 'more:/later', '/leaf']);
+  assert.equal(row(root, 'more:/later').querySelector('button').textContent, 'Load more (40 not shown)');
+  row(root, 'more:/later').querySelector('[data-action="load-more"]').click();
+  assert.deepEqual(calls.more, ['/later']);
+  // Collapsed and opened again by keys.
+  row(root, '/later').querySelector('.nid').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  key(tv.root ?? root, 'ArrowLeft');
+  assert.deepEqual(rowKeys(root), ['/', '/later', '/leaf']);
+  key(tv.root ?? root, 'ArrowRight');
+  assert.deepEqual(rowKeys(root), ['/', '/later', 'more:/later', '/leaf']);
+});

@@ -240,7 +240,9 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *   {"event":"query","id":Q,"path":P,"version":V,"tree":{...},
  *        "more":?N,"next_window":?[offset,count]}          no mirror is kept;
  *        more/next_window: for a query with a window, on a windowed
- *        collection (see slop_consumer_node): the page after this one
+ *        collection (see slop_consumer_node): the page after this one;
+ *        no next_window after a page that brought no child (it would be
+ *        the window just asked)
  *   {"event":"drift","id":I,"sub":S,"status":"same"|"differs"|"inconclusive",
  *        "version":V,"count":?N,"differences":?[{path,mirror?,provider?}],
  *        "message":?M}            the outcome of slop_consumer_check_drift

@@ -295,9 +295,12 @@ static int is_counter(const cJSON *j) {
  *   "next_window": [offset, count] to query for the next page, when N > 0.
  * `shown`: children present; `page`: the count to ask for (the provider's
  * own window size when it gave one). Nothing is added to a node that is
- * not a windowed collection. */
+ * not a windowed collection. `answer`: this is the answer to a query for a
+ * page: one that brought no child has no next window (it would be the
+ * window just asked, and a caller that follows next_window would ask it
+ * forever); "more" still says how many the provider announced. */
 #define WINDOW_PAGE_DEFAULT 50
-static void add_window(cJSON *out, const cJSON *meta, double shown, double offset, double page) {
+static void add_window(cJSON *out, const cJSON *meta, double shown, double offset, double page, int answer) {
     const cJSON *total = cJSON_GetObjectItemCaseSensitive(meta, "total_children");
     if (!is_counter(total)) return;
     const cJSON *win = cJSON_GetObjectItemCaseSensitive(meta, "window");
@@ -309,7 +312,7 @@ static void add_window(cJSON *out, const cJSON *meta, double shown, double offse
     double more = total->valuedouble - offset - shown;
     if (more < 0) more = 0;
     cJSON_AddNumberToObject(out, "more", more);
-    if (more > 0) {
+    if (more > 0 && (shown > 0 || !answer)) {
         cJSON *next = cJSON_AddArrayToObject(out, "next_window");
         cJSON_AddItemToArray(next, cJSON_CreateNumber(offset + shown));
         cJSON_AddItemToArray(next, cJSON_CreateNumber(page < more ? page : more));
@@ -813,7 +816,7 @@ static void answer_query(slop_consumer *c, pending *q, double version, const cha
         if (q->win[1] > 0)
             add_window(e, cJSON_GetObjectItemCaseSensitive(t, "meta"),
                        (double)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t, "children")), q->win[0],
-                       q->win[1]);
+                       q->win[1], 1);
         pending_drop(c, q);
         emit(c, e);
     }
@@ -2133,7 +2136,7 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
     cJSON *meta = slop__node_meta_if(n, "total_children");
     if (meta) { /* a windowed collection: how many more the provider has */
         cJSON *w = cJSON_CreateObject();
-        add_window(w, meta, (double)slop__node_child_count(n), 0, 0);
+        add_window(w, meta, (double)slop__node_child_count(n), 0, 0, 0);
         for (const cJSON *it2 = w ? w->child : NULL; it2; it2 = it2->next) {
             slop__buf_putc(&b, ',');
             slop__buf_put_string(&b, it2->string);

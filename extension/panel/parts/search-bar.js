@@ -1,9 +1,11 @@
 // search-bar.js: the search box over the tree (Ctrl+F): matches of the shown state (search.js),
 // their count, Enter / Shift+Enter and the arrows to step through them, each revealed and selected.
-// Typing searches after a short pause; the tree changing under an active search re-runs it.
+// Typing searches after a short pause; the tree changing under an active search re-runs it. No
+// match while windowed collections hold children not loaded yet is not "no match": it says how
+// many are not loaded, and offers to load the next page of the first such collection.
 
 import { h, setChildren } from '../../shared/dom.js';
-import { searchTree, SEARCH_FIELDS } from '../search.js';
+import { searchTree, unloadedChildren, SEARCH_FIELDS } from '../search.js';
 
 const TYPING_MS = 150;
 
@@ -37,6 +39,9 @@ export class SearchBar {
     });
     els.input.addEventListener('keydown', (e) => this.#onKey(e));
     els.field.addEventListener('change', () => { this.field = els.field.value; this.run({ jump: true }); });
+    this.loadMore = h('button', { type: 'button', class: 'link small', 'data-action': 'search-load-more', hidden: true,
+      onclick: () => this.#loadUnloaded() }, 'Load');
+    els.count.after(this.loadMore);
     els.prev.addEventListener('click', () => this.step(-1));
     els.next.addEventListener('click', () => this.step(1));
     document.addEventListener('keydown', (e) => {
@@ -96,11 +101,29 @@ export class SearchBar {
     this.renderCount();
   }
 
+  /** The next page of the first collection with children not loaded, opened and shown. */
+  #loadUnloaded() {
+    const [path] = unloadedChildren(this.selection.source()).collections;
+    if (!path) return;
+    this.treeView.toggle(path, true);
+    this.treeView.hooks.onLoadMore(path);
+    this.treeView.reveal(path);
+  }
+
   renderCount() {
     const n = this.matches.length;
     const tree = this.selection.tree();
     const partial = tree && !tree.complete && !this.selection.scrub ? ' (loading the rest…)' : '';
-    this.els.count.textContent = !this.text ? '' : n ? `${this.index >= 0 ? this.index + 1 : '–'} of ${n}${partial}` : `no match${partial}`;
+    const unloaded = this.text && !n && !partial ? unloadedChildren(this.selection.source()) : { count: 0, collections: [] };
+    const k = unloaded.collections.length;
+    // Short in the bar (it shares a row with the field at 320 px); the whole sentence in its title.
+    this.els.count.textContent = !this.text ? '' : n ? `${this.index >= 0 ? this.index + 1 : '–'} of ${n}${partial}`
+      : unloaded.count ? `no match · ${unloaded.count} not loaded` : `no match${partial}`;
+    this.els.count.title = unloaded.count
+      ? `No match in the loaded nodes; ${unloaded.count} more ${unloaded.count === 1 ? 'child is' : 'children are'} not loaded (${k === 1 ? unloaded.collections[0] : `${k} collections: ${unloaded.collections.slice(0, 5).join(', ')}${k > 5 ? ', …' : ''}`}).`
+      : '';
+    this.loadMore.hidden = !unloaded.count;
+    this.loadMore.title = unloaded.count ? `Load the next page of ${unloaded.collections[0]}` : '';
     this.els.prev.disabled = n === 0;
     this.els.next.disabled = n === 0;
   }

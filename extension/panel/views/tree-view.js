@@ -300,8 +300,21 @@ export class TreeView {
     });
   }
 
+  /**
+   * Whether a node opens: it shows children, or it is a windowed collection with more to load,
+   * "0 of 40" included (opened, it offers Load more), or pages were loaded under it.
+   * @param {import('../../shared/messages.js').NodeView|null|undefined} view @returns {boolean}
+   */
+  #opens(view) {
+    if (!view) return false;
+    if (view.child_ids.length) return true;
+    const extra = this.extras.get(view.path);
+    return moreToLoad(view, extra) > 0 || exhausted(view, extra) || !!extra?.nodes.length;
+  }
+
   #nodeRow(view, r, open, flash) {
-    const kids = this.filter ? view.child_ids.filter((id) => this.filter.shown.has(childPath(view.path, id))).length : view.child_ids.length;
+    const shownKids = this.filter ? view.child_ids.filter((id) => this.filter.shown.has(childPath(view.path, id))).length : view.child_ids.length;
+    const kids = shownKids || (!this.filter && this.#opens(view));
     const sal = salienceOf(view);
     const urgency = view.meta?.urgency;
     const affs = view.affordances?.length ?? 0;
@@ -459,7 +472,7 @@ export class TreeView {
     while (stack.length) {
       const p = stack.pop();
       const v = this.source?.nodes.get(p);
-      if (!v || !v.child_ids.length) continue;
+      if (!this.#opens(v)) continue;
       if (open) this.expanded.add(p);
       else this.expanded.delete(p);
       for (const id of v.child_ids) stack.push(childPath(p, id));
@@ -562,7 +575,7 @@ export class TreeView {
     if (r.kind !== 'node' && r.kind !== 'qnode') return;
     if (r.kind === 'node' && e.target.closest('.twisty')) {
       const v = this.source.nodes.get(r.path);
-      if (v?.child_ids.length) {
+      if (this.#opens(v)) {
         if (e.altKey) this.toggleDeep(r.path, !this.expanded.has(r.path));
         else this.toggle(r.path);
       }
@@ -586,7 +599,7 @@ export class TreeView {
     const rowEl = e.target.closest('.row.node');
     if (!rowEl || rowEl.dataset.query) return;
     const v = this.source?.nodes.get(rowEl.dataset.path);
-    if (v?.child_ids.length) this.toggle(v.path);
+    if (this.#opens(v)) this.toggle(v.path);
   }
 
   #onKey(e) {
@@ -620,11 +633,11 @@ export class TreeView {
       case 'Home': move(0, 1); break;
       case 'End': move(n - 1, -1); break;
       case 'ArrowRight':
-        if (view?.child_ids.length && !this.expanded.has(view.path)) this.toggle(view.path, true);
-        else if (view?.child_ids.length) move(i + 1, 1);
+        if (this.#opens(view) && !this.expanded.has(view.path)) this.toggle(view.path, true);
+        else if (this.#opens(view)) move(i + 1, 1);
         break;
       case 'ArrowLeft':
-        if (view && view.child_ids.length && this.expanded.has(view.path) && view.path !== this.source.path) this.toggle(view.path, false);
+        if (this.#opens(view) && this.expanded.has(view.path) && view.path !== this.source.path) this.toggle(view.path, false);
         else if (r) {
           const parent = r.kind === 'node' ? parentPath(r.path) : r.kind === 'qnode' ? parentPath(r.path) : r.path;
           if (parent !== null && this.rowIndex.has(parent)) this.selectKey(parent);
