@@ -289,7 +289,10 @@ function waitSettled(conn, url, timeout) {
       if (conn.live) return done(null, true);
       if (conn.status === Status.ERROR && judged()) return done(null, false);
       if (NOBODY_THERE.has(conn.status) && !judged()) return done(failed(conn, url, NOBODY_THERE.get(conn.status)));
-      if (conn.consumer && conn.consumer.conformance().must > 0) done(null, false);
+      // A MUST finding ends the wait only when it keeps the provider from going live (its hello
+      // refused, its snapshot failed): one it goes live despite (a numeric slop_version) is judged
+      // with the rest of its run, and --invoke still sent.
+      if (conn.consumer && conn.consumer.conformance().must > 0 && (conn.status !== Status.CONNECTED || conn.sync.state === 'failed')) done(null, false);
     };
     const timer = setTimeout(() => {
       if (judged()) return done(null, conn.live);

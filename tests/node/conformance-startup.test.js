@@ -106,9 +106,12 @@ describe('check: a provider that never goes live is a finding, not "unreachable"
     assert.equal(unknown.code, 0, unknown.stderr);
     assert.equal(unknown.report.live, true);
     assert.deepEqual(rules(unknown.report), ['slop-version']);
+    // A MUST broken in a hello the consumer still takes: judged on, live, and said as such.
     const number = await check({ script: goodStart(hello({ slop_version: 0.1 })) });
     assert.equal(number.code, 3, number.stderr);
     assert.deepEqual(rules(number.report), ['hello-fields']);
+    assert.equal(number.report.live, true, 'it went live: not "never went live"');
+    assert.doesNotMatch(number.stderr, /never went live/);
   });
 
   test('nothing listening: exit 1, no report', async () => {
@@ -143,6 +146,14 @@ describe('check --invoke and invoke --timeout', () => {
   const answering = (answer, h = frames.hello()) => ({
     script: goodStart(h),
     afterScript: (m) => (m?.type === 'invoke' ? answer(m) : undefined),
+  });
+
+  test('a MUST broken in a hello the provider goes live despite: the invoke is still sent and judged', async () => {
+    const r = await check(answering((m) => frames.result(m.id, 'ok'), hello({ slop_version: 0.1 })), ['--invoke', '/a', 'poke']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(r.report.live, true);
+    assert.deepEqual(rules(r.report), ['hello-fields']);
+    assert.equal(r.report.invoke?.event.status, 'ok', 'the invoke was sent');
   });
 
   test('an ok result: no finding, exit 0, the answer in the JSON', async () => {

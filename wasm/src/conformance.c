@@ -55,9 +55,9 @@ static const rule rules[] = {
     {"snapshot-id", "MUST", "messages: snapshot",
      "A snapshot carries the id of the subscribe or query it answers.", FRAME_RULE},
     {"seq-snapshot", "MUST", "messages: seq", "A subscription's snapshot carries seq 0.", FRAME_RULE},
-    {"seq-present", "SHOULD", "messages: seq",
-     "A subscription's snapshot and patches carry seq (0 on the snapshot, then 1, 2, 3...): without it a "
-     "missed patch cannot be told from a late one.",
+    {"seq-present", "MUST", "messages: seq",
+     "A subscription's snapshot and patches carry seq (0 on the snapshot, then 1, 2, 3...): the spec says "
+     "snapshot and patch MUST carry both version and seq; without it a missed patch cannot be told from a late one.",
      FRAME_RULE},
     {"seq-order", "MUST", "messages: seq", "Each patch of a subscription carries the previous seq + 1.",
      FRAME_RULE},

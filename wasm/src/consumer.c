@@ -279,6 +279,25 @@ static char *new_id(slop_consumer *c, char kind) {
     return slop__strdup(buf);
 }
 
+/* Could this consumer have sent `id` for a subscribe or a query, now or before? Its ids are
+ * "<prefix>-<kind><n>" with one counter for all kinds (new_id): a snapshot answers an 's', 'q'
+ * or 'd' (a drift check's query) whose n it has reached. */
+static int issued_for_snapshot(const slop_consumer *c, const char *id) {
+    size_t pl = strlen(c->prefix);
+    if (strncmp(id, c->prefix, pl) != 0 || id[pl] != '-') return 0;
+    char kind = id[pl + 1];
+    if (kind != 's' && kind != 'q' && kind != 'd') return 0;
+    const char *d = id + pl + 2;
+    size_t nd = strlen(d);
+    if (nd == 0 || nd > 19 || d[0] == '0') return 0; /* 1 to 10^19 - 1, no leading zero */
+    unsigned long long n = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9') return 0;
+        n = n * 10 + (unsigned long long)(*d - '0');
+    }
+    return n <= c->next_id;
+}
+
 static int is_int(const cJSON *j) {
     return cJSON_IsNumber(j) && isfinite(j->valuedouble) && j->valuedouble == floor(j->valuedouble);
 }
@@ -880,10 +899,11 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     pending *q = s ? NULL : find_pending(c, id);
     if (!s && !(q && q->kind == REQ_QUERY)) {
         c->ignored_frames++; /* an id we never issued, or no longer use */
-        /* Never issued: every id this consumer sends starts with its prefix
-         * (on a shared postMessage channel, other consumers' ids are normal). */
-        size_t pl = strlen(c->prefix);
-        if (!c->postmessage && !(strncmp(id, c->prefix, pl) == 0 && id[pl] == '-'))
+        /* Never issued: not one of the ids this consumer could have sent for
+         * a subscribe or a query (an id with its prefix but a number it never
+         * reached is none either). On a shared postMessage channel, other
+         * consumers' ids are normal. */
+        if (!c->postmessage && !issued_for_snapshot(c, id))
             slop__conf_note(&c->conf, "snapshot-id", NULL, -1, "a snapshot for \"%.60s\", an id this consumer never sent",
                             id);
         return;
