@@ -14,7 +14,7 @@
 
 import { Status } from './session-status.js';
 import { WsTransport, serverAnswers } from './ws-transport.js';
-import { handshakeFailure, noHello, notSlop } from './failure-text.js';
+import { handshakeFailure, noHello, notSlop, helloRefused } from './failure-text.js';
 import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from './reconnect-policy.js';
 import { logEntry, FRAME_LOG } from './frame-log.js';
 
@@ -346,7 +346,9 @@ export class ConsumerSession {
     this.pump();
     // A provider's first word is its hello: a first frame that is anything else is no SLOP provider.
     if (this.framesIn++ === 0 && !this.provider && !this.isPostMessage && !this.disposed && this.status === Status.CONNECTING) {
-      this.failure = notSlop(this.transport.url, this.firstRefusal ?? `a ${type || 'non-SLOP'} message`);
+      this.failure = type === 'hello'
+        ? helloRefused(this.transport.url, this.firstRefusal ?? 'refused')
+        : notSlop(this.transport.url, this.firstRefusal ?? `a ${type || 'non-SLOP'} message`);
       this.#setStatus(Status.CONNECTING, this.failure.message);
     }
   }

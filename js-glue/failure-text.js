@@ -72,3 +72,12 @@ export function noHello(url, ms) {
 export function notSlop(url, reason) {
   return { code: 'protocol_error', message: `${url} does not speak SLOP, it seems: its first message is not a SLOP hello (${reason.replace(/[.\s]+$/, '')}).` };
 }
+
+/**
+ * The socket opened and its first message was a hello the core refused (a missing provider.id, …).
+ * @param {string} url @param {string} reason the core's words
+ * @returns {Failure}
+ */
+export function helloRefused(url, reason) {
+  return { code: 'protocol_error', message: `${url} said hello, but its hello breaks the spec and was refused (${reason.replace(/[.\s]+$/, '')}).` };
+}

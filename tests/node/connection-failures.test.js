@@ -201,3 +201,16 @@ describe('addresses as people type them', () => {
     assert.match(r.stderr, /no SLOP provider named at http:\/\/127\.0\.0\.1:\d+\/nothing-here: \/\.well-known\/slop gave HTTP 404/);
   });
 });
+
+test('a first message that is a hello the core refuses is said as such, not as "not SLOP"', async () => {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((r) => wss.once('listening', r));
+  wss.on('connection', (ws) => ws.send(JSON.stringify({ type: 'hello', provider: { name: 'No id', slop_version: '0.1', capabilities: ['state'] } })));
+  try {
+    const e = await failure(`ws://127.0.0.1:${wss.address().port}/`);
+    assert.equal(e.code, 'protocol_error');
+    assert.match(e.message, /said hello, but its hello breaks the spec and was refused \(.*provider\.id/);
+  } finally {
+    await new Promise((r) => wss.close(r));
+  }
+});
