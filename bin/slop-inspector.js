@@ -24,6 +24,7 @@ import { readAddress } from '../js-glue/provider-address.js';
 import { findPageProvider } from '../js-glue/page-discovery.js';
 import { loadSlopCoreNode } from '../js-glue/load-core-node.js';
 import { connect, checkConformance, stableText } from '../js-glue/client-node.js';
+import { parseExact, stringifyExact } from '../js-glue/exact-json.js';
 import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
 import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/bridge-server-node.js';
 import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/bridge-code-node.js';
@@ -109,7 +110,7 @@ if (opt['token-file']) {
   }
 }
 const json = (text) => {
-  try { return JSON.parse(text); } catch { return usage('params must be JSON, for example \'{"folder":"archive"}\''); }
+  try { return parseExact(text); } catch { return usage('params must be JSON, for example \'{"folder":"archive"}\''); }
 };
 let params;
 if (command === 'invoke') {
@@ -164,20 +165,20 @@ let client;
 try {
   // The timeout bounds the connection and then each request's answer (the core's request timeout).
   client = url.startsWith(BRIDGE_PREFIX)
-    ? await connect({ bridge: opt.bridge, provider: url.slice(BRIDGE_PREFIX.length), token, origin: opt.origin, timeout, requestTimeout: timeout })
-    : await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout, surface: 'cli' });
+    ? await connect({ bridge: opt.bridge, provider: url.slice(BRIDGE_PREFIX.length), token, origin: opt.origin, timeout, requestTimeout: timeout, numbers: 'verbatim' })
+    : await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout, surface: 'cli', numbers: 'verbatim' });
   if (command === 'tree') {
     const path = opt.path ?? '/';
     const depth = int('depth', opt.depth, -1);
     const tree = await client.tree(path, depth);
     if (!tree) throw new Error(`no node at ${path}`);
-    if (opt.json) out(JSON.stringify(tree, null, 2));
+    if (opt.json) out(stringifyExact(tree, 2));
     else out(path === '/' && depth === -1 ? await client.text() : stableText(tree, { ignore: [] }));
   } else if (command === 'tools') {
-    out(JSON.stringify(await client.tools(), null, 2));
+    out(stringifyExact(await client.tools(), 2));
   } else if (command === 'invoke') {
     const result = await client.invoke(rest[0], rest[1], params, { confirmDangerous: !!opt.yes });
-    out(JSON.stringify(result, null, 2));
+    out(stringifyExact(result, 2));
   } else {
     await watch(client, !!opt.json);
   }
@@ -193,7 +194,7 @@ try {
  * MUST rule not allowed is broken, 1 when it never went live otherwise, else 0.
  */
 async function check(ms, allow) {
-  const r = await checkConformance(url, { token, origin: opt.origin, timeout, watch: ms, drift: !!opt.drift, invoke, surface: 'cli' });
+  const r = await checkConformance(url, { token, origin: opt.origin, timeout, watch: ms, drift: !!opt.drift, invoke, surface: 'cli', numbers: 'verbatim' });
   if (r.drift && r.drift.event === 'drift' && r.drift.status === 'inconclusive') {
     process.stderr.write(`slop-inspector: drift check inconclusive: ${r.drift.message}\n`);
   } else if (r.drift && r.drift.event !== 'drift') {
@@ -201,7 +202,7 @@ async function check(ms, allow) {
   }
   const findings = r.report.findings.filter((f) => !allow.includes(f.rule));
   const shown = { ...r.report, findings, ...(r.invoke ? { invoke: r.invoke } : {}) };
-  if (opt.json) out(JSON.stringify(shown, null, 2));
+  if (opt.json) out(stringifyExact(shown, 2));
   else if (opt.markdown) out(reportMarkdown(shown, { provider: r.provider, url }));
   else out(reportLines(shown).join('\n'));
   if (!r.report.live) process.stderr.write(`slop-inspector: the provider never went live: ${r.report.not_live}\n`);
@@ -211,11 +212,11 @@ async function check(ms, allow) {
 
 /** Prints the tree, then one line per event until the connection ends or Ctrl-C. */
 async function watch(c, json) {
-  if (json) out(JSON.stringify({ event: 'tree', tree: await c.tree() }));
+  if (json) out(stringifyExact({ event: 'tree', tree: await c.tree() }));
   else out(await c.text());
   await new Promise((resolve) => {
     c.onEvent((ev) => {
-      if (json) { out(JSON.stringify(ev)); return; }
+      if (json) { out(stringifyExact(ev)); return; }
       if (ev.event === 'patch') {
         const parts = [['changed', ev.changed], ['added', ev.added], ['removed', ev.removed]]
           .filter(([, list]) => list?.length).map(([k, list]) => `${k} ${list.join(' ')}`);

@@ -24,6 +24,7 @@ import { loadSlopCoreNode } from './load-core-node.js';
 import { BridgePairing, pairingMessage, PAIR_TIMEOUT_MS } from './bridge-pairing.js';
 import { resolvePairingCode } from './bridge-code-node.js';
 import { relayEnvelope, relayedMessageText, bridgeError } from './bridge-envelope-node.js';
+import { stringifyExact } from './exact-json.js';
 
 export const BRIDGE_HOST = '127.0.0.1';
 export const BRIDGE_PORT = 9339;
@@ -267,7 +268,7 @@ export async function startBridgeServer({
     const p = shared.get(key);
     if (!p) return unknownProvider(c, key, null);
     const hello = relayOf(c, key, p).open();
-    if (hello) p.browser.send(relayEnvelope(p.key, JSON.stringify(hello)));
+    if (hello) p.browser.send(relayEnvelope(p.key, stringifyExact(hello)));
   }
 
   /** A consumer's SLOP message: through its relay, then to the browser under the browser's key. */
@@ -284,12 +285,12 @@ export async function startBridgeServer({
     const out = /** @type {any} */ (relay.outbound(relayedMessageText(text, /** @type {any} */ (msg))));
     if (!out.ok) {
       if (!had) relay.free();
-      if (out.reply) return c.send(relayEnvelope(key, JSON.stringify(out.reply)));
+      if (out.reply) return c.send(relayEnvelope(key, stringifyExact(out.reply)));
       return c.send(bridgeError('not_relayed', out.error));
     }
     if (!had) relayOf(c, key, p, relay);
     if (out.forward === false) return undefined; // the relay answers it, or holds it
-    p.browser.send(relayEnvelope(p.key, JSON.stringify(out.message)));
+    p.browser.send(relayEnvelope(p.key, stringifyExact(out.message)));
   }
 
   /**
@@ -306,7 +307,7 @@ export async function startBridgeServer({
     const p = shared.get(key);
     try {
       if (p) {
-        for (const m of relay.close()) p.browser.send(relayEnvelope(p.key, JSON.stringify(m)));
+        for (const m of relay.close()) p.browser.send(relayEnvelope(p.key, stringifyExact(m)));
         if (!users?.size) p.browser.send(JSON.stringify({ type: 'relay-close', providerKey: p.key }));
       }
     } finally {

@@ -21,6 +21,13 @@ export interface ConnectOptions {
    * ($SLOP_TOKEN, --token-file, --origin). The cause is said in the same words either way.
    */
   surface?: 'node' | 'cli';
+  /**
+   * How numbers come back. 'exact' (the default): JavaScript numbers, except integers a double
+   * cannot hold, which are ExactNumbers. 'verbatim': every number JavaScript would write otherwise
+   * (-0 aside: 1.50, 1E5, 64-bit integers) is an ExactNumber holding the provider's text, so that
+   * stringifyExact writes what the provider sent (the CLI's --json outputs use this).
+   */
+  numbers?: 'exact' | 'verbatim';
 }
 
 /** connect() to a provider a desktop bridge shares (a browser tab's, announced by SLOP Inspector). */
@@ -37,6 +44,8 @@ export interface BridgeConnectOptions {
   origin?: string;
   /** How long a request waits for its answer (ms). Default: the core's 30000. */
   requestTimeout?: number;
+  /** As ConnectOptions.numbers. */
+  numbers?: 'exact' | 'verbatim';
 }
 
 /** A provider a desktop bridge shares: its provider-available announcement. */

@@ -12,7 +12,7 @@ import { SlopProvider, SlopTestError, SlopTestCode } from './provider-node.js';
 import { runAgent, replaySession, sessionText, listModels, endpointProblem } from './agent.js';
 import { BridgeLink, bridgePage, pickProvider, DEFAULT_BRIDGE } from './bridge-client-node.js';
 
-export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
+export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider-node.js';
 /** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
 export { sessionText };
 
@@ -114,11 +114,14 @@ export class SlopClient extends SlopProvider {
  * With an object first, a provider a desktop bridge shares (a browser tab's): connectThroughBridge.
  * @param {string|BridgeConnectOptions} url  ws:// or wss:// URL of the provider
  * @param {{token?: string, origin?: string, timeout?: number, waitForServer?: boolean,
- *   requestTimeout?: number}} [options]
+ *   requestTimeout?: number, numbers?: 'exact'|'verbatim'}} [options]
  *   origin: the Origin header to send (a browser always sends one; providers that check it need
  *   it allowed). waitForServer: keep retrying while nothing answers (a server still starting)
  *   instead of failing at once. requestTimeout: how long a request (invoke, query, subscribe)
- *   may wait for its answer (default: the core's, 30 s); past it, the core's "timeout"
+ *   may wait for its answer (default: the core's, 30 s); past it, the core's "timeout".
+ *   numbers: 'exact' (default) returns numbers as numbers, but an integer a double cannot hold
+ *   as an ExactNumber ({rawJSON: digits}); 'verbatim' also keeps -0, 1.50, 1E5... as written,
+ *   for writing out with stringifyExact (exact-json.js)
  * @returns {Promise<SlopClient>}
  */
 export async function connect(url, options = {}) {
@@ -151,6 +154,7 @@ async function goLive(conn, client, label, timeout, giveUp) {
  * @property {string|null} [token]  a WebSocket provider's token (it is dialled directly)
  * @property {string} [origin]   the Origin header for a WebSocket provider
  * @property {number} [requestTimeout]
+ * @property {'exact'|'verbatim'} [numbers]
  */
 
 /**
@@ -163,7 +167,7 @@ async function goLive(conn, client, label, timeout, giveUp) {
  * @param {BridgeConnectOptions} o @returns {Promise<SlopClient>}
  */
 async function connectThroughBridge(o) {
-  const { bridge = DEFAULT_BRIDGE, provider: wanted, timeout = 10_000, requestTimeout = 0 } = o;
+  const { bridge = DEFAULT_BRIDGE, provider: wanted, timeout = 10_000, requestTimeout = 0, numbers = 'exact' } = o;
   if (typeof wanted !== 'string' || !wanted) throw new TypeError('connect({bridge, provider}): provider must be a providerKey, or a provider\'s name or id');
   const link = await BridgeLink.open(bridge, timeout);
   let found;
@@ -180,7 +184,7 @@ async function connectThroughBridge(o) {
     return connect(found.provider.url, rest);
   }
   const key = found.providerKey;
-  const core = withRequestTimeout(await loadCore(), requestTimeout);
+  const core = withConsumerOptions(await loadCore(), { requestTimeout, numbers: numbers === 'verbatim' ? 'verbatim' : 'exact' });
   const channel = bridgePage(link, key);
   const conn = new ConsumerSession({
     key: bridge, transport: { type: 'postmessage' }, page: channel.page,
@@ -240,7 +244,7 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
 }
 
 /** The Connection and its client, not yet started. */
-async function open(url, { token = null, origin = undefined, requestTimeout = 0, surface = 'node' } = {}) {
+async function open(url, { token = null, origin = undefined, requestTimeout = 0, surface = 'node', numbers = 'exact' } = {}) {
   let parsed;
   try {
     parsed = new URL(url);
@@ -250,7 +254,7 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0,
   if (parsed.protocol !== 'ws:' && parsed.protocol !== 'wss:') {
     throw new SlopTestError(SlopTestCode.UNREACHABLE, `"${url}" is not a ws:// or wss:// URL`);
   }
-  const core = withRequestTimeout(await loadCore(), requestTimeout);
+  const core = withConsumerOptions(await loadCore(), { requestTimeout, numbers: numbers === 'verbatim' ? 'verbatim' : 'exact' });
   const conn = new ConsumerSession({
     key: url, transport: { type: 'ws', url },
     host: { core: () => core, tokenFor: async () => token, WebSocket: origin === undefined ? WebSocket : withOrigin(origin), surface: /** @type {'node'|'cli'} */ (surface) },
@@ -258,14 +262,18 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0,
   return { conn, client: new SlopClient(conn, `provider ${url}`) };
 }
 
-/** The core with consumers whose requests time out after ms (0: the core's default). */
-function withRequestTimeout(core, ms) {
-  if (!ms) return core;
+/**
+ * The core with consumers whose requests time out after requestTimeout ms (0: the core's default)
+ * and whose JSON is read as `numbers` says (slop-core.js SlopConsumer).
+ * @param {any} core @param {{requestTimeout?: number, numbers?: 'exact'|'verbatim'}} o
+ */
+function withConsumerOptions(core, { requestTimeout = 0, numbers = 'exact' }) {
   const Base = core.SlopConsumer;
+  const limits = requestTimeout ? { requestTimeoutMs: requestTimeout } : {};
   return {
     ...core,
     SlopConsumer: class extends Base {
-      constructor(options = {}) { super({ ...options, limits: { ...options.limits, requestTimeoutMs: ms } }); }
+      constructor(options = {}) { super({ ...options, numbers, limits: { ...options.limits, ...limits } }); }
     },
   };
 }

@@ -4,6 +4,7 @@
 // Node-only: build.sh leaves *-node.js files out of build/extension.
 
 import { readFile } from 'node:fs/promises';
+import './exact-json-node.js'; // exact numbers on a Node without JSON.rawJSON
 import { loadSlopCore } from './slop-core.js';
 
 export { SlopError, SlopCode } from './slop-core.js';

@@ -9,10 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import './exact-json-node.js';
 import { SlopProvider, SlopTestError, SlopTestCode, matchesPartial } from './provider-node.js';
+import { parseExact, stringifyExact } from './exact-json.js';
 import { reportLines } from './conformance-report.js';
 
-export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial } from './provider-node.js';
+export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider-node.js';
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -68,7 +70,7 @@ export async function currentWorker(context, timeout = 10_000) {
 }
 
 /** Errors that mean "the worker stopped or restarted under us": try again on the new one. */
-const STALE_WORKER = /Target (page, context or browser )?(has been )?closed|Execution context was destroyed|has been closed|slopInspector is not defined|reading 'call'|reading 'tabs'/;
+const STALE_WORKER = /Target (page, context or browser )?(has been )?closed|Execution context was destroyed|has been closed|slopInspector is not defined|reading 'call(?:Text)?'|reading 'tabs'/;
 
 /**
  * worker.evaluate(fn, arg) on the extension's current service worker, retried while a restarting
@@ -279,8 +281,11 @@ export class Slop {
   #handle(tabId, info) {
     const context = this.context;
     /** @type {(method: string, ...args: unknown[]) => Promise<any>} */
-    const call = (method, ...args) =>
-      workerEval(context, ([t, k, m, a]) => globalThis.slopInspector.call(t, k, m, a), [tabId, info.key, method, args]);
+    const call = async (method, ...args) => {
+      // As text both ways: a number the provider sent as 1234567890123456789 comes back so.
+      const text = await workerEval(context, ([t, k, m, a]) => globalThis.slopInspector.callText(t, k, m, a), [tabId, info.key, method, stringifyExact(args)]);
+      return text === undefined ? undefined : parseExact(text);
+    };
     const label = info.provider?.name ? `provider "${info.provider.name}" (${info.key})` : `provider ${info.key}`;
     return new SlopProvider(call, label);
   }

@@ -1,7 +1,29 @@
 // Types of js-glue/provider-node.js: the provider object of slop-inspector/playwright and
 // slop-inspector/node. Every method reads the one core mirror the extension's panel shows.
 
-/** A SLOP node as the provider sent it (numbers and strings exactly as sent). */
+/**
+ * A number a JavaScript number cannot hold: an integer beyond 2^53 such as a 64-bit id. It is
+ * JSON.rawJSON(digits) where Node has it (22 and later; JSON.stringify writes the digits), and a
+ * frozen object of the same shape on Node 20. Read `.rawJSON` for the digits either way; write
+ * JSON with `stringifyExact` (exported by slop-inspector/node and slop-inspector/playwright).
+ */
+export interface ExactNumber {
+  readonly rawJSON: string;
+}
+
+/** Whether v is an ExactNumber this library returned. */
+export function isExactNumber(v: unknown): v is ExactNumber;
+
+/**
+ * JSON text of a value as JSON.stringify's, but every ExactNumber written as its digits (or, for
+ * values read with `numbers: 'verbatim'`, as the provider wrote the number) and -0 as -0.
+ */
+export function stringifyExact(value: unknown, space?: number): string;
+
+/**
+ * A SLOP node as the provider sent it: strings exactly; numbers as JavaScript numbers of the same
+ * value (-0 stays -0), except integers a double cannot hold, which are ExactNumbers.
+ */
 export interface SlopNode {
   id: string;
   type: string;

@@ -5,6 +5,10 @@
 // top: waiting, consent for dangerous affordances, errors that say what was there instead, and
 // a stable text for snapshots.
 
+import { stringifyExact, isExactNumber } from './exact-json.js';
+
+export { stringifyExact, isExactNumber };
+
 /** Error codes of SlopTestError (see the .d.ts for when each is thrown). */
 export const SlopTestCode = Object.freeze({
   TIMEOUT: 'timeout',
@@ -55,7 +59,7 @@ export function stableText(tree, { ignore = VOLATILE_FIELDS, replace = {} } = {}
   /** @param {any} v @returns {any} */
   const sortKeys = (v) => {
     if (Array.isArray(v)) return v.map(sortKeys);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+    if (v && typeof v === 'object' && !isExactNumber(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
     return v;
   };
   /** @param {any} node @param {string} indent */
@@ -67,16 +71,16 @@ export function stableText(tree, { ignore = VOLATILE_FIELDS, replace = {} } = {}
       for (const k of Object.keys(obj).sort()) {
         const name = `${field}.${k}`;
         if (ignored.has(name)) continue;
-        const value = Object.hasOwn(replace, name) ? replace[name] : JSON.stringify(sortKeys(obj[k]));
+        const value = Object.hasOwn(replace, name) ? replace[name] : stringifyExact(sortKeys(obj[k]));
         lines.push(`${indent}  ${name}: ${value}`);
       }
     }
     for (const a of [...(node.affordances ?? [])].sort((x, y) => String(x.action).localeCompare(String(y.action)))) {
       const flags = ['dangerous', 'idempotent'].filter((f) => a[f] === true);
-      const params = a.params ? ` ${JSON.stringify(sortKeys(a.params))}` : '';
+      const params = a.params ? ` ${stringifyExact(sortKeys(a.params))}` : '';
       lines.push(`${indent}  action ${a.action}${flags.length ? ` [${flags.join(', ')}]` : ''}${params}`);
     }
-    if (node.content_ref) lines.push(`${indent}  content_ref: ${JSON.stringify(sortKeys(node.content_ref))}`);
+    if (node.content_ref) lines.push(`${indent}  content_ref: ${stringifyExact(sortKeys(node.content_ref))}`);
     for (const child of node.children ?? []) walk(child, `${indent}  `);
   };
   walk(tree, '');
@@ -193,7 +197,7 @@ export class SlopProvider {
     }
     throw await this.failure(SlopTestCode.TIMEOUT,
       `timed out after ${timeout} ms waiting for ${path} ${predicate === exists ? 'to exist' : `to match ${predicate.name || 'the predicate'}`}; ` +
-      `it is ${node ? JSON.stringify(node).slice(0, 300) : 'absent'}`, path);
+      `it is ${node ? stringifyExact(node).slice(0, 300) : 'absent'}`, path);
   }
 
   /**

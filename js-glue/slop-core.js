@@ -16,6 +16,7 @@
 // result is copied and released with slop_free.
 
 import createSlopCore from '../dist/slop_core.mjs';
+import { parseExact, parseVerbatim, stringifyExact } from './exact-json.js';
 
 /** Error codes of slop_code (negative numbers) by name. */
 export const SlopCode = Object.freeze({
@@ -154,7 +155,7 @@ export async function loadSlopCore(options = {}) {
      *   params fit the schema, else every failure, its path as data (slop_validate_params).
      */
     validateParams(schema, params) {
-      const text = mem.withStrings([JSON.stringify(schema), params === undefined ? null : JSON.stringify(params)], ([s, p]) =>
+      const text = mem.withStrings([stringifyExact(schema), params === undefined ? null : stringifyExact(params)], ([s, p]) =>
         freeResult(M._slop_validate_params(s.ptr, s.len, p.ptr, p.len)));
       return text === null ? null : JSON.parse(text).errors;
     },
@@ -297,6 +298,8 @@ function makeConsumerClass(M, mem) {
   /** One consumer per provider connection (slop_consumer). */
   class SlopConsumer {
     #ptr = 0;
+    /** @type {(text: string) => any} */
+    #read = JSON.parse;
     static {
       pointerOf = (c) => {
         if (!(c instanceof SlopConsumer) || !c.#ptr) throw new TypeError('not a live SlopConsumer');
@@ -305,10 +308,15 @@ function makeConsumerClass(M, mem) {
     }
 
     /**
-     * @param {{transport?: 'ws'|'postmessage'|'document'|'replay', seed?: bigint|number, limits?: SlopLimits}} options
-     *   without a transport the core refuses (E_ARG)
+     * @param {{transport?: 'ws'|'postmessage'|'document'|'replay', seed?: bigint|number, limits?: SlopLimits,
+     *   numbers?: 'plain'|'exact'|'verbatim'}} options
+     *   without a transport the core refuses (E_ARG). numbers: how the core's JSON (events, trees,
+     *   views) is read (exact-json.js): 'plain' (the default) is JSON.parse, whose values any port
+     *   can carry; 'exact' keeps integers a double cannot hold; 'verbatim' keeps every number
+     *   JavaScript would write otherwise (for writing it out again).
      */
-    constructor({ transport, seed, limits } = {}) {
+    constructor({ transport, seed, limits, numbers = 'plain' } = {}) {
+      this.#read = numbers === 'verbatim' ? parseVerbatim : numbers === 'exact' ? parseExact : JSON.parse;
       if (seed === undefined) seed = crypto.getRandomValues(new BigUint64Array(1))[0];
       seed = BigInt.asUintN(64, BigInt(seed));
       let lim = 0;
@@ -339,7 +347,7 @@ function makeConsumerClass(M, mem) {
     /** A consumer-owned result (copied now) or null. @param {number} ptr */
     #out(ptr) { return mem.readOut(ptr); }
     /** @param {number} ptr */
-    #outJson(ptr) { const s = mem.readOut(ptr); return s === null ? null : JSON.parse(s); }
+    #outJson(ptr) { const s = mem.readOut(ptr); return s === null ? null : this.#read(s); }
 
     /**
      * Feeds one provider frame (string or UTF-8 bytes).
@@ -367,7 +375,7 @@ function makeConsumerClass(M, mem) {
         const kind = M._slop_consumer_next(c, mem.outPtr, mem.lenPtr);
         if (kind === OUT_NONE) return outs;
         const text = mem.read(mem.u32(mem.outPtr), mem.u32(mem.lenPtr));
-        outs.push(kind === OUT_SEND ? { kind: 'send', frame: text } : { kind: 'event', event: JSON.parse(text) });
+        outs.push(kind === OUT_SEND ? { kind: 'send', frame: text } : { kind: 'event', event: this.#read(text) });
       }
     }
 
@@ -381,7 +389,7 @@ function makeConsumerClass(M, mem) {
     /** @param {(...args: Array<number|bigint>) => number} fn @param {object|undefined} options @param {number} nowMs */
     #request(fn, options, nowMs) {
       const c = this.#live();
-      const id = mem.withStrings([JSON.stringify(options ?? {})], ([o]) => this.#out(fn(c, o.ptr, o.len, nowMs, mem.lenPtr)));
+      const id = mem.withStrings([stringifyExact(options ?? {})], ([o]) => this.#out(fn(c, o.ptr, o.len, nowMs, mem.lenPtr)));
       if (id === null) throw this.#fail();
       return id;
     }
@@ -403,7 +411,7 @@ function makeConsumerClass(M, mem) {
      */
     invoke(path, action, params, nowMs) {
       const c = this.#live();
-      const p = params === undefined ? null : JSON.stringify(params);
+      const p = params === undefined ? null : stringifyExact(params);
       const id = mem.withStrings([path, action, p], ([pa, ac, pr]) =>
         this.#out(M._slop_consumer_invoke(c, pa.ptr, ac.ptr, pr.ptr, pr.len, nowMs, mem.lenPtr)));
       if (id === null) throw this.#fail();
@@ -428,8 +436,16 @@ function makeConsumerClass(M, mem) {
     status() { return this.#outJson(M._slop_consumer_status(this.#live(), mem.lenPtr)); }
     /** @param {string} subId @param {string} [path] @param {number} [depth] @returns {object|null} mirrored subtree cut at depth (-1 = all) */
     tree(subId, path = '/', depth = -1) {
+      const text = this.treeJson(subId, path, depth);
+      return text === null ? null : this.#read(text);
+    }
+    /**
+     * tree() as the core's JSON text: every number as the provider wrote it, for writing out.
+     * @param {string} subId @param {string} [path] @param {number} [depth] @returns {string|null}
+     */
+    treeJson(subId, path = '/', depth = -1) {
       const c = this.#live();
-      return mem.withStrings([subId, path], ([s, p]) => this.#outJson(M._slop_consumer_tree(c, s.ptr, p.ptr, depth, mem.lenPtr)));
+      return mem.withStrings([subId, path], ([s, p]) => this.#out(M._slop_consumer_tree(c, s.ptr, p.ptr, depth, mem.lenPtr)));
     }
     /**
      * The subscription's mirror as a snapshot frame with its last seq (slop_consumer_checkpoint):
@@ -463,7 +479,7 @@ function makeConsumerClass(M, mem) {
     /** @param {string} subId @param {string} path @returns {object|null} one node with child_ids and path */
     node(subId, path) {
       const text = this.nodeText(subId, path);
-      return text === null ? null : JSON.parse(text);
+      return text === null ? null : this.#read(text);
     }
     /** node() as the core's JSON text, for passing on without parsing. @param {string} subId @param {string} path @returns {string|null} */
     nodeText(subId, path) {
@@ -563,7 +579,7 @@ function makeRelayClass(M, mem, freeResult) {
      */
     open() {
       const text = freeResult(M._slop_relay_open(this.#live()));
-      return text === null ? null : JSON.parse(text);
+      return text === null ? null : parseExact(text);
     }
     /**
      * One message of the outside consumer (its JSON text). `forward: false`: the relay kept it
@@ -575,7 +591,7 @@ function makeRelayClass(M, mem, freeResult) {
      */
     outbound(text) {
       const r = this.#live();
-      return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_relay_outbound(r, t.ptr, t.len))));
+      return parseExact(mem.withStrings([text], ([t]) => freeResult(M._slop_relay_outbound(r, t.ptr, t.len))));
     }
     /**
      * One provider frame of the shared channel: the text to forward, or null when none of it is the relay's.
@@ -587,7 +603,7 @@ function makeRelayClass(M, mem, freeResult) {
     }
     /** The relay closes: the unsubscribe frames for what the outside consumer left open. @returns {object[]} */
     close() {
-      return JSON.parse(freeResult(M._slop_relay_close(this.#live())));
+      return parseExact(freeResult(M._slop_relay_close(this.#live())));
     }
     /** Frees the relay; further calls throw. Idempotent. */
     free() {

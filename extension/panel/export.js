@@ -4,6 +4,8 @@
 // them by child_ids. Imports go back through the core (ui/inspect-tree), never checked here.
 
 import { childPath } from '../shared/node-path.js';
+import { stringifyExact } from '../../js-glue/exact-json.js';
+import { verbatimView } from './store.js';
 
 export const EXPORT_FORMAT = 'slop-inspector-export';
 
@@ -17,7 +19,7 @@ export function assembleTree(views, rootPath) {
   /** @param {string} path @returns {Record<string, any>} the SLOP node */
   const build = (path) => {
     /** @type {Record<string, any>} */
-    const v = views.get(path);
+    const v = verbatimView(views.get(path)); // numbers as the provider wrote them
     const { path: _p, child_ids: ids, ...node } = v;
     const kids = [];
     for (const id of ids ?? []) {
@@ -39,7 +41,7 @@ export function assembleTree(views, rootPath) {
  * @returns {string}
  */
 export function exportDocument({ provider, source, subscription, version, scrubbed, capabilities, tree, incomplete }) {
-  return JSON.stringify({
+  return stringifyExact({
     format: EXPORT_FORMAT,
     formatVersion: 1,
     exportedAt: new Date().toISOString(),
@@ -51,7 +53,7 @@ export function exportDocument({ provider, source, subscription, version, scrubb
     ...(incomplete ? { incomplete } : {}),
     capabilities,
     tree,
-  }, null, 2);
+  }, 2);
 }
 
 /** Saves text as a download named `name`. @param {string} text @param {string} name @param {string} [type] */

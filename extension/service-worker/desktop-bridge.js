@@ -41,6 +41,7 @@
 
 import { WsTransport, backoffDelay } from '../../js-glue/ws-transport.js';
 import { BrowserPairing, pairingMessage, normalizeCode, PAIR_TIMEOUT_MS } from '../../js-glue/bridge-pairing.js';
+import { stringifyExact } from '../../js-glue/exact-json.js';
 
 /** How long a relayed dangerous invoke waits for the user before it is refused. */
 export const APPROVAL_TIMEOUT_MS = 60_000;
@@ -482,7 +483,7 @@ export class DesktopBridge {
       fresh?.relay.free();
       // No reply: a provider message, i.e. our own frame coming back (or a forged one). A reply:
       // a consumer request the core refused, answered as a provider would.
-      if (out.reply) this.#toDesktop(providerKey, JSON.stringify(out.reply));
+      if (out.reply) this.#toDesktop(providerKey, stringifyExact(out.reply));
       return this.#ignore(out.reply ? `a desktop request (${out.error})` : null);
     }
     if (fresh) {

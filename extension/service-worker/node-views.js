@@ -5,21 +5,22 @@
 // to the panel as the core's child insertions and removals, never as a parent's whole child list.
 
 import { childPath, parentPath, isAtOrUnder } from '../shared/node-path.js';
-import { LONG_DIGITS } from '../../js-glue/exact-json.js';
+import { ODD_NUMBER } from '../../js-glue/exact-json.js';
 
 /** @typedef {import('../../js-glue/slop-core.js').SlopConsumerT} SlopConsumer */
 /** @typedef {import('../shared/messages.js').NodeView} NodeView */
 
 /**
- * The core's view of a node, with its text beside it (`exact`) when it may hold an integer a
- * double cannot: a port would carry the parsed number rounded.
+ * The core's view of a node, with its text beside it (`exact`) when it may hold a number that
+ * JavaScript would write otherwise (a 64-bit integer, -0, 1.50): a port would carry the parsed
+ * number, and the panel shows and copies numbers as the provider wrote them.
  * @param {SlopConsumer} consumer @param {string} sub @param {string} path @returns {NodeView|null}
  */
 export function nodeView(consumer, sub, path) {
   const text = consumer.nodeText(sub, path);
   if (text === null) return null;
   const view = JSON.parse(text);
-  if (LONG_DIGITS.test(text)) view.exact = text;
+  if (ODD_NUMBER.test(text)) view.exact = text;
   return view;
 }
 

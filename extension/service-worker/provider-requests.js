@@ -80,7 +80,7 @@ export const providerRequests = {
       if (!info) throw new RequestError(ErrorCode.NOT_FOUND, 'No such subscription');
       const st = conn.consumer.status();
       return {
-        tree: conn.consumer.tree(sub, info.path, -1),
+        treeText: conn.consumer.treeJson(sub, info.path, -1), // text: a port would round its numbers
         path: info.path,
         version: info.version ?? 0,
         provider: st.provider ?? null,

@@ -33,6 +33,7 @@ import { historyRequests, pushSteps } from './history-requests.js';
 import { stringRequests } from './string-requests.js';
 import { agentRequests } from './agent-requests.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
+import { readPortText, textForPort } from '../../js-glue/exact-json.js';
 import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus, bridgeTrust, clearBridgeTrust } from '../shared/settings-store.js';
 
 onConnect((port) => {
@@ -162,6 +163,22 @@ globalThis.slopInspector = {
     const c = connectionOf(tabId, key);
     if (!c) throw new Error(`no provider ${key} in tab ${tabId}`);
     return callProviderApi(c, method, args);
+  },
+  /**
+   * call() with its arguments and answer as JSON text, so that numbers cross to the Playwright
+   * library as the provider wrote them (worker.evaluate would carry them as doubles).
+   */
+  callText: async (tabId, key, method, argsText) => {
+    const args = readPortText(argsText);
+    if (!args.ok || !Array.isArray(args.value)) throw new Error('callText: the arguments are not a JSON array');
+    const c = connectionOf(tabId, key);
+    if (!c) throw new Error(`no provider ${key} in tab ${tabId}`);
+    // The mirror as the core printed it (the worker's own reading of events is plain JSON.parse,
+    // which ports carry): a tree or a node keeps every number the provider sent.
+    const [a0, a1, a2] = args.value;
+    if (method === 'tree' && c.consumer) return c.consumer.treeJson(a2 ?? c.primarySub, a0 ?? '/', a1 ?? -1) ?? 'null';
+    if (method === 'node' && c.consumer) return c.consumer.nodeText(a1 ?? c.primarySub, a0) ?? 'null';
+    return textForPort(await callProviderApi(c, method, args.value));
   },
   /** Stores a token as the options page does; returns the provider origin it is kept under. */
   setToken: (origin, token) => setToken(origin, token),

@@ -24,6 +24,8 @@
 
 import { diffStates } from '../shared/state-diff.js';
 import { childPath } from '../shared/node-path.js';
+import { nodeView } from './node-views.js';
+import { parseVerbatim, stringifyExact } from '../../js-glue/exact-json.js';
 
 export const TIMELINE_LIMITS = Object.freeze({ steps: 1000, bytes: 64 * 1024 * 1024 });
 /**
@@ -59,6 +61,23 @@ const TRAIL = 24;
 const VIEW_BYTES = 256;
 /** Paths listed per step in the step list (the rest are counted). */
 const PATHS_LISTED = 12;
+
+/**
+ * A changed node's field changes with their values as the provider wrote them, when either view
+ * came with its text (node-views.js nodeView: a number JavaScript would write otherwise).
+ * @param {{before: any, after: any, diff: import('../shared/state-diff.js').ViewDiff}} ch
+ */
+function addFieldTexts(ch) {
+  if (!ch.before.exact && !ch.after.exact) return;
+  const before = ch.before.exact ? parseVerbatim(ch.before.exact) : ch.before;
+  const after = ch.after.exact ? parseVerbatim(ch.after.exact) : ch.after;
+  for (const field of /** @type {const} */ (['properties', 'meta'])) {
+    for (const fc of ch.diff[field]) {
+      fc.beforeText = stringifyExact(before[field]?.[fc.key]);
+      fc.afterText = stringifyExact(after[field]?.[fc.key]);
+    }
+  }
+}
 
 /**
  * @typedef {object} Step   what the panel lists
@@ -614,14 +633,14 @@ export class Timeline {
 
   /** The views of the subtree at `root` in a replay consumer's state, breadth first, into `out`. */
   #subtree(r, root, out) {
-    const v = r.consumer.node(r.sub, root);
+    const v = nodeView(r.consumer, r.sub, root);
     if (!v) return out;
     const queue = [v];
     for (let i = 0; i < queue.length; i++) {
       const x = queue[i];
       out.set(x.path, x);
       for (const id of x.child_ids ?? []) {
-        const c = r.consumer.node(r.sub, childPath(x.path, id));
+        const c = nodeView(r.consumer, r.sub, childPath(x.path, id));
         if (c) queue.push(c);
       }
     }
@@ -637,7 +656,7 @@ export class Timeline {
   #someViews(r, paths, roots) {
     const out = new Map();
     for (const p of paths) {
-      const v = out.has(p) ? null : r.consumer.node(r.sub, p);
+      const v = out.has(p) ? null : nodeView(r.consumer, r.sub, p);
       if (v) out.set(p, v);
     }
     for (const root of roots) this.#subtree(r, root, out);
@@ -772,6 +791,7 @@ export class Timeline {
     const c = this.#compare(a, b);
     if (Math.max(a, b) === this.steps.at(-1)?.step) this.#trail();
     const d = diffStates(c.before, c.after);
+    for (const ch of d.changed) addFieldTexts(ch);
     const [lo, hi] = a <= b ? [a, b] : [b, a];
     const from = this.steps.find((s) => s.step === a);
     const to = this.steps.find((s) => s.step === b);

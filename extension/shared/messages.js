@@ -208,7 +208,8 @@ export const Request = Object.freeze({
   VALIDATE_PARAMS: 'ui/validate-params',
   /**
    * The core's mirror of a subscription as SLOP node JSON (whole subtree, depth -1).
-   * {key, sub?} → {tree, path, version, provider, capabilities}   (export, copy)
+   * {key, sub?} → {treeText, path, version, provider, capabilities}   (export, copy): treeText is the
+   * core's JSON of the mirror, its numbers as the provider wrote them (read it with parseVerbatim)
    */
   GET_TREE: 'ui/get-tree',
   /**

@@ -3,7 +3,11 @@
 // history's diffs with it (timeline.js); the panel renders them (views/history-view.js).
 
 /** @typedef {import('./messages.js').NodeView} NodeView */
-/** @typedef {{key: string, before: any, after: any}} FieldChange  undefined: absent */
+/**
+ * @typedef {{key: string, before: any, after: any, beforeText?: string, afterText?: string}} FieldChange
+ *   undefined: absent. beforeText/afterText: the values as the provider wrote them, when a view
+ *   holds a number JavaScript would write otherwise (the timeline adds them).
+ */
 /**
  * @typedef {object} ViewDiff
  * @property {{before: string, after: string}|null} type

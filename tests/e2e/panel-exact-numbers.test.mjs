@@ -18,6 +18,9 @@ const SHOTS = path.join(ROOT, 'build/screenshots/exact-numbers');
 const ID = '1234567890123456789';
 const NEXT = '1234567890123456788'; // the same double as ID
 const MIN64 = '-9223372036854775808'; // a double, but JSON.stringify writes -9223372036854776000
+const MAX63 = '9223372036854775807'; // 2^63-1
+/** The numbers of /as-written as the provider wrote them, as JSON.stringify(…, null, 2) lays them out. */
+const WRITTEN = ['"neg0": -0', '"cents": 1.50', '"sum": 0.30000000000000004', `"max": ${MAX63}`, `"min": -${MAX63}`, '"exp": 1E5'];
 
 function tree() {
   return {
@@ -25,6 +28,7 @@ function tree() {
     children: [{
       id: 'order', type: 'item',
       properties: { label: 'Order', id64: `int:${ID}`, min64: `int:${MIN64}`, ids: [`int:${ID}`, 7], small: 42, ratio: 0.1 },
+      meta: { salience: 'num:0.50' },
       affordances: [{
         action: 'ship', label: 'Ship', dangerous: true,
         params: { type: 'object', properties: { order_id: { type: 'integer' } }, required: ['order_id'] },
@@ -32,6 +36,9 @@ function tree() {
         action: 'tag', label: 'Tag',
         params: { type: 'object', properties: { order_id: { type: 'integer', enum: [`int:${ID}`, 7] }, ref: { type: 'integer' } } },
       }],
+    }, {
+      id: 'as-written', type: 'item',
+      properties: { neg0: 'num:-0', cents: 'num:1.50', sum: 'num:0.30000000000000004', max: `int:${MAX63}`, min: `int:-${MAX63}`, exp: 'num:1E5' },
     }],
   };
 }
@@ -95,6 +102,39 @@ describe('panel: integers beyond a double keep their digits', () => {
     await until(async () => (await propText(panel, 'id64')) === `id64: ${NEXT}`, { what: 'the patched id', timeout: 10_000 });
     await panel.click('#side-tabs button[data-tab="agent"]');
     await until(async () => (await pre.textContent()).includes(`id64=${NEXT}`), { what: 'the Agent tab after the patch', timeout: 10_000 });
+    await panel.close();
+  });
+
+  test('-0, 1.50, 0.30000000000000004 and ±(2^63-1): the detail, both copies and an exported file keep the provider\'s text', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/as-written"]', { timeout: 10_000 });
+    for (const [k, v] of [['neg0', '-0'], ['cents', '1.50'], ['sum', '0.30000000000000004'], ['max', MAX63], ['min', `-${MAX63}`], ['exp', '1E5']]) {
+      assert.equal(await propText(panel, k), `${k}: ${v}`);
+    }
+    const copied = async (run, what) => {
+      await panel.evaluate(() => { globalThis.slopPanel.lastCopied = null; });
+      await run();
+      await until(() => panel.evaluate((w) => globalThis.slopPanel.lastCopied?.what === w, what), { what });
+      return panel.evaluate(() => globalThis.slopPanel.lastCopied.text);
+    };
+    // Copy node as JSON (Ctrl+C) and Copy value (the row's menu).
+    await panel.focus('#tree');
+    const node = await copied(() => panel.keyboard.press('Control+c'), '/as-written as JSON');
+    for (const w of WRITTEN) assert.ok(node.includes(w), `${w} in the node copy:\n${node}`);
+    const value = await copied(async () => {
+      await panel.click('#tree .row[data-path="/as-written"]', { button: 'right' });
+      await panel.click('.row-menu [data-action="copy-value"]');
+    }, '/as-written properties');
+    for (const w of WRITTEN) assert.ok(value.includes(w), `${w} in the value copy:\n${value}`);
+    // Export: the file the user saves.
+    const [download] = await Promise.all([panel.waitForEvent('download'), panel.click('#export')]);
+    const file = await fs.readFile(await download.path(), 'utf8');
+    for (const w of WRITTEN) assert.ok(file.includes(w), `${w} in the exported file`);
+    assert.ok(file.includes('"salience": 0.50'), 'meta as written too');
+    // A salience written 0.50 is a number to the panel (its bar) and shown as written.
+    await panel.click('#tree .row[data-path="/order"]');
+    assert.match(await panel.locator('#detail section[data-section="meta"]').textContent(), /salience: 0\.50/);
+    assert.match(await panel.locator('#detail section[data-section="meta"] .sal.big i').getAttribute('style'), /width:\s*50%/);
     await panel.close();
   });
 

@@ -2023,7 +2023,13 @@ const char *slop_consumer_tree(slop_consumer *c, const char *sub_id, const char 
     ok(c);
     slop__node *n = lookup(c, sub_id, path, NULL);
     if (!n) return give(c, NULL, out_len);
-    return give_json(c, slop__node_to_json(n, depth), out_len);
+    /* Printed from the mirror's text, as node views are: a field no patch touched keeps the
+     * provider's text for its numbers (1.50, 1E5), not the shortest form of their value. */
+    slop__buf b = {0};
+    slop__node_put(&b, n, depth, 1);
+    char *text = slop__buf_take(&b);
+    if (!text) fail(c, SLOP_E_NOMEM, "out of memory");
+    return give(c, text, out_len);
 }
 
 /* The snapshot frame's members before the tree: {"type":"snapshot",...,"tree": */

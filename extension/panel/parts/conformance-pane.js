@@ -8,6 +8,7 @@ import { Request } from '../../shared/messages.js';
 import { reportMarkdown } from '../../../js-glue/conformance-report.js';
 import { ConformanceView } from '../views/conformance-view.js';
 import { download, fileName } from '../export.js';
+import { stringifyExact } from '../../../js-glue/exact-json.js';
 
 /** @typedef {import('../bridge.js').Bridge} Bridge */
 /** @typedef {import('../selection.js').Selection} Selection */
@@ -123,7 +124,7 @@ export class ConformancePane {
     if (!r) return;
     const p = this.selection.provider();
     const name = fileName('slop-conformance', p?.provider?.id ?? 'provider'); // "….json"
-    if (kind === 'json') download(JSON.stringify({ provider: p?.provider ?? null, url: p?.transport?.url ?? p?.key, report: r }, null, 2), name);
+    if (kind === 'json') download(stringifyExact({ provider: p?.provider ?? null, url: p?.transport?.url ?? p?.key, report: r }, 2), name);
     else download(reportMarkdown(r, { provider: p?.provider, url: p?.transport?.url ?? p?.key }), name.replace(/\.json$/, '.md'), 'text/markdown');
   }
 }

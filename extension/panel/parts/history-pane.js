@@ -14,6 +14,7 @@ import { HistoryStripView, StepListView, renderDiff } from '../views/history-vie
 import { h, setChildren } from '../../shared/dom.js';
 import { toggleStrip } from './toolbar.js';
 import { download, fileName } from '../export.js';
+import { exactView } from '../store.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
@@ -296,7 +297,7 @@ export class HistoryPane {
     if (seq !== this.#seq || selection.key !== key) return;
     const nodes = state.full || !held ? new Map() : new Map(held.nodes);
     dropSubtrees(nodes, [...state.removed, ...state.replaced]);
-    for (const v of state.views) nodes.set(v.path, v);
+    for (const v of state.views) nodes.set(v.path, exactView(v));
     const stepObj = steps.find((s) => s.step === step) ?? { step, version: state.version, t: Date.now() };
     const path = tree?.path ?? '/';
     const source = { key, sub: tree?.sub ?? 'recording', path, nodes, structure: `h${step}:${seq}`, resetId: recording ? ++this.#resetId : tree?.resetId ?? 0, live: false,

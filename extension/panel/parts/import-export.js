@@ -5,6 +5,7 @@
 
 import { Request } from '../../shared/messages.js';
 import { assembleTree, exportDocument, download, fileName } from '../export.js';
+import { parseVerbatim } from '../../../js-glue/exact-json.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
@@ -58,7 +59,7 @@ export class ImportExport {
       doc = { tree: t, version: shown.version ?? scrub?.version, scrubbed: true, incomplete: missing ? `${missing} child views were not loaded` : undefined };
     } else {
       const r = await bridge.request(Request.GET_TREE, { key: selection.key, sub: tree.sub });
-      doc = { tree: r.tree, version: r.version, capabilities: r.capabilities };
+      doc = { tree: parseVerbatim(r.treeText), version: r.version, capabilities: r.capabilities };
     }
     const provider = imp ? (imp.fileProvider ?? { id: 'import', name: imp.name }) : p?.provider ?? null;
     const text = exportDocument({

@@ -6,6 +6,8 @@
 
 import { loadMore } from '../load-more.js';
 import { assembleTree } from '../export.js';
+import { verbatimView } from '../store.js';
+import { stringifyExact } from '../../../js-glue/exact-json.js';
 import { TreeView } from '../views/tree-view.js';
 import { RowMenu } from './row-menu.js';
 import { Breadcrumbs } from './breadcrumbs.js';
@@ -74,8 +76,8 @@ export class TreePane {
   /** Ctrl+C, and the menu: the node and everything under it that the panel holds, as SLOP node JSON. */
   copyNode(view) {
     const nodes = this.selection.source()?.nodes;
-    const tree = nodes?.get(view.path) === view ? assembleTree(nodes, view.path).tree : (({ path: _p, child_ids: _c, ...node }) => node)(view);
-    this.copy(JSON.stringify(tree, null, 2), `${view.path ?? view.id} as JSON`);
+    const tree = nodes?.get(view.path) === view ? assembleTree(nodes, view.path).tree : (({ path: _p, child_ids: _c, ...node }) => node)(verbatimView(view));
+    this.copy(stringifyExact(tree, 2), `${view.path ?? view.id} as JSON`);
   }
 
   /** A row's menu. It copies, arranges rows, or finds frames; it never invokes (keys are safety). */
@@ -89,7 +91,7 @@ export class TreePane {
       [
         { id: 'copy-path', label: 'Copy path', run: () => this.copy(sel.path, 'path') },
         { id: 'copy-json', label: 'Copy node as JSON', keys: 'Ctrl+C', disabled: !view, run: () => this.copyNode(view) },
-        { id: 'copy-value', label: 'Copy value (properties)', disabled: !view, run: () => this.copy(JSON.stringify(view.properties ?? {}, null, 2), `${what} properties`) },
+        { id: 'copy-value', label: 'Copy value (properties)', disabled: !view, run: () => this.copy(stringifyExact(verbatimView(view).properties ?? {}, 2), `${what} properties`) },
       ],
       [
         { id: 'expand-below', label: 'Expand all below', keys: '*', disabled: !kids, run: () => tv.toggleDeep(sel.path, true) },

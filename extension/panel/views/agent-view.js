@@ -4,6 +4,7 @@
 
 import { h, setChildren } from '../../shared/dom.js';
 import { jsonView } from './json-view.js';
+import { stringifyExact } from '../../../js-glue/exact-json.js';
 
 const nf = new Intl.NumberFormat('en-US');
 
@@ -32,7 +33,7 @@ export class AgentView {
         h('span', { class: 'muted small', 'data-role': 'tools-note', text: total > tools.length
           ? 'the most salient, as the Playground offers them (meta.salience, then tree order); the others cannot be called'
           : 'names, descriptions and parameters as the agent gets them' }),
-        h('button', { type: 'button', class: 'small', 'data-action': 'copy-tools', onclick: () => this.hooks.copy(JSON.stringify(data.tools?.tools ?? [], null, 2), 'tools') }, 'Copy JSON')),
+        h('button', { type: 'button', class: 'small', 'data-action': 'copy-tools', onclick: () => this.hooks.copy(stringifyExact(data.tools?.tools ?? [], 2), 'tools') }, 'Copy JSON')),
       tools.length === 0 ? h('p', { class: 'muted', text: 'No affordances, so no tools.' }) : null,
       h('div', { class: 'tools' }, tools.map((t) => h('div', { class: `tool${t.dangerous ? ' is-dangerous' : ''}`, 'data-tool': t.name },
         h('div', { class: 'tool-head' },

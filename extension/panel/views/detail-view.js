@@ -15,9 +15,11 @@ import { ErrorCode } from '../../shared/messages.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { clockTime } from '../../shared/time-text.js';
 import { childrenText } from '../load-more.js';
-import { jsonView } from './json-view.js';
+import { jsonView, scalar } from './json-view.js';
 import { ParamsForm } from './params-form.js';
 import { salienceOf } from './tree-view.js';
+import { verbatimView } from '../store.js';
+import { stringifyExact } from '../../../js-glue/exact-json.js';
 
 
 /** Invoke outcomes kept per node. */
@@ -32,25 +34,26 @@ export function contentText(data) {
   if (data && typeof data === 'object' && typeof data.content === 'string') {
     return { text: data.content, mime: typeof data.mime === 'string' ? data.mime : null };
   }
-  return { text: JSON.stringify(data, null, 2) };
+  return { text: stringifyExact(data, 2) };
 }
 
 function section(title, ...body) {
   return h('section', { class: 'd-section', 'data-section': title.toLowerCase().replace(/\W+/g, '-') }, h('h3', { text: title }), ...body);
 }
 
-function metaView(meta) {
+/** @param {object} meta the view's (numbers to compute with) @param {object} shown the same, numbers as written */
+function metaView(meta, shown) {
   const sal = salienceOf({ meta });
   const rows = [];
   if (sal !== null) {
     rows.push(h('div', { class: 'meta-row' }, h('span', { class: 'jt-key', text: 'salience' }), h('span', { class: 'jt-colon', text: ': ' }),
-      h('span', { class: 'sal big' }, h('i', { style: `width:${Math.round(sal * 100)}%` })), h('span', { class: 'scalar t-number', text: String(meta.salience) })));
+      h('span', { class: 'sal big' }, h('i', { style: `width:${Math.round(sal * 100)}%` })), scalar(shown.salience)));
   }
   if (meta.urgency !== undefined) {
     rows.push(h('div', { class: 'meta-row' }, h('span', { class: 'jt-key', text: 'urgency' }), h('span', { class: 'jt-colon', text: ': ' }),
       h('span', { class: `urgency u-${String(meta.urgency)}`, text: String(meta.urgency) })));
   }
-  const rest = Object.fromEntries(Object.entries(meta).filter(([k]) => !(k === 'salience' && sal !== null) && k !== 'urgency'));
+  const rest = Object.fromEntries(Object.entries(shown).filter(([k]) => !(k === 'salience' && sal !== null) && k !== 'urgency'));
   return h('div', { class: 'meta-view' }, rows, jsonView(rest));
 }
 
@@ -133,8 +136,8 @@ export class DetailView {
         h('span', { text: 'The provider removed ' }), h('code', { text: ctx.removed.path }),
         h('span', { text: ` at version ${ctx.removed.version}; its nearest remaining ancestor is shown.` })) : null,
       view.properties && Object.keys(view.properties).length
-        ? section('Properties', jsonView(view.properties)) : section('Properties', h('p', { class: 'muted', text: 'No properties.' })),
-      view.meta && Object.keys(view.meta).length ? section('Meta', metaView(view.meta)) : null,
+        ? section('Properties', jsonView(verbatimView(view).properties)) : section('Properties', h('p', { class: 'muted', text: 'No properties.' })),
+      view.meta && Object.keys(view.meta).length ? section('Meta', metaView(view.meta, verbatimView(view).meta)) : null,
       view.content_ref ? this.#contentSection(view, key, ctx) : null,
       this.#childrenLine(view));
 
@@ -237,7 +240,7 @@ export class DetailView {
   }
 
   #contentSection(view, key, ctx) {
-    const ref = view.content_ref;
+    const ref = verbatimView(view).content_ref;
     const hasRead = (view.affordances ?? []).some((a) => a.action === 'read_content');
     const why = !ctx.contentRefs ? 'The provider does not offer content references.'
       : !hasRead ? 'This node has no read_content affordance.'

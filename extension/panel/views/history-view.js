@@ -14,14 +14,16 @@ import { h, setChildren } from '../../shared/dom.js';
 import { boundaryText } from '../../shared/state-diff.js';
 import { clockTime } from '../../shared/time-text.js';
 import { VirtualList } from './virtual-list.js';
+import { stringifyExact } from '../../../js-glue/exact-json.js';
 
 const SHOW_MAX = 300;
 const KIND_TEXT = { snapshot: 'snapshot', patch: 'patch', resync: 'resync', invoke: 'invoke', result: 'result', error: 'error', reload: 'reload' };
 export const SPEEDS = [0.5, 1, 2, 4, 10];
 
-const short = (v) => {
+/** A value of a diff, as the provider wrote it when the worker sent its text (FieldChange beforeText/afterText). */
+const short = (v, text) => {
   if (v === undefined) return '—';
-  const s = JSON.stringify(v);
+  const s = text ?? stringifyExact(v);
   return s.length > 120 ? `${s.slice(0, 117)}…` : s;
 };
 
@@ -273,9 +275,9 @@ export function renderDiff(root, diff, { from, to, onPick, boundaries = [] }) {
   const list = (items, make) => [items.slice(0, SHOW_MAX).map(make), items.length > SHOW_MAX ? h('p', { class: 'muted', text: `… ${items.length - SHOW_MAX} more` }) : null];
   const kv = (rows) => h('table', { class: 'diff-kv' }, rows.map((r) => h('tr', {},
     h('th', { class: 'mono', text: r.key }),
-    h('td', { class: 'before mono', text: short(r.before) }),
+    h('td', { class: 'before mono', text: short(r.before, r.beforeText) }),
     h('td', { class: 'arrow', text: '→' }),
-    h('td', { class: 'after mono', text: short(r.after) }))));
+    h('td', { class: 'after mono', text: short(r.after, r.afterText) }))));
   setChildren(root,
     h('div', { class: 'diff-head' },
       h('h3', { text: `Diff v${from.version} → v${to.version}` }),

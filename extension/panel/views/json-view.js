@@ -3,10 +3,11 @@
 import { h } from '../../shared/dom.js';
 import { isExactNumber } from '../../../js-glue/exact-json.js';
 
-function scalar(v) {
-  if (isExactNumber(v)) return h('span', { class: 'scalar t-number', text: v.rawJSON }); // a 64-bit integer, as sent
+/** A JSON scalar as text; a kept number (exact-json.js) as the provider wrote it, -0 as -0. */
+export function scalar(v) {
+  if (isExactNumber(v)) return h('span', { class: 'scalar t-number', text: v.rawJSON });
   const t = v === null ? 'null' : typeof v;
-  return h('span', { class: `scalar t-${t}`, text: t === 'string' ? JSON.stringify(v) : String(v) });
+  return h('span', { class: `scalar t-${t}`, text: t === 'string' ? JSON.stringify(v) : Object.is(v, -0) ? '-0' : String(v) });
 }
 
 function brief(v) {

@@ -10,7 +10,7 @@
 import { h, setChildren, Tabs } from '../../shared/dom.js';
 import { VirtualList } from './virtual-list.js';
 import { clockTime } from '../../shared/time-text.js';
-import { parseExact } from '../../../js-glue/exact-json.js';
+import { parseVerbatim, stringifyExact } from '../../../js-glue/exact-json.js';
 
 const LOG_ROW = 20;
 
@@ -51,7 +51,7 @@ function parsed(f) {
   if (!parsedFrames.has(f)) {
     let m;
     try {
-      m = f.truncated ? undefined : parseExact(f.text);
+      m = f.truncated ? undefined : parseVerbatim(f.text); // shown and copied as sent
     } catch {
       m = undefined;
     }
@@ -317,7 +317,7 @@ export class LogView {
         h('span', { class: 'fpreview mono', text: isBatch && inner !== undefined ? `${inner} messages` + (f.truncated ? ' (cut)' : '') : f.text.slice(0, 200) }));
     } else {
       const m = r.msg;
-      const text = JSON.stringify(m) ?? '';
+      const text = stringifyExact(m) ?? '';
       el = h('div', { class: `log-row inner${sel ? ' selected' : ''}${isBatch ? ' batch' : ''}`, style: `--depth:${r.depth}`, 'data-type': String(m?.type ?? '?') },
         h('span', { class: `twisty${isBatch ? ` i ${open ? 'i-chevron-down' : 'i-chevron-right'}` : ''}`, 'data-action': isBatch ? 'expand' : null }),
         h('span', { class: 'mono muted', text: `#${r.index}` }),
@@ -396,9 +396,9 @@ export class LogView {
   selectedJson() {
     const r = this.selected;
     if (!r) return null;
-    if (r.msg) return JSON.stringify(r.msg, null, 2);
+    if (r.msg) return stringifyExact(r.msg, 2);
     const m = parsed(r.frame);
-    return m === undefined ? r.frame.text : JSON.stringify(m, null, 2);
+    return m === undefined ? r.frame.text : stringifyExact(m, 2);
   }
 
   #showDetail() {
