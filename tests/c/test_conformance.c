@@ -107,7 +107,7 @@ TEST(a_conforming_provider_has_no_finding_and_the_report_lists_every_rule) {
     CHECK(cJSON_GetObjectItem(r, "mirrors")->valuedouble == 1);
     CHECK(cJSON_GetObjectItem(r, "nodes")->valuedouble == 7);
     CHECK(cJSON_GetObjectItem(r, "must")->valuedouble == 0);
-    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "rules")) == 39);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(r, "rules")) == 41);
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "live")));
     CHECK(cJSON_GetObjectItem(r, "not_live") == NULL);
     cJSON *rule = cJSON_GetArrayItem(cJSON_GetObjectItem(r, "rules"), 0);
@@ -218,6 +218,78 @@ TEST(capabilities_against_behaviour) {
 
     begin(&l, HELLO_NO_EXTRAS, "{}", one("\"content_ref\":{\"type\":\"text\",\"uri\":\"slop://content/n\"}"));
     CHECK_STR(found(l.c), "capability-content-refs");
+    stop(&l);
+}
+
+static const char *HELLO_STATE_PATCHES =
+    "{\"type\":\"hello\",\"provider\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
+    "\"capabilities\":[\"state\",\"patches\"]}}";
+
+/* How many findings of a rule the report holds, and the first one's count. */
+static int findings_of(slop_consumer *c, const char *rule, double *count) {
+    cJSON *r = cJSON_Parse(slop_consumer_conformance(c, NULL));
+    int n = 0;
+    cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(r, "findings")) {
+        if (strcmp(str(f, "rule"), rule) != 0) continue;
+        if (n++ == 0 && count) *count = cJSON_GetObjectItem(f, "count")->valuedouble;
+    }
+    cJSON_Delete(r);
+    return n;
+}
+
+TEST(affordances_and_attention_need_their_capability) {
+    live l;
+    /* Affordances (even an empty list) without "affordances": MUST NOT, says the capabilities table. */
+    begin(&l, HELLO_STATE_PATCHES, "{}", one("\"affordances\":[{\"action\":\"open\"}]"));
+    CHECK_STR(found(l.c), "capability-affordances");
+    cJSON *root;
+    cJSON *f = finding(l.c, "capability-affordances", &root);
+    CHECK_STR(f ? str(f, "severity") : NULL, "MUST");
+    CHECK_STR(f ? str(f, "path") : NULL, "/n");
+    CHECK_CONTAINS(f ? str(f, "detail") : NULL, "affordances without the \"affordances\" capability");
+    cJSON_Delete(root);
+    stop(&l);
+    begin(&l, HELLO_STATE_PATCHES, "{}", one("\"affordances\":[]"));
+    CHECK_STR(found(l.c), "capability-affordances");
+    stop(&l);
+
+    /* Each attention hint the spec names, alone, without "attention". */
+    const char *hints[] = {"\"salience\":0.5", "\"urgency\":\"high\"", "\"pinned\":true", "\"focus\":true",
+                           "\"changed\":true"};
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        char extra[80];
+        snprintf(extra, sizeof extra, "\"meta\":{%s}", hints[i]);
+        begin(&l, HELLO_NO_EXTRAS, "{}", one(extra));
+        CHECK_STR(found(l.c), "capability-attention");
+        stop(&l);
+    }
+    /* Other meta (summary, total_children) is not attention. */
+    begin(&l, HELLO_NO_EXTRAS, "{}", one("\"meta\":{\"summary\":\"s\",\"total_children\":0}"));
+    CHECK_STR(found(l.c), "");
+    stop(&l);
+
+    /* Declared: nothing. */
+    begin(&l, HELLO_ALL, "{}", one("\"meta\":{\"salience\":0.5},\"affordances\":[{\"action\":\"open\"}]"));
+    CHECK_STR(found(l.c), "");
+    stop(&l);
+
+    /* Many nodes break each rule: one finding per subscription, at the first node, counting all. */
+    begin(&l, HELLO_STATE_PATCHES, "{}",
+          "{\"id\":\"root\",\"type\":\"root\",\"meta\":{\"salience\":1},\"children\":["
+          "{\"id\":\"a\",\"type\":\"item\",\"meta\":{\"urgency\":\"low\"},\"affordances\":[{\"action\":\"x\"}]},"
+          "{\"id\":\"b\",\"type\":\"item\",\"meta\":{\"salience\":0.2},\"affordances\":[{\"action\":\"x\"}]},"
+          "{\"id\":\"c\",\"type\":\"item\",\"affordances\":[{\"action\":\"x\"}]}]}");
+    CHECK_STR(found(l.c), "capability-affordances,capability-attention");
+    double count = 0;
+    CHECK(findings_of(l.c, "capability-affordances", &count) == 1 && count == 3);
+    CHECK(findings_of(l.c, "capability-attention", &count) == 1 && count == 3);
+    f = finding(l.c, "capability-attention", &root);
+    CHECK_STR(f ? str(f, "path") : NULL, "/");
+    CHECK_CONTAINS(f ? str(f, "detail") : NULL, "meta.salience without the \"attention\" capability");
+    cJSON_Delete(root);
+    /* The report is judged afresh each time: asking twice does not double the count. */
+    CHECK(findings_of(l.c, "capability-affordances", &count) == 1 && count == 3);
     stop(&l);
 }
 
@@ -671,6 +743,7 @@ int main(void) {
     RUN(hello_rules);
     RUN(a_provider_that_never_goes_live_is_judged_and_says_why);
     RUN(capabilities_against_behaviour);
+    RUN(affordances_and_attention_need_their_capability);
     RUN(ordering_seq_and_version_rules);
     RUN(a_query_answer_with_seq);
     RUN(trees_and_patches_that_do_not_apply);

@@ -225,23 +225,29 @@ describe('slop-inspector command', () => {
   test('check: the conformance report; exit 3 on a MUST finding, --allow to accept one', async () => {
     const ok = await runCli(['check', srv.wsUrl, '--watch', '100'], { SLOP_TOKEN: srv.token });
     assert.equal(ok.code, 0, ok.stderr);
-    assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 39 rules checked over \d+ frames and \d+ mirrored nodes/);
-    const bad = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: new StateEngine({
-      tree: { id: 'root', type: 'root', children: [{ id: 'n', type: 'gadget', meta: { salience: 3 } }] } }) });
+    assert.match(ok.stdout, /^0 MUST and 0 SHOULD findings; 41 rules checked over \d+ frames and \d+ mirrored nodes/);
+    // A repeated action (MUST: it cannot be invoked), an out-of-range salience and an unknown type
+    // (SHOULD). The fixture engine refuses a repeated action up front; a real provider may send one.
+    const engine = new StateEngine({
+      tree: { id: 'root', type: 'root', children: [{ id: 'n', type: 'gadget', meta: { salience: 3 }, affordances: [{ action: 'go' }] }] } });
+    engine.root.children[0].affordances.push({ action: 'go' });
+    const bad = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine });
     try {
       const env = { SLOP_TOKEN: bad.token };
       const r = await runCli(['check', bad.wsUrl, '--watch', '0'], env);
       assert.equal(r.code, 3, r.stderr);
-      assert.match(r.stdout, /^1 MUST and 1 SHOULD findings/);
-      assert.match(r.stdout, /\nMUST meta-salience \(1×, spec: attention\): meta\.salience is a number from 0 to 1\.\n {2}\/n v\d+: meta\.salience is out of 0\.\.1\n/);
+      assert.match(r.stdout, /^1 MUST and 2 SHOULD findings/);
+      assert.match(r.stdout, /\nMUST affordance-action \(1×, spec: affordances\): Each affordance is an object with a non-empty string action, unique within its node\.\n {2}\/n v\d+: action "go" appears twice\n/);
+      assert.match(r.stdout, /\nSHOULD meta-salience \(1×, spec: attention\): meta\.salience is a number from 0 to 1\.\n {2}\/n v\d+: meta\.salience is out of 0\.\.1\n/);
       assert.match(r.stdout, /\nSHOULD node-type /);
-      const allowed = await runCli(['check', bad.wsUrl, '--watch', '0', '--allow', 'meta-salience'], env);
+      const allowed = await runCli(['check', bad.wsUrl, '--watch', '0', '--allow', 'affordance-action'], env);
       assert.equal(allowed.code, 0);
       const md = await runCli(['check', bad.wsUrl, '--watch', '0', '--markdown'], env);
       assert.match(md.stdout, /^# SLOP conformance: SLOP fixture provider\n/);
-      assert.match(md.stdout, /\n## MUST: `meta-salience` \(1×\)\n/);
+      assert.match(md.stdout, /\n## MUST: `affordance-action` \(1×\)\n/);
+      assert.match(md.stdout, /\n## SHOULD: `meta-salience` \(1×\)\n/);
       const json = JSON.parse((await runCli(['check', bad.wsUrl, '--watch', '0', '--json'], env)).stdout);
-      assert.deepEqual(json.findings.map((f) => f.rule).sort(), ['meta-salience', 'node-type']);
+      assert.deepEqual(json.findings.map((f) => f.rule).sort(), ['affordance-action', 'meta-salience', 'node-type']);
     } finally {
       await bad.close();
     }

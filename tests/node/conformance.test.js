@@ -90,14 +90,36 @@ describe('conformance of the bundled providers', () => {
     const w = wire(engine);
     try {
       const report = w.consumer.conformance();
-      assert.deepEqual(report.findings.map((f) => [f.rule, f.severity, f.path, f.seen]), [['meta-urgency', 'MUST', '/n', 'mirror']]);
+      assert.deepEqual(report.findings.map((f) => [f.rule, f.severity, f.path, f.seen]), [['meta-urgency', 'SHOULD', '/n', 'mirror']]);
       const rule = report.rules.find((r) => r.id === 'meta-urgency');
       assert.equal(rule.spec, 'attention');
       assert.match(rule.text, /none, low, medium, high, critical/);
-      assert.equal(report.must, 1);
+      assert.equal(report.must, 0);
+      assert.equal(report.should, 1);
     } finally {
       w.close();
       engine.close();
+    }
+  });
+
+  test('affordances and attention hints from a provider that does not declare them: one MUST finding each per subscription', () => {
+    const consumer = new core.SlopConsumer({ transport: 'ws', seed: 7 });
+    try {
+      consumer.subscribe({ path: '/', depth: -1 }, 1000);
+      consumer.receive(JSON.stringify({ type: 'hello', provider: { id: 'p', name: 'P', slop_version: '0.1', capabilities: ['state', 'patches'] } }), 1000);
+      const sent = consumer.drain().filter((o) => o.kind === 'send').map((o) => JSON.parse(o.frame));
+      const id = sent.find((m) => m.type === 'subscribe').id;
+      const item = (n, meta) => ({ id: n, type: 'item', meta, affordances: [{ action: 'open' }] });
+      const tree = { id: 'root', type: 'root', children: [item('a', { salience: 0.9 }), item('b', { urgency: 'high' }), item('c', { pinned: true })] };
+      consumer.receive(JSON.stringify({ type: 'snapshot', id, version: 1, seq: 0, tree }), 1010);
+      consumer.drain();
+      const report = consumer.conformance();
+      assert.deepEqual(report.findings.map((f) => [f.rule, f.severity, f.path, f.count]),
+        [['capability-attention', 'MUST', '/a', 3], ['capability-affordances', 'MUST', '/a', 3]]);
+      assert.match(report.findings[0].detail, /^meta\.salience without the "attention" capability/);
+      assert.equal(report.must, 2);
+    } finally {
+      consumer.free();
     }
   });
 });

@@ -222,7 +222,7 @@ export function panelSuite(kind) {
 
       await p.click('#side-tabs button[data-tab="conformance"]');
       await p.waitFor('#conformance [data-role="conf-none"]');
-      assert.match(await p.text('#conformance [data-role="conf-none"]'), /^No findings\. The provider followed every rule checked so far: 39 rules checked/);
+      assert.match(await p.text('#conformance [data-role="conf-none"]'), /^No findings\. The provider followed every rule checked so far: 41 rules checked/);
       await p.click('#conformance [data-action="check-drift"]');
       await p.waitUntil(() => document.querySelector('#conformance [data-role="drift-result"]')?.dataset.status === 'same', undefined, { what: 'drift: same' });
       // The provider's state changes without a patch: the drift check finds it.

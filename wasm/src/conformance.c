@@ -21,7 +21,10 @@ typedef struct rule {
     rule_kind kind;
 } rule;
 
-/* Stable ids: tests, exports and users' allow lists name them. */
+/* Stable ids: tests, exports and users' allow lists name them. Each level is
+ * the spec's own word for the rule, or for a rule the spec states without
+ * one, the level docs/conformance-rules.md justifies (its guard test,
+ * tests/node/conformance-rules.test.js, fails when the two disagree). */
 static const rule rules[] = {
     {"json", "MUST", "transport", "Every frame is one JSON value: a SLOP message object.", FRAME_RULE},
     {"message-shape", "MUST", "messages",
@@ -42,12 +45,18 @@ static const rule rules[] = {
      "provider.slop_version names a version of the spec this inspector knows (0.1).", FRAME_RULE},
     {"capability-patches", "MUST", "capabilities",
      "Patches come only from a provider that declares \"patches\".", FRAME_RULE},
-    {"capability-async", "MUST", "capabilities: async",
+    {"capability-async", "SHOULD", "capabilities: async",
      "An \"accepted\" result comes only from a provider that declares \"async\".", FRAME_RULE},
     {"capability-windowing", "MUST", "capabilities: windowing",
      "Windowed collections (meta.window) come only from a provider that declares \"windowing\".", TREE_RULE},
     {"capability-content-refs", "MUST", "capabilities: content_refs",
      "A content_ref appears only when the provider declares \"content_refs\".", TREE_RULE},
+    {"capability-affordances", "MUST", "capabilities",
+     "Nodes carry affordances only when the provider declares \"affordances\".", TREE_RULE},
+    {"capability-attention", "MUST", "capabilities: attention",
+     "Attention hints (meta.salience, urgency, pinned, focus, changed) come only from a provider that declares "
+     "\"attention\".",
+     TREE_RULE},
     {"snapshot-first", "MUST", "messages: ordering", "A subscription's snapshot comes before its patches.",
      FRAME_RULE},
     {"snapshot-in-time", "MUST", "messages: subscribe",
@@ -80,9 +89,9 @@ static const rule rules[] = {
      "type is a core type (root, view, collection, item, document, form, field, control, status, "
      "notification, media, group, context) or a namespaced custom type (\"app:name\").",
      TREE_RULE},
-    {"meta-salience", "MUST", "attention", "meta.salience is a number from 0 to 1.", TREE_RULE},
-    {"meta-urgency", "MUST", "attention", "meta.urgency is one of none, low, medium, high, critical.", TREE_RULE},
-    {"meta-window", "MUST", "scaling: windowing",
+    {"meta-salience", "SHOULD", "attention", "meta.salience is a number from 0 to 1.", TREE_RULE},
+    {"meta-urgency", "SHOULD", "attention", "meta.urgency is one of none, low, medium, high, critical.", TREE_RULE},
+    {"meta-window", "SHOULD", "scaling: windowing",
      "meta.total_children is a non-negative integer, at least the children present; meta.window is "
      "[offset, count] with total_children, offset + count <= total_children, and count children present "
      "(when any are).",
@@ -93,17 +102,17 @@ static const rule rules[] = {
      "params is an object schema within the subset consumers enforce (type, properties, required, items, "
      "enum, plus description, title, default): other keywords are not checked by anyone.",
      TREE_RULE},
-    {"affordance-estimate", "MUST", "affordances", "estimate is one of instant, fast, slow, async.", TREE_RULE},
-    {"affordance-flags", "MUST", "affordances", "dangerous and idempotent are booleans.", TREE_RULE},
+    {"affordance-estimate", "SHOULD", "affordances", "estimate is one of instant, fast, slow, async.", TREE_RULE},
+    {"affordance-flags", "SHOULD", "affordances", "dangerous and idempotent are booleans.", TREE_RULE},
     {"result-in-time", "MUST", "messages: result",
      "Every invoke is answered by a result (or an error) within the request timeout.", FRAME_RULE},
-    {"result-status", "MUST", "messages: result", "A result's status is ok, error or accepted.", FRAME_RULE},
-    {"accepted-task", "MUST", "async", "An \"accepted\" result carries data.taskId, a string.", FRAME_RULE},
+    {"result-status", "SHOULD", "messages: result", "A result's status is ok, error or accepted.", FRAME_RULE},
+    {"accepted-task", "SHOULD", "async", "An \"accepted\" result carries data.taskId, a string.", FRAME_RULE},
     {"task-node", "SHOULD", "async",
      "The task of an accepted invoke appears as a node (by convention under /tasks) within the request "
      "timeout.",
      TREE_RULE},
-    {"error-code", "MUST", "messages: error",
+    {"error-code", "SHOULD", "messages: error",
      "An error carries error {code, message}, the code one of not_found, invalid_params, unauthorized, "
      "conflict, internal (and for error messages also bad_request, not_supported).",
      FRAME_RULE},
@@ -111,11 +120,11 @@ static const rule rules[] = {
      "The patches bring the consumer's copy to the provider's state: a query of the subscribed subtree at the "
      "same version shows the same tree.",
      FRAME_RULE},
-    {"sub-depth", "MUST", "messages: subscribe",
+    {"sub-depth", "SHOULD", "messages: subscribe",
      "A subscription's tree holds no node deeper than the depth it asked for.", TREE_RULE},
     {"sub-max-nodes", "MUST", "scaling: max_nodes", "A subscription's tree holds at most max_nodes nodes.",
      TREE_RULE},
-    {"sub-filter", "MUST", "messages: subscribe",
+    {"sub-filter", "SHOULD", "messages: subscribe",
      "Below the subscription's root, nodes are of the types in filter.types and none has a salience under "
      "filter.min_salience.",
      TREE_RULE},
@@ -217,7 +226,10 @@ typedef struct walk {
     int depth_max;              /* the subscription's depth, -1: any        */
     const cJSON *types;         /* filter.types or NULL                     */
     double min_salience;        /* filter.min_salience, or -1               */
-    int windowing, content_refs;
+    int windowing, content_refs, affordances, attention;
+    /* The finding of capability-affordances / -attention in this
+     * subscription: -1 none yet, -2 not kept (the findings are full). */
+    long aff_at, att_at;
     size_t nodes;
 } walk;
 
@@ -254,8 +266,40 @@ static int one_of(const cJSON *s, const char *const *names, size_t n) {
     return 0;
 }
 
+/* A capability rule broken by many nodes of one subscription (affordances or
+ * salience on every node) is one finding, at the first node, counting the
+ * rest: one per node would fill the report and crowd out every other rule. */
+static void note_per_sub(walk *w, const char *rule_id, long *at, const char *path, const char *what,
+                         const char *cap) {
+    if (*at >= 0) {
+        w->out->f[*at].count++;
+        return;
+    }
+    if (*at == -2) return;
+    slop__conf_note(w->out, rule_id, path, w->version, "%s without the \"%s\" capability", what, cap);
+    *at = -2;
+    int r = rule_index(rule_id);
+    for (size_t i = 0; i < w->out->n; i++) /* noted, or merged into another subscription's finding */
+        if (w->out->f[i].rule == r && same_path(w->out->f[i].path, path)) *at = (long)i;
+}
+
+/* The attention hints the spec names (capabilities table: salience, urgency,
+ * pinned; the Attention document adds focus and changed). */
+static const char *attention_field(const cJSON *meta) {
+    static const char *const hints[] = {"salience", "urgency", "pinned", "focus", "changed"};
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (cJSON_GetObjectItemCaseSensitive(meta, hints[i])) return hints[i];
+    return NULL;
+}
+
 static void check_meta(walk *w, const slop__node *n, const char *path, const cJSON *meta) {
     static const char *const urgencies[] = {"none", "low", "medium", "high", "critical"};
+    const char *hint = w->attention ? NULL : attention_field(meta);
+    if (hint) {
+        char what[32];
+        snprintf(what, sizeof what, "meta.%s", hint);
+        note_per_sub(w, "capability-attention", &w->att_at, path, what, "attention");
+    }
     const cJSON *sal = cJSON_GetObjectItemCaseSensitive(meta, "salience");
     if (sal && !(cJSON_IsNumber(sal) && sal->valuedouble >= 0 && sal->valuedouble <= 1))
         slop__conf_note(w->out, "meta-salience", path, w->version, "meta.salience is %s",
@@ -398,6 +442,8 @@ static void check_node(walk *w, const slop__node *n, int depth) {
                             sal->valuedouble, w->min_salience);
     }
     cJSON_Delete(tmp);
+    if (!w->affordances && slop__node_has_field(n, SLOP__FIELD_AFFORDANCES))
+        note_per_sub(w, "capability-affordances", &w->aff_at, path, "affordances", "affordances");
     const cJSON *affs = field_of(n, SLOP__FIELD_AFFORDANCES, &tmp);
     if (affs) check_affordances(w, path, affs);
     cJSON_Delete(tmp);
@@ -425,7 +471,8 @@ void slop__conf_check_mirror(slop__conformance *out, const slop__mirror *m, cons
     const cJSON *minsal = cJSON_GetObjectItemCaseSensitive(filter, "min_salience");
     walk w = {out, root, version, cJSON_IsNumber(depth) && depth->valuedouble >= 0 ? (int)depth->valuedouble : -1,
               cJSON_IsArray(types) ? types : NULL, cJSON_IsNumber(minsal) ? minsal->valuedouble : -1,
-              declares(caps, "windowing"), declares(caps, "content_refs"), 0};
+              declares(caps, "windowing"), declares(caps, "content_refs"), declares(caps, "affordances"),
+              declares(caps, "attention"), -1, -1, 0};
     check_node(&w, m->root, 0);
     if (is_count(max) && max->valuedouble > 0 && (double)m->nodes > max->valuedouble)
         slop__conf_note(out, "sub-max-nodes", root, version, "%zu nodes; the subscription asked for at most %.17g",
