@@ -90,6 +90,14 @@ const minusZero = (_k, v) => (Object.is(v, -0) ? J.rawJSON?.('-0') : v);
 export function stringifyExact(value, space) {
   if (NATIVE) return JSON.stringify(value, /** @type {any} */ (minusZero), space);
   if (fallback) {
+    // The native writer first; the fallback's (written in JavaScript, several times slower) only
+    // for a value that holds a kept number or -0.
+    let odd = false;
+    const text = JSON.stringify(value, (_k, v) => {
+      if (!odd && (Object.is(v, -0) || isExactNumber(v))) odd = true;
+      return v;
+    }, space);
+    if (!odd) return text;
     return /** @type {string} */ (fallback.stringify(value, space, (v) => (Object.is(v, -0) ? '-0' : isExactNumber(v) ? v.rawJSON : undefined)));
   }
   return JSON.stringify(value, (_k, v) => (isExactNumber(v) ? Number(v.rawJSON) : v), space);

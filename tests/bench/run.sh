@@ -56,3 +56,6 @@ timeout -k 10 300 node tests/bench/bridge-bench.mjs "${quick[@]}"
 echo
 echo "*** back after a provider restart: in a row, in bursts, the counter back at 1 (the Node client's policy, the worker's too)"
 timeout -k 10 600 node tests/bench/restart-bench.mjs "${quick[@]}"
+echo
+echo "*** exact numbers: their cost beside JSON.parse / JSON.stringify"
+timeout -k 10 300 node tests/bench/exact-bench.mjs "${quick[@]}"
