@@ -282,7 +282,10 @@ export class Slop {
     const context = this.context;
     /** @type {(method: string, ...args: unknown[]) => Promise<any>} */
     const call = async (method, ...args) => {
-      // As text both ways: a number the provider sent as 1234567890123456789 comes back so.
+      // As text both ways: a number the provider sent as 1234567890123456789 comes back so. JSON
+      // has no undefined: a trailing one is left out (the worker's default applies), a middle one
+      // goes as null (the API reads both with ??).
+      while (args.length && args.at(-1) === undefined) args.pop();
       const text = await workerEval(context, ([t, k, m, a]) => globalThis.slopInspector.callText(t, k, m, a), [tabId, info.key, method, stringifyExact(args)]);
       return text === undefined ? undefined : parseExact(text);
     };
