@@ -59,6 +59,7 @@ export class HistoryPane {
   #inFlight = false;
   /** @type {number|null|undefined} */
   #queued = undefined;
+  #queuedExact = false;
   /** @type {ReturnType<typeof setTimeout>|0} */
   #timer = 0;
   #resetId = 0;
@@ -105,7 +106,9 @@ export class HistoryPane {
       onOpen: () => els.file.click(),
     });
     this.list = new StepListView(els.list, {
-      onSelect: (step) => this.select(step),
+      // A row clicked is that step, the newest one too (it is not "live": new steps keep coming).
+      onSelect: (step) => this.select(step, { exact: true }),
+      onNewest: () => this.backToLive(),
       onPin: (step) => this.pin(step),
       onClearPins: () => { this.pins = []; this.#diff(); this.render(); },
       onKey: (d) => this.step(d),
@@ -226,30 +229,34 @@ export class HistoryPane {
    * Shows a step's state (null: live). Its state and its diff are asked for together; the screen
    * moves when both are here. While one is on its way, only the latest wish is kept.
    */
-  select(step) {
+  select(step, { exact = false } = {}) {
     this.#wanted = step;
     if (this.#inFlight) {
       this.#queued = step;
+      this.#queuedExact = exact;
       return;
     }
-    this.#go(step).finally(() => {
+    this.#go(step, exact).finally(() => {
       this.#inFlight = false;
       if (this.#queued !== undefined) {
         const next = this.#queued;
+        const nextExact = this.#queuedExact;
         this.#queued = undefined;
-        if (next !== this.shown || this.#droppedNote) this.select(next);
+        if (next !== this.shown || this.#droppedNote) this.select(next, { exact: nextExact });
       } else this.stepsChanged(); // steps that came meanwhile (maybe dropping the one shown)
     });
   }
 
-  async #go(step) {
+  /** @param {number|null} step @param {boolean} exact  the step itself even when it is the newest */
+  async #go(step, exact = false) {
     const { selection, bridge } = this;
     const key = selection.key;
     const steps = this.#steps();
     const last = steps.at(-1)?.step ?? null;
     const recording = selection.isRecording();
-    // The newest step of a live provider is the live state itself.
-    const live = !recording && (step === null || step === last);
+    // The newest step of a live provider is the live state itself (unless a row was clicked:
+    // that step stays shown while newer ones come).
+    const live = !recording && (step === null || (step === last && !exact));
     this.#inFlight = true;
     const seq = ++this.#seq;
     // A choice made now replaces what the banner said about a step that was dropped.

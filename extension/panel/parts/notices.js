@@ -8,6 +8,7 @@ import { openOptionsPage } from '../../shared/browser.js';
 import { askTokenFor } from '../../shared/settings-store.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
+import { clockTime } from '../../shared/time-text.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
@@ -183,7 +184,8 @@ export class Notices {
     const steps = this.o.store.histories.get(scrub.key)?.steps ?? [];
     const i = steps.findIndex((s) => s.step === scrub.step.step);
     const since = [...new Set(steps.slice(i + 1).filter((s) => s.boundary).map((s) => s.boundary.kind))].map((k) => BOUNDARY_WORDS[k] ?? BOUNDARY_WORDS.restart);
-    const where = i >= 0 ? `step ${i + 1} of ${steps.length}` : 'no longer in the history';
+    // Named by its kind and time, not its position: the position changes as steps are dropped.
+    const where = i >= 0 ? `${scrub.step.kind ?? 'step'} at ${clockTime(scrub.step.t, { ms: true })}` : 'no longer in the history';
     return [h('span', { class: 'banner-text' }, h('strong', { text: `Viewing version ${scrub.version ?? '—'}` }),
       ` (${where}) — read-only; invoking is off.`,
       since.length ? ` After this step ${listWords(since)}, so later version numbers are a new count, not a continuation of this one.` : ''),

@@ -102,10 +102,15 @@ export class HistoryStripView {
     // Live, the strip names the live state (the tree's version), not a step: under load the
     // newest step changes faster than anything could name it; the list and the diff name the
     // step whose diff is shown.
+    // A step is named by its version, time and kind, never by its position: steps dropped at the
+    // bound would renumber it while it is viewed. Its position is in the tooltip.
     const label = !st ? note || 'no steps yet'
       : index === null && !recording ? `live · ${liveVersion === null ? 'no state' : `v${liveVersion}`} · ${n.toLocaleString()} step${n === 1 ? '' : 's'}`
-        : `step ${at + 1}/${n} · ${st.version === null ? 'no state' : `v${st.version}`} · ${clockTime(st.t, { ms: true })}`;
+        : `${st.version === null ? 'no state' : `v${st.version}`} · ${clockTime(st.t, { ms: true })} · ${KIND_TEXT[st.kind] ?? st.kind}`;
     if (this.label.textContent !== label) this.label.textContent = label;
+    const where = st && (index !== null || recording) ? `step ${(at + 1).toLocaleString()} of ${n.toLocaleString()} kept` : '';
+    if (this.label.title !== where) this.label.title = where;
+    if (this.slider.getAttribute('aria-valuetext') !== label) this.slider.setAttribute('aria-valuetext', label);
     this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
     this.persistLabel.hidden = recording;
     this.persist.checked = !!info?.persist;
@@ -138,29 +143,81 @@ function stepRow(st) {
   return row;
 }
 
+/**
+ * The index of step number `step` in steps (ordered by step number), -1 when it is not there;
+ * with `nearest`, the first step after it instead (0 when the bound dropped it). A binary search:
+ * it runs on every update of a long list.
+ * @param {Step[]} steps @param {number} step @param {boolean} [nearest]
+ */
+export function stepIndex(steps, step, nearest = false) {
+  let lo = 0, hi = steps.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (steps[mid].step < step) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < steps.length && steps[lo].step === step) return lo;
+  return nearest ? Math.min(lo, steps.length - 1) : -1;
+}
+
 /** The step list's row height (px): panel.css .step-row says the same. */
 const STEP_ROW = 22;
 
 export class StepListView {
   /**
    * @param {HTMLElement} root   the History tab's body
-   * @param {{onSelect: (step: number) => void, onPin: (step: number) => void, onClearPins: () => void, onKey: (d: number) => void}} hooks
+   * @param {{onSelect: (step: number) => void, onPin: (step: number) => void, onClearPins: () => void, onKey: (d: number) => void,
+   *   onNewest: () => void}} hooks
+   *   onNewest: "▼ newest" was pressed (back to the live state, the list following it again)
    */
   constructor(root, hooks) {
     this.hooks = hooks;
     this.head = h('div', { class: 'steps-head small' });
     this.list = h('div', { class: 'steps', role: 'listbox', tabindex: '0', 'aria-label': 'History steps', 'data-role': 'steps' });
+    // Shown while the list does not follow the newest step and newer ones are below the view.
+    this.newestBtn = h('button', { type: 'button', class: 'steps-newest small', 'data-action': 'newest', hidden: true,
+      title: 'Show the newest step and follow new ones again', onclick: () => this.resume() });
     this.diffEl = h('div', { class: 'steps-diff', 'data-role': 'history-diff' });
-    root.replaceChildren(this.head, this.list, this.diffEl);
+    root.replaceChildren(this.head, this.list, this.newestBtn, this.diffEl);
     this.empty = h('div', { class: 'muted empty small' });
     // Only the rows on screen are in the DOM: a history of 1,000 steps that grows 100 times a
     // second (and loses a quarter at its bound) costs a few rows a frame, not a layout of all.
-    this.vl = new VirtualList(this.list, { rowHeight: STEP_ROW, overscan: 6, renderRow: (i) => this.#row(i) });
-    // The list grows up to its maximum height as steps come: one that followed the newest step
+    this.vl = new VirtualList(this.list, {
+      rowHeight: STEP_ROW, overscan: 6, renderRow: (i) => this.#row(i),
+      // Scrolled up by the user: the list holds still; back at the end, it follows again. Read
+      // from the DOM, not the list's cached height: a browser that clamped our own scroll (the
+      // list grew meanwhile) is at the end, not scrolled away.
+      onUserScroll: () => {
+        const el = this.list;
+        this.scrolledAway = el.scrollTop + el.clientHeight < el.scrollHeight - STEP_ROW / 2;
+        this.#updateNewest();
+      },
+    });
+    // The list follows the newest step only while the user is not there (as Chrome's Console
+    // and Network panels do): a pointer over it, a press, keyboard focus in it or a scroll up
+    // each hold it still, so that the row under the pointer is the row clicked.
+    this.pointerIn = false;
+    this.focusIn = false;
+    this.scrolledAway = false;
+    this.live = true;
+    this.list.addEventListener('pointerenter', () => { this.pointerIn = true; });
+    this.list.addEventListener('pointerleave', () => {
+      this.pointerIn = false;
+      this.#catchUp();
+    });
+    this.list.addEventListener('pointerdown', () => { this.pointerIn = true; });
+    this.list.addEventListener('wheel', (e) => {
+      if (e.deltaY < 0) this.scrolledAway = true;
+    }, { passive: true });
+    this.list.addEventListener('focusin', () => { this.focusIn = true; });
+    this.list.addEventListener('focusout', () => {
+      this.focusIn = false;
+      this.#catchUp();
+    });
+    // The list grows up to its maximum height as steps come: one that follows the newest step
     // stays at its end when its height changes (after the list's own observer took the height).
-    this.stuck = true;
     new ResizeObserver(() => {
-      if (!this.stuck) return;
+      if (!this.following()) return;
       this.vl.scrollToEnd();
       this.vl.render();
     }).observe(this.list);
@@ -185,6 +242,36 @@ export class StepListView {
     this.shownStamp = null;
     this.selected = null;
     this.pins = [];
+  }
+
+  /** Whether the list keeps the newest step in view: live, and nobody pointing, focused or scrolled up. */
+  following() {
+    return this.live && !this.pointerIn && !this.focusIn && !this.scrolledAway;
+  }
+
+  /** "▼ newest": the newest step in view and the list following again (the pane goes back to live). */
+  resume() {
+    this.scrolledAway = false;
+    this.hooks.onNewest();
+    this.vl.scrollToEnd();
+    this.vl.render();
+    this.#updateNewest();
+  }
+
+  /** The pointer or the focus left: a list that may follow again goes to the newest step. */
+  #catchUp() {
+    if (!this.following()) return;
+    this.vl.scrollToEnd();
+    this.vl.render();
+    this.#updateNewest();
+  }
+
+  /** "▼ newest · N new": how many steps are below the view while the list holds still. */
+  #updateNewest() {
+    const below = this.following() ? 0 : Math.max(0, this.steps.length - Math.ceil((this.vl.top + this.vl.height) / STEP_ROW));
+    const text = below ? `▼ Newest · ${below.toLocaleString()} newer step${below === 1 ? '' : 's'}` : '';
+    this.newestBtn.hidden = !below;
+    if (this.newestBtn.textContent !== text) this.newestBtn.textContent = text;
   }
 
   /** Row i, built once per Step object (a step that changed is a new object), marked as it is now. @param {number} i */
@@ -214,18 +301,23 @@ export class StepListView {
    * @param {{steps: Step[], stamp: number|string, selected: number|null, pins: number[], note: string, live?: boolean,
    *   noStates?: string|null}} st
    *   selected: the step the tree, banner, strip and diff show (live: the step whose diff is shown)
-   *   live: the live state is shown (the list keeps to its end while it was there)
+   *   live: the live state is shown (the list follows the newest step unless the user is there)
    */
   show({ steps, stamp, selected, pins, note, live = false, noStates = null }) {
     const changed = this.shownStamp !== stamp;
     const selChanged = this.selected !== selected;
     this.noStates = noStates;
-    if (!changed && !selChanged && this.pins.join() === pins.join()) return this.#head(pins);
-    const stick = this.vl.atEnd();
+    const wasLive = this.live;
+    this.live = live;
+    if (live && !wasLive) this.scrolledAway = false; // back to live: follow again
+    if (!changed && !selChanged && this.pins.join() === pins.join() && live === wasLive) return this.#head(pins);
     this.shownStamp = stamp;
     this.selected = selected;
     this.pins = pins;
     if (changed) {
+      // Held still, the row at the top keeps its place when steps come at the end or go at the
+      // front (the bound): found again by its step number, not by its index.
+      const anchor = this.following() ? null : this.#anchor();
       this.steps = steps;
       if (this.rows.size > steps.length + 64) {
         // Steps go from the front at the bound: their rows go too.
@@ -237,14 +329,21 @@ export class StepListView {
         if (!this.empty.isConnected) this.list.prepend(this.empty);
       } else this.empty.remove();
       this.vl.setCount(steps.length);
+      if (anchor && steps.length) this.vl.scrollToTop(stepIndex(steps, anchor.step, true) * STEP_ROW + anchor.offset);
     }
-    const at = selected === null ? -1 : steps.findIndex((x) => x.step === selected);
-    // Following the newest step (live) keeps the list at its end; a step chosen is scrolled to.
-    this.stuck = stick && (live || at < 0 || at >= steps.length - 2);
-    if (this.stuck) this.vl.scrollToEnd();
-    else if (selChanged && at >= 0) this.vl.scrollToIndex(at);
+    const at = selected === null ? -1 : stepIndex(steps, selected);
+    if (this.following()) this.vl.scrollToEnd();
+    else if (selChanged && at >= 0 && !live) this.vl.scrollToIndex(at);
     this.vl.render();
+    this.#updateNewest();
     this.#head(pins);
+  }
+
+  /** The step at the top of the view and how far into it the view starts. */
+  #anchor() {
+    if (!this.steps.length) return null;
+    const i = Math.min(this.steps.length - 1, Math.floor(this.vl.top / STEP_ROW));
+    return { step: this.steps[i].step, offset: this.vl.top - i * STEP_ROW };
   }
 
   #head(pins) {

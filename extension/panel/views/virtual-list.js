@@ -6,9 +6,11 @@
 export class VirtualList {
   /**
    * @param {HTMLElement} scroller  the element that scrolls (overflow: auto)
-   * @param {{rowHeight: number, overscan?: number, renderRow: (i: number) => HTMLElement, onRender?: (first: number, last: number) => void}} o
+   * @param {{rowHeight: number, overscan?: number, renderRow: (i: number) => HTMLElement, onRender?: (first: number, last: number) => void,
+   *   onUserScroll?: (top: number) => void}} o
+   *   onUserScroll: a scroll this list did not make (the wheel, the scrollbar, a key, scrollIntoView)
    */
-  constructor(scroller, { rowHeight, overscan = 8, renderRow, onRender }) {
+  constructor(scroller, { rowHeight, overscan = 8, renderRow, onRender, onUserScroll }) {
     this.scroller = scroller;
     this.rowHeight = rowHeight;
     this.overscan = overscan;
@@ -28,8 +30,11 @@ export class VirtualList {
     this.height = 600;
     this.top = 0;
     let pending = false;
+    /** The offset this list last set itself: a scroll event elsewhere is the user's. */
+    this.setTop = 0;
     scroller.addEventListener('scroll', () => {
       this.top = scroller.scrollTop;
+      if (Math.abs(this.top - this.setTop) > 1) onUserScroll?.(this.top);
       if (pending) return;
       pending = true;
       requestAnimationFrame(() => {
@@ -59,7 +64,7 @@ export class VirtualList {
     this.rowHeight = px;
     this.setCount(this.count);
     this.top = Math.max(0, Math.min(first * px, this.count * px - this.height));
-    this.scroller.scrollTop = this.top;
+    this.#scrollTo(this.top);
   }
 
   /** The rows that are (or would be) in the DOM now: [first, last). */
@@ -101,7 +106,19 @@ export class VirtualList {
   /** Scrolls to the end (a log that follows new lines). */
   scrollToEnd() {
     this.top = Math.max(0, this.count * this.rowHeight - this.height);
-    this.scroller.scrollTop = this.top;
+    this.#scrollTo(this.top);
+  }
+
+  /** Scrolls to `top` px (clamped), as this list's own move, not the user's. */
+  scrollToTop(top) {
+    this.top = Math.max(0, Math.min(top, this.count * this.rowHeight - this.height));
+    this.#scrollTo(this.top);
+  }
+
+  /** @param {number} top */
+  #scrollTo(top) {
+    this.setTop = top;
+    this.scroller.scrollTop = top;
   }
 
   /** Scrolls so row i is visible ('nearest'), or at the top ('start') / middle ('center'). */
@@ -115,8 +132,9 @@ export class VirtualList {
     else if (top < st) next = top;
     else if (top + this.rowHeight > st + h) next = top + this.rowHeight - h;
     if (next !== st) {
-      this.scroller.scrollTop = Math.max(0, next);
+      this.#scrollTo(Math.max(0, next));
       this.top = this.scroller.scrollTop; // as clamped by the browser (a rare forced layout)
+      this.setTop = this.top;
       this.render(); // now, not on the scroll event: callers look for the row right away
     }
   }
