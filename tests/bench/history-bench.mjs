@@ -88,7 +88,38 @@ async function clickStep(back) {
   return { step, click, live: performance.now() - t1 };
 }
 
-function summary(name, { frames, long }, clicks, states) {
+/** In the panel: a row in view near the end of the step list, to aim the mouse at ({x, y, step} or null). */
+function aimAtRow(back) {
+  const lr = document.querySelector('#history .steps').getBoundingClientRect();
+  const rows = [...document.querySelectorAll('#history .step-row')].filter((r) => {
+    const b = r.getBoundingClientRect();
+    return b.top >= lr.top && b.bottom <= lr.bottom;
+  });
+  const row = rows[Math.max(0, rows.length - 1 - (back % Math.max(1, rows.length)))];
+  if (!row) return null;
+  const b = row.getBoundingClientRect();
+  // The time of the press, taken in the page (the click's own clock).
+  document.querySelector('#history .steps').addEventListener('pointerdown', () => { window.__pressAt = performance.now(); }, { once: true });
+  return { x: b.left + b.width / 3, y: b.top + b.height / 2, step: Number(row.dataset.step) };
+}
+
+/**
+ * In the panel, after a real click: waits until every place shows `step` (or another step: the
+ * wrong one), then for the paint. {ms from the press, right: the step aimed at is the one shown}.
+ */
+async function clickPainted(step) {
+  const paint = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  for (let i = 0; i < 2000; i++) {
+    const shown = window.slopPanel.historyShown();
+    if (shown !== null && document.querySelector('#banner')?.dataset.kind === 'scrub'
+      && document.querySelector('#history .step-row.selected')?.dataset.step === String(shown) && window.slopPanel.lastDiff?.toStep === shown) break;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await paint();
+  return { ms: performance.now() - window.__pressAt, right: window.slopPanel.historyShown() === step };
+}
+
+function summary(name, { frames, long }, clicks, states, mouse = []) {
   const f = [...frames].sort((a, b) => a - b);
   const l = [...long].sort((a, b) => a - b);
   const janky = frames.filter((x) => x > 20).length;
@@ -100,6 +131,10 @@ function summary(name, { frames, long }, clicks, states) {
     const v = clicks.map((x) => x.live).sort((a, b) => a - b);
     console.log(`  a click on a step → all five places show it, painted (${c.length} clicks): p50 ${ms(pct(c, 50))}   p99 ${ms(pct(c, 99))}   max ${ms(c.at(-1))}`);
     console.log(`  "Live" after it → live again, painted: p50 ${ms(pct(v, 50))}   max ${ms(v.at(-1))}`);
+  }
+  if (mouse.length) {
+    const m = mouse.map((x) => x.ms).sort((a, b) => a - b);
+    console.log(`  a mouse click on a step row (the pointer on the list) → shown everywhere, painted (${m.length} clicks): p50 ${ms(pct(m, 50))}   p99 ${ms(pct(m, 99))}   max ${ms(m.at(-1))}; the step under the pointer shown: ${mouse.filter((x) => x.right).length} of ${m.length}`);
   }
   if (states?.length) {
     const s = [...states].sort((a, b) => a - b);
@@ -164,6 +199,7 @@ async function main() {
     }
     await panel.evaluate(take);
     const clicks = [];
+    const mouse = [];
     const states = [];
     let busy = false;
     let turn = 0;
@@ -172,9 +208,22 @@ async function main() {
       busy = true;
       try {
         // Alternately: a click on a step a little back, and the worker's answer for a whole state.
-        if (turn++ % 2 === 0) {
+        const kind = turn++ % 3;
+        if (kind === 0) {
           const r = await panel.evaluate(clickStep, 3 + Math.floor(rnd() * 10));
           if (r) clicks.push(r);
+        } else if (kind === 1) {
+          // As a person clicks: the pointer on the list first, a moment to aim, then the press.
+          const box = await panel.locator('#history .steps').boundingBox();
+          await panel.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+          const aim = await panel.evaluate(aimAtRow, 2 + Math.floor(rnd() * 8));
+          if (aim) {
+            await sleep(60);
+            await panel.mouse.click(aim.x, aim.y);
+            mouse.push(await panel.evaluate(clickPainted, aim.step));
+          }
+          await panel.mouse.move(2, 2); // away, so the list follows again
+          await panel.evaluate(() => document.querySelector('#history-strip [data-action="h-live"]').click());
         } else {
           const t = await panel.evaluate(async ([type, key]) => {
             const steps = window.slopPanel.history()?.steps ?? [];
@@ -195,7 +244,7 @@ async function main() {
 
     console.log(`History closed vs open, ${NODES.toLocaleString()}-node tree, ${RATE} patches/s, ${SECONDS} s each (sent in ${closedSecs.toFixed(1)} s and ${openSecs.toFixed(1)} s):`);
     summary('History closed', closed);
-    summary('History open (strip and tab)', open, clicks, states);
+    summary('History open (strip and tab)', open, clicks, states, mouse);
     console.log(`  the history after it: ${info?.steps} steps kept, ${info?.dropped} dropped at the bounds, ${(info?.bytes / 1024 / 1024).toFixed(1)} MB`);
     console.log('  (aims with the History open: no task over 50 ms, frame p99 under 33 ms, a step click under 50 ms)');
 

@@ -63,8 +63,7 @@ export class VirtualList {
     const first = this.top / this.rowHeight;
     this.rowHeight = px;
     this.setCount(this.count);
-    this.top = Math.max(0, Math.min(first * px, this.count * px - this.height));
-    this.#scrollTo(this.top);
+    this.#scrollTo(Math.max(0, Math.min(first * px, this.count * px - this.height)));
   }
 
   /** The rows that are (or would be) in the DOM now: [first, last). */
@@ -105,18 +104,22 @@ export class VirtualList {
 
   /** Scrolls to the end (a log that follows new lines). */
   scrollToEnd() {
-    this.top = Math.max(0, this.count * this.rowHeight - this.height);
-    this.#scrollTo(this.top);
+    this.#scrollTo(Math.max(0, this.count * this.rowHeight - this.height));
   }
 
   /** Scrolls to `top` px (clamped), as this list's own move, not the user's. */
   scrollToTop(top) {
-    this.top = Math.max(0, Math.min(top, this.count * this.rowHeight - this.height));
-    this.#scrollTo(this.top);
+    this.#scrollTo(Math.max(0, Math.min(top, this.count * this.rowHeight - this.height)));
   }
 
-  /** @param {number} top */
+  /**
+   * The list's own scroll. Setting scrollTop lays the page out at once, so an offset the list
+   * already has is not set again (a list held still gets one every update).
+   * @param {number} top
+   */
   #scrollTo(top) {
+    if (top === this.top && top === this.setTop) return;
+    this.top = top;
     this.setTop = top;
     this.scroller.scrollTop = top;
   }
