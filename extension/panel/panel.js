@@ -114,8 +114,13 @@ const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('togg
     renderAll();
     if (search.text) search.run();
   },
-  showTab: () => side.setTab('history'),
+  showTab: () => side.showHistory(),
   onRecording: (key) => show(key),
+});
+// After the history pane's own click handler (registered first): a closed strip gives the side
+// pane back the tab it had before the strip opened the History tab (H, H leaves things as they were).
+$('toggle-history').addEventListener('click', () => {
+  if ($('history-strip').hidden) side.historyClosed();
 });
 side.onHistory = () => {
   historyPane.load();

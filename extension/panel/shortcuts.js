@@ -5,7 +5,8 @@
 //
 // Safety rule for every entry: no key, nor any sequence of them, on a tree row invokes an action.
 // Enter opens a node's detail without focusing any of its buttons; an invoke needs the user to
-// Tab into the detail and choose one. Keys that start a download or open a file chooser need a
+// Tab into the detail and choose one (Enter / Ctrl+Enter invoke only from a field of its form, and
+// only once while that invoke is pending). Keys that start a download or open a file chooser need a
 // modifier (as in DevTools), so a stray letter never does either.
 
 /** @typedef {{keys: string[], what: string}} Shortcut */
@@ -73,7 +74,8 @@ export const SHORTCUT_GROUPS = [
     title: 'Node detail',
     where: 'in an affordance\'s form',
     items: [
-      { keys: ['Enter'], what: 'In a field: invoke that affordance (a dangerous one asks first, Cancel focused)' },
+      { keys: ['Ctrl+Enter', 'Cmd+Enter'], what: 'In any field of the form, a list or a text box too: invoke that affordance (a dangerous one asks first, Cancel focused)' },
+      { keys: ['Enter'], what: 'In a one-line field: the same (in a list it opens the list; in a text box it starts a line)' },
       { keys: ['Esc'], what: 'Close the confirmation, or go back to the tree' },
     ],
   },

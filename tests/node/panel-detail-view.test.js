@@ -177,3 +177,125 @@ test('Load content reads the content reference through read_content and shows it
   assert.equal(pre.textContent, '<b>not html</b>');
   assert.equal(pre.querySelector('b'), null, 'text, never markup');
 });
+
+// ----------------------------------------------------------------- the watched node's changes
+
+const marked = (root) => Object.fromEntries([...root.querySelectorAll('[data-change]')].map((r) => [r.dataset.changeKey, r.dataset.change]));
+const rowOf = (root, id) => root.querySelector(`[data-change-key="${id}"]`);
+
+test('a patch to the shown node marks the fields it changed, added and removed, with the old value', async () => {
+  const { dv, root } = setup();
+  const v1 = { ...MESSAGE, properties: { subject: 'Hello', size: 12, flags: ['a'], draft: true }, meta: { ...MESSAGE.meta, salience: 0.75 } };
+  dv.show(v1, LIVE);
+  assert.deepEqual(marked(root), {}, 'nothing on the first render');
+  const v2 = { ...v1, properties: { subject: 'Hello', size: 13, flags: ['a', 'b'], cc: null }, meta: { ...v1.meta, salience: 0.5 } };
+  dv.show(v2, LIVE);
+  assert.deepEqual(marked(root), {
+    'properties size': 'changed', 'properties flags': 'changed', 'properties cc': 'added', 'properties draft': 'removed', 'meta salience': 'changed',
+  });
+  const size = rowOf(root, 'properties size');
+  assert.equal(size.querySelector('.fchange-was').textContent, 'was 12');
+  assert.ok(size.querySelector('.fchange-was .scalar.t-number'), 'the old value as json-view writes it');
+  assert.match(size.title, /size: 12 → 13/);
+  assert.match(rowOf(root, 'properties flags').title, /flags: \["a"\] → \["a","b"\]/);
+  assert.equal(rowOf(root, 'properties cc').querySelector('.fchange-was').textContent, 'new');
+  const gone = rowOf(root, 'properties draft');
+  assert.match(gone.textContent, /draft: removed was true/);
+  assert.match(gone.title, /draft: removed, was true/);
+  assert.equal(rowOf(root, 'meta salience').querySelector('.fchange-was').textContent, 'was 0.75');
+  assert.equal(root.querySelector(`[data-section="properties"] .jt-row:not(.fchange)`).textContent, `subject: "Hello"`, 'an unchanged field has no mark');
+
+  // The same view again (another tab shown, a render for another reason): the marks stay, none added.
+  dv.show(v2, LIVE);
+  assert.equal(Object.keys(marked(root)).length, 5);
+});
+
+test('changed-field marks: exact numbers as the provider wrote them; gone after their time; none for another node', async () => {
+  const { dv, root } = setup();
+  dv.markMs = 60;
+  await import('../../js-glue/exact-json-node.js'); // Node 20: kept numbers through lossless-json
+  const { parseVerbatim } = await import('../../js-glue/exact-json.js');
+  const big = (n) => parseVerbatim(`{"id":"m1","type":"message","path":"/inbox/m1","child_ids":[],"properties":{"id64":${n}}}`);
+  dv.show(big('9007199254740993'), LIVE);
+  dv.show(big('9007199254740995'), LIVE);
+  const row = rowOf(root, 'properties id64');
+  assert.equal(row.querySelector('.fchange-was').textContent, 'was 9007199254740993');
+  assert.match(row.title, /9007199254740993 → 9007199254740995/);
+  await tick(120);
+  assert.deepEqual(marked(root), {}, 'expired');
+  assert.equal(root.querySelector('.fchange-was'), null);
+
+  dv.markMs = 4000;
+  dv.show(MESSAGE, LIVE);
+  dv.show({ ...MESSAGE, id: 'm2', path: '/inbox/m2', properties: { subject: 'Other', size: 1 } }, LIVE);
+  assert.deepEqual(marked(root), {}, 'another node: nothing to compare');
+  dv.show({ ...MESSAGE, id: 'm2', path: '/inbox/m2', properties: { subject: 'Other', size: 2 } }, { ...LIVE, mode: 'history', canInvoke: false });
+  assert.deepEqual(marked(root), {}, 'a version from the history is not a change watched live');
+});
+
+// ------------------------------------------------------------------------- keys and in flight
+
+const PICK = { action: 'pick', params: { type: 'object', properties: { color: { enum: ['red', 'blue'] }, title: { type: 'string' }, body: { type: 'string' } } } };
+const PICKER = { id: 'p', type: 'picker', path: '/p', child_ids: [], properties: {}, affordances: [PICK] };
+
+test('Ctrl+Enter / Cmd+Enter invokes from any field, a select too; Enter from a one-line input only; no key outside the form', async () => {
+  const { key } = await import('./dom-env.js');
+  const { dv, root, calls } = setup();
+  dv.show(PICKER, LIVE);
+  const c = card(root, 'pick');
+  const select = c.querySelector('select[data-ppath="params.color"]');
+  select.value = '1';
+  select.dispatchEvent(new Event('change', { bubbles: true }));
+  key(select, 'Enter');
+  await settle();
+  assert.equal(calls.invoke.length, 0, 'Enter on a select is the select\'s (its list)');
+  key(select, 'Enter', { ctrlKey: true });
+  await settle();
+  assert.deepEqual(calls.invoke, [{ path: '/p', action: 'pick', params: { color: 'blue' } }]);
+  key(c.querySelector('textarea[data-ppath="params.body"]'), 'Enter', { metaKey: true });
+  await settle();
+  assert.equal(calls.invoke.length, 2, 'Cmd+Enter in a textarea');
+  key(c.querySelector('textarea[data-ppath="params.body"]'), 'Enter');
+  await settle();
+  assert.equal(calls.invoke.length, 2, 'Enter in a textarea starts a line');
+  key(c.querySelector('input[data-ppath="params.title"]'), 'Enter');
+  await settle();
+  assert.equal(calls.invoke.length, 3, 'Enter in a one-line input');
+  key(invokeBtn(root, 'pick'), 'Enter', { ctrlKey: true });
+  key(root, 'Enter', { ctrlKey: true });
+  await settle();
+  assert.equal(calls.invoke.length, 3, 'Ctrl+Enter outside a field invokes nothing');
+});
+
+test('one invoke in flight per form: Enter twice and a second click send once; the button says Invoking… until the outcome', async () => {
+  const { key } = await import('./dom-env.js');
+  let release;
+  const { dv, root, calls } = setup({ invoke: () => new Promise((r) => { release = () => r({ event: { event: 'result', status: 'ok', data: 1 } }); }) });
+  dv.show(PICKER, LIVE);
+  const input = card(root, 'pick').querySelector('input[data-ppath="params.title"]');
+  key(input, 'Enter');
+  key(input, 'Enter');
+  await settle();
+  key(input, 'Enter');
+  invokeBtn(root, 'pick').click();
+  await settle();
+  assert.equal(calls.invoke.length, 1, 'sent once');
+  assert.equal(invokeBtn(root, 'pick').disabled, true);
+  assert.equal(invokeBtn(root, 'pick').textContent, 'Invoking…');
+  // The node changes meanwhile (its card is drawn again): still busy.
+  dv.show({ ...PICKER, properties: { n: 1 }, affordances: [{ ...PICK, description: 'now with a description' }] }, LIVE);
+  assert.equal(invokeBtn(root, 'pick').textContent, 'Invoking…');
+  invokeBtn(root, 'pick').click();
+  await settle();
+  assert.equal(calls.invoke.length, 1);
+  release();
+  await settle();
+  assert.equal(invokeBtn(root, 'pick').disabled, false);
+  assert.equal(invokeBtn(root, 'pick').textContent, 'Invoke');
+  assert.equal(outcome(card(root, 'pick').querySelector('.aff-result')), 'ok');
+  invokeBtn(root, 'pick').click();
+  await settle();
+  assert.equal(calls.invoke.length, 2, 'after the outcome, the next one goes');
+  release();
+  await settle();
+});

@@ -11,14 +11,21 @@ export class Breadcrumbs {
 
   /**
    * @param {HTMLElement} el  the bar
-   * @param {{onPick: (path: string) => void}} o
+   * @param {{onPick: (path: string) => void, onClearFilter?: () => void}} o
+   *   onClearFilter: the "hidden by the filter" chip's button (the selected row is filtered out)
    */
-  constructor(el, { onPick }) {
+  constructor(el, { onPick, onClearFilter }) {
     this.el = el;
     this.onPick = onPick;
+    this.onClearFilter = onClearFilter;
     el.setAttribute('aria-label', 'Path of the selected node');
     el.addEventListener('click', (e) => {
-      const b = /** @type {HTMLElement|null} */ (/** @type {Element} */ (e.target).closest('button[data-path]'));
+      const t = /** @type {Element} */ (e.target);
+      if (t.closest('button[data-action="clear-filter"]')) {
+        this.onClearFilter?.();
+        return;
+      }
+      const b = /** @type {HTMLElement|null} */ (t.closest('button[data-path]'));
       if (b) onPick(b.dataset.path);
     });
     new ResizeObserver(() => this.#fit()).observe(el);
@@ -29,9 +36,11 @@ export class Breadcrumbs {
    * @param {string|null} path
    * @param {string} root
    * @param {(path: string) => object|undefined} viewOf  the node view of a path (its id), if held
+   * @param {{filtered?: boolean}} [o]  filtered: the tree's filter hides the selected node's row
+   *   (it stays selected and in the detail: said here, with a way to show it again)
    */
-  render(path, root, viewOf) {
-    const sig = path === null ? null : `${root}|${path}`;
+  render(path, root, viewOf, { filtered = false } = {}) {
+    const sig = path === null ? null : `${root}|${path}|${filtered}`;
     if (sig === this.#shown) return;
     this.#shown = sig;
     this.el.hidden = path === null;
@@ -51,7 +60,10 @@ export class Breadcrumbs {
         title: `${p}${v?.type ? ` (${v.type})` : ''}`,
       }, h('span', { class: 'crumb-id', text: idOf(p) }), last && v?.type ? h('span', { class: 'crumb-type', text: v.type }) : null);
     });
-    this.el.replaceChildren(h('span', { class: 'crumb-more', text: '…', title: path, hidden: true }), ...crumbs);
+    const chip = filtered ? h('span', { class: 'crumb-filtered', role: 'status', 'data-role': 'filtered-out', title: 'The tree\'s filter hides this node\'s row; it stays selected.' },
+      h('span', { text: 'hidden by the filter' }),
+      h('button', { type: 'button', class: 'link small', 'data-action': 'clear-filter', title: 'Clear the tree\'s filter: every row shows again' }, 'Clear filter')) : null;
+    this.el.replaceChildren(h('span', { class: 'crumb-more', text: '…', title: path, hidden: true }), ...crumbs, chip ?? '');
     this.#fit();
   }
 

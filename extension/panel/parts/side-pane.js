@@ -37,6 +37,8 @@ export class SidePane {
   #removed = null;
   /** @type {ReturnType<typeof setTimeout>|0} */
   #agentTimer = 0;
+  /** The tab shown before the History strip opened the History tab (closing the strip goes back to it). */
+  #beforeHistory = null;
 
   /**
    * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, playground: HTMLElement, history: HTMLElement, conformance: HTMLElement}} els
@@ -58,6 +60,7 @@ export class SidePane {
     this.agent = new AgentView(els.agent, { copy, refresh: () => this.refreshAgent() });
     this.tabs = new Tabs(els.tabs, { node: [els.detail], agent: [els.agent], playground: [els.playground], history: [els.history], conformance: [els.conformance] }, (tab) => {
       this.tab = tab;
+      if (tab !== 'history') this.#beforeHistory = null; // the user went elsewhere: nothing to go back to
       if (tab === 'agent') this.refreshAgent();
       if (tab === 'playground') this.onPlayground?.();
       this.onTab?.(tab);
@@ -68,6 +71,19 @@ export class SidePane {
 
   setTab(tab) {
     this.tabs.show(tab);
+  }
+
+  /** The History strip opened (H, its button, a recording): the History tab, remembering the one it replaces. */
+  showHistory() {
+    if (this.tab !== 'history') this.#beforeHistory = this.tab;
+    this.setTab('history');
+  }
+
+  /** The History strip closed: back to the tab shown before it opened, if History is still shown. */
+  historyClosed() {
+    const back = this.#beforeHistory;
+    this.#beforeHistory = null;
+    if (back && this.tab === 'history') this.setTab(back);
   }
 
   /** Enter on a row: the node's detail, focused as a whole. Its actions are a Tab away, never an Enter. */

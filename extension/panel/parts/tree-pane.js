@@ -66,10 +66,18 @@ export class TreePane {
       onPick: (path) => {
         if (selection.source()?.nodes.has(path)) this.view.reveal(path);
       },
+      onClearFilter: () => {
+        const sel = this.view.selection();
+        this.options.clear();
+        if (sel && !sel.query && selection.source()?.nodes.has(sel.path)) this.view.reveal(sel.path, { notify: false });
+      },
     });
     this.options = new TreeOptions({ button: els.filterButton, strip: els.filterStrip }, {
       store, bridge, selection, view: this.view,
-      onChange: () => this.view.setFilter(this.options.filterFor(selection.source())),
+      onChange: () => {
+        this.view.setFilter(this.options.filterFor(selection.source()));
+        this.#renderCrumbs();
+      },
     });
   }
 
@@ -108,7 +116,10 @@ export class TreePane {
   #renderCrumbs() {
     const src = this.selection.source();
     const sel = this.view.selection();
-    this.crumbs.render(src && sel ? sel.path : null, src?.path ?? '/', (p) => src?.nodes.get(p));
+    // A node row the filter leaves out (a query result's row is not filtered).
+    const filter = this.view.filter;
+    const filtered = !!(src && sel && !sel.query && filter && !filter.shown.has(sel.path));
+    this.crumbs.render(src && sel ? sel.path : null, src?.path ?? '/', (p) => src?.nodes.get(p), { filtered });
   }
 
   /** The query pages shown under the tree's collections (none under a version from the history). */
