@@ -346,6 +346,8 @@ globalThis.slopPanel = {
   currentSub: () => selection.sub(),
   request: (type, fields) => bridge.request(type, fields),
   selection: () => treeView.selection(),
+  /** How long the detail marks a changed field (ms): an end-to-end test holds them for its screenshots. */
+  set changeMarkMs(ms) { side.detail.markMs = ms; },
   conformance: () => conformance.report,
   stringResult: () => stringSend.lastResult,
   connectResult: () => connectStrip.last,
