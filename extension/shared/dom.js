@@ -81,3 +81,56 @@ export class Tabs {
     this.onShow(tab);
   }
 }
+
+/** Attributes that name a control across re-renders, most telling first (keepFocus). */
+const IDENTITY = ['data-action', 'data-role', 'data-ppath', 'data-tool', 'data-action-name', 'data-section', 'data-path', 'data-key', 'id'];
+
+/** One step of a selector that finds `el` again among its parent's new children. @param {Element} el */
+function stepOf(el) {
+  const tag = el.tagName.toLowerCase();
+  for (const a of IDENTITY) {
+    const v = el.getAttribute(a);
+    if (v !== null) return `${tag}[${a}="${v.replace(/["\\]/g, '\\$&')}"]`;
+  }
+  const same = [...(el.parentElement?.children ?? [])].filter((c) => c.tagName === el.tagName);
+  return `${tag}:nth-of-type(${same.indexOf(el) + 1})`;
+}
+
+/**
+ * Runs render(), which may rebuild what is inside root, and gives the focus back to the control
+ * that had it: the same element if it survived, else the one in its place (found by its
+ * data-action, data-role, … or its position). A control that is gone passes the focus to its
+ * nearest surviving container, and onLost(el) is told (to say so in words). A live update must
+ * never drop a keyboard user's focus on <body>.
+ * @param {HTMLElement} root @param {() => void} render @param {(gone: HTMLElement) => void} [onLost]
+ */
+export function keepFocus(root, render, onLost) {
+  const a = document.activeElement;
+  if (!(a instanceof HTMLElement) || a === root || !root.contains(a)) {
+    render();
+    return;
+  }
+  const chain = [];
+  for (let el = /** @type {Element|null} */ (a); el && el !== root; el = el.parentElement) chain.unshift(stepOf(el));
+  render();
+  if (a.isConnected && root.contains(a)) return;
+  for (let n = chain.length; n > 0; n--) {
+    let found = null;
+    try {
+      found = /** @type {HTMLElement|null} */ (root.querySelector(`:scope > ${chain.slice(0, n).join(' > ')}`));
+    } catch { /* an odd attribute value: fall back to a shorter chain */ }
+    if (!found) continue;
+    if (n === chain.length) {
+      found.focus({ preventScroll: true });
+      if (document.activeElement === found) return;
+      continue; // something else in its place, which takes no focus: the control is gone
+    }
+    if (found.tabIndex < 0 && !found.hasAttribute('tabindex')) found.setAttribute('tabindex', '-1');
+    found.focus({ preventScroll: true });
+    onLost?.(a);
+    return;
+  }
+  if (root.tabIndex < 0 && !root.hasAttribute('tabindex')) root.setAttribute('tabindex', '-1');
+  root.focus({ preventScroll: true });
+  onLost?.(a);
+}

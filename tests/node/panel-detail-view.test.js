@@ -299,3 +299,26 @@ test('one invoke in flight per form: Enter twice and a second click send once; t
   release();
   await settle();
 });
+
+test('a patch keeps the focus where it was: on the re-rendered control, or on what held a control that went, said in words', () => {
+  const { dv, root } = setup();
+  dv.show(MESSAGE, LIVE);
+  const copy = root.querySelector('[data-action="copy-path"]');
+  copy.focus();
+  assert.equal(root.ownerDocument.activeElement, copy);
+  // The provider changes the node: the detail is built again; the focus is on the new "Copy path".
+  dv.show({ ...MESSAGE, properties: { ...MESSAGE.properties, size: 13 } }, LIVE);
+  const again = root.querySelector('[data-action="copy-path"]');
+  assert.notEqual(again, copy, 'the detail was re-rendered');
+  assert.equal(root.ownerDocument.activeElement, again, 'the focus came back to Copy path');
+  // A property's JSON row focused, and the property goes: the focus stays in the detail.
+  const summaryless = root.querySelector('[data-section="properties"]');
+  summaryless.setAttribute('tabindex', '-1');
+  const rowKey = summaryless.querySelector('.jt-row');
+  rowKey.setAttribute('tabindex', '0');
+  rowKey.focus();
+  dv.show({ ...MESSAGE, properties: {} }, LIVE);
+  const active = root.ownerDocument.activeElement;
+  assert.ok(root.contains(active) && active !== root.ownerDocument.body, `the focus stays in the detail (${active?.className})`);
+  assert.match(root.querySelector('[data-role="detail-said"]').textContent, /is no longer there/);
+});

@@ -2,7 +2,7 @@
 // and its tool list (names, descriptions, parameters, dangerous flags), each copyable. Everything
 // shown here comes from the core (ui/agent-view request); nothing is rebuilt in JS.
 
-import { h, setChildren } from '../../shared/dom.js';
+import { h, setChildren, keepFocus } from '../../shared/dom.js';
 import { jsonView } from './json-view.js';
 import { stringifyExact } from '../../../js-glue/exact-json.js';
 
@@ -16,6 +16,10 @@ export class AgentView {
   }
 
   show(data, error) {
+    keepFocus(this.root, () => this.#render(data, error));
+  }
+
+  #render(data, error) {
     if (error) return setChildren(this.root, h('p', { class: 'error-text', text: error }));
     if (!data) return setChildren(this.root, h('p', { class: 'empty small', text: 'Loading…' }));
     const tools = data.tools?.tools ?? [];

@@ -12,7 +12,7 @@
 // outcomes of affordances no longer offered are listed above the affordances, until dismissed.
 
 import { ErrorCode } from '../../shared/messages.js';
-import { h, setChildren } from '../../shared/dom.js';
+import { h, setChildren, keepFocus } from '../../shared/dom.js';
 import { clockTime } from '../../shared/time-text.js';
 import { childrenText } from '../load-more.js';
 import { jsonView, scalar } from './json-view.js';
@@ -117,7 +117,9 @@ export class DetailView {
     this.main = h('div', { class: 'detail-main' });
     this.earlier = h('div', { class: 'detail-earlier', 'data-role': 'earlier-results' });
     this.affs = h('div', { class: 'detail-affordances' });
-    root.replaceChildren(this.main, this.earlier, this.affs);
+    // Words for what a screen reader cannot see happen: the focused control went with an update.
+    this.said = h('div', { class: 'sr-only', role: 'status', 'data-role': 'detail-said' });
+    root.replaceChildren(this.main, this.earlier, this.affs, this.said);
     // Enter on a tree row focuses the detail itself, never one of its buttons: a second Enter
     // must not invoke anything. The user reaches an action with Tab, which is choosing it.
     root.tabIndex = -1;
@@ -154,6 +156,14 @@ export class DetailView {
    *   stale: live, but the provider is not connected (what is shown may be out of date)
    */
   show(view, ctx) {
+    // A patch re-renders the detail: a keyboard user's focus stays on the control it was on.
+    keepFocus(this.root, () => this.#render(view, ctx), (gone) => {
+      this.said.textContent = `${gone.getAttribute('aria-label') || gone.textContent?.trim().slice(0, 60) || 'The control you were on'} is no longer there: the focus moved to what held it.`;
+    });
+  }
+
+  /** @param {object|null} view @param {any} ctx */
+  #render(view, ctx) {
     this.view = view;
     this.ctx = ctx;
     if (!view) {

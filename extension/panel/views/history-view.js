@@ -133,12 +133,14 @@ export class HistoryStripView {
  */
 function stepRow(st) {
   /** @type {StepRow} */
-  const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', 'data-step': String(st.step), 'data-kind': st.kind },
+  const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', id: `step-${st.step}`, 'aria-selected': 'false', 'data-step': String(st.step), 'data-kind': st.kind },
     h('span', { class: 'step-time mono', text: clockTime(st.t, { ms: true }) }),
     h('span', { class: `step-kind k-${st.kind}`, text: KIND_TEXT[st.kind] ?? st.kind }),
     h('span', { class: 'step-text', text: stepText(st), title: st.paths?.length ? `${st.paths.join('\n')}${st.pathCount > st.paths.length ? `\n… ${st.pathCount - st.paths.length} more` : ''}` : stepText(st) }),
     st.boundary ? h('span', { class: 'step-boundary', text: boundaryText(st) }) : null,
-    h('button', { type: 'button', class: 'small step-pin', 'data-action': 'pin', title: 'Pin to diff two steps', 'aria-label': `Pin step ${st.step}`, text: 'Pin' }));
+    // Nothing focusable inside an option (a listbox's rows are read as one item): the Pin is for
+    // the mouse; the keyboard pins the selected step with P.
+    h('span', { class: 'small step-pin', 'data-action': 'pin', title: 'Pin to diff two steps (P pins the selected step)', 'aria-hidden': 'true', text: 'Pin' }));
   row.step = st;
   return row;
 }
@@ -184,6 +186,7 @@ export class StepListView {
     // second (and loses a quarter at its bound) costs a few rows a frame, not a layout of all.
     this.vl = new VirtualList(this.list, {
       rowHeight: STEP_ROW, overscan: 6, renderRow: (i) => this.#row(i),
+      onRender: (first, last) => this.#afterRender(first, last),
       // Scrolled up by the user: the list holds still; back at the end, it follows again. Read
       // from the DOM, not the list's cached height: a browser that clamped our own scroll (the
       // list grew meanwhile) is at the end, not scrolled away.
@@ -229,9 +232,17 @@ export class StepListView {
       if (target.closest('[data-action="pin"]')) hooks.onPin(step);
       else hooks.onSelect(step);
     });
+    // The listbox keys: ↑ ↓ a step, PageUp / PageDown a screenful, Home / End the oldest and the
+    // newest kept, P pins (or unpins) the selected step.
     this.list.addEventListener('keydown', (e) => {
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        hooks.onKey(e.key === 'ArrowDown' ? 1 : -1);
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      const page = Math.max(1, Math.floor(this.vl.height / STEP_ROW) - 1);
+      const d = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -Infinity, End: Infinity }[e.key];
+      if (d !== undefined) {
+        hooks.onKey(d);
+        e.preventDefault();
+      } else if ((e.key === 'p' || e.key === 'P') && !e.shiftKey && this.selected !== null) {
+        hooks.onPin(this.selected);
         e.preventDefault();
       }
     });
@@ -339,6 +350,24 @@ export class StepListView {
     this.#head(pins);
   }
 
+  /**
+   * The rows in the DOM say where they are in the whole list (only some rows exist), and the
+   * list names its active row, so that a screen reader reads the step the arrows moved to.
+   */
+  #afterRender(first, last) {
+    const n = String(this.steps.length);
+    for (let i = first; i < last; i++) {
+      const row = this.rows.get(this.steps[i].step);
+      if (!row) continue;
+      if (row.getAttribute('aria-posinset') !== String(i + 1)) row.setAttribute('aria-posinset', String(i + 1));
+      if (row.getAttribute('aria-setsize') !== n) row.setAttribute('aria-setsize', n);
+    }
+    const active = this.selected !== null && this.rows.get(this.selected)?.isConnected ? `step-${this.selected}` : null;
+    if (active) {
+      if (this.list.getAttribute('aria-activedescendant') !== active) this.list.setAttribute('aria-activedescendant', active);
+    } else if (this.list.hasAttribute('aria-activedescendant')) this.list.removeAttribute('aria-activedescendant');
+  }
+
   /** The step at the top of the view and how far into it the view starts. */
   #anchor() {
     if (!this.steps.length) return null;
@@ -358,7 +387,7 @@ export class StepListView {
     setChildren(this.head,
       pins.length === 2
         ? [h('span', { text: 'Diff of the pinned steps ' }), h('button', { type: 'button', class: 'link', 'data-action': 'clear-pins', onclick: () => this.hooks.onClearPins(), text: 'clear pins' })]
-        : h('span', { class: 'muted', text: pins.length === 1 ? 'Pin a second step to diff the two.' : 'Select a step to see what it changed; pin two to diff any pair.' }));
+        : h('span', { class: 'muted', text: pins.length === 1 ? 'Pin a second step to diff the two (P in the list).' : 'Select a step to see what it changed; pin two (P in the list) to diff any pair.' }));
   }
 }
 

@@ -79,7 +79,10 @@ export class TreeView {
     this.flatKey = null;
     this.filter = null;        // {stamp, shown: Set of paths}: only these node rows (tree-filter.js)
     root.setAttribute('role', 'tree');
+    if (!root.hasAttribute('aria-label')) root.setAttribute('aria-label', 'State tree');
     root.tabIndex = 0;
+    /** row key → its element id (a path may hold any character; an id is made for it). */
+    this.rowIds = new Map();
     root.addEventListener('keydown', (e) => this.#onKey(e));
     root.addEventListener('click', (e) => this.handleClick(e));
     root.addEventListener('dblclick', (e) => this.handleDblClick(e));
@@ -289,8 +292,16 @@ export class TreeView {
     return el;
   }
 
+  /** The element id of the row for key `key`, the same for as long as the view lives. @param {string} key */
+  #rowId(key) {
+    let id = this.rowIds.get(key);
+    if (!id) this.rowIds.set(key, id = `tr-${this.rowIds.size + 1}`);
+    return id;
+  }
+
   #base(r, cls, extra = {}) {
     return h('div', {
+      id: this.#rowId(r.key),
       class: `row ${cls}${this.selected === r.key ? ' selected' : ''}`,
       style: `padding-left:${6 + r.depth * DEPTH_INDENT}px`,
       'data-key': r.key,
@@ -411,8 +422,33 @@ export class TreeView {
     for (let i = first; i < last; i++) {
       const r = this.rows[i];
       if (r.kind === 'node' && !this.source.nodes.has(r.path)) missing.push(r.path);
+      if (r.kind === 'node') this.#setPosition(r);
     }
     if (missing.length && this.source.live) this.hooks.onNeedNodes(missing);
+    // The tree keeps the focus; it names its active row, so that a screen reader reads the row
+    // the arrows moved to (as with a roving tabindex, without moving focus into a virtual list).
+    const active = this.selected !== null ? this.cache.get(this.selected)?.el : null;
+    if (active?.isConnected) {
+      if (this.root.getAttribute('aria-activedescendant') !== active.id) this.root.setAttribute('aria-activedescendant', active.id);
+    } else if (this.root.hasAttribute('aria-activedescendant')) this.root.removeAttribute('aria-activedescendant');
+  }
+
+  /**
+   * A node row's place among its siblings (aria-posinset / aria-setsize): only the rows on
+   * screen exist, so a screen reader cannot count them. Read from the parent's child ids.
+   */
+  #setPosition(r) {
+    const el = this.cache.get(r.key)?.el;
+    const slash = r.path.lastIndexOf('/');
+    if (!el || slash < 0 || r.path === this.source.path) return;
+    const parent = this.source.nodes.get(slash === 0 ? '/' : r.path.slice(0, slash));
+    const ids = parent?.child_ids;
+    if (!ids) return;
+    const id = r.path.slice(slash + 1); // ids hold no '/' or '~': the segment is the id
+    const pos = String(ids.indexOf(id) + 1);
+    const size = String(Math.max(ids.length, Number(parent.meta?.total_children) || 0));
+    if (pos !== '0' && el.getAttribute('aria-posinset') !== pos) el.setAttribute('aria-posinset', pos);
+    if (el.getAttribute('aria-setsize') !== size) el.setAttribute('aria-setsize', size);
   }
 
   // -------------------------------------------------------------------------- interaction
