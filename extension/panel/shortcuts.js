@@ -67,6 +67,9 @@ export const SHORTCUT_GROUPS = [
     items: [
       { keys: ['←', '→'], what: 'Previous / next step (when the focus is not in a text field, the slider or the tree)' },
       { keys: ['↑', '↓'], what: 'Previous / next step, in the step list' },
+      { keys: ['PageUp', 'PageDown'], what: 'A screenful of steps back / on, in the step list' },
+      { keys: ['Home', 'End'], what: 'The oldest step kept / the newest, in the step list' },
+      { keys: ['P'], what: 'Pin (or unpin) the selected step, in the step list: pin two to diff them' },
       { keys: ['Esc'], what: 'Back to live (when the focus is not in a text field)' },
     ],
   },
