@@ -24,7 +24,23 @@ export const AGENT_DEFAULTS = Object.freeze({
   maxTools: 128,
   /** A tool result sent back to the model is cut to this (UTF-8 bytes). */
   maxResultBytes: 16 * 1024,
+  /**
+   * How long the model may take to send the first byte of an answer (ms): long enough for a
+   * local model to be loaded from disk before it answers.
+   */
+  firstByteMs: 120_000,
+  /** How long a streamed answer may stay silent between two chunks (ms). */
+  idleMs: 60_000,
+  /** How long a whole run may take (ms); 0: no limit. */
+  runMs: 0,
 });
+
+/** Where each time limit is set, for the words of a timeout. */
+const LIMIT_WHERE = {
+  firstByteMs: 'firstByteMs in agent(), or "First byte within" of the profile in Options → Agent models',
+  idleMs: 'idleMs in agent(), or "Silence allowed" of the profile in Options → Agent models',
+  runMs: 'runMs in agent(), or "Whole run within" of the profile in Options → Agent models',
+};
 
 /** The smallest state budget: the envelope and the cut marker must fit. */
 const MIN_STATE_BYTES = 512;
@@ -42,6 +58,7 @@ export const AgentErrorKind = Object.freeze({
   NOT_FOUND: 'not-found',       // 404: no such path or model
   BAD_REQUEST: 'bad-request',   // any other 4xx
   BAD_RESPONSE: 'bad-response', // an answer that is not the endpoint kind's format
+  TIMEOUT: 'timeout',           // a time limit passed: the first byte, a silent stream, the whole run
   INTERNAL: 'internal',         // the loop itself failed (a bug): said, never thrown at a UI
 });
 
@@ -161,7 +178,7 @@ export function endpointUrls(config) {
 /**
  * What is wrong with an endpoint config, in words, or null.
  * @param {{kind?: string, baseUrl?: string, apiKey?: string|null, model?: string, maxSteps?: number, maxStateBytes?: number,
- *   maxTools?: number, temperature?: number}} config
+ *   maxTools?: number, temperature?: number, firstByteMs?: number, idleMs?: number, runMs?: number}} config
  * @param {{needModel?: boolean}} [o]
  */
 export function endpointProblem(config, { needModel = true } = {}) {
@@ -183,6 +200,10 @@ export function endpointProblem(config, { needModel = true } = {}) {
   if (config.temperature !== undefined && !(typeof config.temperature === 'number' && config.temperature >= 0 && config.temperature <= 2)) {
     return 'temperature must be a number from 0 to 2';
   }
+  for (const k of ['firstByteMs', 'idleMs']) {
+    if (config[k] !== undefined && !(Number.isInteger(config[k]) && config[k] >= 100)) return `${k} must be a whole number of milliseconds, at least 100`;
+  }
+  if (config.runMs !== undefined && !(Number.isInteger(config.runMs) && config.runMs >= 0)) return 'runMs must be a whole number of milliseconds (0: no limit)';
   return null;
 }
 
@@ -268,14 +289,81 @@ class Stopped extends Error {
   constructor() { super('stopped'); this.name = 'Stopped'; }
 }
 
-/** fetch, with a failure to connect said in words and Stop as Stopped. */
-async function request(url, init, { signal, apiKey }) {
+/**
+ * The time limits of one answer of the model, and Stop. The request and the reading of its body
+ * are ended by our own hands: the fetch is aborted and the body's reader cancelled, since an
+ * aborted fetch alone does not always end a body read (Node's fetch loses the abort of a stream
+ * after a garbage collection). `expired` says which limit ended it.
+ */
+class AnswerWatch {
+  /** @type {ReadableStreamDefaultReader|null} */
+  reader = null;
+  /** @type {{limit: 'firstByteMs'|'idleMs'|'runMs', ms: number}|null} */
+  expired = null;
+  #ctl = new AbortController();
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  #timer;
+  #onStop;
+
+  /**
+   * @param {AbortSignal|undefined} stop  the run's Stop
+   * @param {{firstByteMs: number, idleMs: number, runMs: number, deadline: number}} limits  deadline: the run's end (now() ms), or Infinity
+   */
+  constructor(stop, limits) {
+    this.stop = stop;
+    this.limits = limits;
+    this.signal = this.#ctl.signal;
+    this.#onStop = () => this.#end();
+    if (stop?.aborted) this.#end();
+    else stop?.addEventListener('abort', this.#onStop, { once: true });
+    this.arm('firstByteMs');
+  }
+
+  /** Starts (again) the wait for the next bytes, under `limit` or the run's own end if sooner. @param {'firstByteMs'|'idleMs'} limit */
+  arm(limit) {
+    clearTimeout(this.#timer);
+    const ms = this.limits[limit];
+    const left = this.limits.deadline - now();
+    const [which, wait] = left < ms ? ['runMs', left] : [limit, ms];
+    this.#timer = setTimeout(() => {
+      this.expired ??= { limit: /** @type {any} */ (which), ms: which === 'runMs' ? this.limits.runMs : ms };
+      this.#end();
+    }, Math.max(0, wait));
+  }
+
+  #end() {
+    this.#ctl.abort();
+    this.reader?.cancel().catch(() => {});
+  }
+
+  /** Stopped or timed out: the error to throw, else null. */
+  failure() {
+    if (this.stop?.aborted) return new Stopped();
+    if (!this.expired) return null;
+    const s = (ms) => `${Math.round(ms / 100) / 10} s`;
+    const { limit, ms } = this.expired;
+    const what = limit === 'firstByteMs' ? `The model sent nothing for ${s(ms)} after the request (its first-byte limit): a local model may still be loading.`
+      : limit === 'idleMs' ? `The model's answer stopped for ${s(ms)} in the middle of its stream (its silence limit).`
+        : `The run took longer than its limit of ${s(ms)}.`;
+    return new AgentError(AgentErrorKind.TIMEOUT, `${what} Nothing was retried. To wait longer, raise ${LIMIT_WHERE[limit]}.`, { limit });
+  }
+
+  done() {
+    clearTimeout(this.#timer);
+    this.stop?.removeEventListener('abort', this.#onStop);
+  }
+}
+
+/** fetch, with a failure to connect said in words, Stop as Stopped, and the watch's limits. */
+async function request(url, init, { signal, apiKey, watch = null }) {
   const headers = { accept: init.accept ?? '*/*' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   try {
-    return await fetch(url, { method: init.method ?? 'GET', headers, body: init.body, signal, credentials: 'omit', redirect: 'error' });
+    return await fetch(url, { method: init.method ?? 'GET', headers, body: init.body, signal: watch?.signal ?? signal, credentials: 'omit', redirect: 'error' });
   } catch (e) {
+    const f = watch?.failure();
+    if (f) throw f;
     if (signal?.aborted) throw new Stopped();
     const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'fetch failed';
     if (/redirect/i.test(String(cause))) {
@@ -286,9 +374,13 @@ async function request(url, init, { signal, apiKey }) {
   }
 }
 
-/** The lines of a streamed body, decoded as UTF-8 across chunk boundaries. */
-async function* bodyLines(body, signal) {
+/**
+ * The lines of a streamed body, decoded as UTF-8 across chunk boundaries. With a watch: each chunk
+ * starts the silence limit again, and Stop or a limit cancels the reader (the read then ends).
+ */
+async function* bodyLines(body, signal, watch = null) {
   const reader = body.getReader();
+  if (watch) watch.reader = reader;
   const decoder = new TextDecoder();
   let buf = '';
   try {
@@ -297,10 +389,16 @@ async function* bodyLines(body, signal) {
       try {
         chunk = await reader.read();
       } catch (e) {
+        const f = watch?.failure();
+        if (f) throw f;
         if (signal?.aborted) throw new Stopped();
         throw new AgentError(AgentErrorKind.UNREACHABLE, `The endpoint's stream broke off: ${e?.cause?.code ?? e?.message ?? e}`);
       }
+      const f = watch?.failure();
+      if (f) throw f;
+      if (signal?.aborted) throw new Stopped();
       if (chunk.done) break;
+      watch?.arm('idleMs');
       buf += decoder.decode(chunk.value, { stream: true });
       let nl;
       while ((nl = buf.indexOf('\n')) >= 0) {
@@ -330,7 +428,7 @@ function newReply() {
 }
 
 /** Reads an OpenAI-compatible stream (SSE `data:` lines up to `[DONE]`), or a whole JSON answer. */
-async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes }) {
+async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes, watch = null }) {
   const reply = newReply();
   const byIndex = new Map();
   const takeCalls = (list) => {
@@ -363,7 +461,7 @@ async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes }) 
   const type = res.headers.get('content-type') ?? '';
   if (/application\/json/i.test(type)) {
     // A server that ignores stream: true answers with one completion.
-    const j = parseJsonLine(await res.text(), 'OpenAI-compatible');
+    const j = parseJsonLine(await (watch ? untilStopped(res.text(), watch.signal) : res.text()), 'OpenAI-compatible');
     if (j?.error) throw streamError(j.error);
     const m = j?.choices?.[0]?.message ?? {};
     if (typeof m.content === 'string' && m.content) { reply.text = m.content; onDelta?.(m.content); }
@@ -376,7 +474,7 @@ async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes }) 
     throw new AgentError(AgentErrorKind.BAD_RESPONSE, `The endpoint did not answer with an OpenAI-compatible stream (content-type: ${type || 'none'}): is the URL that of a /v1/chat/completions server?`);
   }
   let done = false;
-  for await (const line of bodyLines(res.body, signal)) {
+  for await (const line of bodyLines(res.body, signal, watch)) {
     if (!line.startsWith('data:')) continue; // blank separators, "event:" and ": keep-alive" comments
     const data = line.slice(5).trim();
     if (data === '[DONE]') { done = true; break; }
@@ -398,14 +496,14 @@ async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes }) 
 }
 
 /** Reads an Ollama /api/chat stream: one JSON object a line, up to `done: true`. */
-async function readOllamaReply(res, { signal, onDelta, apiKey, maxStateBytes }) {
+async function readOllamaReply(res, { signal, onDelta, apiKey, maxStateBytes, watch = null }) {
   const reply = newReply();
   const type = res.headers.get('content-type') ?? '';
   if (!/ndjson|json/i.test(type)) {
     throw new AgentError(AgentErrorKind.BAD_RESPONSE, `The endpoint did not answer with an Ollama stream (content-type: ${type || 'none'}): is the URL that of an Ollama server?`);
   }
   let done = false;
-  for await (const line of bodyLines(res.body, signal)) {
+  for await (const line of bodyLines(res.body, signal, watch)) {
     if (!line.trim()) continue;
     const chunk = parseJsonLine(line, 'Ollama');
     if (chunk?.error) {
@@ -625,7 +723,8 @@ const round = (ms) => Math.round(ms * 1000) / 1000;
  * says what happened (outcome, error in words).
  * @param {AgentSession|AgentSession[]} sessions  several: their tools are prefixed with each provider's id
  * @param {{kind: 'openai'|'ollama', baseUrl: string, model: string, apiKey?: string|null, maxSteps?: number,
- *   temperature?: number, maxStateBytes?: number, maxTools?: number}} endpoint
+ *   temperature?: number, maxStateBytes?: number, maxTools?: number, firstByteMs?: number, idleMs?: number, runMs?: number}} endpoint
+ *   firstByteMs, idleMs, runMs: the time limits (AGENT_DEFAULTS); past one, the run ends with the error kind "timeout"
  * @param {string} task
  * @param {{signal?: AbortSignal, allowDangerous?: boolean, confirm?: (call: object) => Promise<boolean>|boolean,
  *   onTurn?: (turn: object) => void, onSent?: (turn: object) => void, onDelta?: (text: string, turn: number) => void,
@@ -642,6 +741,10 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   const maxSteps = endpoint?.maxSteps ?? AGENT_DEFAULTS.maxSteps;
   const maxStateBytes = endpoint?.maxStateBytes ?? AGENT_DEFAULTS.maxStateBytes;
   const maxTools = endpoint?.maxTools ?? AGENT_DEFAULTS.maxTools;
+  const firstByteMs = endpoint?.firstByteMs ?? AGENT_DEFAULTS.firstByteMs;
+  const idleMs = endpoint?.idleMs ?? AGENT_DEFAULTS.idleMs;
+  const runMs = endpoint?.runMs ?? AGENT_DEFAULTS.runMs;
+  const deadline = runMs > 0 ? now() + runMs : Infinity;
   const base = isObject(endpoint) ? endpointBase(kind, endpoint.baseUrl).base : '';
   /** @type {Record<string, any>} */
   const trace = {
@@ -682,6 +785,9 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
 
   for (let i = 1; ; i++) {
     if (signal?.aborted) return end('stopped');
+    if (now() >= deadline) {
+      return end('error', new AgentError(AgentErrorKind.TIMEOUT, `The run took longer than its limit of ${Math.round(runMs / 100) / 10} s. To give it longer, raise ${LIMIT_WHERE.runMs}.`));
+    }
     const turn = { i, sent: null, reply: null, calls: [], ms: 0, timing: null, usage: null };
     const t0 = now();
     let modelMs = 0, routeMs = 0, invokeMs = 0, confirmMs = 0, buildMs = 0;
@@ -742,9 +848,16 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
           reply = recordedReply(replay, i);
           if (reply.text) try { onDelta?.(reply.text, i); } catch { /* UI */ }
         } else {
-          const res = await request(url, { method: 'POST', body, accept: kind === 'openai' ? 'text/event-stream' : 'application/x-ndjson' }, { signal, apiKey });
-          if (!res.ok) throw httpError(res, await res.text().catch(() => ''), { url, model, apiKey, maxStateBytes });
-          reply = await wire.read(res, { signal, apiKey, maxStateBytes, onDelta: onDelta && ((d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
+          const watch = new AnswerWatch(signal, { firstByteMs, idleMs, runMs, deadline });
+          try {
+            const res = await request(url, { method: 'POST', body, accept: kind === 'openai' ? 'text/event-stream' : 'application/x-ndjson' }, { signal, apiKey, watch });
+            if (!res.ok) throw httpError(res, await untilStopped(res.text(), watch.signal).catch(() => ''), { url, model, apiKey, maxStateBytes });
+            reply = await wire.read(res, { signal, apiKey, maxStateBytes, watch, onDelta: onDelta && ((d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
+          } catch (e) {
+            throw watch.failure() ?? e;
+          } finally {
+            watch.done();
+          }
         }
       } finally {
         modelMs = now() - tm;

@@ -99,6 +99,12 @@ export interface AgentOptions {
   maxStateBytes?: number;
   /** Tools offered per request, in the core's order (the top of the tree first); the trace and the model are told of a cut. Default 128 (OpenAI's limit). */
   maxTools?: number;
+  /** How long the model may take to send the first byte of an answer (ms, at least 100). Default 120000: a local model may load first. Past it, the run ends with error kind "timeout". */
+  firstByteMs?: number;
+  /** How long a streamed answer may stay silent between two chunks (ms, at least 100). Default 60000. Past it: "timeout". */
+  idleMs?: number;
+  /** How long the whole run may take (ms). Default 0: no limit. Past it: "timeout". */
+  runMs?: number;
   /** Asked before a dangerous call; true runs it. */
   confirm?: (call: AgentConfirmCall) => boolean | Promise<boolean>;
 }
@@ -134,7 +140,7 @@ export interface Agent {
 }
 
 export type AgentErrorKind = 'config' | 'not-connected' | 'unreachable' | 'auth' | 'rate-limit' | 'server' | 'no-tools'
-  | 'context' | 'not-found' | 'bad-request' | 'bad-response' | 'internal';
+  | 'context' | 'not-found' | 'bad-request' | 'bad-response' | 'timeout' | 'internal';
 
 export interface AgentToolCall {
   id: string;

@@ -71,10 +71,10 @@ export class SlopClient extends SlopProvider {
    */
   agent(options) {
     const conn = this.#conn;
-    const { endpoint, model, maxSteps, allowDangerous = false, temperature, maxStateBytes, maxTools } = options ?? /** @type {any} */ ({});
+    const { endpoint, model, maxSteps, allowDangerous = false, temperature, maxStateBytes, maxTools, firstByteMs, idleMs, runMs } = options ?? /** @type {any} */ ({});
     /** @type {Record<string, unknown>} */
     const config = { ...endpoint, model };
-    for (const [k, v] of Object.entries({ maxSteps, temperature, maxStateBytes, maxTools })) if (v !== undefined) config[k] = v;
+    for (const [k, v] of Object.entries({ maxSteps, temperature, maxStateBytes, maxTools, firstByteMs, idleMs, runMs })) if (v !== undefined) config[k] = v;
     const problem = endpointProblem(config);
     if (problem) throw new TypeError(`agent(): ${problem}`);
     const endpointConfig = /** @type {any} */ (config);

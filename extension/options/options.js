@@ -34,7 +34,7 @@ import { UiPort } from '../shared/ui-port.js';
  *   'agent-kind': HTMLSelectElement, 'agent-url': HTMLInputElement, 'agent-model': HTMLInputElement,
  *   'agent-model-options': HTMLDataListElement, 'agent-model-pick': HTMLSelectElement, 'agent-steps': HTMLInputElement,
  *   'agent-key': HTMLInputElement, 'agent-save': HTMLButtonElement, 'agent-cancel': HTMLButtonElement,
- *   'agent-list-models': HTMLButtonElement, 'agent-state': HTMLSelectElement, 'agent-tools': HTMLInputElement
+ *   'agent-list-models': HTMLButtonElement, 'agent-state': HTMLSelectElement, 'agent-tools': HTMLInputElement, 'agent-first-byte': HTMLInputElement, 'agent-idle': HTMLInputElement, 'agent-run': HTMLInputElement
  * }} Elements
  */
 
@@ -462,7 +462,17 @@ function agentFormFields() {
     maxSteps: numberOf($('agent-steps')),
     maxStateBytes: bytes === AGENT_LIMITS.defaultStateBytes ? undefined : bytes,
     maxTools: tools === AGENT_LIMITS.defaultTools ? undefined : tools,
+    ...timeLimitFields(),
   };
+}
+
+/** The time limits in ms from their fields in seconds (NaN when a field holds no number). */
+function timeLimitFields() {
+  const ms = (el) => {
+    const n = numberOf(el);
+    return n === undefined ? undefined : Math.round(n * 1000);
+  };
+  return { firstByteMs: ms($('agent-first-byte')), idleMs: ms($('agent-idle')), runMs: ms($('agent-run')) };
 }
 
 /** The field a problem (settings-store's words) is about. @param {string} problem */
@@ -472,6 +482,9 @@ function fieldOf(problem) {
   if (/step limit/i.test(problem)) return $('agent-steps');
   if (/state budget/i.test(problem)) return $('agent-state');
   if (/\btools\b/i.test(problem)) return $('agent-tools');
+  if (/firstByteMs|first byte/i.test(problem)) return $('agent-first-byte');
+  if (/idleMs|silence/i.test(problem)) return $('agent-idle');
+  if (/runMs|whole run/i.test(problem)) return $('agent-run');
   if (/\bkind\b/i.test(problem)) return $('agent-kind');
   if (/\bmodel\b/i.test(problem)) return $('agent-model');
   if (/\bkey\b/i.test(problem)) return $('agent-key');
@@ -531,6 +544,9 @@ function editAgentProfile(p) {
   }
   $('agent-state').value = bytes;
   $('agent-tools').value = String(p.maxTools ?? AGENT_LIMITS.defaultTools);
+  $('agent-first-byte').value = String((p.firstByteMs ?? AGENT_LIMITS.defaultFirstByteMs) / 1000);
+  $('agent-idle').value = String((p.idleMs ?? AGENT_LIMITS.defaultIdleMs) / 1000);
+  $('agent-run').value = String((p.runMs ?? AGENT_LIMITS.defaultRunMs) / 1000);
   renderAgentKeyState();
   for (const r of $('agent-profiles').tBodies[0].rows) r.classList.toggle('editing', r.dataset.profile === p.id);
   $('agent-form').scrollIntoView({ block: 'nearest' });

@@ -483,6 +483,9 @@ export async function setHistoryMb(mb) {
  * @property {number} [maxSteps]      the playground's default step limit (1-100; default 8)
  * @property {number} [maxStateBytes] the state text's budget per request, UTF-8 bytes (AGENT_LIMITS; absent: 64 KiB)
  * @property {number} [maxTools]      tools offered per request (1-512; absent: 128)
+ * @property {number} [firstByteMs]   the model's first byte within (ms; absent: AGENT_DEFAULTS.firstByteMs)
+ * @property {number} [idleMs]        a stream's silence allowed (ms; absent: AGENT_DEFAULTS.idleMs)
+ * @property {number} [runMs]         the whole run within (ms; 0 or absent: no limit)
  * @property {number} addedAt
  * @property {{setAt: number, length: number}|null} [key]  listAgentProfiles(): whether a key is set
  */
@@ -499,6 +502,9 @@ export const AGENT_LIMITS = Object.freeze({
   maxTools: 512,
   defaultStateBytes: AGENT_DEFAULTS.maxStateBytes,
   defaultTools: AGENT_DEFAULTS.maxTools,
+  defaultFirstByteMs: AGENT_DEFAULTS.firstByteMs,
+  defaultIdleMs: AGENT_DEFAULTS.idleMs,
+  defaultRunMs: AGENT_DEFAULTS.runMs,
 });
 
 /** A key as an Authorization: Bearer value: printable ASCII, no spaces. null if usable, else why not. @param {unknown} key */
@@ -516,6 +522,10 @@ function agentProfileFields(p) {
     ...(p?.maxSteps === undefined ? {} : { maxSteps: p.maxSteps }),
     ...(p?.maxStateBytes === undefined || p.maxStateBytes === AGENT_LIMITS.defaultStateBytes ? {} : { maxStateBytes: p.maxStateBytes }),
     ...(p?.maxTools === undefined || p.maxTools === AGENT_LIMITS.defaultTools ? {} : { maxTools: p.maxTools }),
+    // The time limits (ms), stored only when not the default: a later default then applies.
+    ...(p?.firstByteMs === undefined || p.firstByteMs === AGENT_LIMITS.defaultFirstByteMs ? {} : { firstByteMs: p.firstByteMs }),
+    ...(p?.idleMs === undefined || p.idleMs === AGENT_LIMITS.defaultIdleMs ? {} : { idleMs: p.idleMs }),
+    ...(p?.runMs === undefined || p.runMs === AGENT_LIMITS.defaultRunMs ? {} : { runMs: p.runMs }),
   };
 }
 

@@ -652,3 +652,72 @@ describe('agent: several providers', () => {
     }
   });
 });
+
+describe('agent: every run ends', () => {
+  for (const kind of KINDS) {
+    test(`${kind}: a server that takes the request and never answers: the first-byte limit ends the run, "timeout", in words`, () => withApp((app) =>
+      withLlm({ kind, script: [{ silent: true }] }, async (llm) => {
+        const t0 = Date.now();
+        const trace = await agentOf(app, llm, { firstByteMs: 400 }).run(TASK);
+        const took = Date.now() - t0;
+        assert.equal(trace.outcome, 'error');
+        assert.equal(trace.error.kind, 'timeout');
+        assert.match(trace.error.message, /sent nothing for 0\.4 s .*first-byte limit.*firstByteMs in agent\(\)/);
+        assert.ok(took < 5000, `ended in ${took} ms`);
+        for (let i = 0; i < 100 && !llm.chats[0].aborted; i++) await new Promise((r) => setTimeout(r, 10));
+        assert.equal(llm.chats[0].aborted, true, 'the request was let go');
+      })));
+
+    test(`${kind}: a stream that stops in the middle: the silence limit ends the run, "timeout", in words`, () => withApp((app) =>
+      withLlm({ kind, script: [{ hang: true, text: 'Let me think' }] }, async (llm) => {
+        const deltas = [];
+        const trace = await agentOf(app, llm, { idleMs: 400 }).run(TASK, { onDelta: (d) => deltas.push(d) });
+        assert.ok(deltas.join('').length > 0, 'the stream had begun');
+        assert.equal(trace.outcome, 'error');
+        assert.equal(trace.error.kind, 'timeout');
+        assert.match(trace.error.message, /stopped for 0\.4 s in the middle of its stream.*idleMs in agent\(\)/);
+      })));
+  }
+
+  test('runMs: the whole run\'s limit ends it between answers too', () => withApp((app) =>
+    withLlm({ kind: 'openai', script: [{ hang: true, text: 'Slow' }] }, async (llm) => {
+      const trace = await agentOf(app, llm, { runMs: 300, idleMs: 60_000 }).run(TASK);
+      assert.equal(trace.error?.kind, 'timeout');
+      assert.match(trace.error.message, /took longer than its limit of 0\.3 s.*runMs in agent\(\)/);
+    })));
+
+  test('the limits are checked: a limit under 100 ms is refused in words', () => withApp((app) =>
+    withLlm({ kind: 'openai', script: [] }, async (llm) => {
+      assert.throws(() => agentOf(app, llm, { idleMs: 5 }), /idleMs must be a whole number of milliseconds, at least 100/);
+      assert.throws(() => agentOf(app, llm, { runMs: -1 }), /runMs must be/);
+    })));
+
+  test('Stop ends a streaming run within 1 s after a forced garbage collection (the body reader is cancelled by hand)', async () => {
+    // In a child with --expose-gc: Node's fetch loses the abort of a body read after a collection.
+    const script = `
+      const { startLlmServer } = await import(${JSON.stringify(new URL('../fixtures/llm-server.mjs', import.meta.url).href)});
+      const { startWsProvider } = await import(${JSON.stringify(new URL('../fixtures/provider/ws-server.mjs', import.meta.url).href)});
+      const { createMailEngine } = await import(${JSON.stringify(new URL('../fixtures/demo-trees.mjs', import.meta.url).href)});
+      const { connect } = await import(${JSON.stringify(new URL('../../js-glue/client-node.js', import.meta.url).href)});
+      const srv = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: createMailEngine({ messages: 3 }) });
+      const app = await connect(srv.wsUrl, { token: srv.token });
+      const llm = await startLlmServer({ kind: 'openai', script: [{ hang: true, text: 'Thinking' }] });
+      const stop = new AbortController();
+      let begun;
+      const started = new Promise((r) => { begun = r; });
+      const run = app.agent({ endpoint: { kind: 'openai', baseUrl: llm.baseUrl }, model: 'm', idleMs: 600000, firstByteMs: 600000 })
+        .run('archive read mail', { signal: stop.signal, onDelta: () => begun() });
+      await started;
+      for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+      const t0 = Date.now();
+      stop.abort();
+      const trace = await Promise.race([run, new Promise((r) => setTimeout(() => r(null), 5000))]);
+      console.log(JSON.stringify({ outcome: trace?.outcome ?? 'still running', ms: Date.now() - t0 }));
+      app.close(); await llm.close(); await srv.close();
+      process.exit(0);`;
+    const { execFileSync } = await import('node:child_process');
+    const out = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 }).trim().split('\n').at(-1));
+    assert.equal(out.outcome, 'stopped');
+    assert.ok(out.ms < 1000, `stopped in ${out.ms} ms`);
+  });
+});
