@@ -683,10 +683,21 @@ function recordedOutcome(call) {
   if (call.refused) return { refused: String(call.refused).replace(/:.*$/s, '') };
   const r = call.result;
   if (!isObject(r)) return { result: null };
-  return { result: { event: r.event ?? null, status: r.status ?? null, data: r.data ?? null, code: r.error?.code ?? null } };
+  // What the call changed is part of its outcome: a replay that answers the same but changes
+  // other paths differs. Compared as sorted lists (sessions from before diffs were kept: absent).
+  const d = isObject(call.diff) && !call.diff.unavailable
+    ? { added: [...(call.diff.added ?? [])].sort(), removed: [...(call.diff.removed ?? [])].sort(), changed: [...(call.diff.changed ?? [])].sort(), more: call.diff.more ?? 0 }
+    : null;
+  return { result: { event: r.event ?? null, status: r.status ?? null, data: r.data ?? null, code: r.error?.code ?? null }, ...(d ? { diff: d } : {}) };
 }
 
 function sameOutcome(a, b) {
+  // A session recorded before calls kept their diff is compared on its result alone.
+  if (a && b && (!('diff' in a) || !('diff' in b))) {
+    const { diff: _a, ...ra } = a;
+    const { diff: _b, ...rb } = b;
+    return JSON.stringify(ra) === JSON.stringify(rb);
+  }
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
@@ -698,6 +709,62 @@ function stepOf(session) {
   } catch {
     return null;
   }
+}
+
+/** Paths listed per kind in a call's diff (the rest are counted in `more`). */
+export const DIFF_PATHS = 50;
+
+/**
+ * What a call changed, from the core's own change sets: the patch events of the session's
+ * subscription between the invoke and its result, folded into added / removed / changed paths.
+ * Costs what the patches touched, never a comparison of two whole trees. The same in Node, in the
+ * extension's Playground and in an exported session. stop() ends the watch and gives the diff:
+ * {added, removed, changed, more} (paths beyond DIFF_PATHS per kind counted in more), and
+ * `truncated: true` when the core cut a patch's lists.
+ * @param {AgentSession} session
+ */
+function watchChanges(session) {
+  const added = new Set(), removed = new Set(), changed = new Set();
+  let truncated = false;
+  const sub = session.primarySub;
+  const onEvent = (/** @type {any} */ ev) => {
+    if (ev?.event !== 'patch' || ev.sub !== sub) return;
+    if (ev.truncated) truncated = true;
+    for (const p of ev.removed ?? []) {
+      if (added.delete(p)) continue; // came and went within the call
+      changed.delete(p);
+      removed.add(p);
+    }
+    for (const p of ev.added ?? []) {
+      if (removed.delete(p)) changed.add(p); // went and came back: changed
+      else added.add(p);
+    }
+    for (const p of ev.changed ?? []) if (!added.has(p)) changed.add(p);
+  };
+  const off = onCoreEvents(session, onEvent);
+  return {
+    stop() {
+      off();
+      const cut = (set) => [...set].slice(0, DIFF_PATHS);
+      const more = Math.max(0, added.size - DIFF_PATHS) + Math.max(0, removed.size - DIFF_PATHS) + Math.max(0, changed.size - DIFF_PATHS);
+      return { added: cut(added), removed: cut(removed), changed: cut(changed), more, ...(truncated ? { truncated: true } : {}) };
+    },
+  };
+}
+
+/**
+ * Calls fn with each core event of the session: onCoreEvent when the session offers it (the
+ * extension's), else its listeners (a ConsumerSession's, shared by several: only its own events).
+ * @param {AgentSession} session @param {(ev: object) => void} fn @returns {() => void} unsubscribe
+ */
+function onCoreEvents(session, fn) {
+  const s = /** @type {any} */ (session);
+  if (typeof s.onCoreEvent === 'function') return s.onCoreEvent(fn);
+  const set = s.listeners?.coreEvent;
+  if (!(set instanceof Set)) return () => {};
+  const l = (/** @type {any} */ from, /** @type {any} */ ev) => { if (from === session) fn(ev); };
+  set.add(l);
+  return () => set.delete(l);
 }
 
 const now = () => (globalThis.performance?.now ? globalThis.performance.now() : Date.now());
@@ -950,6 +1017,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
         const consumer = view.session.consumer;
         call.versionBefore = versionOf(consumer, view.session.primarySub);
         call.stepBefore = stepOf(view.session);
+        const changes = watchChanges(view.session);
         const ti = now();
         let event;
         try {
@@ -966,6 +1034,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
           continue;
         } finally {
           invokeMs += now() - ti;
+          call.diff = changes.stop();
         }
         call.result = event;
         call.versionAfter = versionOf(view.session.consumer ?? consumer, view.session.primarySub);

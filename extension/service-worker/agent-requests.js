@@ -4,8 +4,8 @@
 // Options (settings-store.js), whose key is read here and goes nowhere but into that endpoint's
 // Authorization header: never into a message, a trace or a log. A run belongs to the port that
 // started it, one at a time: closing the port stops it. What it does is pushed as it happens
-// (Push.AGENT), each call linked to the history's steps around it and the diff between them
-// (timeline.js), so the panel can show the state change a call caused.
+// (Push.AGENT): the loop's own trace, each call with the history's steps around it and the diff
+// it caused (built in js-glue/agent.js from the core's change sets, as in Node).
 
 import { Request, Push, ErrorCode, Status } from '../shared/messages.js';
 import { agentEndpointFor } from '../shared/settings-store.js';
@@ -16,8 +16,6 @@ import { MANUAL_TAB } from './tabs.js';
 import { timelineOf } from './timelines.js';
 import { post, perPort, RequestError, needConnection } from './panel-ports.js';
 
-/** Paths listed per kind in a call's diff (the rest are counted). */
-const DIFF_PATHS = 50;
 /** Providers one run may see. */
 const MAX_PROVIDERS = 8;
 /** A task's longest text (characters). */
@@ -66,23 +64,14 @@ function sessionOf(ui, conn) {
     key: conn.key,
     invoke: (path, action, params) => conn.invoke(path, action, params),
     historyStep: () => timelineFor(ui, conn)?.steps.at(-1)?.step ?? null,
+    // The core's events of this connection (the connections share one set of listeners): the
+    // agent loop folds a call's patch events into its diff (js-glue/agent.js watchChanges).
+    onCoreEvent: (fn) => {
+      const l = (from, ev) => { if (from === conn) fn(ev); };
+      conn.listeners.coreEvent.add(l);
+      return () => conn.listeners.coreEvent.delete(l);
+    },
   };
-}
-
-/** The history's diff a call caused (its paths, the first DIFF_PATHS of each kind), or why there is none. */
-function callDiff(tl, call) {
-  const { stepBefore: a, stepAfter: b } = call;
-  if (!tl || !Number.isInteger(a) || !Number.isInteger(b)) return null;
-  if (a === b) return { added: [], removed: [], changed: [], more: 0 };
-  try {
-    const d = tl.diff(a, b);
-    const cut = (list) => list.slice(0, DIFF_PATHS).map((x) => x.path);
-    const more = Math.max(0, d.added.length - DIFF_PATHS) + Math.max(0, d.removed.length - DIFF_PATHS) + Math.max(0, d.changed.length - DIFF_PATHS);
-    return { added: cut(d.added), removed: cut(d.removed), changed: cut(d.changed), more };
-  } catch (e) {
-    // Steps dropped at the history's bound, or a history that keeps steps only.
-    return { unavailable: String(e?.message ?? e) };
-  }
 }
 
 /**
@@ -114,17 +103,9 @@ function startRun(ui, conns, go, baseUrl = null) {
       });
       push('confirm', { confirmId, call });
     }),
-    onTurn: (turn) => {
-      const t0 = performance.now();
-      for (const call of turn.calls) {
-        const conn = conns.find((c) => c.key === call.key);
-        const diff = conn ? callDiff(timelineFor(ui, conn), call) : null;
-        if (diff) call.diff = diff;
-      }
-      // The diffs' cost is the extension's too: the trace counts it beside the loop's build and route.
-      if (turn.timing) turn.timing.traceMs = Math.round((performance.now() - t0) * 1000) / 1000;
-      push('turn', { turn });
-    },
+    // The trace, each call's diff included, is built by the loop itself (js-glue/agent.js): the
+    // same object as the Node client's and an exported session's.
+    onTurn: (turn) => push('turn', { turn }),
   }).then(
     async (trace) => {
       if (trace.error?.kind === 'unreachable' && baseUrl) trace.error.message += await accessHint(baseUrl);

@@ -119,7 +119,10 @@ describe('agent playground: the worker', () => {
     const changed = await replay(trace);
     assert.equal(llm.requests.length, before, 'a replay asks no model');
     assert.equal(changed.outcome, 'answered');
-    assert.deepEqual(changed.turns[0].calls[0].replay, { recorded: { result: { event: 'result', status: 'ok', data: null, code: null } }, same: false });
+    // The recorded outcome is the result and what the call changed (its diff, from the core's change sets).
+    assert.deepEqual(changed.turns[0].calls[0].replay.recorded.result, { event: 'result', status: 'ok', data: null, code: null });
+    assert.ok(changed.turns[0].calls[0].replay.recorded.diff.changed.length > 0, JSON.stringify(changed.turns[0].calls[0].replay));
+    assert.equal(changed.turns[0].calls[0].replay.same, false);
     assert.equal(changed.turns[0].calls[0].refused, 'unknown tool');
 
     // An idempotent call replays the same.
@@ -127,6 +130,10 @@ describe('agent playground: the worker', () => {
     const r2 = await req(Request.AGENT_RUN, { keys: [key], profileId: 'p1', task: 'open the newest mail' });
     const opened = (await done(r2.result.runId)).trace;
     assert.equal(opened.turns[0].calls[0].result?.status, 'ok', JSON.stringify(opened.turns[0].calls[0]));
+    // A replay compares what each call changed too: from the state the recording started in
+    // (the message unread again), opening it changes the same paths.
+    const back = await req(Request.INVOKE, { key, path: '/inbox/msg-300', action: 'mark_unread' });
+    assert.equal(back.ok, true, JSON.stringify(back.error));
     const same = await replay(opened);
     assert.equal(same.turns[0].calls[0].path, '/inbox/msg-300');
     assert.equal(same.turns[0].calls[0].replay.same, true, JSON.stringify(same.turns[0].calls[0].replay));

@@ -200,6 +200,13 @@ describe('panel: the Agent playground', () => {
     assert.ok(!text.includes(KEY), 'no key in the file');
     assert.match(download.suggestedFilename(), /^slop-agent-acme-mail-.*\.json$/);
 
+    // A replay compares what each call changed too: it starts from the state the recording did
+    // (the message opened by the run unread again), as a CI replay on a fresh app would.
+    for (const c of doc.trace.turns.flatMap((t) => t.calls)) {
+      if (c.action !== 'open') continue;
+      const r = await panel.evaluate(([key, path]) => window.slopPanel.request('ui/invoke', { key, path, action: 'mark_unread' }), [await panel.evaluate(() => window.slopPanel.selectedKey()), c.path]);
+      assert.equal(r?.event?.status ?? r?.status, 'ok', JSON.stringify(r));
+    }
     await panel.setInputFiles('#playground-file', { name: 'session.json', mimeType: 'application/json', buffer: Buffer.from(text) });
     const runId = await until(async () => {
       const s = await pg();

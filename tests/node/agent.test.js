@@ -129,6 +129,10 @@ for (const kind of KINDS) {
         assert.deepEqual(c1.result.data, { moved_to: 'archive' });
         assert.ok(c1.versionAfter > c1.versionBefore, `${c1.versionBefore} -> ${c1.versionAfter}`);
         assert.equal(c2.versionBefore, c1.versionAfter);
+        // What each call changed, from the core's change sets (the same trace as the Playground's).
+        assert.ok(c1.diff.removed.includes('/inbox/msg-2') && !c1.diff.removed.includes('/inbox/msg-3'), JSON.stringify(c1.diff));
+        assert.ok(c2.diff.removed.includes('/inbox/msg-3') && !c2.diff.removed.includes('/inbox/msg-2'), JSON.stringify(c2.diff));
+        assert.deepEqual(trace.turns[1].calls[0].diff.removed, [], 'a search removes nothing');
         assert.deepEqual(trace.turns[0].reply.toolCalls.map((t) => [t.name, t.arguments]),
           [['msg_2__move', '{"folder":"archive"}'], ['msg_3__move', '{"folder":"archive"}']]);
         assert.equal(typeof trace.turns[1].calls[0].result.data.count, 'number');
