@@ -155,7 +155,7 @@ const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('im
   },
   onError: () => notices.renderBanner(),
 });
-const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('banner') }, {
+const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('banner'), alert: $('alert') }, {
   store, bridge, selection, tabId, toast,
   conformanceShown: () => side.tab === 'conformance' && (conformance.report?.must ?? 0) > 0,
   importError: () => importExport.error,

@@ -52,6 +52,10 @@ export function setChildren(el, ...children) {
  * button (class "active"; aria-selected when the buttons are role="tab"), shows the elements
  * listed under that tab and hides those of the others, then calls onShow(tab). A click on a
  * button shows its tab.
+ * With role="tab" buttons, the ARIA practices' tabs: each tab has an id and aria-controls its
+ * panel (the first element listed for it: role="tabpanel", aria-labelledby the tab); only the
+ * selected tab is a Tab stop (roving tabindex), and ←/→, Home/End move to a tab and select it
+ * (automatic activation: showing a tab is cheap).
  */
 export class Tabs {
   /**
@@ -67,6 +71,41 @@ export class Tabs {
       const b = /** @type {Element} */ (e.target).closest?.('button[data-tab]');
       if (b && bar.contains(b)) this.show(/** @type {HTMLElement} */ (b).dataset.tab);
     });
+    if (this.#tabs().length === 0) return;
+    for (const b of this.#tabs()) {
+      const tab = b.dataset.tab;
+      const panel = panes[tab]?.[0];
+      if (!b.id) b.id = `${bar.id || 'tabs'}-${tab}`;
+      if (!panel) continue;
+      if (!panel.id) panel.id = `${b.id}-panel`;
+      b.setAttribute('aria-controls', panel.id);
+      panel.setAttribute('role', 'tabpanel');
+      // The tab names its panel; a name the panel had (the detail's "Tab reaches its actions…")
+      // is kept as its description, since aria-labelledby would silently override it.
+      const own = panel.getAttribute('aria-label');
+      if (own) {
+        panel.setAttribute('aria-description', own);
+        panel.removeAttribute('aria-label');
+      }
+      panel.setAttribute('aria-labelledby', b.id);
+    }
+    bar.addEventListener('keydown', (e) => {
+      const tabs = this.#tabs().filter((b) => !b.hidden && !b.disabled);
+      const i = tabs.indexOf(/** @type {HTMLButtonElement} */ (e.target));
+      if (i < 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+      const j = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: tabs.length - 1 }[e.key];
+      if (j === undefined) return;
+      e.preventDefault();
+      e.stopPropagation(); // handled: not also a key of the panel (panel.js listens on the document)
+      const next = tabs[(j + tabs.length) % tabs.length];
+      this.show(next.dataset.tab);
+      next.focus();
+    });
+  }
+
+  /** The role="tab" buttons, or none when this bar is plain buttons. @returns {HTMLButtonElement[]} */
+  #tabs() {
+    return [...this.bar.querySelectorAll('button[data-tab][role="tab"]')].map((b) => /** @type {HTMLButtonElement} */ (b));
   }
 
   /** @param {string} tab */
@@ -74,7 +113,10 @@ export class Tabs {
     for (const b of this.bar.querySelectorAll('button[data-tab]')) {
       const on = /** @type {HTMLElement} */ (b).dataset.tab === tab;
       b.classList.toggle('active', on);
-      if (b.getAttribute('role') === 'tab') b.setAttribute('aria-selected', String(on));
+      if (b.getAttribute('role') === 'tab') {
+        b.setAttribute('aria-selected', String(on));
+        /** @type {HTMLElement} */ (b).tabIndex = on ? 0 : -1; // roving: Tab goes past the tab list to its panel
+      }
     }
     const shown = new Set(this.panes[tab] ?? []);
     for (const els of Object.values(this.panes)) for (const el of els) el.hidden = !shown.has(el);

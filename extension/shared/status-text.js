@@ -45,21 +45,32 @@ const SYNC_LABELS = {
  * @param {ProviderInfo} info @param {number} [now] @returns {string}
  */
 export function statusLabel(info, now = Date.now()) {
+  const { state, countdown } = statusParts(info, now);
+  return state + countdown;
+}
+
+/**
+ * statusLabel in two parts: `state`, which changes only when the state does (what a live region
+ * may announce), and `countdown`, the seconds to the next try that change every second
+ * (" · retry in 4 s", " (next try in 3 s)", or "").
+ * @param {ProviderInfo} info @param {number} [now] @returns {{state: string, countdown: string}}
+ */
+export function statusParts(info, now = Date.now()) {
   const base = LABELS[info.status] ?? info.status;
   if (restarting(info) || crashLooping(info)) {
     const at = info.status === Status.CONNECTING ? null : info.retryAt;
     const next = at && at > now ? `next try in ${seconds(at, now)} s` : 'trying now';
-    return restarting(info) ? `Provider restarted, reconnecting (${next})` : `Crash loop: it closes before its snapshot each time (${next})`;
+    return { state: restarting(info) ? 'Provider restarted, reconnecting' : 'Crash loop: it closes before its snapshot each time', countdown: ` (${next})` };
   }
   if (info.status === Status.CONNECTED) {
-    if (info.live) return base;
+    if (info.live) return { state: base, countdown: '' };
     const state = info.sync?.state ?? 'none';
-    let label = SYNC_LABELS[state] ?? state;
-    if (info.sync?.retryAt && info.sync.retryAt > now) label += ` (retry in ${seconds(info.sync.retryAt, now)} s)`;
-    return `${base} · ${label}`;
+    const label = SYNC_LABELS[state] ?? state;
+    const retry = info.sync?.retryAt && info.sync.retryAt > now ? ` (retry in ${seconds(info.sync.retryAt, now)} s)` : '';
+    return { state: `${base} · ${label}`, countdown: retry };
   }
-  if (info.retryAt && info.retryAt > now) return `${base} · retry in ${seconds(info.retryAt, now)} s`;
-  return base;
+  if (info.retryAt && info.retryAt > now) return { state: base, countdown: ` · retry in ${seconds(info.retryAt, now)} s` };
+  return { state: base, countdown: '' };
 }
 
 /** The core's reason, as the start of a sentence. @param {{code?: string, message?: string}|null|undefined} reason */

@@ -3,7 +3,7 @@
 // is doing, why, and what happens next.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statusLabel, syncText } from '../../extension/shared/status-text.js';
+import { statusLabel, statusParts, syncText } from '../../extension/shared/status-text.js';
 
 const NOW = 1_700_000_000_000;
 const info = (status, state, reason = null, retryAt = null, extra = {}) => ({
@@ -80,4 +80,21 @@ test('a provider that restarted: "provider restarted, reconnecting" with a count
   const loop = { ...waiting, reconnect: { ...reconnect, mode: 'crash-loop' }, retryAt: NOW + 16_000 };
   assert.equal(statusLabel(loop, NOW), 'Crash loop: it closes before its snapshot each time (next try in 16 s)');
   assert.equal(statusLabel({ ...loop, status: 'connecting', retryAt: null }, NOW), 'Crash loop: it closes before its snapshot each time (trying now)');
+});
+
+test('statusParts: the state a live region says apart from the seconds that tick (issue 39)', () => {
+  const reconnect = { mode: 'restart', delay: 800, closedAt: NOW - 100, seq: 3 };
+  const waiting = info('reconnecting', 'stale', null, null, { retryAt: NOW + 2_400, reconnect });
+  // The restart's words stay the same through the countdown and the try itself.
+  assert.deepEqual(statusParts(waiting, NOW), { state: 'Provider restarted, reconnecting', countdown: ' (next try in 3 s)' });
+  assert.deepEqual(statusParts(waiting, NOW + 1_000), { state: 'Provider restarted, reconnecting', countdown: ' (next try in 2 s)' });
+  assert.deepEqual(statusParts({ ...waiting, status: 'connecting', retryAt: null }, NOW), { state: 'Provider restarted, reconnecting', countdown: ' (trying now)' });
+  const p = info('reconnecting', 'stale', null, null, { retryAt: NOW + 3_500 });
+  assert.deepEqual(statusParts(p, NOW), { state: 'Reconnecting', countdown: ' · retry in 4 s' });
+  assert.deepEqual(statusParts(info('connected', 'live'), NOW), { state: 'Connected', countdown: '' });
+  // The two parts are always the label.
+  for (const x of [waiting, p, info('connected', 'live'), info('unreachable', 'none')]) {
+    const { state, countdown } = statusParts(x, NOW);
+    assert.equal(state + countdown, statusLabel(x, NOW));
+  }
 });

@@ -1,13 +1,15 @@
 // notices.js: what the panel says instead of the tree, or above it. The empty-state cards (no tab,
 // no provider on the page, connecting, waiting for approval, refused, unreachable, protocol error:
 // each says what to do next) and the banner (import refused, viewing an earlier version, an
-// imported file, the last known state of a provider that is not live).
+// imported file, the last known state of a provider that is not live), and the alert that says a
+// new connection error to a screen reader (the banner is not a live region: it repeats the
+// countdown every second; the bar's #status-live says the state).
 
 import { Request, Status } from '../../shared/messages.js';
 import { openOptionsPage } from '../../shared/browser.js';
 import { askTokenFor } from '../../shared/settings-store.js';
 import { h, setChildren } from '../../shared/dom.js';
-import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
+import { statusLabel, statusParts, syncText, providerTitle, transportText } from '../../shared/status-text.js';
 import { clockTime } from '../../shared/time-text.js';
 
 /** @typedef {import('../store.js').Store} Store */
@@ -34,9 +36,16 @@ function stateCard(title, text, ...actions) {
     actions.length ? h('div', { class: 'state-actions' }, actions) : null)];
 }
 
+/** Statuses said in the alert when they come: the connection failed, not merely dropped. */
+/** @type {string[]} */
+const ALERTS = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.ERROR];
+
 export class Notices {
+  /** The error the alert said last (the same one is not said again until the provider is live). */
+  #alerted = null;
+
   /**
-   * @param {{empty: HTMLElement, main: HTMLElement, banner: HTMLElement}} els
+   * @param {{empty: HTMLElement, main: HTMLElement, banner: HTMLElement, alert: HTMLElement}} els
    * @param {{store: Store, selection: Selection,
    *          bridge: Bridge, tabId: number|null, toast: {show: (text: string) => void},
    *          importError: () => string|null, dismissImportError: () => void, backToLive: () => void,
@@ -176,6 +185,32 @@ export class Notices {
     b.hidden = content === null;
     b.dataset.kind = kind;
     if (content) setChildren(b, content);
+    this.#announce(p);
+  }
+
+  /**
+   * A new connection (or import) error into the role="alert" element, once: its text is set only
+   * when the error differs from the last one said, so retries that fail the same way, or the
+   * countdown, say nothing more. A provider back live clears it, so the same error later is new.
+   */
+  #announce(p) {
+    const imp = this.o.importError();
+    // A dev server restarting is a reconnect the status says, not an error.
+    const restarting = p?.reconnect?.mode === 'restart' && !p.reconnect.settled;
+    const error = imp ? `Import refused. ${imp}`
+      : p && ALERTS.includes(p.status) && !restarting ? `${providerTitle(p)}: ${statusParts(p).state}${p.message ? ` — ${p.message}` : ''}`
+      : null;
+    const { alert } = this.els;
+    if (error === null) {
+      if (p?.live && this.#alerted !== null) {
+        this.#alerted = null;
+        alert.textContent = '';
+      }
+      return;
+    }
+    if (error === this.#alerted) return;
+    this.#alerted = error;
+    alert.textContent = error;
   }
 
   #scrubBanner(scrub) {

@@ -2,6 +2,9 @@
 // pane under the tree when the panel is narrow, docked right) and above the log, dragged with the
 // pointer or moved with the arrow keys; where each was left is remembered by this panel
 // (localStorage, which extension pages have). The log also collapses to its toolbar.
+// Each is an ARIA separator that says its place (aria-valuenow/min/max: the tree's or the log's
+// share of the panel, in percent; aria-valuetext in words), kept up to date as sizes change;
+// Home/End take it to its minimum/maximum.
 
 const STORE_KEY = 'slop-panel-layout';
 const MIN_PANE = 120;   // px a pane keeps, whatever the drag
@@ -36,6 +39,46 @@ export class Splitters {
       this.layout.logCollapsed = false;
     }, () => els.log.getBoundingClientRect().height);
     for (const el of [els.split, els.logSplit]) el.addEventListener('dblclick', () => this.reset(el));
+    // Home/End: the tree (the log) at its smallest or largest.
+    this.#ends(els.split, (end) => {
+      const r = els.main.getBoundingClientRect();
+      if (this.#stacked()) this.layout.treeRows = end ? r.height - MIN_PANE : MIN_PANE;
+      else this.layout.tree = end ? r.width - MIN_PANE : MIN_PANE;
+    });
+    this.#ends(els.logSplit, (end) => {
+      this.layout.log = end ? document.body.clientHeight - 120 : MIN_LOG;
+      this.layout.logCollapsed = false;
+    });
+    // Sizes change with the window, the panes shown and the log: the values follow whatever moved them.
+    new ResizeObserver(() => this.#values()).observe(els.main);
+    new ResizeObserver(() => this.#values()).observe(els.log);
+  }
+
+  #ends(el, to) {
+    el.addEventListener('keydown', (e) => {
+      if (e.key !== 'Home' && e.key !== 'End') return;
+      e.preventDefault();
+      to(e.key === 'End');
+      this.#apply();
+      this.#save();
+    });
+  }
+
+  /** aria-valuenow/min/max (percent of the panel) and aria-valuetext of both splitters. */
+  #values() {
+    const { main, split, log, logSplit } = this.els;
+    const stacked = this.#stacked();
+    const total = stacked ? main.clientHeight : main.clientWidth;
+    if (total > 0) {
+      const tree = this.#treeSize(stacked ? 'height' : 'width');
+      setValues(split, tree, MIN_PANE, total - MIN_PANE, total,
+        (pct) => `Tree ${pct}% of the ${stacked ? 'height' : 'width'} (${Math.round(tree)} px), details ${100 - pct}%`);
+    }
+    const body = document.body.clientHeight;
+    if (!log.hidden && body > 0) {
+      const h = log.getBoundingClientRect().height;
+      setValues(logSplit, h, MIN_LOG, body - 120, body, (pct) => `Log ${Math.round(h)} px high, ${pct}% of the panel`);
+    }
   }
 
   #stacked() {
@@ -102,6 +145,7 @@ export class Splitters {
     set(document.body, '--log-h', this.layout.log);
     log.classList.toggle('collapsed', !!this.layout.logCollapsed);
     this.els.split.setAttribute('aria-orientation', this.#stacked() ? 'horizontal' : 'vertical');
+    this.#values();
   }
 
   #save() {
@@ -118,4 +162,13 @@ export class Splitters {
 
 function clamp(v, lo, hi) {
   return Math.max(lo, Math.min(Math.max(lo, hi), v));
+}
+
+/** A separator's value: `size` px of `total`, between `min` and `max` px, all said in percent. */
+function setValues(el, size, min, max, total, words) {
+  const pct = (v) => Math.round((clamp(v, 0, total) / total) * 100);
+  const now = pct(size);
+  const attrs = { 'aria-valuenow': now, 'aria-valuemin': pct(min), 'aria-valuemax': Math.max(pct(min), pct(max)), 'aria-valuetext': words(now) };
+  // Only what changed: an unchanged attribute rewritten is still a mutation a screen reader may act on.
+  for (const [k, v] of Object.entries(attrs)) if (el.getAttribute(k) !== String(v)) el.setAttribute(k, String(v));
 }

@@ -3,7 +3,7 @@
 // in its tooltip), the version, which buttons apply to what is shown, and the bar's keys.
 
 import { h, setChildren } from '../../shared/dom.js';
-import { statusLabel, syncText, providerTitle, transportText } from '../../shared/status-text.js';
+import { statusLabel, statusParts, syncText, providerTitle, transportText } from '../../shared/status-text.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../selection.js').Selection} Selection */
@@ -96,30 +96,37 @@ export class Toolbar {
     els.subBtn.disabled = !p;
   }
 
-  /** One indicator: a dot and a word or two; what it means at length in its tooltip. */
+  /**
+   * One indicator: a dot and a word or two; what it means at length in its tooltip. The words of
+   * the state go in the live region (#status-live), the countdown beside it (not live): each is
+   * written only when it changes, so a screen reader hears a new state, never each second.
+   */
   #status(p, imp) {
     const { status } = this.els;
-    const text = status.querySelector('.status-text');
+    const live = status.querySelector('#status-live');
+    const count = status.querySelector('.status-count');
     const port = this.tabId === null ? 'connected' : this.store.bridgeState;
     status.dataset.port = port;
-    const set = (kind, live, label, title) => {
+    const put = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+    const set = (kind, isLive, { state, countdown = '' }, title) => {
       status.hidden = false;
       status.dataset.status = kind;
-      status.dataset.live = String(live);
-      text.textContent = label;
+      status.dataset.live = String(isLive);
+      put(live, state);
+      put(count, countdown);
       status.title = title;
     };
     if (port !== 'connected') {
-      set('reconnecting', false, port === 'reconnecting' ? 'Extension restarting…' : 'Connecting…',
+      set('reconnecting', false, { state: port === 'reconnecting' ? 'Extension restarting…' : 'Connecting…' },
         'The panel’s connection to the extension’s service worker is down; it comes back by itself.');
     } else if (this.selection.isRecording()) {
       const rec = this.selection.recordings.get(this.selection.key);
-      set('import', false, 'Recording', `A recording, read-only: ${rec?.name ?? ''}`);
+      set('import', false, { state: 'Recording' }, `A recording, read-only: ${rec?.name ?? ''}`);
     } else if (imp) {
-      set('import', false, 'Imported', `An imported file, read-only: ${imp.fileProvider ? `${imp.fileProvider.name} (${imp.fileProvider.id})` : imp.name}`);
+      set('import', false, { state: 'Imported' }, `An imported file, read-only: ${imp.fileProvider ? `${imp.fileProvider.name} (${imp.fileProvider.id})` : imp.name}`);
     } else if (p) {
       const detail = [syncText(p), p.message, transportText(p)].filter(Boolean);
-      set(p.status, !!p.live, statusLabel(p), detail.join('\n'));
+      set(p.status, !!p.live, statusParts(p), detail.join('\n'));
     } else {
       status.hidden = true;
     }

@@ -31,7 +31,8 @@ export class AgentView {
         h('span', { class: 'muted small', text: `${text.split('\n').filter(Boolean).length} lines · what the agent reads` }),
         h('button', { type: 'button', class: 'small', 'data-action': 'copy-tree-text', onclick: () => this.hooks.copy(text, 'tree text') }, 'Copy'),
         h('button', { type: 'button', class: 'small', 'data-action': 'agent-refresh', onclick: () => this.hooks.refresh() }, 'Refresh')),
-      h('pre', { class: 'tree-text', 'data-role': 'tree-text', text: text || '(no state yet)' }),
+      // A Tab stop with a name: it scrolls, and a keyboard user must be able to scroll it.
+      h('pre', { class: 'tree-text', 'data-role': 'tree-text', tabindex: '0', 'aria-label': 'Tree text the agent reads', text: text || '(no state yet)' }),
       h('div', { class: 'agent-head' },
         h('h3', { text: total > tools.length ? `Tools (${nf.format(tools.length)} of ${nf.format(total)})` : `Tools (${nf.format(tools.length)})` }),
         h('span', { class: 'muted small', 'data-role': 'tools-note', text: total > tools.length

@@ -311,7 +311,8 @@ export class LogView {
       el = h('div', { class: `log-row dir-${f.dir}${sel ? ' selected' : ''}${isBatch ? ' batch' : ''}`, 'data-type': f.type, 'data-dir': f.dir },
         h('span', { class: `twisty${isBatch ? ` i ${open ? 'i-chevron-down' : 'i-chevron-right'}` : ''}`, 'data-action': isBatch ? 'expand' : null }),
         h('span', { class: 'mono muted', text: clockTime(f.t, { ms: true }) }),
-        h('span', { class: `dir i ${f.dir === 'in' ? 'i-arrow-down' : 'i-arrow-up'}`, title: f.dir === 'in' ? 'in: provider → extension' : 'out: extension → provider', 'aria-label': f.dir }),
+        // role=img: an icon with a name (a bare span may not carry aria-label).
+        h('span', { class: `dir i ${f.dir === 'in' ? 'i-arrow-down' : 'i-arrow-up'}`, role: 'img', title: f.dir === 'in' ? 'in: provider → extension' : 'out: extension → provider', 'aria-label': f.dir }),
         h('span', { class: 'ftype', text: f.type }),
         h('span', { class: 'fsize muted', text: size(f.size) }),
         h('span', { class: 'fpreview mono', text: isBatch && inner !== undefined ? `${inner} messages` + (f.truncated ? ' (cut)' : '') : f.text.slice(0, 200) }));

@@ -174,8 +174,9 @@ export class PlaygroundView {
       onclick: () => this.file.click() }, h('span', { class: 'pg-btn-text', text: 'Replay…' }));
     const bar = h('div', { class: 'pg-bar' }, h('div', { class: 'seg' }, this.chatBtn, this.traceBtn), h('span', { class: 'spacer' }), this.exportBtn, this.replayBtn, this.file);
 
-    this.chat = h('div', { class: 'pg-chat', 'data-role': 'pg-chat', role: 'log', 'aria-label': 'Agent chat', tabindex: '-1' });
-    this.trace = h('div', { class: 'pg-trace', 'data-role': 'pg-trace', hidden: true, tabindex: '-1' });
+    // Tab stops: they scroll, and the keyboard must reach what is below the fold.
+    this.chat = h('div', { class: 'pg-chat', 'data-role': 'pg-chat', role: 'log', 'aria-label': 'Agent chat', tabindex: '0' });
+    this.trace = h('div', { class: 'pg-trace', 'data-role': 'pg-trace', role: 'region', 'aria-label': 'Trace', hidden: true, tabindex: '0' });
     this.jump = h('button', { type: 'button', class: 'small pg-jump', hidden: true, 'data-action': 'pg-jump', onclick: () => { this.stick = true; this.#scroll(); } }, 'Latest ↓');
     this.chat.addEventListener('scroll', () => {
       this.stick = atBottom(this.chat);

@@ -107,7 +107,7 @@ export class SubscriptionView {
       h('strong', { text: provider.provider?.name ?? '(no hello yet)' }),
       provider.provider ? h('code', { class: 'muted', text: ` ${provider.provider.id} · SLOP ${provider.provider.slop_version}` }) : null,
       h('span', { class: 'muted', text: ` · ${provider.transport.type === 'ws' ? provider.transport.url : 'postMessage (in page)'} · ` }),
-      h('span', { class: 'caps', 'aria-label': 'capabilities' }, ALL_CAPABILITIES.map((c) => h('span', { class: `chip cap${caps.has(c) ? ' on' : ' off'}`, 'data-cap': c, title: `${c}: ${caps.has(c) ? 'declared in hello' : 'not declared'}`, text: CAPABILITY_WORDS[c] ?? c })),
+      h('span', { class: 'caps', role: 'group', 'aria-label': 'capabilities' }, ALL_CAPABILITIES.map((c) => h('span', { class: `chip cap${caps.has(c) ? ' on' : ' off'}`, 'data-cap': c, title: `${c}: ${caps.has(c) ? 'declared in hello' : 'not declared'}`, text: CAPABILITY_WORDS[c] ?? c })),
         [...caps].filter((c) => !ALL_CAPABILITIES.includes(c)).map((c) => h('span', { class: 'chip cap on', 'data-cap': c, text: c }))));
   }
 }
