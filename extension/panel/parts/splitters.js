@@ -41,9 +41,8 @@ export class Splitters {
     for (const el of [els.split, els.logSplit]) el.addEventListener('dblclick', () => this.reset(el));
     // Home/End: the tree (the log) at its smallest or largest.
     this.#ends(els.split, (end) => {
-      const r = els.main.getBoundingClientRect();
-      if (this.#stacked()) this.layout.treeRows = end ? r.height - MIN_PANE : MIN_PANE;
-      else this.layout.tree = end ? r.width - MIN_PANE : MIN_PANE;
+      if (this.#stacked()) this.layout.treeRows = end ? this.#treeMax() : MIN_PANE;
+      else this.layout.tree = end ? this.#treeMax() : MIN_PANE;
     });
     this.#ends(els.logSplit, (end) => {
       this.layout.log = end ? document.body.clientHeight - 120 : MIN_LOG;
@@ -71,7 +70,7 @@ export class Splitters {
     const total = stacked ? main.clientHeight : main.clientWidth;
     if (total > 0) {
       const tree = this.#treeSize(stacked ? 'height' : 'width');
-      setValues(split, tree, MIN_PANE, total - MIN_PANE, total,
+      setValues(split, tree, MIN_PANE, this.#treeMax(), total,
         (pct) => `Tree ${pct}% of the ${stacked ? 'height' : 'width'} (${Math.round(tree)} px), details ${100 - pct}%`);
     }
     const body = document.body.clientHeight;
@@ -83,6 +82,14 @@ export class Splitters {
 
   #stacked() {
     return getComputedStyle(this.els.main).getPropertyValue('--stacked').trim() === '1';
+  }
+
+  /** The largest tree: the details keep MIN_PANE beside (under) it, and the splitter its own width. */
+  #treeMax() {
+    const stacked = this.#stacked();
+    const r = this.els.main.getBoundingClientRect();
+    const s = this.els.split.getBoundingClientRect();
+    return (stacked ? r.height - s.height : r.width - s.width) - MIN_PANE;
   }
 
   #treeSize(dim) {

@@ -3,6 +3,7 @@
 // in its tooltip), the version, which buttons apply to what is shown, and the bar's keys.
 
 import { h, setChildren } from '../../shared/dom.js';
+import { Status } from '../../shared/messages.js';
 import { statusLabel, statusParts, syncText, providerTitle, transportText } from '../../shared/status-text.js';
 
 /** @typedef {import('../store.js').Store} Store */
@@ -26,7 +27,14 @@ const SEP_WIDTH = 7;
 /** The name takes at most this share of a one-row bar. */
 const ONE_ROW_SHARE = 0.6;
 
+/** Failures the extension retries by itself (a try in between keeps their words in the live region). */
+/** @type {string[]} */
+const RETRIED = [Status.UNREACHABLE, Status.RECONNECTING, Status.AUTH_FAILED];
+
 export class Toolbar {
+  /** The provider and state the live region said last: {key, status, state}. */
+  #said = null;
+
   /**
    * @param {{provider: HTMLSelectElement, status: HTMLElement, version: HTMLElement,
    *          exportBtn: HTMLButtonElement, historyBtn: HTMLButtonElement, subBtn: HTMLButtonElement}} els
@@ -126,7 +134,16 @@ export class Toolbar {
       set('import', false, { state: 'Imported' }, `An imported file, read-only: ${imp.fileProvider ? `${imp.fileProvider.name} (${imp.fileProvider.id})` : imp.name}`);
     } else if (p) {
       const detail = [syncText(p), p.message, transportText(p)].filter(Boolean);
-      set(p.status, !!p.live, statusParts(p), detail.join('\n'));
+      let parts = statusParts(p);
+      // An automatic retry of a failed connection is not a new state: the live words stay the
+      // failure's ("Unreachable"), the visible part says the try, so each retry is not announced.
+      const prev = this.#said;
+      if (p.status === Status.CONNECTING && prev?.key === p.key && RETRIED.includes(prev.status)) {
+        parts = { state: prev.state, countdown: ' · trying again' };
+      } else {
+        this.#said = { key: p.key, status: p.status, state: parts.state };
+      }
+      set(p.status, !!p.live, parts, detail.join('\n'));
     } else {
       status.hidden = true;
     }
