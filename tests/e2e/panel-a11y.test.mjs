@@ -18,27 +18,12 @@ const SHOTS = path.join(ROOT, 'build/screenshots/a11y');
 const AXE_SRC = await fs.readFile(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
-/**
- * PENDING_ELSEWHERE: violations in files another change owns (the tree's and the History list's
- * active-item semantics: views/tree-view.js, views/history-view.js, views/virtual-list.js; focus
- * after re-renders: views/detail-view.js), which this change must not edit. Tolerated only until
- * that change lands; it removes its entries (and this set, once empty). Each entry is
- * `rule cssSelector`: a violation of that rule on an element that matches the selector (axe's own
- * selectors name rows by their step number, which changes from run to run).
- *   nested-interactive .step-row: a History row (role=option) holds its Pin button; the fix moves
- *     the button out of the row (views/history-view.js).
- */
-const PENDING_ELSEWHERE = new Set([
-  'nested-interactive .step-row',
-]);
-/** The pending entries as [rule, selector] pairs, for the page to test elements against. */
-const PENDING_PAIRS = [...PENDING_ELSEWHERE].map((e) => [e.slice(0, e.indexOf(' ')), e.slice(e.indexOf(' ') + 1)]);
-
 function appTree() {
   const notes = Array.from({ length: 12 }, (_, i) => ({
     id: `note-${i}`, type: 'note',
     properties: { label: `Note ${i}`, body: `Text of note ${i}` },
-    meta: { salience: i % 3 === 0 ? 0.1 : 0.7 }, // some rows low-salience (their ids dimmed)
+    // Some rows low-salience (their ids dimmed); one with the focus dot, one with the changed dot.
+    meta: { salience: i % 3 === 0 ? 0.1 : 0.7, ...(i === 1 ? { focus: true } : {}), ...(i === 2 ? { changed: true } : {}) },
   }));
   return {
     id: 'app', type: 'root', properties: { label: 'A11y lab' },
@@ -61,16 +46,13 @@ async function loadAxe(page) {
 
 async function axe(page) {
   await loadAxe(page);
-  return page.evaluate(async ([tags, pendingPairs]) => {
-    const r = await /** @type {any} */ (window).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'], elementRef: true });
-    return r.violations.flatMap((v) => v.nodes.map((n) => {
-      const pending = pendingPairs.find(([rule, sel]) => rule === v.id && n.element?.matches(sel));
-      return {
-        rule: v.id, target: n.target.map(String).join(' '), pending: pending ? pending.join(' ') : null,
-        summary: (n.failureSummary ?? v.help).replace(/\s+/g, ' ').slice(0, 300),
-      };
-    }));
-  }, [TAGS, PENDING_PAIRS]);
+  return page.evaluate(async (tags) => {
+    const r = await /** @type {any} */ (window).axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return r.violations.flatMap((v) => v.nodes.map((n) => ({
+      rule: v.id, target: n.target.map(String).join(' '),
+      summary: (n.failureSummary ?? v.help).replace(/\s+/g, ' ').slice(0, 300),
+    })));
+  }, TAGS);
 }
 
 /** Every violation seen, by `rule target`, with the states it was seen in. */
@@ -85,16 +67,13 @@ function collector() {
         seen.get(k).states.push(state);
       }
     },
-    /** Fails listing rule, selector and summary for each violation not pending elsewhere. */
+    /** Fails listing rule, selector and summary for each violation. */
     check() {
       const byRule = {};
       for (const v of seen.values()) byRule[v.rule] = (byRule[v.rule] ?? 0) + 1;
       console.log('axe violations by rule (distinct selectors):', JSON.stringify(byRule));
-      const bad = [...seen.values()].filter((v) => !v.pending).map((v) =>
+      const bad = [...seen.values()].map((v) =>
         `${v.rule}  ${v.target}\n    ${v.summary}\n    in ${v.states.length} state(s), e.g. ${v.states.slice(0, 3).join('; ')}`);
-      const pending = {};
-      for (const v of seen.values()) if (v.pending) pending[v.pending] = (pending[v.pending] ?? 0) + 1;
-      if (Object.keys(pending).length) console.log('tolerated (PENDING_ELSEWHERE, elements):', JSON.stringify(pending));
       assert.equal(bad.length, 0, `axe found ${bad.length} violation(s):\n${bad.join('\n')}`);
     },
   };

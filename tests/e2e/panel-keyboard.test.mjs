@@ -23,8 +23,10 @@ describe('the panel by keyboard alone', () => {
         { id: 'third', type: 'item', properties: { label: 'Third' } },
       ] },
       handlers: {
-        rename: (ctx) => {
+        // Slow enough that a second Ctrl+Enter comes while the first invoke is in flight.
+        rename: async (ctx) => {
           invokes.push(ctx.params);
+          await new Promise((r) => setTimeout(r, 400));
           ctx.node.properties.label = ctx.params.title;
           return { renamed: true };
         },
