@@ -113,6 +113,7 @@ try {
 
       for (const kind of ['openai', 'ollama']) {
         let last = null;
+        let cold = null; // the first turn of the first run: the core's agent view built for the first time
         for (let round = 0; round < 2; round++) { // a warm-up run, then the measured one
           const llm = await startLlmServer({ kind, script: script(TURNS) });
           try {
@@ -123,6 +124,7 @@ try {
             if (!r.ok) throw new Error(r.error.message);
             last = await until(() => page.evaluate((id) => window.b.done.get(id) ?? null, r.result.runId), { timeout: 300_000, what: 'the run' });
             if (last.outcome !== 'answered') throw new Error(`run ended ${last.outcome}: ${last.error?.message}`);
+            cold ??= last.turns[0];
           } finally {
             await llm.close();
           }
@@ -136,6 +138,7 @@ try {
           tools: `${t0.tools}${t0.toolsCut ? ` (of ${t0.toolsTotal})` : ''}`,
           build: pick((t) => t.timing.buildMs), route: pick((t) => t.timing.routeMs), trace: pick((t) => t.timing.traceMs ?? 0),
           overhead: pick((t) => t.timing.buildMs + t.timing.routeMs + (t.timing.traceMs ?? 0)),
+          first: cold.timing.buildMs + cold.timing.routeMs + (cold.timing.traceMs ?? 0),
           model: pick((t) => t.timing.modelMs), invoke: pick((t) => t.timing.invokeMs),
           diffs: turns.filter((t) => t.calls[0]?.diff?.changed?.length).length,
         });
@@ -199,6 +202,8 @@ for (const r of rows) {
     + `${r.trace.toFixed(2).padStart(8)}  ${r.overhead.toFixed(2).padStart(11)}  ${r.model.toFixed(2).padStart(8)}  ${r.invoke.toFixed(2).padStart(9)}  ${String(r.diffs).padStart(5)}  ${(r.overhead / 10).toFixed(2).padStart(10)} %`);
 }
 console.log('  (diffs: turns whose call shows the changed message in its diff; overhead/1 s: the extension\'s own time as a share of a 1 s model turn)');
+console.log('  the first turn of the first run (nothing warmed up), the extension\'s own time:');
+for (const r of rows) console.log(`  ${String(r.nodes).padStart(6)}  ${r.kind.padEnd(8)}  ${r.first.toFixed(2).padStart(8)} ms`);
 console.log('');
 console.log(`The same run from the panel's Playground tab: the panel's time per turn, its 'sent' and 'turn' pushes (median of ${TURNS} turns)`);
 console.log('  nodes  turns   handled ms  (max)   painted ms  handled/1 s');

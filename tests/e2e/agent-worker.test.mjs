@@ -10,6 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { connect } from '../../js-glue/client-node.js';
 import { Request, Push, PORTS, PROTOCOL_VERSION } from '../../extension/shared/messages.js';
 import {
   launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, until, TEST_TIMEOUT,
@@ -222,5 +223,70 @@ describe('agent playground: the worker', () => {
     assert.deepEqual([sent.stateCut, sent.toolsCut], [true, true], JSON.stringify(sent));
     const body = llm.requests.slice(before).find((q) => q.path === '/v1/chat/completions').body;
     assert.equal(body.tools.length, sent.tools, 'what the endpoint got is what the trace says');
+  });
+  test('one trace: the Node client\'s and the Playground\'s trace of one scripted run are the same', async () => {
+    const path = '/inbox/msg-300';
+    const unread = async (on) => {
+      if (srv.engine.get(path).properties.unread === on) return;
+      const r = await req(Request.INVOKE, { key, path, action: on ? 'mark_unread' : 'mark_read' });
+      assert.equal(r.ok, true, JSON.stringify(r.error));
+      await until(() => srv.engine.get(path).properties.unread === on, { what: `msg-300 unread: ${on}` });
+    };
+    const script = () => llm.push({ text: 'Marking it read.', calls: [{ name: 'msg_300__mark_read', arguments: {} }] }, { text: 'Done.' });
+    /** What both must agree on: per turn the reply and, per call, its target, result and diff. */
+    const shape = (trace) => ({
+      outcome: trace.outcome, error: trace.error ?? null,
+      turns: trace.turns.map((t) => ({
+        text: t.reply?.text ?? null, timing: Object.keys(t.timing ?? {}).sort(), sent: Object.keys(t.sent ?? {}).sort(),
+        calls: t.calls.map((c) => ({ name: c.name, path: c.path, action: c.action, params: c.params, status: c.result?.status ?? null,
+          data: c.result?.data ?? null, diff: c.diff ?? null, refused: c.refused ?? null, changedVersion: c.versionAfter > c.versionBefore })),
+      })),
+    });
+
+    // In Node, from the state with the message unread.
+    await unread(true);
+    script();
+    const app = await connect(srv.wsUrl, { token: srv.token, origin: `chrome-extension://${browser.extId}` });
+    let node;
+    try {
+      node = await app.agent({ endpoint: { kind: 'openai', baseUrl: llm.baseUrl, apiKey: KEY }, model: 'fixture-model' }).run('read the newest mail');
+    } finally {
+      app.close();
+    }
+    // In the Playground (the worker), from the same state.
+    await unread(true);
+    script();
+    const r = await req(Request.AGENT_RUN, { keys: [key], profileId: 'p1', task: 'read the newest mail' });
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    const worker = (await done(r.result.runId)).trace;
+
+    assert.equal(node.outcome, 'answered', JSON.stringify(node.error));
+    assert.deepEqual(shape(worker), shape(node));
+    const call = node.turns[0].calls[0];
+    assert.deepEqual(call.diff.changed.sort(), ['/inbox', path], JSON.stringify(call.diff));
+  });
+  test('Ollama through the extension: a profile of kind ollama runs a call and answers (/api/chat, NDJSON)', async () => {
+    const ollama = await startLlmServer({ kind: 'ollama', script: [
+      { text: 'Looking.', calls: [{ name: 'inbox__search', arguments: { query: 'review' } }] },
+      { text: 'Found them.' },
+    ] });
+    try {
+      await page.evaluate(async (baseUrl) => {
+        const { agentProfiles } = await chrome.storage.local.get('agentProfiles');
+        await chrome.storage.local.set({ agentProfiles: { ...agentProfiles, o1: { id: 'o1', name: 'Local Ollama', kind: 'ollama', baseUrl, model: 'llama3.2:3b', addedAt: 2 } } });
+      }, ollama.baseUrl);
+      const r = await req(Request.AGENT_RUN, { keys: [key], profileId: 'o1', task: 'find the review mails' });
+      assert.equal(r.ok, true, JSON.stringify(r.error));
+      const trace = (await done(r.result.runId)).trace;
+      assert.equal(trace.outcome, 'answered', JSON.stringify(trace.error));
+      assert.equal(trace.endpoint.kind, 'ollama');
+      assert.equal(trace.turns[0].calls[0].path, '/inbox');
+      assert.equal(trace.turns[0].calls[0].result.status, 'ok');
+      assert.deepEqual(ollama.chats.map((c) => c.path), ['/api/chat', '/api/chat']);
+      assert.equal(ollama.chats[0].body.model, 'llama3.2:3b');
+      assert.ok(!ollama.chats[0].headers.authorization, 'no key: none sent');
+    } finally {
+      await ollama.close();
+    }
   });
 });

@@ -379,6 +379,8 @@ export function panelSuite(kind) {
         await p.waitFor('#playground .pg-tturn[data-turn="1"] [data-role="pg-versions"]');
         assert.match(await p.text('#playground .pg-tturn[data-turn="1"] .pg-tsum'), /^Turn 1[\d.]+ KB state · \d+ tools/);
         assert.match(await p.text('#playground .pg-tturn[data-turn="1"] .pg-tbody'), /Sent[\d.]+ KB of state/);
+        // The call's diff, from the core's change sets (js-glue/agent.js): the message it opened.
+        assert.match(await p.text('#playground .pg-tturn[data-turn="1"] [data-role="pg-diff"]'), new RegExp(`changed.*/inbox/${msg.id}`));
         await shot(p, 'panel-playground');
         await p.close();
       } finally {
