@@ -176,3 +176,23 @@ export function keepFocus(root, render, onLost) {
   root.focus({ preventScroll: true });
   onLost?.(a);
 }
+
+/**
+ * Keeps Tab and Shift+Tab inside a modal container, cycling (a native modal dialog lets Tab leave
+ * it for the browser's own UI: the ARIA practices' dialog keeps it).
+ * @param {HTMLElement} container
+ */
+export function trapFocus(container) {
+  container.addEventListener('keydown', (e) => {
+    if (e.key !== 'Tab' || e.altKey || e.ctrlKey || e.metaKey) return;
+    const focusable = [...container.querySelectorAll('button, [href], input, select, textarea, summary, [tabindex]')]
+      .filter((el) => el instanceof HTMLElement && el.tabIndex >= 0 && !el.hasAttribute('disabled') && el.getClientRects().length > 0);
+    if (!focusable.length) return;
+    const first = focusable[0], last = focusable[focusable.length - 1];
+    const at = document.activeElement;
+    if (e.shiftKey ? at === first || !container.contains(at) : at === last || !container.contains(at)) {
+      (e.shiftKey ? last : first).focus();
+      e.preventDefault();
+    }
+  });
+}

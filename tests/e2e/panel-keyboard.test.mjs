@@ -58,6 +58,13 @@ describe('the panel by keyboard alone', () => {
     await panel.waitForSelector('#tree .row[data-path="/todo"]', { timeout: 10_000 });
     await panel.focus('#tree');
     assert.match(await focused(panel), /tree "State tree"/);
+    // ? opens the keys (a modal dialog: the focus inside it); Esc closes it and gives the focus back.
+    await panel.keyboard.press('?');
+    await until(async () => /button "Close"/i.test(await focused(panel)) && await panel.locator('dialog#shortcuts[open]').count() === 1, { what: 'the keys dialog, focused' });
+    await panel.keyboard.press('Tab');
+    assert.equal(await panel.evaluate(() => !!document.activeElement?.closest('dialog#shortcuts')), true, 'Tab stays in the dialog');
+    await panel.keyboard.press('Escape');
+    await until(async () => /tree "State tree"/.test(await focused(panel)), { what: 'the focus back on the tree' });
 
     // The tree: ↓ to the first child; the active row is announced with its level and place.
     await panel.keyboard.press('Home');

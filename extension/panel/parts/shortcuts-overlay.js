@@ -2,7 +2,7 @@
 // place they are written down). A modal dialog: Escape or "?" closes it and the focus goes back
 // where it was.
 
-import { h } from '../../shared/dom.js';
+import { h, trapFocus } from '../../shared/dom.js';
 import { SHORTCUT_GROUPS } from '../shortcuts.js';
 
 /** "Ctrl+Shift+E" → <kbd>Ctrl</kbd>+<kbd>Shift</kbd>+<kbd>E</kbd>. */
@@ -34,6 +34,7 @@ export class ShortcutsOverlay {
         this.close();
       }
     });
+    trapFocus(this.dialog);
     this.dialog.addEventListener('close', () => this.#back?.focus?.({ preventScroll: true }));
     // A click on the backdrop closes it (the dialog has no padding: its body takes every other click).
     this.dialog.addEventListener('click', (e) => { if (e.target === this.dialog) this.close(); });
