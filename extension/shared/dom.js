@@ -185,8 +185,8 @@ export function keepFocus(root, render, onLost) {
 export function trapFocus(container) {
   container.addEventListener('keydown', (e) => {
     if (e.key !== 'Tab' || e.altKey || e.ctrlKey || e.metaKey) return;
-    const focusable = [...container.querySelectorAll('button, [href], input, select, textarea, summary, [tabindex]')]
-      .filter((el) => el instanceof HTMLElement && el.tabIndex >= 0 && !el.hasAttribute('disabled') && el.getClientRects().length > 0);
+    const focusable = /** @type {HTMLElement[]} */ ([...container.querySelectorAll('button, [href], input, select, textarea, summary, [tabindex]')]
+      .filter((el) => el instanceof HTMLElement && el.tabIndex >= 0 && !el.hasAttribute('disabled') && el.getClientRects().length > 0));
     if (!focusable.length) return;
     const first = focusable[0], last = focusable[focusable.length - 1];
     const at = document.activeElement;
