@@ -542,7 +542,7 @@ async function readOllamaReply(res, { signal, onDelta, apiKey, maxStateBytes, wa
 /**
  * The models an endpoint offers: GET /v1/models (OpenAI-compatible) or /api/tags (Ollama).
  * Throws AgentError (in words) when the endpoint fails.
- * @param {{kind: 'openai'|'ollama', baseUrl: string, apiKey?: string|null}} endpoint
+ * @param {{kind: 'openai'|'ollama', baseUrl: string, apiKey?: string|null, firstByteMs?: number, idleMs?: number}} endpoint
  * @param {{signal?: AbortSignal}} [o]
  * @returns {Promise<{id: string}[]>}
  */
@@ -552,14 +552,22 @@ export async function listModels(endpoint, { signal } = {}) {
   const wire = WIRE[endpoint.kind];
   const url = new URL(endpointBase(endpoint.kind, endpoint.baseUrl).prefix + wire.modelsPath);
   const apiKey = endpoint.apiKey || null;
-  let res;
+  // A model list also ends: the same first-byte limit as a run's answer (a server that takes
+  // the request and never answers leaves "List models" waiting otherwise).
+  const firstByteMs = endpoint.firstByteMs ?? AGENT_DEFAULTS.firstByteMs;
+  const watch = new AnswerWatch(signal, { firstByteMs, idleMs: endpoint.idleMs ?? AGENT_DEFAULTS.idleMs, runMs: 0, deadline: Infinity });
+  let res, text;
   try {
-    res = await request(url, { accept: 'application/json' }, { signal, apiKey });
+    res = await request(url, { accept: 'application/json' }, { signal, apiKey, watch });
+    text = await untilStopped(res.text(), watch.signal);
   } catch (e) {
-    if (e instanceof Stopped) throw new AgentError(AgentErrorKind.UNREACHABLE, 'Stopped before the endpoint answered.');
+    const f = watch.failure();
+    if (f instanceof AgentError) throw f;
+    if (e instanceof Stopped || f) throw new AgentError(AgentErrorKind.UNREACHABLE, 'Stopped before the endpoint answered.');
     throw e;
+  } finally {
+    watch.done();
   }
-  const text = await res.text();
   if (!res.ok) throw httpError(res, text, { url, model: '', apiKey, maxStateBytes: 0 });
   let json;
   try {

@@ -109,7 +109,7 @@ describe('the History under the mouse', () => {
       await until(async () => /^▼ Newest · [\d,]+ newer steps?$/.test(await newest.textContent()) && await newest.isVisible(), { what: '"▼ Newest" with the count' });
       for (const theme of ['light', 'dark']) {
         await panel.evaluate((t) => { document.documentElement.dataset.theme = t; }, theme);
-        for (const [w, hgt] of [[1280, 800], [700, 600], [320, 700]]) {
+        for (const [w, hgt] of [[1280, 800], [700, 600], [480, 700], [320, 700]]) {
           await panel.setViewportSize({ width: w, height: hgt });
           await panel.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
           await panel.screenshot({ path: path.join(SHOTS, `held-${w}-${theme}.png`) });

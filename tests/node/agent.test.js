@@ -725,3 +725,20 @@ describe('agent: every run ends', () => {
     assert.ok(out.ms < 1000, `stopped in ${out.ms} ms`);
   });
 });
+
+test('List models ends too: a server that never answers is a timeout in words', async () => {
+  // A server stuck before its first byte: it takes the request and never answers.
+  const { createServer } = await import('node:http');
+  const stuck = createServer(() => { /* never answers */ });
+  await new Promise((r) => stuck.listen(0, '127.0.0.1', r));
+  try {
+    const { listModels } = await import('../../js-glue/agent.js');
+    const t0 = Date.now();
+    await assert.rejects(listModels({ kind: 'ollama', baseUrl: `http://127.0.0.1:${stuck.address().port}`, firstByteMs: 300 }),
+      (e) => e.kind === 'timeout' && /sent nothing for 0\.3 s/.test(e.message));
+    assert.ok(Date.now() - t0 < 5000);
+  } finally {
+    stuck.closeAllConnections?.();
+    await new Promise((r) => stuck.close(r));
+  }
+});
