@@ -54,6 +54,9 @@ echo
 echo "*** the desktop bridge: pairing, and a consumer's invoke through slop-inspector bridge next to the TypeScript server's way"
 timeout -k 10 300 node tests/bench/bridge-bench.mjs "${quick[@]}"
 echo
+echo "*** local providers: Unix socket and stdio beside a loopback WebSocket (the Node client)"
+timeout -k 10 300 node tests/bench/local-bench.mjs "${quick[@]}"
+echo
 echo "*** back after a provider restart: in a row, in bursts, the counter back at 1 (the Node client's policy, the worker's too)"
 timeout -k 10 600 node tests/bench/restart-bench.mjs "${quick[@]}"
 echo
