@@ -15,6 +15,7 @@ import { LineFramer } from '../../js-glue/local-transport-node.js';
 import { DEFAULT_LIMITS } from '../../js-glue/slop-core.js';
 import { startUnixProvider, registerDescriptor } from '../fixtures/provider/local-server.mjs';
 import { createTodoEngine } from '../fixtures/demo-trees.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = path.join(ROOT, 'bin/slop-inspector.js');
@@ -292,5 +293,23 @@ test('checkConformance judges a Unix-socket provider', async () => {
     assert.equal(r.report.must, 0);
   } finally {
     await p.close();
+  }
+});
+
+test('an agent run on a stdio provider: the model\'s call is invoked over stdio and the trace holds its diff', async () => {
+  const c = await connect({ command: stdioCommand('--channel', 'fds') });
+  const tools = (await c.tools()).tools.map((t) => t.name);
+  const toggle = tools.find((n) => /t1__toggle$/.test(n));
+  assert.ok(toggle, `a toggle tool among ${tools.join(', ')}`);
+  const llm = await startLlmServer({ kind: 'openai', script: [{ calls: [{ name: toggle, arguments: {} }] }, { text: 'Toggled it.' }] });
+  try {
+    const trace = await c.agent({ endpoint: { kind: 'openai', baseUrl: llm.baseUrl }, model: 'fixture-model' }).run('Mark "Buy milk" done');
+    assert.equal(trace.outcome, 'answered', JSON.stringify(trace.error));
+    const call = trace.turns[0].calls[0];
+    assert.equal(call.result.status, 'ok');
+    assert.equal((await c.node('/todos/t1')).properties.done, true);
+  } finally {
+    c.close();
+    await llm.close();
   }
 });
