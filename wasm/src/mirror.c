@@ -1477,7 +1477,7 @@ static int field_op(op_ctx *c, slop__node *n, int f, const char *rest) {
         return op_nomem(c);
     }
     if (c->kind != OP_REMOVE && !c->value) return op_fail(c, "\"%s\" needs a \"value\"", c->name);
-    n->view_actions = 0; /* the agent view counts again (agent_view.c) */
+    n->view_actions = 0; /* the agent view counts again (agent_tools.c) */
     int rc = *rest ? field_at(c, n, f, rest) : field_whole(c, n, f);
     if (rc == 0) note(c, CH_CHANGED, n, NULL);
     return rc;
