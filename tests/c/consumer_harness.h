@@ -84,12 +84,12 @@ static inline const char *str(const cJSON *j, const char *k) {
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static const char *HELLO_ALL =
+static const char *const HELLO_ALL =
     "{\"type\":\"hello\",\"provider\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
     "\"capabilities\":[\"state\",\"patches\",\"affordances\",\"attention\",\"windowing\",\"async\","
     "\"content_refs\"]}}";
 
-static const char *TODOS =
+static const char *const TODOS =
     "{\"id\":\"root\",\"type\":\"root\",\"children\":[{\"id\":\"todos\",\"type\":\"collection\","
     "\"properties\":{\"count\":2},\"children\":["
     "{\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"title\":\"Buy milk\",\"done\":false},"

@@ -141,11 +141,11 @@ async function emittedEvents() {
 test('every event the core emits, and each of its members, is documented in the header', async () => {
   const doc = section('SLOP_OUT_EVENT: a JSON object', ' * S is the caller-facing');
   const seen = await emittedEvents();
-  // What the scenario reaches: the event names the core's source can emit (event("name"), or
+  // What the scenario reaches: the event names the core's source can emit (slop__event("name"), or
   // printed straight into a buffer as {\"event\":\"name\").
   const src = fs.readdirSync(path.join(ROOT, 'wasm/src')).filter((f) => f.endsWith('.c'))
     .map((f) => fs.readFileSync(path.join(ROOT, 'wasm/src', f), 'utf8')).join('\n');
-  const inSource = new Set([...src.matchAll(/\bevent\("([a-z_]+)"\)|\{\\"event\\":\\"([a-z_]+)\\"/g)].map((m) => m[1] ?? m[2]));
+  const inSource = new Set([...src.matchAll(/\bslop__event\("([a-z_]+)"\)|\{\\"event\\":\\"([a-z_]+)\\"/g)].map((m) => m[1] ?? m[2]));
   assert.deepEqual([...seen.keys()].sort(), [...inSource].sort(), 'the scenario reaches every event of the source');
   for (const [name, keys] of seen) {
     const start = doc.indexOf(`{"event":"${name}"`);

@@ -28,41 +28,21 @@ char *slop__params_check(const cJSON *schema, const cJSON *params);
  * "out_of_memory"; NULL when valid. The caller frees with cJSON_Delete(). */
 cJSON *slop__params_errors(const cJSON *schema, const cJSON *params);
 
-/* ---- agent_view.c ----------------------------------------------------- */
+/* ---- agent_view.c, agent_tools.c: the agent view from a mirror --------- */
 
-/* Canonical tree text of a SLOP node tree (the reference consumers' format). Returns a
- * malloc'd NUL-terminated string (caller frees with free()), or NULL on OOM. */
-char *slop__tree_text(const cJSON *tree);
-
-/* LLM tools for the affordances in `tree`. root_path is the absolute path of
- * `tree` itself ("/" for the provider's root); node paths in the resolve map
- * are root_path joined with the child ids below it (the tree root's own id is
- * never part of a path). prefix may be NULL or "". max_len 0 means 64.
- * Returns {"tools":[{"name","description","parameters","dangerous"}],
- *          "resolve":{name:{"path","action"}}}; caller frees with cJSON_Delete. */
-cJSON *slop__tools(const cJSON *tree, const char *root_path, const char *prefix,
-                   unsigned max_len);
-
-/* One provider section of the LLM state tail. */
-typedef struct slop__tail_section {
-    const char *name;       /* provider name from hello                  */
-    const char *id;         /* provider id from hello                    */
-    const char *tree_text;  /* canonical text, or NULL: awaiting snapshot */
-} slop__tail_section;
-
-/* The <slop-state ...> block (as the reference consumers write it) for n sections, with
- * provider text neutralised so it cannot open or close the block. Returns a
- * malloc'd string, or NULL when n == 0. */
-char *slop__state_tail(const slop__tail_section *sections, size_t n, const char *generated_at);
-
-/* The same views straight from a mirror (mirror.h), without converting it
- * to cJSON; the text is byte for byte what the functions above give for
- * slop__node_to_json(root, -1). */
 typedef struct slop__node slop__node;
 typedef struct slop__buf slop__buf;
 
-/* slop__tree_text() of the mirror under root (NULL: ""). Malloc'd; NULL on
- * OOM. */
+/* The deepest level the agent view walks: a node below it is one
+ * "(deeper levels omitted)" line of the tree text, and offers no tools. */
+#define SLOP__VIEW_MAX_DEPTH 256u
+
+/* Member `key` of obj when it is a string, else NULL. */
+const char *slop__str_member(const cJSON *obj, const char *key);
+
+/* Canonical tree text (the reference consumers' format, described in
+ * agent_view.c) of the mirror under root (NULL: ""). Malloc'd (caller frees
+ * with free()); NULL on OOM. */
 char *slop__mirror_tree_text(const slop__node *root);
 
 /* The tools a slop__mirror_tools() call offered: name, path and action of
@@ -76,12 +56,16 @@ void slop__tool_refs_free(slop__tool_refs *r);
 /* 1 and *path, *action (pointing into r) when r holds the name, else 0. */
 int slop__tool_refs_find(const slop__tool_refs *r, const char *name, const char **path, const char **action);
 
-/* The affordances under root as LLM tools, slop__tools()'s rules, but only
- * for the max_tools most salient actions when there are more (0: all):
- * ranked by their node's meta.salience (any non-number or none: 0.5), ties
- * in tree pre-order, listed in tree order, named unique among themselves.
- * json (may be NULL: refs only) gets
- *   {"tools":[..],"resolve":{..},"total":<every action under root>}
+/* The affordances under root as LLM tools (the naming rules are in
+ * agent_tools.c). root_path is the absolute path of root itself ("/" for the
+ * provider's root); node paths are root_path joined with the child ids below
+ * it (root's own id is never part of a path). prefix may be NULL or "".
+ * max_len 0 means 64. Only the max_tools most salient actions when there are
+ * more (0: all): ranked by their node's meta.salience (any non-number or
+ * none: 0.5), ties in tree pre-order, listed in tree order, named unique
+ * among themselves. json (may be NULL: refs only) gets
+ *   {"tools":[{"name","description","parameters","dangerous"}],
+ *    "resolve":{name:{"path","action"}},"total":<every action under root>}
  * refs the offered tools (freed with slop__tool_refs_free), *total every
  * action. Fills the nodes' view cache (mirror.h). 0, or -1 out of memory. */
 int slop__mirror_tools(slop__node *root, const char *root_path, const char *prefix, unsigned max_len,
@@ -95,9 +79,11 @@ typedef struct slop__tail_source {
     size_t nodes;           /* nodes under root                          */
 } slop__tail_source;
 
-/* slop__state_tail() of the sections' tree texts when max_bytes is 0; else
- * within max_bytes (at least 512) as slop_render_state_tail() says. *out_left
- * (may be NULL): the nodes left out. Malloc'd; NULL when n == 0 or on OOM. */
+/* The <slop-state ...> block (as the reference consumers write it) for n
+ * sections, provider text neutralised so it cannot open or close the block:
+ * the sections' whole tree texts when max_bytes is 0; else within max_bytes
+ * (at least 512) as slop_render_state_tail() says. *out_left (may be NULL):
+ * the nodes left out. Malloc'd; NULL when n == 0 or on OOM. */
 char *slop__state_tail_mirror(const slop__tail_source *src, size_t n, const char *generated_at, size_t max_bytes,
                               size_t *out_left);
 
@@ -244,7 +230,7 @@ int slop__starts_with_ci(const char *s, const char *lower);
 /* The value of a hex digit, or -1. */
 int slop__hex_value(char c);
 
-/* FNV-1a, 32 bits. Tool names carry it (agent_view.c), so it must never
+/* FNV-1a, 32 bits. Tool names carry it (agent_tools.c), so it must never
  * change. */
 uint32_t slop__fnv1a(const void *p, size_t n);
 

@@ -1,24 +1,21 @@
 /*
- * mirror.c: a subscription's state tree, its id index and patch application.
- * See mirror.h for the data structure and its costs.
+ * mirror.c: a subscription's state tree: its id index, children in chunks,
+ * errors, nodes, building trees from cJSON or JSON text, and fields. Patch
+ * application is mirror_patch.c's. See mirror.h for the data structure and
+ * its costs.
  */
-#include "mirror.h"
-
-#include "internal.h"
+#include "mirror_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const field_names[SLOP__FIELD_COUNT] = {"properties", "meta", "affordances",
-                                                          "content_ref"};
-
 /* ---------------------------------------------------------------------- */
 /* Id index: open addressing, linear probing, backward-shift deletion.     */
 /* ---------------------------------------------------------------------- */
 
-static uint32_t hash_key(const slop__node *parent, const char *id) {
+uint32_t slop__mirror_hash_key(const slop__node *parent, const char *id) {
     uint64_t h = 1469598103934665603ull;
     for (const unsigned char *p = (const unsigned char *)id; *p; p++) {
         h ^= *p;
@@ -50,7 +47,7 @@ static int index_grow(slop__index *ix) {
     return 0;
 }
 
-static int index_put(slop__index *ix, slop__node *n) {
+int slop__mirror_index_put(slop__index *ix, slop__node *n) {
     if ((ix->len + 1) * 10 > ix->cap * 7 && index_grow(ix) != 0) return -1;
     size_t j = n->hash & (ix->cap - 1);
     while (ix->slot[j].node) j = (j + 1) & (ix->cap - 1);
@@ -60,9 +57,9 @@ static int index_put(slop__index *ix, slop__node *n) {
     return 0;
 }
 
-static slop__node *index_get(const slop__index *ix, const slop__node *parent, const char *id) {
+slop__node *slop__mirror_index_get(const slop__index *ix, const slop__node *parent, const char *id) {
     if (!ix->cap) return NULL;
-    uint32_t h = hash_key(parent, id);
+    uint32_t h = slop__mirror_hash_key(parent, id);
     size_t mask = ix->cap - 1;
     for (size_t j = h & mask; ix->slot[j].node; j = (j + 1) & mask) {
         if (ix->slot[j].hash != h) continue;
@@ -72,7 +69,7 @@ static slop__node *index_get(const slop__index *ix, const slop__node *parent, co
     return NULL;
 }
 
-static void index_del(slop__index *ix, const slop__node *n) {
+void slop__mirror_index_del(slop__index *ix, const slop__node *n) {
     if (!ix->cap) return;
     size_t mask = ix->cap - 1, j = n->hash & mask;
     while (ix->slot[j].node && ix->slot[j].node != n) j = (j + 1) & mask;
@@ -180,7 +177,7 @@ static void kids_destroy(slop__kids *k) {
 size_t slop__node_child_count(const slop__node *n) { return n->kids ? n->kids->count : 0; }
 
 /* Node at position i among parent's children, or NULL. */
-static slop__node *node_child_at(const slop__node *parent, size_t i) {
+slop__node *slop__mirror_node_child_at(const slop__node *parent, size_t i) {
     const slop__kids *k = parent->kids;
     if (!k || i >= k->count) return NULL;
     uint32_t pos = (uint32_t)i, c = fen_find(k, &pos);
@@ -205,7 +202,7 @@ slop__node *slop__kids_next(slop__kid_iter *it) {
 }
 
 /* Position of n among its siblings. */
-static size_t kid_rank(const slop__node *n) {
+size_t slop__mirror_kid_rank(const slop__node *n) {
     const slop__chunk *c = n->chunk;
     uint32_t pos = 0;
     while (c->node[pos] != n) pos++;
@@ -214,7 +211,7 @@ static size_t kid_rank(const slop__node *n) {
 
 /* Inserts n at position `at` (clamped) among parent's children. -1 when out
  * of memory (nothing changed). */
-static int kids_insert(slop__node *parent, slop__node *n, size_t at) {
+int slop__mirror_kids_insert(slop__node *parent, slop__node *n, size_t at) {
     slop__kids *k = parent->kids;
     if (!k) {
         k = calloc(1, sizeof *k);
@@ -260,7 +257,7 @@ static int kids_insert(slop__node *parent, slop__node *n, size_t at) {
 }
 
 /* Unlinks n from its parent's children; returns its former position. */
-static size_t kids_remove(slop__node *n) {
+size_t slop__mirror_kids_remove(slop__node *n) {
     slop__node *parent = n->parent;
     slop__kids *k = parent->kids;
     slop__chunk *c = n->chunk;
@@ -316,28 +313,6 @@ static int kids_build(slop__node *parent, slop__node **v, size_t n) {
 /* Errors                                                                   */
 /* ---------------------------------------------------------------------- */
 
-/* Why building or patching stopped: the code callers decide on, and the
- * message for people, written into the caller's buffer. Inside a patch
- * every message starts with the op's number. */
-typedef struct mirror_err {
-    slop__mirror_status code;
-    char *msg;                  /* may be NULL                                */
-    size_t cap;
-    int opno;                   /* >= 0 inside a patch                        */
-} mirror_err;
-
-/* Where a node being built sits, for messages only: a chain of ids up to a
- * label ("tree", "value", "children"). It is formatted when an error is
- * reported, never on the way down (a path string per node cost a snapshot
- * load 14% of its time). */
-typedef struct where {
-    const struct where *up;     /* NULL: this is the label                    */
-    const char *label;
-    const char *id;             /* the node's id (escapes kept in text), or
-                                 * NULL: not read yet ("?")                   */
-    size_t id_len;
-} where;
-
 #define WHERE_MAX 160           /* bytes of a location in a message           */
 
 static size_t append(char *out, size_t cap, size_t at, const char *s, size_t n) {
@@ -357,7 +332,7 @@ static size_t where_text(const where *w, char *out, size_t cap) {
 }
 
 /* Records code and "[op N: ][location: ]message"; returns -1. */
-static int vfail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, va_list ap) {
+int slop__mirror_vfail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, va_list ap) {
     e->code = code;
     if (!e->msg || !e->cap) return -1;
     char head[WHERE_MAX + 32];
@@ -373,27 +348,21 @@ static int vfail(mirror_err *e, slop__mirror_status code, const where *w, const 
     return -1;
 }
 
-static int fail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, ...) {
+int slop__mirror_fail(mirror_err *e, slop__mirror_status code, const where *w, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vfail(e, code, w, fmt, ap);
+    slop__mirror_vfail(e, code, w, fmt, ap);
     va_end(ap);
     return -1;
 }
 
-static int nomem(mirror_err *e) { return fail(e, SLOP__MIRROR_NOMEM, NULL, "out of memory"); }
+int slop__mirror_nomem(mirror_err *e) { return slop__mirror_fail(e, SLOP__MIRROR_NOMEM, NULL, "out of memory"); }
 
 /* ---------------------------------------------------------------------- */
 /* Nodes                                                                    */
 /* ---------------------------------------------------------------------- */
 
-/* The members of a node object that mean something: a field (0 ..
- * SLOP__FIELD_COUNT - 1), id, type, children; anything else is kept out. */
-enum { M_OTHER = -1, M_ID = SLOP__FIELD_COUNT, M_TYPE, M_CHILDREN };
-
-static int member_of(const char *s) {
+int slop__mirror_member_of(const char *s) {
     /* By first letter: every member name and every path segment of every
      * op comes through here, most of them no keyword at all. */
     int f;
@@ -414,21 +383,21 @@ static int member_of(const char *s) {
 
 /* The reserved keywords: a path segment or a node id that names a field or
  * "children" is one, and is never a node id. */
-static int is_reserved(const char *s) {
-    int m = member_of(s);
+int slop__mirror_is_reserved(const char *s) {
+    int m = slop__mirror_member_of(s);
     return m == M_CHILDREN || (m >= 0 && m < SLOP__FIELD_COUNT);
 }
 
 /* Frees n and its subtree, removing them from the index. */
-static void node_free(slop__mirror *m, slop__node *n) {
+void slop__mirror_node_free(slop__mirror *m, slop__node *n) {
     if (!n) return;
     if (n->kids) {
         slop__kids *k = n->kids;
         for (uint32_t i = 0; i < k->nchunks; i++)
-            for (uint32_t j = 0; j < k->chunk[i]->n; j++) node_free(m, k->chunk[i]->node[j]);
+            for (uint32_t j = 0; j < k->chunk[i]->n; j++) slop__mirror_node_free(m, k->chunk[i]->node[j]);
         kids_destroy(k);
     }
-    index_del(&m->index, n);
+    slop__mirror_index_del(&m->index, n);
     if (n->hot)
         for (size_t i = 0; i < SLOP__HOT_MAX; i++)
             if (m->hot[i].node == n) m->hot[i].node = NULL;
@@ -441,15 +410,15 @@ static void node_free(slop__mirror *m, slop__node *n) {
     free(n);
 }
 
-static size_t subtree_count(const slop__node *n) {
+size_t slop__mirror_subtree_count(const slop__node *n) {
     size_t c = 1;
     slop__kid_iter it;
-    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it)) c += subtree_count(k);
+    for (slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it)) c += slop__mirror_subtree_count(k);
     return c;
 }
 
 /* Takes ownership of item (detaches it from its cJSON parent obj). */
-static cJSON *steal(cJSON *obj, cJSON *item) {
+cJSON *slop__mirror_steal(cJSON *obj, cJSON *item) {
     cJSON *v = cJSON_DetachItemViaPointer(obj, item);
     if (v && v->string && !(v->type & cJSON_StringIsConst)) {
         cJSON_free(v->string);
@@ -473,12 +442,6 @@ static cJSON *steal(cJSON *obj, cJSON *item) {
  * also links them.
  */
 
-typedef struct build_ctx {
-    slop__mirror *m;
-    size_t budget_left;
-    mirror_err *err;
-} build_ctx;
-
 typedef struct span {
     const char *p;
     size_t n;
@@ -495,20 +458,17 @@ typedef struct node_parts {
     size_t nk, capk;
 } node_parts;
 
-/* The JSON type of a member's value, as both front ends see it. */
-typedef enum { V_STRING, V_OBJECT, V_ARRAY, V_NULL, V_OTHER } vkind;
-
-static size_t budget_left(const slop__budget *b) { return b->max > b->used ? b->max - b->used : 0; }
+size_t slop__mirror_budget_left(const slop__budget *b) { return b->max > b->used ? b->max - b->used : 0; }
 
 static int node_open(build_ctx *b, const where *up, unsigned depth, int is_object) {
     if (depth > SLOP__MAX_TREE_DEPTH)
-        return fail(b->err, SLOP__MIRROR_INVALID, up, "tree is deeper than %d levels", SLOP__MAX_TREE_DEPTH);
-    if (!is_object) return fail(b->err, SLOP__MIRROR_INVALID, up, "a node must be an object");
+        return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, up, "tree is deeper than %d levels", SLOP__MAX_TREE_DEPTH);
+    if (!is_object) return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, up, "a node must be an object");
     return 0;
 }
 
 /* What a field's value must be, null aside: NULL when k is right. */
-static const char *field_type_error(int f, vkind k) {
+const char *slop__mirror_field_type_error(int f, vkind k) {
     int want_array = f == SLOP__FIELD_AFFORDANCES;
     if (k == (want_array ? V_ARRAY : V_OBJECT)) return NULL;
     return want_array ? "an array" : "an object";
@@ -518,26 +478,26 @@ static const char *field_type_error(int f, vkind k) {
 static int check_member(build_ctx *b, const where *up, const where *self, int which, vkind k) {
     if (which == M_ID || which == M_TYPE) {
         if (k != V_STRING)
-            return fail(b->err, SLOP__MIRROR_INVALID, up, "node \"%s\" must be a string", which == M_ID ? "id" : "type");
+            return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, up, "node \"%s\" must be a string", which == M_ID ? "id" : "type");
     } else if (which == M_CHILDREN) {
-        if (k != V_ARRAY && k != V_NULL) return fail(b->err, SLOP__MIRROR_INVALID, self, "\"children\" must be an array");
+        if (k != V_ARRAY && k != V_NULL) return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, self, "\"children\" must be an array");
     } else if (which >= 0 && k != V_NULL) {
-        const char *want = field_type_error(which, k);
-        if (want) return fail(b->err, SLOP__MIRROR_INVALID, up, "\"%s\" must be %s", field_names[which], want);
+        const char *want = slop__mirror_field_type_error(which, k);
+        if (want) return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, up, "\"%s\" must be %s", field_names[which], want);
     }
     return 0;
 }
 
 static int check_id(build_ctx *b, const char *id) {
-    if (!*id) return fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id is empty");
+    if (!*id) return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id is empty");
     if (strchr(id, '/') || strchr(id, '~'))
-        return fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id \"%.64s\" contains '/' or '~'", id);
-    if (is_reserved(id)) return fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id \"%s\" is a reserved keyword", id);
+        return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id \"%.64s\" contains '/' or '~'", id);
+    if (slop__mirror_is_reserved(id)) return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, NULL, "node id \"%s\" is a reserved keyword", id);
     return 0;
 }
 
 static void parts_free(build_ctx *b, node_parts *p) {
-    for (size_t i = 0; i < p->nk; i++) node_free(b->m, p->kids[i]);
+    for (size_t i = 0; i < p->nk; i++) slop__mirror_node_free(b->m, p->kids[i]);
     free(p->kids);
     p->kids = NULL;
     p->nk = p->capk = 0;
@@ -545,8 +505,8 @@ static void parts_free(build_ctx *b, node_parts *p) {
 
 static int parts_add_kid(build_ctx *b, node_parts *p, slop__node *k) {
     if (SLOP__RESERVE(p->kids, p->nk, p->capk, 8) != 0) {
-        node_free(b->m, k);
-        return nomem(b->err);
+        slop__mirror_node_free(b->m, k);
+        return slop__mirror_nomem(b->err);
     }
     p->kids[p->nk++] = k;
     return 0;
@@ -580,7 +540,7 @@ static slop__node *node_alloc(build_ctx *b, const node_parts *p) {
             n->raw_cap[f] = (uint32_t)raw_room(p->raw[f].n);
             s += n->raw_cap[f];
         } else if (p->json[f]) {
-            n->field[f] = steal(p->obj, p->json[f]);
+            n->field[f] = slop__mirror_steal(p->obj, p->json[f]);
         }
     }
     b->budget_left--;
@@ -595,17 +555,17 @@ static int link_kids(build_ctx *b, const where *self, slop__node *n, node_parts 
     for (size_t i = 0; i < p->nk; i++) {
         slop__node *k = p->kids[i];
         k->parent = n;
-        k->hash = hash_key(n, k->id);
-        int dup = index_get(&b->m->index, n, k->id) != NULL;
-        if (dup || index_put(&b->m->index, k) != 0) {
-            for (size_t j = 0; j < i; j++) index_del(&b->m->index, p->kids[j]);
-            if (!dup) return nomem(b->err);
-            return fail(b->err, SLOP__MIRROR_INVALID, self, "two children have the id \"%s\"", k->id);
+        k->hash = slop__mirror_hash_key(n, k->id);
+        int dup = slop__mirror_index_get(&b->m->index, n, k->id) != NULL;
+        if (dup || slop__mirror_index_put(&b->m->index, k) != 0) {
+            for (size_t j = 0; j < i; j++) slop__mirror_index_del(&b->m->index, p->kids[j]);
+            if (!dup) return slop__mirror_nomem(b->err);
+            return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, self, "two children have the id \"%s\"", k->id);
         }
     }
     if (p->nk && kids_build(n, p->kids, p->nk) != 0) {
-        for (size_t j = 0; j < p->nk; j++) index_del(&b->m->index, p->kids[j]);
-        return nomem(b->err);
+        for (size_t j = 0; j < p->nk; j++) slop__mirror_index_del(&b->m->index, p->kids[j]);
+        return slop__mirror_nomem(b->err);
     }
     return 0;
 }
@@ -613,11 +573,11 @@ static int link_kids(build_ctx *b, const where *self, slop__node *n, node_parts 
 /* After the members, the rules of the whole node: id and type present, the
  * id no reserved keyword, room in the node budget. */
 static int node_rules(build_ctx *b, const where *up, const where *self, const node_parts *p) {
-    if (!p->id) return fail(b->err, SLOP__MIRROR_INVALID, up, "node has no string \"id\"");
+    if (!p->id) return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, up, "node has no string \"id\"");
     if (check_id(b, p->id) != 0) return -1;
-    if (!p->type) return fail(b->err, SLOP__MIRROR_INVALID, self, "node has no string \"type\"");
+    if (!p->type) return slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, self, "node has no string \"type\"");
     if (b->budget_left == 0)
-        return fail(b->err, SLOP__MIRROR_TOO_MANY_NODES, NULL, "tree exceeds the limit of %zu mirrored nodes",
+        return slop__mirror_fail(b->err, SLOP__MIRROR_TOO_MANY_NODES, NULL, "tree exceeds the limit of %zu mirrored nodes",
                     b->m->budget->max);
     return 0;
 }
@@ -626,19 +586,19 @@ static int node_rules(build_ctx *b, const where *up, const where *self, const no
  * where the node sits, self the node. On failure everything in p is freed. */
 static slop__node *node_finish(build_ctx *b, const where *up, const where *self, node_parts *p) {
     slop__node *n = NULL;
-    if (node_rules(b, up, self, p) == 0 && !(n = node_alloc(b, p))) nomem(b->err);
+    if (node_rules(b, up, self, p) == 0 && !(n = node_alloc(b, p))) slop__mirror_nomem(b->err);
     if (n && link_kids(b, self, n, p) == 0) {
         free(p->kids);
         return n;
     }
     parts_free(b, p);
-    if (n) node_free(b->m, n);
+    if (n) slop__mirror_node_free(b->m, n);
     return NULL;
 }
 
 /* ---- from cJSON --------------------------------------------------------- */
 
-static vkind json_kind(const cJSON *v) {
+vkind slop__mirror_json_kind(const cJSON *v) {
     if (cJSON_IsString(v)) return V_STRING;
     if (cJSON_IsObject(v)) return V_OBJECT;
     if (cJSON_IsArray(v)) return V_ARRAY;
@@ -646,15 +606,15 @@ static vkind json_kind(const cJSON *v) {
 }
 
 /* Builds the node j (and its subtree), taking its field values from j. */
-static slop__node *build_json(build_ctx *b, cJSON *j, const where *up, unsigned depth) {
+slop__node *slop__mirror_build_json(build_ctx *b, cJSON *j, const where *up, unsigned depth) {
     if (node_open(b, up, depth, cJSON_IsObject(j)) != 0) return NULL;
     where self = {up, NULL, NULL, 0};
     node_parts p = {0};
     p.obj = j;
     cJSON *kids = NULL;
     for (cJSON *it = j->child; it; it = it->next) {
-        int which = member_of(it->string);
-        vkind k = json_kind(it);
+        int which = slop__mirror_member_of(it->string);
+        vkind k = slop__mirror_json_kind(it);
         if (which == M_OTHER) continue;
         if (check_member(b, up, &self, which, k) != 0) return NULL;
         if (k == V_NULL) continue; /* null is absent */
@@ -671,7 +631,7 @@ static slop__node *build_json(build_ctx *b, cJSON *j, const where *up, unsigned 
         }
     }
     for (cJSON *c = kids ? kids->child : NULL; c; c = c->next) {
-        slop__node *k = build_json(b, c, &self, depth + 1);
+        slop__node *k = slop__mirror_build_json(b, c, &self, depth + 1);
         if (!k || parts_add_kid(b, &p, k) != 0) {
             parts_free(b, &p);
             return NULL;
@@ -704,7 +664,7 @@ static slop__node *build_text(text_ctx *t, const where *up, unsigned depth);
 /* The children array at the scanner's position, each child built. */
 static int text_children(text_ctx *t, const where *self, node_parts *p, unsigned depth) {
     slop__scan *sc = t->sc;
-    if (slop__scan_enter(sc) != 0) return fail(t->b->err, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
+    if (slop__scan_enter(sc) != 0) return slop__mirror_fail(t->b->err, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
     sc->pos++;
     slop__scan_ws(sc);
     if (sc->pos < sc->len && sc->s[sc->pos] == ']') sc->pos++;
@@ -713,7 +673,7 @@ static int text_children(text_ctx *t, const where *self, node_parts *p, unsigned
             slop__node *k = build_text(t, self, depth + 1);
             if (!k || parts_add_kid(t->b, p, k) != 0) return -1;
             int more = slop__scan_next(sc, ']');
-            if (more < 0) return fail(t->b->err, SLOP__MIRROR_INVALID, self, "expected ',' or ']' in children");
+            if (more < 0) return slop__mirror_fail(t->b->err, SLOP__MIRROR_INVALID, self, "expected ',' or ']' in children");
             if (!more) break;
         }
     sc->depth--;
@@ -729,19 +689,19 @@ static int text_member(text_ctx *t, const where *up, where *self, node_parts *p,
     slop__scan_ws(sc);
     size_t kn = 0, at = sc->pos;
     if (slop__scan_string(sc, &kn) != 0 || slop__scan_name(sc, at) != 0)
-        return fail(e, SLOP__MIRROR_INVALID, up, "bad member name (%s)", sc->why ? sc->why : "not a string");
-    int which = member_of(sc->buf);
+        return slop__mirror_fail(e, SLOP__MIRROR_INVALID, up, "bad member name (%s)", sc->why ? sc->why : "not a string");
+    int which = slop__mirror_member_of(sc->buf);
     slop__scan_ws(sc);
-    if (sc->pos >= sc->len || sc->s[sc->pos] != ':') return fail(e, SLOP__MIRROR_INVALID, up, "expected ':'");
+    if (sc->pos >= sc->len || sc->s[sc->pos] != ':') return slop__mirror_fail(e, SLOP__MIRROR_INVALID, up, "expected ':'");
     sc->pos++;
     slop__scan_ws(sc);
-    if (sc->pos >= sc->len) return fail(e, SLOP__MIRROR_INVALID, up, "truncated");
+    if (sc->pos >= sc->len) return slop__mirror_fail(e, SLOP__MIRROR_INVALID, up, "truncated");
     size_t start = sc->pos;
     vkind k = text_kind(sc->s[start]);
     if (which == M_CHILDREN && k == V_ARRAY) return text_children(t, self, p, depth);
     if (slop__scan_value(sc) != 0) {
-        if (sc->too_deep) return fail(e, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
-        return fail(e, SLOP__MIRROR_INVALID, up, "%s", sc->why ? sc->why : "invalid JSON");
+        if (sc->too_deep) return slop__mirror_fail(e, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
+        return slop__mirror_fail(e, SLOP__MIRROR_INVALID, up, "%s", sc->why ? sc->why : "invalid JSON");
     }
     if (which == M_OTHER) return 0;
     if (check_member(t->b, up, self, which, k) != 0) return -1;
@@ -764,10 +724,10 @@ static int text_member(text_ctx *t, const where *up, where *self, node_parts *p,
 static int text_decode(text_ctx *t, node_parts *p, span id, span type) {
     slop__scan *sc = t->sc;
     if (id.p) {
-        if (slop__scan_string_at(sc, (size_t)(id.p - sc->s), &p->id_len) != 0) return nomem(t->b->err);
+        if (slop__scan_string_at(sc, (size_t)(id.p - sc->s), &p->id_len) != 0) return slop__mirror_nomem(t->b->err);
         if (t->tmp_cap < p->id_len + 1) {
             char *nt = realloc(t->tmp, p->id_len + 1);
-            if (!nt) return nomem(t->b->err);
+            if (!nt) return slop__mirror_nomem(t->b->err);
             t->tmp = nt;
             t->tmp_cap = p->id_len + 1;
         }
@@ -775,7 +735,7 @@ static int text_decode(text_ctx *t, node_parts *p, span id, span type) {
         p->id = t->tmp;
     }
     if (type.p) {
-        if (slop__scan_string_at(sc, (size_t)(type.p - sc->s), &p->type_len) != 0) return nomem(t->b->err);
+        if (slop__scan_string_at(sc, (size_t)(type.p - sc->s), &p->type_len) != 0) return slop__mirror_nomem(t->b->err);
         p->type = sc->buf;
     }
     return 0;
@@ -788,7 +748,7 @@ static slop__node *build_text(text_ctx *t, const where *up, unsigned depth) {
     slop__scan_ws(sc);
     if (node_open(t->b, up, depth, sc->pos < sc->len && sc->s[sc->pos] == '{') != 0) return NULL;
     if (slop__scan_enter(sc) != 0) {
-        fail(e, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
+        slop__mirror_fail(e, SLOP__MIRROR_INVALID, NULL, "tree nests too deeply");
         return NULL;
     }
     sc->pos++;
@@ -806,13 +766,13 @@ static slop__node *build_text(text_ctx *t, const where *up, unsigned depth) {
         if (text_member(t, up, &self, &p, &id, &type, depth) != 0) goto fail;
         more = slop__scan_next(sc, '}');
         if (more < 0) {
-            fail(e, SLOP__MIRROR_INVALID, up, "expected ',' or '}'");
+            slop__mirror_fail(e, SLOP__MIRROR_INVALID, up, "expected ',' or '}'");
             goto fail;
         }
     }
     sc->depth--;
     if (slop__scan_keys_end(sc, names) != 0) {
-        fail(e, SLOP__MIRROR_INVALID, up, "a member name appears twice in a node");
+        slop__mirror_fail(e, SLOP__MIRROR_INVALID, up, "a member name appears twice in a node");
         goto fail;
     }
     if (text_decode(t, &p, id, type) != 0) goto fail;
@@ -832,7 +792,7 @@ typedef struct text_src {
 
 static slop__node *root_from_json(build_ctx *b, void *tree) {
     where top = {NULL, "tree", NULL, 0};
-    return build_json(b, tree, &top, 0);
+    return slop__mirror_build_json(b, tree, &top, 0);
 }
 
 static slop__node *root_from_text(build_ctx *b, void *src) {
@@ -844,8 +804,8 @@ static slop__node *root_from_text(build_ctx *b, void *src) {
     slop__node *root = build_text(&t, &top, 0);
     slop__scan_ws(&sc);
     if (root && sc.pos != ts->len) {
-        fail(b->err, SLOP__MIRROR_INVALID, NULL, "trailing bytes after the tree");
-        node_free(b->m, root);
+        slop__mirror_fail(b->err, SLOP__MIRROR_INVALID, NULL, "trailing bytes after the tree");
+        slop__mirror_node_free(b->m, root);
         root = NULL;
     }
     free(t.tmp);
@@ -862,7 +822,7 @@ static slop__mirror_status load(slop__mirror *m, slop__node *(*root_from)(build_
     size_t old = m->nodes;
     m->budget->used -= old;
     mirror_err e = {SLOP__MIRROR_OK, err, errlen, -1};
-    build_ctx b = {&fresh, budget_left(m->budget), &e};
+    build_ctx b = {&fresh, slop__mirror_budget_left(m->budget), &e};
     fresh.root = root_from(&b, src);
     m->budget->used += old;
     if (!fresh.root) {
@@ -890,7 +850,7 @@ void slop__mirror_init(slop__mirror *m, slop__budget *budget) {
 }
 
 void slop__mirror_clear(slop__mirror *m) {
-    node_free(m, m->root);
+    slop__mirror_node_free(m, m->root);
     m->root = NULL;
     free(m->index.slot);
     m->index.slot = NULL;
@@ -912,7 +872,7 @@ slop__node *slop__mirror_find(const slop__mirror *m, const char *path) {
         if (len >= sizeof seg) return NULL;
         memcpy(seg, p, len);
         seg[len] = 0;
-        n = index_get(&m->index, n, seg);
+        n = slop__mirror_index_get(&m->index, n, seg);
         if (!n) return NULL;
         p += len;
     }
@@ -989,7 +949,7 @@ void slop__node_put(slop__buf *b, const slop__node *n, int depth, int close) {
 /* Whether n's meta may have the member key: a raw field is searched as text
  * (parsing it for every view would cost more than the view), so a string
  * value equal to the key counts too; callers then parse and look. */
-static int meta_may_have(const slop__node *n, const char *key) {
+int slop__mirror_meta_may_have(const slop__node *n, const char *key) {
     const int f = SLOP__FIELD_META;
     if (n->field[f]) return cJSON_GetObjectItemCaseSensitive(n->field[f], key) != NULL;
     if (!n->raw[f]) return 0;
@@ -1002,12 +962,12 @@ static int meta_may_have(const slop__node *n, const char *key) {
 
 cJSON *slop__node_meta_if(const slop__node *n, const char *key) {
     const int f = SLOP__FIELD_META;
-    if (!meta_may_have(n, key)) return NULL;
+    if (!slop__mirror_meta_may_have(n, key)) return NULL;
     return n->field[f] ? cJSON_Duplicate(n->field[f], 1) : slop__json_parse_exact(n->raw[f], n->raw_len[f]);
 }
 
 /* Forgets field f's text (freeing it when it has a buffer of its own). */
-static void raw_drop(slop__node *n, int f) {
+void slop__mirror_raw_drop(slop__node *n, int f) {
     if (n->owned & (1u << f)) free((char *)n->raw[f]);
     n->owned &= (uint8_t)~(1u << f);
     n->raw[f] = NULL;
@@ -1019,7 +979,7 @@ cJSON *slop__node_field(slop__node *n, int f) {
         /* The scanner (or the printer, for a field printed back) wrote this
          * text, and cJSON accepts a superset. */
         n->field[f] = slop__json_parse_exact(n->raw[f], n->raw_len[f]);
-        if (n->field[f]) raw_drop(n, f);
+        if (n->field[f]) slop__mirror_raw_drop(n, f);
     }
     return n->field[f];
 }
@@ -1061,7 +1021,7 @@ static void field_compact(slop__node *n, int f) {
 
 /* Field f of n was just patched: it joins the hot ring, and the field it
  * pushes out is printed back to text. */
-static void hot_touch(slop__mirror *m, slop__node *n, int f) {
+void slop__mirror_hot_touch(slop__mirror *m, slop__node *n, int f) {
     if (n->hot & (1u << f)) return;
     slop__hot *slot = &m->hot[m->hot_next];
     m->hot_next = (m->hot_next + 1) % SLOP__HOT_MAX;
@@ -1101,578 +1061,4 @@ void slop__changes_free(slop__changes *ch) {
     }
     free(ch->kids);
     memset(ch, 0, sizeof *ch);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Patch application with an undo log                                      */
-/* ---------------------------------------------------------------------- */
-
-typedef enum { U_FIELD, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
-
-typedef struct undo {
-    undo_kind kind;
-    slop__node *node;
-    int field;               /* U_FIELD                                       */
-    cJSON *old;              /* U_FIELD: pre-image of the field, owned        */
-    slop__node *old_parent;  /* U_REMOVE                                      */
-    size_t old_index;        /* U_REMOVE, U_MOVE                              */
-    slop__node *old_root;    /* U_ROOT                                        */
-} undo;
-
-typedef struct undo_log {
-    undo *v;
-    size_t len, cap;
-} undo_log;
-
-static int log_push(undo_log *l, undo u) {
-    if (SLOP__RESERVE(l->v, l->len, l->cap, 16) != 0) return -1;
-    l->v[l->len++] = u;
-    return 0;
-}
-
-/* Links n under parent at position at and enters it in the index. -1 when
- * out of memory (n is then neither linked nor indexed). */
-static int relink(slop__mirror *m, slop__node *n, slop__node *parent, size_t at) {
-    if (kids_insert(parent, n, at) != 0) return -1;
-    n->hash = hash_key(parent, n->id);
-    if (index_put(&m->index, n) != 0) {
-        kids_remove(n);
-        return -1;
-    }
-    return 0;
-}
-
-/* A detached subtree counts again in the mirror and its budget. */
-static void count_back(slop__mirror *m, const slop__node *n) {
-    size_t c = subtree_count(n);
-    m->nodes += c;
-    m->budget->used += c;
-}
-
-static void rollback(slop__mirror *m, undo_log *l) {
-    while (l->len) {
-        undo *u = &l->v[--l->len];
-        switch (u->kind) {
-        case U_FIELD:
-            /* Rolling back a later op may have printed this field back to
-             * text (pushed out of the hot ring): the pre-image replaces that
-             * text too, so a field is never both parsed and text. */
-            raw_drop(u->node, u->field);
-            u->node->view_actions = 0;
-            cJSON_Delete(u->node->field[u->field]);
-            u->node->field[u->field] = u->old;
-            u->old = NULL;
-            hot_touch(m, u->node, u->field); /* parsed now: printed back in its turn */
-            break;
-        case U_ADD:
-            kids_remove(u->node);
-            node_free(m, u->node);
-            break;
-        case U_REMOVE:
-            count_back(m, u->node);
-            relink(m, u->node, u->old_parent, u->old_index);
-            break;
-        case U_MOVE:
-            kids_remove(u->node);
-            kids_insert(u->node->parent, u->node, u->old_index);
-            break;
-        case U_ROOT:
-            node_free(m, m->root);
-            m->root = u->old_root;
-            if (m->root) count_back(m, m->root);
-            break;
-        }
-    }
-}
-
-/* The patch succeeded: release what the undo log kept alive. */
-static void commit(slop__mirror *m, undo_log *l) {
-    for (size_t i = 0; i < l->len; i++) {
-        undo *u = &l->v[i];
-        if (u->kind == U_FIELD) {
-            cJSON_Delete(u->old);
-            hot_touch(m, u->node, u->field);
-        } else if (u->kind == U_REMOVE || (u->kind == U_ROOT && u->old_root)) {
-            slop__node *dead = u->kind == U_REMOVE ? u->node : u->old_root;
-            count_back(m, dead); /* counted out when detached; node_free counts again */
-            node_free(m, dead);
-        }
-    }
-    l->len = 0;
-}
-
-/* Detaches child n (kept alive for rollback). */
-static int detach_child(slop__mirror *m, undo_log *l, slop__node *n) {
-    undo u = {U_REMOVE, n, 0, NULL, n->parent, 0, NULL};
-    if (log_push(l, u) != 0) return -1;
-    index_del(&m->index, n);
-    l->v[l->len - 1].old_index = kids_remove(n);
-    size_t c = subtree_count(n);
-    m->nodes -= c;
-    m->budget->used -= c;
-    return 0;
-}
-
-/* Decodes a JSON-pointer segment (~1 -> '/', ~0 -> '~'). Returns -1 on a
- * stray '~'. */
-static int decode_seg(const char *s, size_t len, char *out, size_t outlen) {
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        char ch = s[i];
-        if (ch == '~') {
-            if (i + 1 >= len || (s[i + 1] != '0' && s[i + 1] != '1')) return -1;
-            ch = s[i + 1] == '1' ? '/' : '~';
-            i++;
-        }
-        if (o + 1 >= outlen) return -1;
-        out[o++] = ch;
-    }
-    out[o] = 0;
-    return 0;
-}
-
-/* Inserts item before position idx (or appends). Not cJSON_InsertItemInArray:
- * in Debian's 1.7.15+deb12u4 its added corruption check refuses every fresh
- * item (prev == NULL) anywhere but the front, and the item then leaks. */
-static void array_insert(cJSON *arr, int idx, cJSON *item) {
-    cJSON *after = cJSON_GetArrayItem(arr, idx);
-    if (!after) {
-        cJSON_AddItemToArray(arr, item);
-        return;
-    }
-    item->next = after;
-    item->prev = after->prev;
-    after->prev = item;
-    if (after == arr->child) arr->child = item;
-    else item->prev->next = item;
-}
-
-typedef enum { OP_ADD, OP_REMOVE, OP_REPLACE, OP_MOVE, OP_UNKNOWN } op_kind;
-
-/* The patch being applied and its current op. */
-typedef struct op_ctx {
-    slop__mirror *m;
-    undo_log *log;
-    slop__changes *ch;
-    mirror_err err;             /* err.opno: the op's position               */
-    cJSON *op;                  /* the op object (values are taken from it)  */
-    op_kind kind;
-    const char *name;           /* its "op", for messages                    */
-    cJSON *value;               /* its "value", or NULL                      */
-} op_ctx;
-
-static int op_fail(op_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int op_fail(op_ctx *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vfail(&c->err, SLOP__MIRROR_INVALID, NULL, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int op_nomem(op_ctx *c) { return nomem(&c->err); }
-
-enum { CH_CHANGED, CH_ADDED, CH_REMOVED };
-
-/* Records the path of n (or of its child child_id) in one of the change
- * lists, at most SLOP__CHANGES_MAX paths in all. */
-static void note(op_ctx *c, int which, const slop__node *n, const char *child_id) {
-    slop__changes *ch = c->ch;
-    if (!ch || ch->truncated) return;
-    cJSON *list = which == CH_ADDED ? ch->added : which == CH_REMOVED ? ch->removed : ch->changed;
-    char *p = slop__node_path(n);
-    if (p && child_id) {
-        char *q = slop__path_child(p, child_id);
-        free(p);
-        p = q;
-    }
-    if (!p) return;
-    /* Consecutive ops often touch the same node: skip exact repeats cheaply
-     * (cJSON keeps an array's last element in child->prev). */
-    cJSON *last = list->child ? list->child->prev : NULL;
-    if (!(last && strcmp(last->valuestring, p) == 0)) {
-        if (ch->count >= SLOP__CHANGES_MAX) ch->truncated = 1;
-        else {
-            cJSON_AddItemToArray(list, cJSON_CreateString(p));
-            ch->count++;
-        }
-    }
-    free(p);
-}
-
-/* Records that child k of n was inserted at (insert) or removed from its
- * position at. Out of memory drops the entry and marks the list truncated:
- * the reader then re-reads the subtree instead of trusting an incomplete list. */
-static void note_kid(op_ctx *c, const slop__node *n, const slop__node *k, size_t at, int insert) {
-    slop__changes *ch = c->ch;
-    if (!ch || ch->truncated) return;
-    if (ch->count >= SLOP__CHANGES_MAX || SLOP__RESERVE(ch->kids, ch->nkids, ch->kids_cap, 8) != 0) {
-        ch->truncated = 1;
-        return;
-    }
-    slop__kid_change kc = {slop__node_path(n), strdup(k->id), at, insert};
-    if (!kc.parent || !kc.id) {
-        free(kc.parent);
-        free(kc.id);
-        ch->truncated = 1;
-        return;
-    }
-    ch->kids[ch->nkids++] = kc;
-    ch->count++;
-    /* A windowed collection's view says how many more the provider has, which
-     * depends on the children present: its view must be read again. */
-    if (meta_may_have(n, "total_children")) note(c, CH_CHANGED, n, NULL);
-}
-
-static int parse_index(op_ctx *c, int required, long *out) {
-    cJSON *ji = cJSON_GetObjectItemCaseSensitive(c->op, "index");
-    if (!ji || cJSON_IsNull(ji)) {
-        if (required) return op_fail(c, "\"index\" is required");
-        *out = -1;
-        return 0;
-    }
-    if (!cJSON_IsNumber(ji) || ji->valuedouble < 0 || ji->valuedouble != (double)(long)ji->valuedouble)
-        return op_fail(c, "\"index\" must be a non-negative integer");
-    *out = (long)ji->valuedouble;
-    return 0;
-}
-
-/* A subtree for a patch from a value: not linked (the caller links it),
- * its depth counted from parent so the tree stays bounded even when
- * patches grow it one level at a time. */
-static slop__node *build_value(op_ctx *c, cJSON *value, const slop__node *parent, const char *label) {
-    build_ctx b = {c->m, budget_left(c->m->budget), &c->err};
-    unsigned depth = 0;
-    for (const slop__node *a = parent; a; a = a->parent) depth++;
-    where top = {NULL, label, NULL, 0};
-    return build_json(&b, value, &top, depth);
-}
-
-/* Links a built subtree under n at position at, logged for rollback. On
- * failure fresh is freed. */
-static int add_child(op_ctx *c, slop__node *n, slop__node *fresh, size_t at) {
-    if (index_get(&c->m->index, n, fresh->id)) {
-        where w = {NULL, "children", NULL, 0};
-        fail(&c->err, SLOP__MIRROR_INVALID, &w, "two children have the id \"%s\"", fresh->id);
-        node_free(c->m, fresh);
-        return -1;
-    }
-    if (relink(c->m, fresh, n, at) != 0) {
-        node_free(c->m, fresh);
-        return op_nomem(c);
-    }
-    undo u = {U_ADD, fresh, 0, NULL, NULL, 0, NULL};
-    if (log_push(c->log, u) != 0) {
-        kids_remove(fresh);
-        node_free(c->m, fresh);
-        return op_nomem(c);
-    }
-    note(c, CH_ADDED, n, fresh->id);
-    note_kid(c, n, fresh, at, 1);
-    return 0;
-}
-
-/* ---- ops inside a field value (properties, meta, ...), RFC 6902 style ---- */
-
-/* The field as a whole: removed, set to null (absent), or replaced. */
-static int field_whole(op_ctx *c, slop__node *n, int f) {
-    cJSON *jv = c->value;
-    if (c->kind == OP_REMOVE) {
-        if (!n->field[f]) return op_fail(c, "no %s to remove", field_names[f]);
-    } else if (!cJSON_IsNull(jv)) {
-        const char *want = field_type_error(f, json_kind(jv));
-        if (want) return op_fail(c, "\"%s\" must be %s", field_names[f], want);
-    }
-    cJSON_Delete(n->field[f]);
-    n->field[f] = c->kind == OP_REMOVE || cJSON_IsNull(jv) ? NULL : steal(c->op, jv);
-    return 0;
-}
-
-/* A key ("0", "12") of an array, or -1 with a message. */
-static int array_index(op_ctx *c, const char *key, long *idx) {
-    char *endp;
-    *idx = strtol(key, &endp, 10);
-    if (!*key || *endp || *idx < 0 || (key[0] == '0' && key[1]))
-        return op_fail(c, "\"%.64s\" is not an array index", key);
-    return 0;
-}
-
-/* The member or element key of cur, to descend into; NULL with a message. */
-static cJSON *value_child(op_ctx *c, cJSON *cur, const char *key, int f) {
-    if (cJSON_IsObject(cur)) {
-        cJSON *item = cJSON_GetObjectItemCaseSensitive(cur, key);
-        if (!item) op_fail(c, "no key \"%.64s\" in %s", key, field_names[f]);
-        return item;
-    }
-    if (cJSON_IsArray(cur)) {
-        long idx;
-        if (array_index(c, key, &idx) != 0) return NULL;
-        if (idx >= cJSON_GetArraySize(cur)) {
-            op_fail(c, "array index %ld out of range", idx);
-            return NULL;
-        }
-        return cJSON_GetArrayItem(cur, (int)idx);
-    }
-    op_fail(c, "cannot descend into a scalar at \"%.64s\"", key);
-    return NULL;
-}
-
-/* The op on member or element key of cur, the path's last step. */
-static int value_op(op_ctx *c, cJSON *cur, const char *key) {
-    if (cJSON_IsObject(cur)) {
-        cJSON *item = cJSON_GetObjectItemCaseSensitive(cur, key);
-        if (c->kind == OP_REMOVE) {
-            if (!item) return op_fail(c, "no key \"%.64s\" to remove", key);
-            cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
-        } else if (c->kind == OP_ADD || item) {
-            cJSON *v = steal(c->op, c->value);
-            if (item) cJSON_ReplaceItemInObjectCaseSensitive(cur, key, v);
-            else cJSON_AddItemToObject(cur, key, v);
-        } else {
-            return op_fail(c, "no key \"%.64s\" to replace", key);
-        }
-        return 0;
-    }
-    if (!cJSON_IsArray(cur)) return op_fail(c, "cannot descend into a scalar at \"%.64s\"", key);
-    int size = cJSON_GetArraySize(cur);
-    long idx = size;
-    if (!(c->kind == OP_ADD && strcmp(key, "-") == 0) && array_index(c, key, &idx) != 0) return -1;
-    if (c->kind == OP_ADD) {
-        if (idx > size) return op_fail(c, "array index %ld out of range", idx);
-        array_insert(cur, (int)idx, steal(c->op, c->value));
-    } else {
-        if (idx >= size) return op_fail(c, "array index %ld out of range", idx);
-        if (c->kind == OP_REMOVE) cJSON_DeleteItemFromArray(cur, (int)idx);
-        else cJSON_ReplaceItemInArray(cur, (int)idx, steal(c->op, c->value));
-    }
-    return 0;
-}
-
-/* Inside the field: rest ("/a/0/b") is a JSON pointer into its value. */
-static int field_at(op_ctx *c, slop__node *n, int f, const char *rest) {
-    if (!n->field[f]) {
-        if (c->kind != OP_ADD) return op_fail(c, "%s has no %s", n->id, field_names[f]);
-        n->field[f] = f == SLOP__FIELD_AFFORDANCES ? cJSON_CreateArray() : cJSON_CreateObject();
-        if (!n->field[f]) return op_nomem(c);
-    }
-    cJSON *cur = n->field[f];
-    char key[1024];
-    for (const char *p = rest + 1;; p++) { /* p past a '/' */
-        const char *e = strchr(p, '/');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (decode_seg(p, len, key, sizeof key) != 0) return op_fail(c, "bad escape or key in path");
-        if (!e) return value_op(c, cur, key);
-        if (!(cur = value_child(c, cur, key, f))) return -1;
-        p += len;
-    }
-}
-
-static int field_op(op_ctx *c, slop__node *n, int f, const char *rest) {
-    if (slop__node_has_field(n, f) && !slop__node_field(n, f)) return op_nomem(c);
-    /* Pre-image for rollback: fields are small, so a copy is cheap. */
-    undo u = {U_FIELD, n, f, NULL, NULL, 0, NULL};
-    if (n->field[f] && !(u.old = cJSON_Duplicate(n->field[f], 1))) return op_nomem(c);
-    if (log_push(c->log, u) != 0) {
-        cJSON_Delete(u.old);
-        return op_nomem(c);
-    }
-    if (c->kind != OP_REMOVE && !c->value) return op_fail(c, "\"%s\" needs a \"value\"", c->name);
-    n->view_actions = 0; /* the agent view counts again (agent_view.c) */
-    int rc = *rest ? field_at(c, n, f, rest) : field_whole(c, n, f);
-    if (rc == 0) note(c, CH_CHANGED, n, NULL);
-    return rc;
-}
-
-/* ---- ops on nodes ----------------------------------------------------------- */
-
-/* Replaces the whole children list of n with the node array jv (NULL:
- * none). */
-static int replace_children(op_ctx *c, slop__node *n, cJSON *jv) {
-    if (jv && !cJSON_IsArray(jv) && !cJSON_IsNull(jv)) return op_fail(c, "children must be an array");
-    while (n->kids) {
-        slop__node *k = node_child_at(n, 0);
-        note(c, CH_REMOVED, n, k->id);
-        note_kid(c, n, k, 0, 0);
-        if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
-    }
-    cJSON *arr = jv ? steal(c->op, jv) : NULL;
-    size_t at = 0;
-    int rc = 0;
-    for (cJSON *it = arr ? arr->child : NULL; it && rc == 0; it = it->next, at++) {
-        slop__node *k = build_value(c, it, n, "children");
-        rc = k ? add_child(c, n, k, at) : -1;
-    }
-    cJSON_Delete(arr);
-    return rc;
-}
-
-/* "replace" of the path "" or "/": a whole new tree. */
-static int op_on_root(op_ctx *c) {
-    slop__mirror *m = c->m;
-    if (c->kind != OP_REPLACE) return op_fail(c, "\"%s\" cannot target the subscription root", c->name);
-    slop__node *fresh = build_value(c, c->value, NULL, "value");
-    if (!fresh) return -1;
-    undo u = {U_ROOT, NULL, 0, NULL, NULL, 0, m->root};
-    if (log_push(c->log, u) != 0) {
-        node_free(m, fresh);
-        return op_nomem(c);
-    }
-    size_t cnt = subtree_count(m->root);
-    m->nodes -= cnt;
-    m->budget->used -= cnt;
-    m->root = fresh;
-    note(c, CH_REMOVED, fresh, NULL);
-    note(c, CH_ADDED, fresh, NULL);
-    return 0;
-}
-
-static int child_move(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
-    long idx;
-    if (parse_index(c, 1, &idx) != 0) return -1;
-    if (!k) return op_fail(c, "no node \"%.64s\" to move", seg);
-    size_t count = slop__node_child_count(n);
-    if ((size_t)idx >= count)
-        return op_fail(c, "move index %ld is past the last position (%zu children)", idx, count);
-    undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
-    if (log_push(c->log, u) != 0) return op_nomem(c);
-    size_t from = kids_remove(k);
-    if (kids_insert(n, k, (size_t)idx) != 0) {
-        kids_insert(n, k, from); /* back where it was (a chunk has room there) */
-        c->log->len--;
-        return op_nomem(c);
-    }
-    c->log->v[c->log->len - 1].old_index = from;
-    note_kid(c, n, k, from, 0);
-    note_kid(c, n, k, (size_t)idx, 1);
-    return 0;
-}
-
-/* "add" or "replace" of the child seg of n (k: the child there now). */
-static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
-    cJSON *jv = c->value;
-    if (!cJSON_IsObject(jv)) return op_fail(c, "the value for a child must be a node object");
-    cJSON *vid = cJSON_GetObjectItemCaseSensitive(jv, "id");
-    if (!vid) cJSON_AddStringToObject(jv, "id", seg);
-    else if (!cJSON_IsString(vid) || strcmp(vid->valuestring, seg) != 0)
-        return op_fail(c, "value.id does not match the path segment \"%.64s\"", seg);
-    if (c->kind == OP_REPLACE && !k) return op_fail(c, "no node \"%.64s\" to replace", seg);
-    long idx = -1;
-    if (parse_index(c, 0, &idx) != 0) return -1;
-    size_t at = slop__node_child_count(n);
-    /* Ids are unique among siblings: an add of an existing id would hide
-     * a provider's bookkeeping error by replacing the node silently. */
-    if (k && c->kind == OP_ADD)
-        return op_fail(c, "node \"%.64s\" already exists (an add needs a new id; replace replaces)", seg);
-    if (k) { /* replace: the new node takes the old one's place */
-        size_t was = kid_rank(k);
-        if (idx < 0) at = was;
-        note(c, CH_REMOVED, n, seg);
-        note_kid(c, n, k, was, 0);
-        if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
-    }
-    if (idx >= 0) {
-        size_t room = slop__node_child_count(n); /* positions 0..room: room appends */
-        if ((size_t)idx > room) return op_fail(c, "index %ld is past the end (%zu children)", idx, room);
-        at = (size_t)idx;
-    }
-    cJSON *val = steal(c->op, jv);
-    slop__node *fresh = build_value(c, val, n, "value");
-    cJSON_Delete(val);
-    return fresh && add_child(c, n, fresh, at) == 0 ? 0 : -1;
-}
-
-/* The op on the child seg of n, the path's last node segment. */
-static int child_op(op_ctx *c, slop__node *n, const char *seg) {
-    slop__node *k = index_get(&c->m->index, n, seg);
-    if (c->kind == OP_MOVE) return child_move(c, n, k, seg);
-    if (c->kind != OP_REMOVE) return child_put(c, n, k, seg);
-    if (!k) return op_fail(c, "no node \"%.64s\" to remove", seg);
-    note(c, CH_REMOVED, n, seg);
-    note_kid(c, n, k, kid_rank(k), 0);
-    return detach_child(c->m, c->log, k) == 0 ? 0 : op_nomem(c);
-}
-
-/* The child seg of n on the way down, or NULL with a message. */
-static slop__node *descend(op_ctx *c, slop__node *n, const char *seg) {
-    slop__node *k = index_get(&c->m->index, n, seg);
-    if (!k) {
-        char *np = slop__node_path(n);
-        op_fail(c, "no node \"%.64s\" under %.100s", seg, np ? np : "?");
-        free(np);
-    }
-    return k;
-}
-
-/* Walks the node segments of path from the root, to a field of a node, a
- * node's whole children list, or a child of a node. */
-static int op_on_path(op_ctx *c, const char *path) {
-    slop__node *n = c->m->root;
-    char seg[512];
-    int after_children = 0; /* the segment follows "children": a node id */
-    for (const char *p = path + 1;; p++) { /* p past a '/' */
-        const char *e = strchr(p, '/');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        /* An empty node segment ("//a", "/a//b", "/a/") names no node; inside
-         * a field, "" is a key like any other (JSON Pointer). */
-        if (len == 0) return op_fail(c, "path \"%.64s\" has an empty segment", path);
-        if (len >= sizeof seg) return op_fail(c, "path segment too long");
-        memcpy(seg, p, len);
-        seg[len] = 0;
-        int which = member_of(seg);
-        if (after_children && is_reserved(seg))
-            return op_fail(c, "\"%.64s\" after \"children\" must be a node id, and it is a reserved keyword", seg);
-        after_children = 0;
-        if (which >= 0 && which < SLOP__FIELD_COUNT) {
-            if (c->kind == OP_MOVE) return op_fail(c, "\"move\" applies to child nodes only");
-            return field_op(c, n, which, p + len);
-        }
-        if (e && !e[1]) return op_fail(c, "path \"%.64s\" has an empty segment", path);
-        if (which == M_CHILDREN && !e) { /* the whole list */
-            if (c->kind == OP_MOVE) return op_fail(c, "\"move\" applies to child nodes only");
-            return replace_children(c, n, c->kind == OP_REMOVE ? NULL : c->value);
-        }
-        if (which == M_CHILDREN) after_children = 1; /* "/a/children/x": child x of a */
-        else if (!e) return child_op(c, n, seg);
-        else if (!(n = descend(c, n, seg))) return -1;
-        p += len;
-    }
-}
-
-static int apply_one(op_ctx *c, cJSON *op) {
-    if (!cJSON_IsObject(op)) return op_fail(c, "an op must be an object");
-    cJSON *jop = cJSON_GetObjectItemCaseSensitive(op, "op");
-    cJSON *jpath = cJSON_GetObjectItemCaseSensitive(op, "path");
-    if (!cJSON_IsString(jop)) return op_fail(c, "\"op\" must be a string");
-    if (!cJSON_IsString(jpath)) return op_fail(c, "\"path\" must be a string");
-    static const char *const names[] = {"add", "remove", "replace", "move"};
-    c->op = op;
-    c->name = jop->valuestring;
-    c->kind = OP_ADD;
-    while (c->kind < OP_UNKNOWN && strcmp(c->name, names[c->kind]) != 0) c->kind++;
-    const char *path = jpath->valuestring;
-    if (c->kind == OP_UNKNOWN) return op_fail(c, "unknown op \"%.32s\"", c->name);
-    if (*path && *path != '/') return op_fail(c, "path \"%.64s\" must start with '/'", path);
-    if (!c->m->root) return op_fail(c, "no snapshot to patch");
-    c->value = cJSON_GetObjectItemCaseSensitive(op, "value");
-    if ((c->kind == OP_ADD || c->kind == OP_REPLACE) && !c->value)
-        return op_fail(c, "\"%s\" needs a \"value\"", c->name);
-    if (!*path || strcmp(path, "/") == 0) return op_on_root(c);
-    return op_on_path(c, path);
-}
-
-slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err, size_t errlen) {
-    undo_log log = {0};
-    op_ctx c = {m, &log, ch, {SLOP__MIRROR_OK, err, errlen, -1}, NULL, OP_ADD, NULL, NULL};
-    if (!cJSON_IsArray(ops)) {
-        fail(&c.err, SLOP__MIRROR_INVALID, NULL, "\"ops\" must be an array");
-        return c.err.code;
-    }
-    int rc = 0;
-    c.err.opno = 0;
-    for (cJSON *op = ops->child; op && rc == 0; op = op->next, c.err.opno++) rc = apply_one(&c, op);
-    if (rc == 0) commit(m, &log);
-    else rollback(m, &log); /* field pre-images go back to their nodes */
-    free(log.v);
-    if (rc == 0) return SLOP__MIRROR_OK;
-    return c.err.code != SLOP__MIRROR_OK ? c.err.code : SLOP__MIRROR_INVALID;
 }

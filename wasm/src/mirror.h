@@ -29,7 +29,7 @@ typedef struct slop__kids slop__kids;
 typedef struct slop__chunk slop__chunk;
 
 struct slop__node {
-    double view_salience;       /* agent_view.c's cache (see view_actions):
+    double view_salience;       /* agent_tools.c's cache (see view_actions):
                                  * meta.salience, 0.5 when none. First: no
                                  * padding before it on wasm32              */
     const char *id;             /* points into the same allocation            */
@@ -47,7 +47,7 @@ struct slop__node {
     slop__chunk *chunk;          /* the chunk of the parent's children holding
                                  * this node (NULL for the root)              */
     uint32_t hash;              /* hash of (parent, id) for the index         */
-    uint32_t view_actions;      /* agent_view.c's cache: the actions of the
+    uint32_t view_actions;      /* agent_tools.c's cache: the actions of the
                                  * affordances, plus 1; 0 when not counted.
                                  * Every change of a field of the node (a
                                  * patch op, its rollback) sets it to 0      */
