@@ -258,6 +258,7 @@ function copyAscii(s, u8, ptr) {
 function makeMemory(M) {
   const scratch = M._malloc(8);        // [0]: const char *out, [4]: size_t out_len
   if (!scratch) throw new Error('slop-core: out of wasm memory');
+  let framePtr = 0, frameCap = 0;      // withFrame's buffer (owned here, for the module's life)
   let dv = new DataView(M.HEAPU8.buffer);
   const view = () => (dv.buffer === M.HEAPU8.buffer ? dv : (dv = new DataView(M.HEAPU8.buffer))); // memory may have grown
   return {
@@ -270,6 +271,28 @@ function makeMemory(M) {
     readOut(ptr) { return ptr ? decoder.decode(M.HEAPU8.subarray(ptr, ptr + view().getUint32(scratch + 4, true))) : null; },
     /** @param {number} ptr */
     u32(ptr) { return view().getUint32(ptr, true); },
+    /**
+     * A frame's text (or bytes) in a buffer kept for frames (grown when a frame needs more, never
+     * freed per frame: a malloc and a free per frame were a tenth of a small frame's cost), then
+     * fn(ptr, len). A frame larger than ENCODE_INTO_MAX takes withStrings' way.
+     * @template T
+     * @param {string|Uint8Array} v @param {(ptr: number, len: number) => T} fn @returns {T}
+     */
+    withFrame(v, fn) {
+      if (typeof v !== 'string' || v.length > ENCODE_INTO_MAX) return this.withStrings([v], ([f]) => fn(f.ptr, f.len));
+      const cap = v.length * 3 + 1;
+      if (cap > frameCap) {
+        if (framePtr) M._free(framePtr);
+        frameCap = Math.max(cap, 1024);
+        framePtr = M._malloc(frameCap);
+        if (!framePtr) { frameCap = 0; throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory'); }
+      }
+      const u8 = M.HEAPU8;
+      let len = v.length;
+      if (len > ASCII_LOOP_MAX || !copyAscii(v, u8, framePtr)) len = encoder.encodeInto(v, u8.subarray(framePtr, framePtr + cap - 1)).written;
+      u8[framePtr + len] = 0;
+      return fn(framePtr, len);
+    },
     /**
      * Copies each value (string, Uint8Array, or null/undefined = NULL) into wasm
      * memory, NUL-terminated, calls fn([{ptr, len}]) and frees the copies.
@@ -382,7 +405,7 @@ function makeConsumerClass(M, mem) {
      */
     receive(frame, nowMs) {
       const c = this.#live();
-      return mem.withStrings([frame], ([f]) => M._slop_consumer_receive(c, f.ptr, f.len, nowMs));
+      return mem.withFrame(frame, (ptr, len) => M._slop_consumer_receive(c, ptr, len, nowMs));
     }
     /**
      * A frame the transport dropped unread for its size (a stream's line over maxFrameBytes; it is
