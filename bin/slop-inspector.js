@@ -8,6 +8,12 @@
 //   slop-inspector check  <ws-url> [--watch MS] [--drift] [--invoke PATH ACTION [--params JSON]]
 //                         [--allow RULE,...] [--json|--markdown]
 //   slop-inspector bridge [--port P] [--host H] [--new-code] [--print-code]
+//   slop-inspector list   [--json] [--watch]
+//
+// A local provider is `unix:<socket path>`, `local:<id or name>` (its descriptor in
+// ~/.slop/providers/ or /tmp/slop/providers/), or a command after `--` (run with stdio, as its
+// argv, never through a shell). A descriptor's command runs only when the user confirms it (asked
+// on a terminal; --yes otherwise).
 //
 // tree, watch, invoke and tools also take `bridge:<provider>` (a providerKey, or a provider's name
 // or id) for a browser tab's provider that a desktop bridge shares (--bridge URL, default
@@ -28,6 +34,8 @@ import { parseExact, stringifyExact } from '../js-glue/exact-json.js';
 import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
 import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/bridge-server-node.js';
 import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/bridge-code-node.js';
+import { scanLocalProviders, watchLocalProviders, pickLocalProvider, providerDirs } from '../js-glue/local-discovery-node.js';
+import { commandText, localAddress } from '../js-glue/provider-address.js';
 
 const USAGE = `usage:
   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]   the mirrored tree (canonical text)
@@ -49,6 +57,10 @@ const USAGE = `usage:
                                                                     your tabs' SLOP apps with desktop agents
                                                                     and CLIs; --new-code replaces the saved
                                                                     pairing code, --print-code prints it and exits
+  slop-inspector list   [--json] [--watch]                          local providers (~/.slop/providers/,
+                                                                    /tmp/slop/providers/): id, name, transport,
+                                                                    whether their pid runs; refused directories
+                                                                    and ignored files, and why
 options:
   --token-file FILE   read the token from FILE (else $SLOP_TOKEN; none: connect without one)
   --origin ORIGIN     the Origin header to send (for providers that check it)
@@ -57,7 +69,10 @@ options:
 a <ws-url> may also be a page's http(s):// address (its /.well-known/slop or <meta name="slop"> says
 where the provider is, and the command says what it found), or host:port (read the same way);
 for tree, watch, invoke and tools it may be bridge:<provider>: a provider a desktop bridge shares
-(its providerKey, name or id)`;
+(its providerKey, name or id).
+A local provider: unix:/path/to/app.sock, local:<id or name> (its descriptor, see list), or its
+command after -- (slop-inspector tree -- my-tool --slop): run with stdio, never through a shell.
+A descriptor's stdio command runs only once you confirm it: asked on a terminal, else --yes.`;
 
 function usage(message) {
   if (message) process.stderr.write(`slop-inspector: ${message}\n`);
@@ -65,9 +80,15 @@ function usage(message) {
   process.exit(2);
 }
 
+// After `--`: a stdio provider's command, as its argv.
+const argv = process.argv.slice(2);
+const dashes = argv.indexOf('--');
+const stdioCommand = dashes === -1 ? null : argv.slice(dashes + 1);
 let parsed;
 try {
   parsed = parseArgs({
+    // `list --watch` takes no value (check's --watch MS does).
+    args: (dashes === -1 ? argv : argv.slice(0, dashes)).map((a) => (a === '--watch' && argv[0] === 'list' ? '--follow' : a)),
     allowPositionals: true,
     options: {
       'token-file': { type: 'string' }, origin: { type: 'string' }, timeout: { type: 'string' },
@@ -75,17 +96,22 @@ try {
       watch: { type: 'string' }, allow: { type: 'string' }, markdown: { type: 'boolean' }, drift: { type: 'boolean' },
       invoke: { type: 'string' }, params: { type: 'string' },
       port: { type: 'string' }, host: { type: 'string' }, 'new-code': { type: 'boolean' }, 'print-code': { type: 'boolean' },
-      bridge: { type: 'string' },
+      bridge: { type: 'string' }, follow: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
 } catch (e) {
   usage(e.message);
 }
-const { values: opt, positionals: [command, typed, ...rest] } = parsed;
-let url = typed;
+const { values: opt, positionals } = parsed;
+const command = positionals[0];
+if (stdioCommand && !stdioCommand.length) usage('nothing after --: give the provider\'s command (slop-inspector tree -- my-tool --slop)');
+// With a command after --, no address comes before it.
+const [typed, ...rest] = stdioCommand ? [undefined, ...positionals.slice(1)] : positionals.slice(1);
+/** @type {any} */
+let url = stdioCommand ? { command: stdioCommand } : typed;
 if (opt.help) { process.stdout.write(`${USAGE}\n`); process.exit(0); }
-if (!['tree', 'watch', 'invoke', 'tools', 'check', 'bridge'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
+if (!['tree', 'watch', 'invoke', 'tools', 'check', 'bridge', 'list'].includes(command)) usage(command ? `unknown command "${command}"` : 'no command');
 
 const int = (name, text, fallback) => {
   if (text === undefined) return fallback;
@@ -98,6 +124,11 @@ if (command === 'bridge') {
   if (url !== undefined) usage('bridge takes no address (--host and --port say where it listens)');
   await bridge();
 }
+if (command === 'list') {
+  if (url !== undefined) usage('list takes no address');
+  await list();
+}
+if (opt.watch !== undefined && command !== 'check') usage('--watch MS goes with check (list --watch takes no value)');
 if (!url) usage('no provider URL');
 for (const o of ['port', 'host', 'new-code', 'print-code']) if (opt[o] !== undefined) usage(`--${o} goes with bridge`);
 const timeout = int('timeout', opt.timeout, 10_000);
@@ -125,10 +156,51 @@ if (opt.invoke !== undefined) {
 } else if (opt.params !== undefined) usage('--params goes with check --invoke');
 
 const BRIDGE_PREFIX = 'bridge:';
-if (opt.bridge !== undefined && !url.startsWith(BRIDGE_PREFIX)) usage('--bridge goes with a bridge:<provider> address');
-if (command === 'check' && url.startsWith(BRIDGE_PREFIX)) usage('check takes a ws:// URL (a provider a bridge relays is judged with tree or watch)');
-if (url === BRIDGE_PREFIX) usage('bridge: needs a provider (its providerKey, name or id)');
-if (!url.startsWith(BRIDGE_PREFIX)) url = await providerUrl(url);
+const isLocal = typeof url !== 'string' || url.startsWith('unix:') || url.startsWith('local:');
+if (typeof url === 'string') {
+  if (opt.bridge !== undefined && !url.startsWith(BRIDGE_PREFIX)) usage('--bridge goes with a bridge:<provider> address');
+  if (command === 'check' && url.startsWith(BRIDGE_PREFIX)) usage('check takes a ws:// URL (a provider a bridge relays is judged with tree or watch)');
+  if (url === BRIDGE_PREFIX) usage('bridge: needs a provider (its providerKey, name or id)');
+  if (url.startsWith('unix:') && !url.startsWith('unix:/')) usage('a unix: address is the socket\'s absolute path: unix:/tmp/slop/app.sock');
+  if (url === 'local:') usage('local: needs a provider (its id or name: see slop-inspector list)');
+  if (url.startsWith('local:')) url = await localProvider(url);
+  else if (!isLocal && !url.startsWith(BRIDGE_PREFIX)) url = await providerUrl(url);
+}
+
+/**
+ * A local:<id> address: its descriptor's transport. A WebSocket is its URL; a socket, unix:<path>;
+ * a command runs only when the user confirms that exact argv (asked on a terminal, else --yes).
+ * @param {string} text
+ */
+async function localProvider(text) {
+  let p;
+  try {
+    p = pickLocalProvider(scanLocalProviders(await loadSlopCoreNode()), text.slice(6));
+  } catch (e) {
+    process.stderr.write(`slop-inspector: ${e.message}\n`);
+    process.exit(1);
+  }
+  if (p.stale) process.stderr.write(`slop-inspector: ${p.file} names pid ${p.pid}, which is not running: the descriptor may be stale\n`);
+  const t = p.transport;
+  if (t.type === 'ws') return t.url;
+  if (t.type === 'unix') return localAddress(t);
+  process.stderr.write(`slop-inspector: local provider "${p.name}" (${p.file}) runs the command:\n  ${commandText(t.command)}\n`);
+  if (!opt.yes) {
+    if (!process.stdin.isTTY || !process.stderr.isTTY) {
+      process.stderr.write('slop-inspector: not run: confirm it with --yes (it runs as that argv, without a shell)\n');
+      process.exit(1);
+    }
+    const readline = await import('node:readline/promises');
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question('Run it? [y/N] ');
+    rl.close();
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      process.stderr.write('slop-inspector: not run\n');
+      process.exit(1);
+    }
+  }
+  return { command: t.command };
+}
 
 /**
  * The provider's ws:// address from what was typed (provider-address.js): refused before any
@@ -164,7 +236,7 @@ if (command === 'check') {
 let client;
 try {
   // The timeout bounds the connection and then each request's answer (the core's request timeout).
-  client = url.startsWith(BRIDGE_PREFIX)
+  client = typeof url === 'string' && url.startsWith(BRIDGE_PREFIX)
     ? await connect({ bridge: opt.bridge, provider: url.slice(BRIDGE_PREFIX.length), token, origin: opt.origin, timeout, requestTimeout: timeout, numbers: 'verbatim' })
     : await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout, surface: 'cli', numbers: 'verbatim' });
   if (command === 'tree') {
@@ -203,7 +275,7 @@ async function check(ms, allow) {
   const findings = r.report.findings.filter((f) => !allow.includes(f.rule));
   const shown = { ...r.report, findings, ...(r.invoke ? { invoke: r.invoke } : {}) };
   if (opt.json) out(stringifyExact(shown, 2));
-  else if (opt.markdown) out(reportMarkdown(shown, { provider: r.provider, url }));
+  else if (opt.markdown) out(reportMarkdown(shown, { provider: r.provider, url: typeof url === 'string' ? url : localAddress({ type: 'stdio', command: url.command }) }));
   else out(reportLines(shown).join('\n'));
   if (!r.report.live) process.stderr.write(`slop-inspector: the provider never went live: ${r.report.not_live}\n`);
   if (findings.some((f) => f.severity === 'MUST')) return 3;
@@ -228,6 +300,58 @@ async function watch(c, json) {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+}
+
+/**
+ * `slop-inspector list`: the local providers, the directories refused and the files ignored, and
+ * why; with --watch, again on every change until Ctrl-C (--json: one JSON object per line).
+ */
+async function list() {
+  const core = await loadSlopCoreNode();
+  const show = (scan) => {
+    if (opt.json) { out(JSON.stringify(scan)); return; }
+    out(listText(scan));
+  };
+  if (!opt.follow) {
+    show(scanLocalProviders(core));
+    process.exit(0);
+  }
+  let first = true;
+  const w = watchLocalProviders(core, (scan) => {
+    if (!first && !opt.json) out(`--- ${new Date().toTimeString().slice(0, 8)}`);
+    first = false;
+    show(scan);
+  });
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  w.close();
+  process.exit(0);
+}
+
+/** A scan as text: a table of providers, then each directory's state, then what was ignored. */
+function listText(scan) {
+  const lines = [];
+  if (!scan.providers.length) lines.push('No local SLOP providers.');
+  else {
+    const rows = scan.providers.map((p) => [
+      p.id, p.name,
+      p.transport.type === 'ws' ? p.transport.url : localAddress(p.transport),
+      p.pid === null ? '-' : `${p.pid} ${p.stale ? 'stale (not running)' : 'running'}`,
+    ]);
+    const head = ['ID', 'NAME', 'TRANSPORT', 'PID'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+    for (const r of [head, ...rows]) lines.push(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+  }
+  lines.push('');
+  for (const d of scan.dirs) {
+    if (d.state === 'absent') lines.push(`${d.dir}: absent`);
+    else if (d.state === 'ok') lines.push(`${d.dir}: ${scan.providers.filter((p) => p.dir === d.dir).length} provider(s)`);
+    else lines.push(`${d.dir}: refused, not read: ${d.why}${d.fix ? `\n  fix: ${d.fix}` : ''}`);
+  }
+  for (const f of scan.ignored) lines.push(`ignored ${f.dir}/${f.file}: ${f.why}`);
+  return lines.join('\n');
 }
 
 /**

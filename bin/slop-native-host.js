@@ -16,7 +16,7 @@ try {
   const core = await loadSlopCoreNode();
   await runNativeHost({
     input: process.stdin,
-    output: { write: (bytes) => process.stdout.write(bytes) },
+    output: process.stdout,
     core,
     dirs: providerDirsFromEnv(process.env),
     log,

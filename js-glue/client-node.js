@@ -11,6 +11,9 @@ import { providerApi, callProviderApi } from './provider-api.js';
 import { SlopProvider, SlopTestError, SlopTestCode } from './provider-node.js';
 import { runAgent, replaySession, sessionText, listModels, endpointProblem } from './agent.js';
 import { BridgeLink, bridgePage, pickProvider, DEFAULT_BRIDGE } from './bridge-client-node.js';
+import { openLocalTransport } from './local-transport-node.js';
+import { scanLocalProviders, pickLocalProvider, providerDirs } from './local-discovery-node.js';
+import { localAddress, commandText } from './provider-address.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider-node.js';
 /** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
@@ -125,10 +128,11 @@ export class SlopClient extends SlopProvider {
  * @returns {Promise<SlopClient>}
  */
 export async function connect(url, options = {}) {
-  if (url !== null && typeof url === 'object') return connectThroughBridge(url);
+  // {command: [...]}: a stdio provider the caller names itself; {bridge?, provider}: a bridge's.
+  if (url !== null && typeof url === 'object' && !('command' in url)) return connectThroughBridge(url);
   const { conn, client } = await open(url, options);
   const { timeout = 10_000, waitForServer = false } = options;
-  return goLive(conn, client, url, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
+  return goLive(conn, client, conn.address, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
 }
 
 /** Resolves with client once conn is live; else closes it and rejects, with the core's report when the provider answered. */
@@ -226,7 +230,7 @@ export async function bridgeProviders({ bridge = DEFAULT_BRIDGE, timeout = 10_00
 export async function checkConformance(url, { timeout = 10_000, watch = 2000, drift = false, invoke = null, ...rest } = {}) {
   const { conn, client } = await open(url, { ...rest, requestTimeout: timeout });
   try {
-    const live = await waitSettled(conn, url, timeout);
+    const live = await waitSettled(conn, conn.address, timeout);
     const out = {};
     if (live) {
       await new Promise((r) => setTimeout(r, Math.max(0, watch)));
@@ -243,8 +247,62 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
   }
 }
 
+/**
+ * A local provider's transport from its address: `unix:<path>`, `local:<id or name>` (its
+ * descriptor in the provider directories), or {type: 'stdio', command}. A descriptor's stdio
+ * command runs only when runCommand is true or is that exact argv.
+ * @param {any} address @param {{runCommand?: boolean|string[], dirs?: string[]}} o
+ * @returns {Promise<{transport: {type: 'unix', path: string}|{type: 'stdio', command: string[]}|{type: 'ws', url: string}, label: string}|null>}
+ *   null: not a local address
+ */
+export async function localTransportOf(address, { runCommand = false, dirs = providerDirs() } = {}) {
+  if (address && typeof address === 'object' && 'command' in address) {
+    const command = address.command;
+    if (!Array.isArray(command) || !command.length || command.some((a) => typeof a !== 'string') || !command[0]) {
+      throw new TypeError('connect({command}): command must be a non-empty array of strings (the program and its arguments)');
+    }
+    return { transport: { type: 'stdio', command: [...command] }, label: localAddress({ type: 'stdio', command }) };
+  }
+  if (typeof address !== 'string') return null;
+  if (address.startsWith('unix:')) {
+    const path = address.slice(5);
+    if (!path.startsWith('/')) throw new SlopTestError(SlopTestCode.UNREACHABLE, `"${address}": a unix: address is the socket's absolute path (unix:/tmp/slop/app.sock)`);
+    return { transport: { type: 'unix', path }, label: address };
+  }
+  if (!address.startsWith('local:')) return null;
+  const scan = scanLocalProviders(await loadCore(), { dirs });
+  let p;
+  try {
+    p = pickLocalProvider(scan, address.slice(6));
+  } catch (e) {
+    throw new SlopTestError(SlopTestCode.NO_PROVIDER, String(/** @type {any} */ (e).message), { refused: scan.refused });
+  }
+  const t = p.transport;
+  const label = `"${p.name}" (${address}, ${p.file})`;
+  if (t.type === 'stdio') {
+    const approved = runCommand === true || (Array.isArray(runCommand) && runCommand.length === t.command.length && runCommand.every((a, i) => a === t.command[i]));
+    if (!approved) {
+      throw new SlopTestError(SlopTestCode.PENDING_APPROVAL,
+        `local provider ${label} runs the command ${commandText(t.command)}: it runs only when you approve that command (the CLI's --yes; connect(address, {runCommand: [...the argv]}))`,
+        { command: t.command });
+    }
+  }
+  return { transport: t, label };
+}
+
 /** The Connection and its client, not yet started. */
-async function open(url, { token = null, origin = undefined, requestTimeout = 0, surface = 'node', numbers = 'exact' } = {}) {
+async function open(url, { token = null, origin = undefined, requestTimeout = 0, surface = 'node', numbers = 'exact', runCommand = false, dirs = undefined } = {}) {
+  const local = await localTransportOf(url, { runCommand, ...(dirs ? { dirs } : {}) });
+  if (local && local.transport.type === 'ws') url = local.transport.url;
+  else if (local) {
+    const core = withConsumerOptions(await loadCore(), { requestTimeout, numbers: numbers === 'verbatim' ? 'verbatim' : 'exact' });
+    const transport = /** @type {{type: 'unix', path: string}|{type: 'stdio', command: string[]}} */ (local.transport);
+    const conn = new ConsumerSession({
+      key: localAddress(transport), transport,
+      host: { core: () => core, tokenFor: async () => null, surface: /** @type {'node'|'cli'} */ (surface), openStream: (t, h) => openLocalTransport(t, h) },
+    });
+    return { conn, client: new SlopClient(conn, `provider ${local.label}`) };
+  }
   let parsed;
   try {
     parsed = new URL(url);

@@ -17,6 +17,7 @@ import { WsTransport, serverAnswers } from './ws-transport.js';
 import { handshakeFailure, noHello, notSlop, helloRefused } from './failure-text.js';
 import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from './reconnect-policy.js';
 import { logEntry, FRAME_LOG } from './frame-log.js';
+import { localAddress } from './provider-address.js';
 
 /** How many core events (all but patches) a connection keeps for events(). */
 const EVENTS_KEPT = 1000;
@@ -66,7 +67,21 @@ function syncOf(st, sub) {
  * @property {import('./failure-text.js').Surface} [surface]  where failures are read, for their advice
  *   (default 'extension')
  * @property {number} [helloWaitMs]  an open WebSocket without a hello this long is said so (default 5 s)
+ * @property {(transport: LocalTransportSpec, handlers: StreamHandlers) => StreamWire} [openStream]
+ *   a local provider's Unix socket or command (local-transport-node.js in Node; the native
+ *   messaging host in the extension); without it a session cannot reach a local provider
  */
+
+/** @typedef {{type: 'unix', path: string}|{type: 'stdio', command: string[]}} LocalTransportSpec */
+/** @typedef {{type: 'ws'|'postmessage'|'unix'|'stdio', url?: string, path?: string, command?: string[]}} SessionTransport */
+/**
+ * @typedef {object} StreamHandlers  what a stream transport calls (as WsTransport's handlers)
+ * @property {() => void} onOpen
+ * @property {(frame: string|Uint8Array) => void} onFrame  one line
+ * @property {(info: {opened: boolean, noListener?: boolean, message: string}) => void} onClose
+ * @property {(bytes: number) => void} onOversize  a line over the frame limit, dropped unread
+ */
+/** @typedef {{isOpen: boolean, send(text: string): boolean|void, close(): void}} StreamWire */
 
 /** How long an open WebSocket may stay silent before "no hello" is said (the connection stays). */
 const WS_HELLO_WAIT_MS = 5000;
@@ -107,7 +122,8 @@ export class ConsumerSession {
   /**
    * @param {object} o
    * @param {string} o.key                 ws URL or "postmessage"
-   * @param {{type: 'ws'|'postmessage', url?: string}} o.transport   {type: 'ws', url} or {type: 'postmessage'}
+   * @param {SessionTransport} o.transport   {type: 'ws', url}, {type: 'postmessage'}, or a local
+   *   provider's {type: 'unix', path} or {type: 'stdio', command}
    * @param {{open(): void, send(message: object): void, sendText?(text: string): void, close(): void}} [o.page]
    *   postMessage channel; sendText, when it has one, takes the frame's text as the core wrote it
    *   (a channel that carries text keeps every digit)
@@ -184,6 +200,16 @@ export class ConsumerSession {
 
   get isPostMessage() {
     return this.transport.type === 'postmessage';
+  }
+
+  /** A local provider's Unix socket or command (SLOP's stream transports: one frame per line). */
+  get isStream() {
+    return this.transport.type === 'unix' || this.transport.type === 'stdio';
+  }
+
+  /** The provider's address in words: its ws URL, `unix:<path>`, `stdio:<command>`, or "postmessage". */
+  get address() {
+    return this.isStream ? localAddress(/** @type {LocalTransportSpec} */ (/** @type {unknown} */ (this.transport))) : this.transport.url ?? this.key;
   }
 
   /** Connected, and the first subscription's mirror is what the provider holds now. */
@@ -287,7 +313,7 @@ export class ConsumerSession {
     const gen = ++this.generation;
     const now = Date.now();
     if (!this.consumer) {
-      this.consumer = new (this.host.core().SlopConsumer)({ transport: this.isPostMessage ? 'postmessage' : 'ws' });
+      this.consumer = new (this.host.core().SlopConsumer)({ transport: this.isPostMessage ? 'postmessage' : this.isStream ? this.transport.type : 'ws' });
       this.primarySub = this.consumer.subscribe(FIRST_SUBSCRIPTION, now);
     } else {
       this.consumer.reset(now);
@@ -305,6 +331,11 @@ export class ConsumerSession {
       return;
     }
 
+    if (this.isStream) {
+      this.#openStream(gen);
+      return;
+    }
+
     const token = await this.host.tokenFor(this.transport.url);
     if (this.disposed || gen !== this.generation) return;
     this.tokenSet = !!token;
@@ -317,16 +348,86 @@ export class ConsumerSession {
         this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
         this.pump();
         const wait = this.host.helloWaitMs ?? WS_HELLO_WAIT_MS;
-        this.timer = setTimeout(() => {
-          if (gen !== this.generation || this.provider || this.failure) return;
-          this.failure = noHello(this.transport.url, wait);
-          this.#setStatus(Status.CONNECTING, this.failure.message);
-        }, wait);
+        this.#waitForHello(gen);
       },
       onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
       onClose: (info) => { if (gen === this.generation) this.#wsClosed(info, gen); },
     });
     this.wire = ws;
+  }
+
+  /** An open transport that says nothing is said so after a while (the connection stays). @param {number} gen */
+  #waitForHello(gen) {
+    const wait = this.host.helloWaitMs ?? WS_HELLO_WAIT_MS;
+    this.timer = setTimeout(() => {
+      if (gen !== this.generation || this.provider || this.failure) return;
+      this.failure = noHello(this.address, wait, this.isStream ? (this.transport.type === 'unix' ? 'socket' : 'command') : 'WebSocket');
+      this.#setStatus(Status.CONNECTING, this.failure.message);
+    }, wait);
+  }
+
+  /** A local provider: its Unix socket, or its command run with stdio. @param {number} gen */
+  #openStream(gen) {
+    const t = /** @type {LocalTransportSpec} */ (/** @type {unknown} */ (this.transport));
+    if (!this.host.openStream) {
+      this.stopped = true;
+      this.#setStatus(Status.ERROR, `${this.address} is a local provider, and this consumer cannot reach local providers`);
+      return;
+    }
+    this.#setStatus(Status.CONNECTING, t.type === 'unix' ? `Connecting to ${t.path}…` : `Starting ${this.address.slice(6)}…`);
+    try {
+      this.wire = this.host.openStream(t, {
+        onOpen: () => {
+          if (gen !== this.generation) return;
+          this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
+          this.pump();
+          this.#waitForHello(gen);
+        },
+        onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
+        onOversize: (bytes) => { if (gen === this.generation) this.receiveOversize(bytes); },
+        onClose: (info) => { if (gen === this.generation) this.#streamClosed(info); },
+      });
+    } catch (e) {
+      this.stopped = true;
+      this.#setStatus(Status.ERROR, String(/** @type {any} */ (e)?.message ?? e));
+    }
+  }
+
+  /**
+   * A local provider's socket closed, or its command ended. A socket is dialled again as a
+   * loopback WebSocket is (a restarting app comes back at the same path); a command is not run
+   * again by itself (retry() runs it again): an exit is its answer.
+   * @param {{opened: boolean, noListener?: boolean, message: string}} info
+   */
+  #streamClosed(info) {
+    const closedAt = Date.now();
+    const liveMs = this.liveAt === null ? null : closedAt - this.liveAt;
+    this.wire = null;
+    if (this.consumer) {
+      this.consumer.close(Date.now());
+      this.pump();
+    }
+    if (this.disposed) return;
+    const message = info.message.charAt(0).toUpperCase() + info.message.slice(1);
+    if (this.transport.type === 'stdio') {
+      this.stopped = true;
+      this.failure = { code: 'unreachable', message };
+      this.#setStatus(info.opened || info.noListener ? Status.UNREACHABLE : Status.ERROR, message);
+      return;
+    }
+    if (!info.opened) this.failure = { code: 'unreachable', message };
+    this.#scheduleReconnect(info.opened ? Status.RECONNECTING : Status.UNREACHABLE, message, { opened: info.opened, liveMs }, closedAt);
+  }
+
+  /**
+   * A line the transport dropped unread for its size: the core reports it as an oversize frame.
+   * @param {number} bytes
+   */
+  receiveOversize(bytes) {
+    if (this.disposed || !this.consumer) return;
+    this.consumer.receiveOversize(bytes, Date.now());
+    this.#logFrame('in', `(a line of over ${bytes} bytes, dropped unread)`, '');
+    this.pump();
   }
 
   /**
@@ -347,8 +448,8 @@ export class ConsumerSession {
     // A provider's first word is its hello: a first frame that is anything else is no SLOP provider.
     if (this.framesIn++ === 0 && !this.provider && !this.isPostMessage && !this.disposed && this.status === Status.CONNECTING) {
       this.failure = type === 'hello'
-        ? helloRefused(this.transport.url, this.firstRefusal ?? 'refused')
-        : notSlop(this.transport.url, this.firstRefusal ?? `a ${type || 'non-SLOP'} message`);
+        ? helloRefused(this.address, this.firstRefusal ?? 'refused')
+        : notSlop(this.address, this.firstRefusal ?? `a ${type || 'non-SLOP'} message`);
       this.#setStatus(Status.CONNECTING, this.failure.message);
     }
   }
@@ -598,7 +699,8 @@ export class ConsumerSession {
    */
   #scheduleReconnect(status, message, run, closedAt) {
     this.reconnectState = noteEnd(this.reconnectState, run);
-    const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: isLoopbackUrl(this.transport.url) });
+    // A Unix socket is on this machine: restarts are as quick as on a loopback WebSocket.
+    const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: this.isStream || isLoopbackUrl(this.transport.url) });
     const at = Date.now() + delay;
     this.reconnect = { mode, delay, closedAt, seq: (this.reconnect?.seq ?? 0) + 1 };
     clearTimeout(this.timer);

@@ -56,12 +56,14 @@ export function handshakeFailure(url, { surface = 'extension', httpStatus = null
 }
 
 /**
- * The socket opened and nothing came that a SLOP provider says first.
- * @param {string} url @param {number} ms how long it waited
+ * The transport opened and nothing came that a SLOP provider says first.
+ * @param {string} url the address @param {number} ms how long it waited
+ * @param {'WebSocket'|'socket'|'command'} [what] what opened
  * @returns {Failure}
  */
-export function noHello(url, ms) {
-  return { code: 'timeout', message: `The WebSocket at ${url} opened, but no hello came in ${Math.round(ms / 100) / 10} s: is it a SLOP provider? (A late hello is still taken.)` };
+export function noHello(url, ms, what = 'WebSocket') {
+  const opened = what === 'command' ? `${url} started` : `The ${what} at ${url} opened`;
+  return { code: 'timeout', message: `${opened}, but no hello came in ${Math.round(ms / 100) / 10} s: is it a SLOP provider? (A late hello is still taken.)` };
 }
 
 /**

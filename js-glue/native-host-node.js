@@ -9,19 +9,18 @@
 // /tmp/slop/providers. Nothing but native messages goes to the output; log lines go to `log`
 // (the host's stderr, which the browser shows in its own log).
 
-import { scanLocalProviders, watchLocalProviders } from './local-discovery-node.js';
+import { scanLocalProviders, watchLocalProviders, providerDirs } from './local-discovery-node.js';
 import { openLocalTransport } from './local-transport-node.js';
 import {
   ToHost, FromHost, NATIVE_LIMITS, nativeReader, frameNative, encodeForBrowser, utf8Length, sizeText,
 } from './native-host-protocol.js';
 
-/** The directories named by $SLOP_PROVIDER_DIRS, or undefined (the defaults). @param {Record<string, string|undefined>} env */
+/** The directories scanned: $SLOP_PROVIDER_DIRS (":"-separated), else the spec's two. @param {NodeJS.ProcessEnv} env */
 export function providerDirsFromEnv(env) {
-  const v = env.SLOP_PROVIDER_DIRS;
-  if (!v) return undefined;
-  const dirs = v.split(':').filter(Boolean);
-  return dirs.length ? dirs : undefined;
+  return providerDirs(env);
 }
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** @param {unknown} a @param {unknown} b */
 function sameCommand(a, b) {
@@ -32,7 +31,8 @@ function sameCommand(a, b) {
  * Runs the host on a byte input and output until the input ends.
  * @param {object} o
  * @param {NodeJS.ReadableStream} o.input     the browser's messages (the host's stdin)
- * @param {{write(bytes: Uint8Array): any}} o.output   to the browser (the host's stdout)
+ * @param {{write(bytes: Uint8Array): boolean, once(event: 'drain', fn: () => void): any}} o.output
+ *   to the browser (the host's stdout); while it is full, the transports stop reading
  * @param {any} o.core                        loadSlopCoreNode()
  * @param {string[]} [o.dirs]                 where descriptors are (default: the spec's two)
  * @param {(line: string) => void} [o.log]    the host's stderr
@@ -45,6 +45,7 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
   let chunkId = 0;
   let watcher = null;
   let lastList = '';
+  let full = false;
 
   const send = (msg) => {
     const texts = encodeForBrowser(msg, { id: ++chunkId });
@@ -57,12 +58,23 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
         return;
       }
     }
-    for (const t of texts) output.write(frameNative(t));
+    let ok = true;
+    for (const t of texts) ok = output.write(frameNative(t)) && ok;
+    if (!ok && !full) {
+      // The browser reads slower than the providers write: stop reading them until it caught up
+      // (their writes then wait in the kernel; nothing is lost or buffered here).
+      full = true;
+      for (const slot of channels.values()) slot.transport?.pause?.();
+      output.once('drain', () => {
+        full = false;
+        for (const slot of channels.values()) slot.transport?.resume?.();
+      });
+    }
   };
   const closed = (channel, info) => send({ type: FromHost.CLOSED, channel, info });
 
   const list = (scan) => {
-    const msg = { type: FromHost.LOCAL_PROVIDERS, providers: scan.providers, refused: scan.refused, ignored: scan.ignored };
+    const msg = { type: FromHost.LOCAL_PROVIDERS, providers: scan.providers, refused: scan.refused, ignored: scan.ignored, dirs: scan.dirs ?? [] };
     const text = JSON.stringify(msg);
     if (text === lastList) return;
     lastList = text;
@@ -74,7 +86,7 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
     channels.get(channel)?.transport?.close();
     const slot = { transport: null };
     channels.set(channel, slot);
-    const scan = await scanLocalProviders(core, { dirs });
+    const scan = await Promise.resolve().then(() => scanLocalProviders(core, { dirs }));
     if (channels.get(channel) !== slot) return; // closed or reopened meanwhile
     const p = scan.providers.find((x) => x.id === m.id);
     if (!p) {
@@ -95,10 +107,16 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
       return;
     }
     log(`open ${channel}: ${p.id} over ${t.type}`);
-    slot.transport = openLocalTransport(t, {
+    slot.transport = openLocalTransport(/** @type {any} */ (t), {
       maxFrameBytes,
       onOpen: () => { if (channels.get(channel) === slot) send({ type: FromHost.OPEN, channel }); },
-      onFrame: (text) => { if (channels.get(channel) === slot) send({ type: FromHost.FRAME, channel, text }); },
+      // A line's bytes as text; bytes that are not UTF-8 go as base64, for the core to refuse.
+      onFrame: (bytes) => {
+        if (channels.get(channel) !== slot) return;
+        let text;
+        try { text = typeof bytes === 'string' ? bytes : strictUtf8.decode(bytes); } catch { text = null; }
+        send(text === null ? { type: FromHost.FRAME, channel, base64: Buffer.from(bytes).toString('base64') } : { type: FromHost.FRAME, channel, text });
+      },
       onOversize: (bytes) => { if (channels.get(channel) === slot) send({ type: FromHost.OVERSIZE, channel, bytes }); },
       onClose: (info) => {
         if (channels.get(channel) !== slot) return;
@@ -113,7 +131,7 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
       case ToHost.LIST:
         if (!watcher) watcher = watchLocalProviders(core, list, { dirs });
         else lastList = '';
-        scanLocalProviders(core, { dirs }).then(list, (e) => log(`scan failed: ${e?.message ?? e}`));
+        Promise.resolve().then(() => scanLocalProviders(core, { dirs })).then(list, (e) => log(`scan failed: ${e?.message ?? e}`));
         break;
       case ToHost.OPEN:
         if (!Number.isInteger(m.channel) || typeof m.id !== 'string') { send({ type: FromHost.ERROR, message: 'open needs an integer channel and a string id' }); break; }

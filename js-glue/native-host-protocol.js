@@ -11,6 +11,7 @@
 //                                                   (again whenever the provider directories change)
 //   {type:'open', channel, id, approvedCommand?}  {type:'open', channel}          connected
 //   {type:'send', channel, text}                  {type:'frame', channel, text}   one provider frame
+//                                                   ({base64} instead of text: its bytes are not UTF-8)
 //   {type:'close', channel}                       {type:'oversize', channel, bytes}  a frame over the
 //                                                   limit was dropped (the connection stays)
 //                                                 {type:'closed', channel, info}  info: CloseInfo

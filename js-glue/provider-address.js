@@ -51,3 +51,17 @@ export function readAddress(input) {
   const same = href.replace(/\/$/, '').toLowerCase() === text.replace(/\/$/, '').toLowerCase();
   return { ok: true, kind, url: href, read: same ? null : `read “${text}” as ${href}` };
 }
+
+/** An argv as one would type it, quoted where a shell would need it: for showing only (it is run as the argv, never by a shell). @param {string[]} argv */
+export function commandText(argv) {
+  return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/**
+ * A local provider's address, in words and as a key: `unix:/tmp/slop/app.sock`, or `stdio:` and
+ * its command as commandText writes it.
+ * @param {{type: 'unix', path: string}|{type: 'stdio', command: string[]}} t
+ */
+export function localAddress(t) {
+  return t.type === 'unix' ? `unix:${t.path}` : `stdio:${commandText(t.command)}`;
+}

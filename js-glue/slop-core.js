@@ -51,6 +51,8 @@ export class SlopError extends Error {
  * @property {ReturnType<typeof makeConsumerClass>['SlopConsumer']} SlopConsumer
  * @property {(schema: any, params: any) => (ParamsFailure[]|null)} validateParams
  * @property {(text: string) => any} parseDescriptor
+ * @property {(text: string) => any} parseLocalDescriptor
+ * @property {(e: {kind: 'dir'|'name'|'file', name?: string, type?: 'd'|'f'|'l'|'?', mode?: number, uid?: number, me?: number}) => ({code: string, why: string}|null)} localRefusal
  * @property {(content: string, pageUrl: string) => any} parseMeta
  * @property {(pageUrl: string, targetUrl: string) => any} classifyTarget
  * @property {(consumers: SlopConsumerT[], generatedAt: string) => (string|null)} renderStateTail
@@ -79,7 +81,13 @@ export class SlopError extends Error {
 
 // Field order and sizes of struct slop_limits (wasm32: size_t and unsigned are 4 bytes).
 const LIMIT_FIELDS = ['maxFrameBytes', 'maxJsonDepth', 'maxNodes', 'requestTimeoutMs', 'maxPending'];
+/** The core's defaults for a 0 limit (SLOP_DEFAULT_* of slop_core.h; tests/node/header.test.js pins them). */
+export const DEFAULT_LIMITS = Object.freeze({
+  maxFrameBytes: 64 * 1024 * 1024, maxJsonDepth: 96, maxNodes: 2000000, requestTimeoutMs: 30000, maxPending: 4096,
+});
 const OUT_NONE = 0, OUT_SEND = 1;
+/** SLOP_LOCAL_DIR, SLOP_LOCAL_NAME, SLOP_LOCAL_FILE of slop_core.h. */
+const LOCAL_KINDS = Object.freeze({ dir: 1, name: 2, file: 3 });
 
 /** The largest size_t / unsigned of the wasm32 core. */
 const SIZE_MAX = 0xffffffff;
@@ -162,6 +170,25 @@ export async function loadSlopCore(options = {}) {
     /** @param {string} text @returns {{ok: boolean, descriptor?: any, error?: string}} */
     parseDescriptor(text) {
       return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_parse_descriptor(t.ptr, t.len))));
+    },
+    /**
+     * A local provider's descriptor file (slop_parse_local_descriptor): unix, stdio or ws.
+     * @param {string} text @returns {{ok: boolean, descriptor?: any, error?: string}}
+     */
+    parseLocalDescriptor(text) {
+      return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_parse_local_descriptor(t.ptr, t.len))));
+    },
+    /**
+     * Local discovery's filesystem hardening (slop_local_refusal): null when the entry passes.
+     * @param {{kind: 'dir'|'name'|'file', name?: string, type?: 'd'|'f'|'l'|'?', mode?: number, uid?: number, me?: number}} e
+     * @returns {{code: string, why: string}|null}
+     */
+    localRefusal({ kind, name = '', type = '?', mode = 0, uid = -1, me = -2 }) {
+      const k = LOCAL_KINDS[kind];
+      if (!k) throw new TypeError(`localRefusal: unknown kind "${kind}"`);
+      const text = mem.withStrings([name], ([n]) =>
+        freeResult(M._slop_local_refusal(k, n.ptr, type.charCodeAt(0), mode >>> 0, uid, me)));
+      return text === null ? null : JSON.parse(text);
     },
     /**
      * @param {string} content @param {string} pageUrl
@@ -308,7 +335,7 @@ function makeConsumerClass(M, mem) {
     }
 
     /**
-     * @param {{transport?: 'ws'|'postmessage'|'document'|'replay', seed?: bigint|number, limits?: SlopLimits,
+     * @param {{transport?: 'ws'|'unix'|'stdio'|'postmessage'|'document'|'replay', seed?: bigint|number, limits?: SlopLimits,
      *   numbers?: 'plain'|'exact'|'verbatim'}} options
      *   without a transport the core refuses (E_ARG). numbers: how the core's JSON (events, trees,
      *   views) is read (exact-json.js): 'plain' (the default) is JSON.parse, whose values any port
@@ -356,6 +383,14 @@ function makeConsumerClass(M, mem) {
     receive(frame, nowMs) {
       const c = this.#live();
       return mem.withStrings([frame], ([f]) => M._slop_consumer_receive(c, f.ptr, f.len, nowMs));
+    }
+    /**
+     * A frame the transport dropped unread for its size (a stream's line over maxFrameBytes; it is
+     * never buffered whole): reported as an oversize frame is (slop_consumer_receive_oversize).
+     * @param {number} bytes the bytes seen when it was dropped @param {number} nowMs @returns {number} outputs queued
+     */
+    receiveOversize(bytes, nowMs) {
+      return M._slop_consumer_receive_oversize(this.#live(), countArg(bytes, 'bytes'), nowMs);
     }
     /** The "type" of the frame the last receive() took, as the core read it ("" if none). */
     frameType() { return M.UTF8ToString(M._slop_consumer_frame_type(this.#live())); }

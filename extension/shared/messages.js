@@ -515,7 +515,7 @@ export function catalogued(msg, ...groups) {
 /**
  * @typedef {object} ProviderInfo
  * @property {string} key                 the WebSocket URL, or "postmessage": unique per tab
- * @property {{type: 'ws'|'postmessage', url?: string}} transport
+ * @property {{type: 'ws'|'postmessage'|'unix'|'stdio', url?: string, path?: string, command?: string[]}} transport
  * @property {'meta'|'well-known'|'manual'} source  how it was found (manual: added by address)
  * @property {import('../../js-glue/session-status.js').StatusValue} status   one of Status
  * @property {number} statusAt            epoch ms of the last status change

@@ -1124,6 +1124,35 @@ TEST(malformed_frames_give_clear_errors_and_lose_no_state) {
     stop(&l);
 }
 
+TEST(a_line_dropped_unread_for_its_size_is_reported_and_loses_nothing) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    char *before = tree_at(&l, "/");
+    slop_consumer_receive_oversize(l.c, (size_t)SLOP_DEFAULT_MAX_FRAME_BYTES + 4096, 10);
+    drain(l.c, &l.o);
+    cJSON *e = ev(&l.o, "protocol_error", 0);
+    CHECK(e && strcmp(str(e, "code"), "frame_too_large") == 0);
+    CHECK_CONTAINS(e ? str(e, "message") : "", "dropped unread");
+    cJSON_Delete(e);
+    char *after = tree_at(&l, "/");
+    CHECK_STR(after, before);
+    /* The stream goes on: the next line is read as usual. */
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":7}]");
+    CHECK_PROP(&l, "/todos", "count", "7");
+    free(before);
+    free(after);
+    stop(&l);
+    /* The stream transports are names for the same rules. */
+    slop_consumer *u = slop_consumer_new(NULL, "unix", 1), *s = slop_consumer_new(NULL, "stdio", 1);
+    CHECK(u && s && slop_consumer_new(NULL, "pipe", 1) == NULL);
+    outs o = {0};
+    drain(u, &o);
+    CHECK(o.n == 0); /* no postMessage "connect" */
+    outs_free(&o);
+    slop_consumer_free(u);
+    slop_consumer_free(s);
+}
+
 TEST(oversize_and_too_deep_frames_are_refused_before_parsing) {
     slop_limits lim = {1024, 16, 100, 0, 0};
     slop_consumer *c = slop_consumer_new(&lim, "ws", 1);
@@ -2277,6 +2306,7 @@ int main(void) {
     RUN(subscribe_options_are_validated);
     RUN(malformed_frames_give_clear_errors_and_lose_no_state);
     RUN(oversize_and_too_deep_frames_are_refused_before_parsing);
+    RUN(a_line_dropped_unread_for_its_size_is_reported_and_loses_nothing);
     RUN(the_mirror_node_limit_refuses_snapshots_and_patches_that_exceed_it);
     RUN(refusal_reasons_come_from_the_error_code_not_the_message_text);
     RUN(snapshot_errors_keep_the_last_good_state);

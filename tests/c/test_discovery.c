@@ -74,6 +74,120 @@ static const char *href(const char *url) {
     return buf;
 }
 
+
+/* ---- local descriptors and the filesystem hardening ---------------------- */
+
+static char *local_descriptor(const char *json) { return slop_parse_local_descriptor(json, strlen(json)); }
+
+#define LOCAL_HEAD "{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\",\"capabilities\":[\"state\"],"
+
+TEST(local_descriptors_take_unix_stdio_and_ws_transports_and_keep_the_pid) {
+    EXPECT_JSON(local_descriptor(LOCAL_HEAD "\"pid\":4242,\"transport\":{\"type\":\"unix\",\"path\":\"/tmp/slop/app.sock\"}}"),
+                "{\"ok\":true,\"descriptor\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\",\"pid\":4242,"
+                "\"transport\":{\"type\":\"unix\",\"path\":\"/tmp/slop/app.sock\"},\"capabilities\":[\"state\"]}}");
+    EXPECT_JSON(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"stdio\",\"command\":[\"my-tool\",\"--slop\",\"a b\"]}}"),
+                "{\"ok\":true,\"descriptor\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
+                "\"transport\":{\"type\":\"stdio\",\"command\":[\"my-tool\",\"--slop\",\"a b\"]},\"capabilities\":[\"state\"]}}");
+    EXPECT_JSON(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"ws\",\"url\":\"ws://127.0.0.1:9222/slop\"}}"),
+                "{\"ok\":true,\"descriptor\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
+                "\"transport\":{\"type\":\"ws\",\"url\":\"ws://127.0.0.1:9222/slop\"},\"capabilities\":[\"state\"]}}");
+}
+
+TEST(local_transports_are_checked_in_words) {
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"unix\",\"path\":\"app.sock\"}}"),
+                 "transport.path must be the socket's absolute path");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"unix\"}}"),
+                 "transport.path must be the socket's absolute path");
+    char big[400];
+    snprintf(big, sizeof big, LOCAL_HEAD "\"transport\":{\"type\":\"unix\",\"path\":\"/%0120d\"}}", 0);
+    EXPECT_ERROR_CONTAINS(local_descriptor(big), "longer than a Unix socket path may be");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"stdio\",\"command\":\"my-tool --slop\"}}"),
+                 "transport.command must be a non-empty array of strings (the program and its arguments)");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"stdio\",\"command\":[]}}"),
+                 "transport.command must be a non-empty array of strings (the program and its arguments)");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"stdio\",\"command\":[\"\"]}}"),
+                 "transport.command[0] (the program) is empty");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"stdio\",\"command\":[\"a\",1]}}"),
+                 "transport.command must be an array of strings");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"stdio\"}}"),
+                 "transport.command is required (an array: the program and its arguments)");
+    EXPECT_ERROR_CONTAINS(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"postmessage\"}}"),
+                          "is for a provider inside a web page");
+    EXPECT_ERROR_CONTAINS(local_descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"pipe\",\"name\":\"x\"}}"),
+                          "Windows named pipe");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"pid\":-1,\"transport\":{\"type\":\"stdio\",\"command\":[\"a\"]}}"),
+                 "pid must be a positive integer (the provider's process id)");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"pid\":\"12\",\"transport\":{\"type\":\"stdio\",\"command\":[\"a\"]}}"),
+                 "pid must be a positive integer (the provider's process id)");
+    EXPECT_ERROR(local_descriptor(LOCAL_HEAD "\"pid\":1.5,\"transport\":{\"type\":\"stdio\",\"command\":[\"a\"]}}"),
+                 "pid must be a positive integer (the provider's process id)");
+    /* A web descriptor still names only a WebSocket or the page, and its pid is not read. */
+    EXPECT_ERROR_CONTAINS(descriptor(LOCAL_HEAD "\"transport\":{\"type\":\"unix\",\"path\":\"/tmp/a.sock\"}}"),
+                          "is for local apps");
+    EXPECT_JSON(descriptor(LOCAL_HEAD "\"pid\":\"x\",\"transport\":{\"type\":\"postmessage\"}}"),
+                "{\"ok\":true,\"descriptor\":{\"id\":\"app\",\"name\":\"App\",\"slop_version\":\"0.1\","
+                "\"transport\":{\"type\":\"postmessage\"},\"capabilities\":[\"state\"]}}");
+}
+
+/* The code of a refusal, "pass" when there is none. Static buffer. */
+static const char *refusal_code(int kind, const char *name, int type, unsigned mode, double owner, double me) {
+    static char buf[64];
+    char *r = slop_local_refusal(kind, name, type, mode, owner, me);
+    cJSON *o = r ? cJSON_Parse(r) : NULL;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "code");
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "why");
+    snprintf(buf, sizeof buf, "%s", !r ? "pass" : cJSON_IsString(c) && cJSON_IsString(w) && w->valuestring[0] ? c->valuestring : "(malformed)");
+    cJSON_Delete(o);
+    free(r);
+    return buf;
+}
+
+TEST(descriptor_names_follow_the_spec_pattern) {
+    const char *good[] = {"vscode.json", "a.json", "0.json", "my-app_2.x.json",
+                          "a123456789012345678901234567890123456789012345678901234567890123.json"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) CHECK_STR(refusal_code(SLOP_LOCAL_NAME, good[i], 0, 0, 0, 0), "pass");
+    const char *bad[] = {"VSCode.json", ".app.json", "-app.json", "_a.json", "app.JSON", "app.json5", "app", ".json",
+                         "a b.json", "app/x.json", "..", "app.json~", "\xc3\xa9.json",
+                         "a1234567890123456789012345678901234567890123456789012345678901234.json", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (strcmp(refusal_code(SLOP_LOCAL_NAME, bad[i], 0, 0, 0, 0), "bad_name") != 0) printf("  name passed: %s\n", bad[i]);
+        CHECK_STR(refusal_code(SLOP_LOCAL_NAME, bad[i], 0, 0, 0, 0), "bad_name");
+    }
+    CHECK_STR(refusal_code(SLOP_LOCAL_NAME, "app.json.tmp.4242", 0, 0, 0, 0), "temp_file");
+    CHECK_STR(refusal_code(SLOP_LOCAL_NAME, NULL, 0, 0, 0, 0), "bad_name");
+}
+
+TEST(provider_directories_must_be_ours_and_closed_to_others) {
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'd', 040700, 1000, 1000), "pass");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'd', 040500, 1000, 1000), "pass");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'd', 040755, 1000, 1000), "dir_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'd', 040710, 1000, 1000), "dir_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'd', 040701, 1000, 1000), "dir_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'd', 041777, 0, 0), "dir_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'd', 040700, 1001, 1000), "dir_owner");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'l', 0120777, 1000, 1000), "not_a_directory");
+    CHECK_STR(refusal_code(SLOP_LOCAL_DIR, NULL, 'f', 0100700, 1000, 1000), "not_a_directory");
+    char *r = slop_local_refusal(SLOP_LOCAL_DIR, NULL, 'd', 040755, 1000, 1000);
+    CHECK_CONTAINS(r, "its mode is 0755; the spec requires 0700");
+    free(r);
+    r = slop_local_refusal(SLOP_LOCAL_DIR, NULL, 'd', 040700, 4294967294.0, 1000);
+    CHECK_CONTAINS(r, "owned by uid 4294967294, not by you (uid 1000)");
+    free(r);
+}
+
+TEST(descriptor_files_must_be_ours_regular_and_0600) {
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'f', 0100600, 1000, 1000), "pass");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'f', 0100644, 1000, 1000), "file_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'f', 0100400, 1000, 1000), "file_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'f', 0100700, 1000, 1000), "file_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'f', 0104600, 1000, 1000), "file_mode");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'f', 0100600, 0, 1000), "file_owner");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'l', 0120777, 1000, 1000), "not_a_file");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, '?', 010600, 1000, 1000), "not_a_file");
+    CHECK_STR(refusal_code(SLOP_LOCAL_FILE, NULL, 'd', 040600, 1000, 1000), "not_a_file");
+    CHECK_STR(refusal_code(7, NULL, 'f', 0100600, 1000, 1000), "bad_kind");
+}
+
 /* ---- loopback --------------------------------------------------------------- */
 
 TEST(the_loopback_family_is_recognised) {
@@ -511,5 +625,10 @@ int main(void) {
     RUN(page_origin_is_scheme_host_and_non_default_port);
     RUN(the_approval_key_is_stable_per_page_origin_and_target);
     RUN(a_postmessage_target_is_always_same_origin);
+    RUN(local_descriptors_take_unix_stdio_and_ws_transports_and_keep_the_pid);
+    RUN(local_transports_are_checked_in_words);
+    RUN(descriptor_names_follow_the_spec_pattern);
+    RUN(provider_directories_must_be_ours_and_closed_to_others);
+    RUN(descriptor_files_must_be_ours_regular_and_0600);
     return check_report();
 }

@@ -184,3 +184,19 @@ test('no README link or comment points outside the repository', () => {
   }
   assert.deepEqual(hits, []);
 });
+
+test('the glue\'s default limits are the header\'s SLOP_DEFAULT_* values', async () => {
+  const { DEFAULT_LIMITS } = await import('../../js-glue/slop-core.js');
+  const define = (name) => {
+    const m = new RegExp(`#define\\s+${name}\\s+\\(?([0-9u *]+)\\)?`).exec(HEADER);
+    assert.ok(m, `${name} is defined in slop_core.h`);
+    return m[1].replace(/u/g, '').split('*').reduce((a, b) => a * Number(b.trim()), 1);
+  };
+  assert.deepEqual({ ...DEFAULT_LIMITS }, {
+    maxFrameBytes: define('SLOP_DEFAULT_MAX_FRAME_BYTES'),
+    maxJsonDepth: define('SLOP_DEFAULT_MAX_JSON_DEPTH'),
+    maxNodes: define('SLOP_DEFAULT_MAX_NODES'),
+    requestTimeoutMs: define('SLOP_DEFAULT_TIMEOUT_MS'),
+    maxPending: define('SLOP_DEFAULT_MAX_PENDING'),
+  });
+});

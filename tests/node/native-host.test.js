@@ -14,10 +14,21 @@ import { fileURLToPath } from 'node:url';
 import {
   HOST_NAME, ToHost, FromHost, NATIVE_LIMITS, frameNative, nativeReader, encodeForBrowser, splitText, chunkJoiner, utf8Length,
 } from '../../js-glue/native-host-protocol.js';
-import { startLocalSocketProvider } from '../fixtures/provider/local-socket-provider.mjs';
+import { startUnixProvider, registerDescriptor } from '../fixtures/provider/local-server.mjs';
+import { createTodoEngine } from '../fixtures/demo-trees.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HOST = path.join(ROOT, 'bin/slop-native-host.js');
+const LOCAL_SERVER = path.join(ROOT, 'tests/fixtures/provider/local-server.mjs');
+
+/** The todo list on a Unix socket, announced in dir. */
+async function startTodo(dir, id = 'todo-local') {
+  const engine = createTodoEngine();
+  const srv = await startUnixProvider({ path: path.join(dir, `${id}.sock`), engine });
+  const descriptor = { id, name: 'Todo (local socket)', transport: { type: 'unix', path: srv.path }, pid: process.pid };
+  const file = registerDescriptor(dir, descriptor);
+  return { descriptor, async close() { await srv.close(); engine.close(); await fs.rm(file, { force: true }); } };
+}
 
 test('the host name is a valid native messaging name', () => {
   assert.match(HOST_NAME, /^[a-z0-9_]+(\.[a-z0-9_]+)*$/);
@@ -172,16 +183,16 @@ test('the host lists local apps, says why a directory is refused, and pushes the
   const open = path.join(tmp, 'open');
   await fs.mkdir(open, { mode: 0o755 });
   await fs.chmod(open, 0o755);
-  const p = await startLocalSocketProvider({ dir: good });
+  const p = await startTodo(good);
   const host = spawnHost({ SLOP_PROVIDER_DIRS: `${good}:${open}` });
   try {
     host.send({ type: ToHost.LIST });
     const list = await host.next((m) => m.type === FromHost.LOCAL_PROVIDERS, 'the list');
     assert.deepEqual(list.providers.map((x) => [x.id, x.transport.type, x.alive]), [['todo-local', 'unix', true]]);
     assert.equal(list.refused.length, 1);
-    assert.match(list.refused[0].why, /is mode 0755: the spec requires 0700 — run chmod 700 /);
-    await fs.writeFile(path.join(good, 'later.json.tmp.1'), JSON.stringify({ ...p.descriptor, id: 'later', name: 'Later' }), { mode: 0o600 });
-    await fs.rename(path.join(good, 'later.json.tmp.1'), path.join(good, 'later.json'));
+    assert.equal(list.refused[0].dir, open);
+    assert.match(`${list.refused[0].why} ${list.refused[0].fix}`, /0755[\s\S]*chmod 700 /);
+    registerDescriptor(good, { ...p.descriptor, id: 'later', name: 'Later' });
     const again = await host.next((m) => m.type === FromHost.LOCAL_PROVIDERS && m.providers.length === 2, 'the list with the new descriptor');
     assert.deepEqual(again.providers.map((x) => x.id).sort(), ['later', 'todo-local']);
   } finally {
@@ -194,7 +205,7 @@ test('the host lists local apps, says why a directory is refused, and pushes the
 test('the host opens a Unix-socket app and relays frames as text both ways; a frame over 1 MB arrives in chunks, joined', { timeout: 30_000 }, async () => {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'slop-host-'));
   const dir = path.join(tmp, 'providers');
-  const p = await startLocalSocketProvider({ dir });
+  const p = await startTodo(dir);
   // A second, raw provider that answers any line with one 3 MB line.
   const bigSock = path.join(dir, 'big.sock');
   const bigText = JSON.stringify({ type: 'snapshot', big: 'ü"'.repeat(1024 * 1024) });
@@ -239,7 +250,7 @@ test('a stdio app runs only with its exact command approved', { timeout: 30_000 
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'slop-host-'));
   const dir = path.join(tmp, 'providers');
   await fs.mkdir(dir, { mode: 0o700 });
-  const command = [process.execPath, path.join(ROOT, 'tests/fixtures/provider/local-socket-provider.mjs'), '--stdio'];
+  const command = [process.execPath, LOCAL_SERVER, 'stdio'];
   await fs.writeFile(path.join(dir, 'todo-stdio.json'), JSON.stringify({ id: 'todo-stdio', name: 'Todo (stdio)', slop_version: '0.1', capabilities: ['state'], transport: { type: 'stdio', command } }), { mode: 0o600 });
   const host = spawnHost({ SLOP_PROVIDER_DIRS: dir });
   try {
@@ -251,7 +262,7 @@ test('a stdio app runs only with its exact command approved', { timeout: 30_000 
     assert.equal((await host.next((m) => m.type === FromHost.CLOSED && m.channel === 2, 'the second refusal')).info.kind, 'approval');
     host.send({ type: ToHost.OPEN, channel: 3, id: 'todo-stdio', approvedCommand: command });
     const hello = await host.next((m) => m.type === FromHost.FRAME && m.channel === 3, 'hello');
-    assert.match(hello.text, /"Todo \(stdio\)"/);
+    assert.match(hello.text, /"type":"hello"/);
     host.send({ type: ToHost.CLOSE, channel: 3 });
   } finally {
     assert.equal(await host.close(), 0);

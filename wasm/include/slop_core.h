@@ -163,7 +163,9 @@ typedef struct slop_consumer slop_consumer;
 /*
  * Creates a consumer for one provider connection.
  *   limits:    NULL, or limits whose 0 fields take the defaults above.
- *   transport: "ws" or "postmessage". With "postmessage" the first output is
+ *   transport: "ws", "unix", "stdio" (one frame per WebSocket message or per
+ *              NDJSON line: the same rules) or "postmessage". With
+ *              "postmessage" the first output is
  *              the {"type":"connect"} handshake frame. "document": no
  *              provider, a tree from a file (see slop_consumer_load).
  *              "replay": a recording played back: the caller feeds the
@@ -195,6 +197,16 @@ void slop_consumer_free(slop_consumer *c);
  * queued by this call.
  */
 int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, double now_ms);
+
+/*
+ * A frame the transport dropped unread because it is longer than
+ * max_frame_bytes: a Unix socket's or stdio's line is never buffered whole,
+ * so its length is not known. len: the bytes seen when it was dropped.
+ * Reported as slop_consumer_receive reports an oversize frame (a
+ * "frame_too_large" protocol_error); no state changes. Returns the number
+ * of outputs queued.
+ */
+int slop_consumer_receive_oversize(slop_consumer *c, size_t len, double now_ms);
 
 /* Expires requests older than the timeout ("timeout" events). Returns the
  * number of outputs queued. Call it from a timer, about once a second. */
@@ -538,6 +550,44 @@ char *slop_validate_params(const char *schema, size_t schema_len,
  * or {"ok":false,"error":"transport.url must be a ws:// or wss:// URL"}.
  */
 char *slop_parse_descriptor(const char *json, size_t len);
+
+/*
+ * Validates a local provider's descriptor (a file in ~/.slop/providers/ or
+ * /tmp/slop/providers/): as slop_parse_descriptor, but its transport may be
+ *   {"type":"unix","path":P}         P absolute, at most 107 bytes
+ *   {"type":"stdio","command":[..]}  the program and its arguments (an argv,
+ *                                    run without a shell), 1 to 64 strings
+ *   {"type":"ws","url":U}
+ * and not "postmessage" or "pipe". pid, when present, must be a positive
+ * integer and is kept. Caller frees with slop_free().
+ */
+char *slop_parse_local_descriptor(const char *json, size_t len);
+
+/* What slop_local_refusal() judges. */
+enum {
+    SLOP_LOCAL_DIR = 1,  /* a provider directory, from lstat()             */
+    SLOP_LOCAL_NAME = 2, /* a directory entry's name, before opening it     */
+    SLOP_LOCAL_FILE = 3  /* an opened descriptor file, from fstat()         */
+};
+
+/*
+ * Local discovery's filesystem hardening (Transport & Discovery, REQUIRED),
+ * judged from what the caller read of one entry:
+ *   SLOP_LOCAL_DIR:  a directory owned by `me` whose mode grants group and
+ *                    others nothing; a symbolic link is refused (lstat);
+ *   SLOP_LOCAL_NAME: name matches ^[a-z0-9][a-z0-9._-]{0,63}\.json$ (a
+ *                    provider's "x.json.tmp.123" is a temp_file);
+ *   SLOP_LOCAL_FILE: a regular file (opened without following a link, then
+ *                    fstat) owned by `me` with mode exactly 0600.
+ * name: the entry's name (SLOP_LOCAL_NAME only; else may be NULL).
+ * type: 'd' directory, 'f' regular file, 'l' symbolic link, '?' other.
+ * mode: st_mode (its permission bits are read); owner: st_uid; me: the
+ * caller's uid (doubles: a uid fits, and wasm takes them plainly).
+ * Returns NULL when the entry passes, else {"code":C,"why":W}: C one of
+ * bad_name, temp_file, not_a_directory, dir_owner, dir_mode, not_a_file,
+ * file_owner, file_mode; W says why in words. Caller frees with slop_free().
+ */
+char *slop_local_refusal(int kind, const char *name, int type, unsigned mode, double owner, double me);
 
 /*
  * Turns the content of <meta name="slop" content="..."> on a page at

@@ -1226,7 +1226,8 @@ static void handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
 slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transport, uint64_t seed) {
     int pm = 0, document = 0, replay = 0;
     if (!transport) return NULL;
-    if (strcmp(transport, "ws") == 0) pm = 0;
+    /* A Unix socket or stdio line is one frame, as a WebSocket message is. */
+    if (!strcmp(transport, "ws") || !strcmp(transport, "unix") || !strcmp(transport, "stdio")) pm = 0;
     else if (strcmp(transport, "postmessage") == 0) pm = 1;
     else if (strcmp(transport, "document") == 0) document = 1;
     else if (strcmp(transport, "replay") == 0) replay = 1;
@@ -1363,6 +1364,23 @@ int slop_consumer_receive(slop_consumer *c, const char *frame, size_t len, doubl
     int n = receive_frame(c, frame, len, now_ms);
     c->conf.frame = NULL;
     return n;
+}
+
+int slop_consumer_receive_oversize(slop_consumer *c, size_t len, double now_ms) {
+    if (!c) return 0;
+    cp_end(c, 1);
+    c->queued = 0;
+    c->frame_type[0] = '\0';
+    if (c->closed || c->document) {
+        c->ignored_frames++;
+        return 0;
+    }
+    c->now = now_ms;
+    c->conf.frames++;
+    if (len <= c->lim.max_frame_bytes) len = c->lim.max_frame_bytes + 1;
+    protocol_error(c, "frame_too_large", 0, "frame of over %zu bytes exceeds the limit of %zu: dropped unread", len - 1,
+                   c->lim.max_frame_bytes);
+    return c->queued;
 }
 
 int slop_consumer_tick(slop_consumer *c, double now_ms) {

@@ -21,6 +21,10 @@
 #define META_MAX_BYTES       8192u         /* a URL, or "postmessage"              */
 #define SHOWN_NAME_MAX       32            /* bytes of an offending value we echo  */
 #define CAPABILITIES_MAX     64            /* the spec defines 7; bounds the dedupe */
+#define LOCAL_COMMAND_MAX_ARGS 64          /* a stdio provider's argv              */
+#define LOCAL_PATH_MAX       4096u         /* PATH_MAX on Linux                    */
+#define UNIX_PATH_MAX_BYTES  107u          /* sizeof sun_path (108) less its NUL   */
+#define PID_MAX              4194304.0     /* Linux's pid_max ceiling (2^22)       */
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -82,20 +86,89 @@ static cJSON *ws_transport(const slop__url *u) {
 
 /* ---- the well-known descriptor ------------------------------------------ */
 
+/* {"type":"unix","path":P}; NULL on OOM. */
+static cJSON *unix_transport(const char *path) {
+    cJSON *t = cJSON_CreateObject();
+    if (t && (!cJSON_AddStringToObject(t, "type", "unix") || !cJSON_AddStringToObject(t, "path", path))) {
+        cJSON_Delete(t);
+        t = NULL;
+    }
+    return t;
+}
+
+/* {"type":"stdio","command":[...]} from a checked command; NULL on OOM. */
+static cJSON *stdio_transport(const cJSON *command) {
+    cJSON *t = cJSON_CreateObject();
+    cJSON *argv = cJSON_Duplicate(command, 1);
+    if (!t || !argv || !cJSON_AddStringToObject(t, "type", "stdio") || !cJSON_AddItemToObject(t, "command", argv)) {
+        cJSON_Delete(t);
+        cJSON_Delete(argv); /* not taken when AddItemToObject failed or was not reached */
+        return NULL;
+    }
+    return t;
+}
+
+/* What is wrong with a stdio transport's command, or NULL. It is run without
+ * a shell, as an argv: no string to split, no empty program. */
+static const char *command_error(const cJSON *command) {
+    if (!command) return "transport.command is required (an array: the program and its arguments)";
+    if (!cJSON_IsArray(command) || !command->child)
+        return "transport.command must be a non-empty array of strings (the program and its arguments)";
+    int n = 0;
+    for (const cJSON *a = command->child; a; a = a->next) {
+        if (!cJSON_IsString(a)) return "transport.command must be an array of strings";
+        if (++n > LOCAL_COMMAND_MAX_ARGS) return "transport.command has more than 64 entries";
+        if (strlen(a->valuestring) > LOCAL_PATH_MAX) return "transport.command has an entry over 4096 bytes";
+    }
+    return command->child->valuestring[0] ? NULL : "transport.command[0] (the program) is empty";
+}
+
 /* Builds the normalised transport, or returns NULL with *err set to a
- * message in buf (or a static string). */
-static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const char **err) {
+ * message in buf (or a static string). local: a descriptor from a local
+ * provider directory, which may name a Unix socket or a command; a web
+ * descriptor may name only a WebSocket or the page itself. */
+static cJSON *descriptor_transport(const cJSON *t, int local, char *buf, size_t cap, const char **err) {
     if (!cJSON_IsObject(t)) { *err = "transport must be an object"; return NULL; }
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(t, "type");
     if (!cJSON_IsString(type)) { *err = "transport.type must be a string"; return NULL; }
     const char *ty = type->valuestring;
 
+    if (local && !strcmp(ty, "unix")) {
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(t, "path");
+        if (!cJSON_IsString(path) || path->valuestring[0] != '/') {
+            *err = "transport.path must be the socket's absolute path";
+            return NULL;
+        }
+        /* sun_path holds 108 bytes with its NUL on Linux (104 on the BSDs):
+         * a longer path cannot be connected to at all. */
+        if (strlen(path->valuestring) > UNIX_PATH_MAX_BYTES) {
+            *err = "transport.path is longer than a Unix socket path may be (107 bytes)";
+            return NULL;
+        }
+        *err = NULL; /* on OOM */
+        return unix_transport(path->valuestring);
+    }
+    if (local && !strcmp(ty, "stdio")) {
+        *err = command_error(cJSON_GetObjectItemCaseSensitive(t, "command"));
+        return *err ? NULL : stdio_transport(cJSON_GetObjectItemCaseSensitive(t, "command"));
+    }
     if (!strcmp(ty, "postmessage")) {
+        if (local) {
+            *err = "transport type \"postmessage\" is for a provider inside a web page; a local descriptor "
+                   "needs \"unix\", \"stdio\" or \"ws\"";
+            return NULL;
+        }
         *err = NULL; /* on OOM */
         return postmessage_transport();
     }
     if (strcmp(ty, "ws") != 0) {
-        if (!strcmp(ty, "unix") || !strcmp(ty, "stdio") || !strcmp(ty, "pipe"))
+        if (local && !strcmp(ty, "pipe"))
+            snprintf(buf, cap, "transport type \"pipe\" is a Windows named pipe; on this system use \"unix\", "
+                               "\"stdio\" or \"ws\"");
+        else if (local)
+            snprintf(buf, cap, "transport type \"%.*s\" is not supported (use \"unix\", \"stdio\" or \"ws\")",
+                     (int)slop__utf8_cut(ty, strlen(ty), SHOWN_NAME_MAX), ty);
+        else if (!strcmp(ty, "unix") || !strcmp(ty, "stdio") || !strcmp(ty, "pipe"))
             snprintf(buf, cap, "transport type \"%s\" is for local apps; a browser consumer "
                                "needs \"ws\" or \"postmessage\"", ty);
         else
@@ -124,7 +197,7 @@ static cJSON *descriptor_transport(const cJSON *t, char *buf, size_t cap, const 
 
 /* What is wrong with the descriptor's members other than transport, or
  * NULL. */
-static const char *descriptor_error(const cJSON *d) {
+static const char *descriptor_error(const cJSON *d, int local) {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(d, "id");
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(d, "name");
     const cJSON *sv = cJSON_GetObjectItemCaseSensitive(d, "slop_version");
@@ -148,7 +221,12 @@ static const char *descriptor_error(const cJSON *d) {
         if (!cJSON_IsString(c)) return "capabilities must be an array of strings";
         has_state |= !strcmp(c->valuestring, "state");
     }
-    return has_state ? NULL : "capabilities must include \"state\"";
+    if (!has_state) return "capabilities must include \"state\"";
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(d, "pid");
+    if (local && pid && !(cJSON_IsNumber(pid) && pid->valuedouble >= 1 && pid->valuedouble <= PID_MAX &&
+                 pid->valuedouble == (double)(long long)pid->valuedouble))
+        return "pid must be a positive integer (the provider's process id)";
+    return NULL;
 }
 
 /* Adds member key of d to out when it is present (a string, checked). */
@@ -159,7 +237,7 @@ static int copy_string(cJSON *out, const cJSON *d, const char *key) {
 
 /* The normalised descriptor: known members only, capabilities without
  * duplicates, in their original order. Takes transport; NULL on OOM. */
-static cJSON *descriptor_normalised(const cJSON *d, cJSON *transport) {
+static cJSON *descriptor_normalised(const cJSON *d, int local, cJSON *transport) {
     const cJSON *caps = cJSON_GetObjectItemCaseSensitive(d, "capabilities");
     cJSON *out = cJSON_CreateObject();
     cJSON *caps_out = cJSON_CreateArray();
@@ -176,6 +254,8 @@ static cJSON *descriptor_normalised(const cJSON *d, cJSON *transport) {
         if (!ok) cJSON_Delete(s);
     }
     /* AddItemToObject takes ownership only when it succeeds. */
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(d, "pid");
+    if (ok && local && pid) ok = cJSON_AddNumberToObject(out, "pid", pid->valuedouble) != NULL;
     if (ok && (ok = cJSON_AddItemToObject(out, "transport", transport))) transport = NULL;
     if (ok && (ok = cJSON_AddItemToObject(out, "capabilities", caps_out))) caps_out = NULL;
     cJSON_Delete(caps_out);
@@ -187,7 +267,7 @@ static cJSON *descriptor_normalised(const cJSON *d, cJSON *transport) {
     return out;
 }
 
-char *slop_parse_descriptor(const char *json, size_t len) {
+static char *parse_descriptor(const char *json, size_t len, int local) {
     if (!json || len == 0) return result_error("descriptor is empty");
     if (len > DESCRIPTOR_MAX_BYTES) return result_error("descriptor is too large (over 64 KiB)");
     slop__json_status st;
@@ -200,18 +280,86 @@ char *slop_parse_descriptor(const char *json, size_t len) {
     }
     char buf[160];
     cJSON *transport = NULL;
-    const char *err = descriptor_error(d);
+    const char *err = descriptor_error(d, local);
     if (!err) {
-        transport = descriptor_transport(cJSON_GetObjectItemCaseSensitive(d, "transport"), buf, sizeof buf, &err);
+        transport = descriptor_transport(cJSON_GetObjectItemCaseSensitive(d, "transport"), local, buf, sizeof buf, &err);
         if (!transport && !err) { cJSON_Delete(d); return NULL; } /* OOM */
     }
     if (err) {
         cJSON_Delete(d);
         return result_error(err);
     }
-    cJSON *out = descriptor_normalised(d, transport);
+    cJSON *out = descriptor_normalised(d, local, transport);
     cJSON_Delete(d);
     return out ? result_ok("descriptor", out) : NULL;
+}
+
+char *slop_parse_descriptor(const char *json, size_t len) { return parse_descriptor(json, len, 0); }
+
+char *slop_parse_local_descriptor(const char *json, size_t len) { return parse_descriptor(json, len, 1); }
+
+/* ---- local discovery's filesystem hardening ------------------------------ */
+
+/* The spec's file name rule: ^[a-z0-9][a-z0-9._-]{0,63}\.json$ */
+static int descriptor_name_ok(const char *name) {
+    size_t n = strlen(name);
+    if (n < 6 || n > 69 || strcmp(name + n - 5, ".json") != 0) return 0;
+    for (size_t i = 0; i < n - 5; i++) {
+        char ch = name[i];
+        int alnum = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (!alnum && (i == 0 || (ch != '.' && ch != '_' && ch != '-'))) return 0;
+    }
+    return 1;
+}
+
+/* A provider's temporary file while it writes a descriptor atomically
+ * ("{app-id}.json.tmp.{pid}", or any name with ".tmp" after ".json"). */
+static int is_temp_name(const char *name) {
+    const char *j = strstr(name, ".json.tmp");
+    return j != NULL || (strlen(name) > 4 && !strcmp(name + strlen(name) - 4, ".tmp"));
+}
+
+static const char *type_words(int type) {
+    return type == 'l' ? "a symbolic link" : type == 'd' ? "a directory" : type == 'f' ? "a regular file" : "not a regular file";
+}
+
+/* {"code":C,"why":W}; malloc'd JSON text, NULL on OOM. */
+static char *refusal(const char *code, const char *why) {
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddStringToObject(o, "code", code) || !cJSON_AddStringToObject(o, "why", why)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return slop__json_print_free(o);
+}
+
+char *slop_local_refusal(int kind, const char *name, int type, unsigned mode, double owner, double me) {
+    char why[200];
+    unsigned perm = mode & 07777u;
+    if (kind == SLOP_LOCAL_NAME) {
+        if (!name) name = "";
+        if (descriptor_name_ok(name)) return NULL;
+        if (is_temp_name(name)) return refusal("temp_file", "a temporary file (a provider writing its descriptor)");
+        return refusal("bad_name", "its name does not match ^[a-z0-9][a-z0-9._-]{0,63}\\.json$");
+    }
+    int dir = kind == SLOP_LOCAL_DIR;
+    if (!dir && kind != SLOP_LOCAL_FILE) return refusal("bad_kind", "unknown kind of entry");
+    if (dir ? type != 'd' : type != 'f') {
+        snprintf(why, sizeof why, "it is %s, not a %s", type_words(type), dir ? "directory" : "regular file");
+        return refusal(dir ? "not_a_directory" : "not_a_file", why);
+    }
+    if (owner != me) {
+        snprintf(why, sizeof why, "it is owned by uid %.0f, not by you (uid %.0f)", owner, me);
+        return refusal(dir ? "dir_owner" : "file_owner", why);
+    }
+    /* The directory: no access for group or others (0700 or stricter).
+     * A descriptor: exactly 0600, as the spec says it is created. */
+    if (dir ? (perm & 077u) != 0 : perm != 0600u) {
+        snprintf(why, sizeof why, "its mode is %04o; the spec requires %s", perm,
+                 dir ? "0700 (no access for group or others)" : "0600");
+        return refusal(dir ? "dir_mode" : "file_mode", why);
+    }
+    return NULL;
 }
 
 /* ---- the meta tag -------------------------------------------------------- */
