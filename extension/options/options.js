@@ -719,7 +719,7 @@ let localFollowed = false;
 function sayLocal(text, kind = '') {
   const el = $('local-status');
   el.textContent = text;
-  el.dataset.kind = kind;
+  el.className = kind ? `form-message ${kind}` : 'form-message';
 }
 
 /** @param {import('../shared/messages.js').LocalAppsState} st */
@@ -731,7 +731,9 @@ function renderLocalState(st) {
     sayLocal(`The native host is running: ${n === 0 ? 'no local app is announced now' : `${n} local app${n === 1 ? '' : 's'} announced`}` +
       `${waiting ? ` (${waiting} run${waiting === 1 ? 's' : ''} a command you have not approved yet: approve it in the panel)` : ''}. They are listed in the panel’s Local apps.`, 'ok');
   } else {
-    sayLocal(st.message, st.state === 'off' || st.state === 'connecting' ? '' : 'bad');
+    // The install box below says the command: the words need not say it again.
+    const words = $('local-install').hidden ? st.message : st.message.replace(/ ?(Install it with|Is it installed) .*$/, '');
+    sayLocal(words, st.state === 'off' || st.state === 'connecting' ? '' : 'bad');
   }
   setChildren($('local-refused'), st.refused.map((d) => h('li', { 'data-dir': d.dir },
     h('span', { text: `${d.dir}: not read: ${d.why}` }), d.fix ? [' Fix: ', h('code', { text: d.fix })] : null)));

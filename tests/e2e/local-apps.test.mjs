@@ -125,6 +125,7 @@ describe('local apps through the native host (Chromium)', () => {
     await panel.setViewportSize({ width: 1280, height: 800 });
 
     // The stdio app: the exact command shown, run only once approved.
+    await panel.click('#toggle-local'); // Inspect closed the strip to make room for the tree
     await stdioApp.locator('[data-action="local-review"]').click();
     const review = stdioApp.locator('[data-role="local-review"]');
     await review.waitFor({ timeout: 5000 });

@@ -75,8 +75,11 @@ export class LocalAppsStrip {
           this.#reviewing = null;
           this.#say('');
           this.o.onSelect(r.key);
+          // The user asked to see it: the strip makes room for its tree (the bar's button opens it again).
+          if (!this.els.strip.hidden) toggleStrip(this.els.button, this.els.strip, false);
         }
         this.render(true);
+        if (r.needsApproval) this.els.strip.querySelector('[data-action="local-approve"]')?.scrollIntoView({ block: 'nearest' });
       }, (e) => {
         this.last = { error: e.message };
         this.#say(e.message, 'bad');
@@ -127,8 +130,11 @@ export class LocalAppsStrip {
     const retry = h('button', { type: 'button', 'data-action': 'local-retry', onclick: () => this.refresh() }, 'Try again');
     const options = h('button', { type: 'button', 'data-action': 'local-options',
       onclick: () => askOptionsSection('local-apps').then(() => openOptionsPage()).catch((e) => this.o.toast.show(e.message)) }, 'Open options');
-    const words = h('p', { class: st.state === 'connecting' ? 'muted small' : 'small', 'data-role': 'local-state', 'data-state': st.state, text: st.message });
-    if (st.state === 'no-host' || st.state === 'failed') {
+    const install = st.state === 'no-host' || st.state === 'failed';
+    // With the install line below, the words need not say the command again.
+    const text = install ? st.message.replace(/ ?(Install it with|Is it installed) .*$/, '') : st.message;
+    const words = h('p', { class: st.state === 'connecting' ? 'muted small' : 'small', 'data-role': 'local-state', 'data-state': st.state, text });
+    if (install) {
       return [words, h('p', { class: 'local-install' }, h('span', { class: 'muted small', text: 'In a terminal:' }), ' ', h('code', { 'data-role': 'install-command', text: INSTALL_COMMAND }), ' ', copy, ' ', retry)];
     }
     if (st.state === 'off' || st.state === 'no-permission') return [words, h('p', {}, options)];
@@ -149,7 +155,11 @@ export class LocalAppsStrip {
         h('button', { type: 'button', class: 'small', 'data-action': 'local-stop', title: stdio ? 'Stop inspecting it: its command is ended' : 'Stop inspecting it', onclick: () => this.#stop(a.key) }, 'Stop')]
       : stdio && !a.approved
         ? h('button', { type: 'button', class: 'small', 'data-action': 'local-review', 'aria-expanded': String(reviewing),
-          onclick: () => { this.#reviewing = reviewing ? null : { id: a.id, command: t.command }; this.render(true); } }, 'Review command…')
+          onclick: () => {
+            this.#reviewing = reviewing ? null : { id: a.id, command: t.command };
+            this.render(true);
+            this.els.strip.querySelector('[data-action="local-approve"]')?.scrollIntoView({ block: 'nearest' });
+          } }, 'Review command…')
         : h('button', { type: 'button', class: 'small primary', 'data-action': 'local-inspect', onclick: () => this.inspect(a.id) }, 'Inspect');
     return h('li', { class: 'local-app', 'data-id': a.id, 'data-stale': String(a.stale) },
       h('div', { class: 'local-line' },
