@@ -99,6 +99,7 @@ const localApps = new LocalAppsStrip({ strip: $('local-strip'), button: $('toggl
   store, bridge, copy, toast,
   // The user asked for this app: show it.
   onSelect: (key) => pendingSelect(key),
+  onButton: () => toolbar.render(),
 });
 const stringSend = new StringSend($('send-string'), { bridge, selection, toast });
 const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {

@@ -13,10 +13,13 @@
 //
 // A stdio app runs a command: it is opened only once the user approved that exact argv
 // (settings-store: localApprovals, per descriptor id); the host checks it again.
+//
+// The apps being inspected are kept in storage.session (localOpen): a worker that starts again
+// opens them again once the host has listed them (a stdio app only while its command is approved).
 
 import { Request, Push, ErrorCode, ToHost, FromHost, HOST_NAME, catalogued } from '../shared/messages.js';
 import { connectNative, hasNativeMessaging, nativeHostMissing } from '../shared/browser.js';
-import { localAppsEnabled, isLocalCommandApproved, approveLocalCommand } from '../shared/settings-store.js';
+import { localAppsEnabled, isLocalCommandApproved, approveLocalCommand, openLocalApps, setLocalAppOpen } from '../shared/settings-store.js';
 import { chunkJoiner } from '../../js-glue/native-host-protocol.js';
 import { Connection } from './connections.js';
 import { localConnections, sharedProvidersChanged, MANUAL_TAB, workerHost } from './tabs.js';
@@ -130,8 +133,10 @@ function startHost() {
   port = connectNative(HOST_NAME, {
     onMessage: (m) => {
       if (gen !== generation) return;
-      if (!ready && m?.type === FromHost.LOCAL_PROVIDERS) ready = true;
+      const first = !ready && m?.type === FromHost.LOCAL_PROVIDERS;
+      if (first) ready = true;
       onHostMessage(m);
+      if (first) reopen().catch((e) => console.error('SLOP Inspector: local apps:', e?.message ?? e));
     },
     onDisconnect: (error) => { if (gen === generation) hostGone(error, ready); },
   });
@@ -246,9 +251,55 @@ function openChannel(id, approvedCommand, h) {
 
 function closeAll() {
   if (localConnections.size === 0) return;
-  for (const conn of localConnections.values()) conn.dispose();
+  for (const conn of localConnections.values()) {
+    conn.dispose();
+    if (conn.local) setLocalAppOpen(conn.local.id, false).catch(() => {});
+  }
   localConnections.clear();
   sharedProvidersChanged();
+}
+
+/** The apps inspected before the worker stopped, opened again (the host has just listed them). */
+async function reopen() {
+  for (const id of await openLocalApps()) {
+    const app = scan.providers.find((p) => p.id === id);
+    if (!app || localConnections.has(`local:${id}`)) continue;
+    const t = app.transport;
+    if (t.type === 'stdio' && !(await isLocalCommandApproved(id, t.command))) continue;
+    openApp(app, t.type === 'stdio' ? [...t.command] : null);
+  }
+}
+
+/**
+ * A connection to a local app, made and started (or the one there is).
+ * @param {any} app a provider of the host's list @param {string[]|null} approved a stdio app's approved argv
+ * @returns {Connection}
+ */
+function openApp(app, approved) {
+  const t = app.transport;
+  const key = `local:${app.id}`;
+  let conn = localConnections.get(key);
+  if (conn && !sameTransport(conn.transport, t)) { // its descriptor changed: a new connection
+    conn.dispose();
+    localConnections.delete(key);
+    conn = undefined;
+  }
+  if (conn) {
+    if (!conn.live) conn.retry().catch(() => {});
+    return conn;
+  }
+  conn = new Connection({
+    tabId: MANUAL_TAB, key, transport: t.type === 'ws' ? { type: 'ws', url: t.url } : { ...t }, source: 'local', pageUrl: null,
+    target: { classification: 'same-origin', page_origin: null, target: key, approval_key: null },
+    local: { id: app.id, name: String(app.name) },
+    host: { ...workerHost, openStream: (_t, h) => openChannel(app.id, approved, h) },
+  });
+  localConnections.set(key, conn);
+  conn.start().catch((e) => console.error('SLOP Inspector: local app:', e?.message ?? e));
+  setLocalAppOpen(app.id, true).catch(() => {});
+  sharedProvidersChanged();
+  broadcast();
+  return conn;
 }
 
 // ------------------------------------------------------------------------------ requests
@@ -282,34 +333,14 @@ export const localAppsRequests = {
         if (!(await isLocalCommandApproved(app.id, t.command))) return { needsApproval: true, command: [...t.command] };
         approved = [...t.command];
       }
-      const key = `local:${app.id}`;
-      let conn = localConnections.get(key);
-      if (conn && !sameTransport(conn.transport, t)) { // its descriptor changed: a new connection
-        conn.dispose();
-        localConnections.delete(key);
-        conn = undefined;
-      }
-      if (!conn) {
-        conn = new Connection({
-          tabId: MANUAL_TAB, key, transport: t.type === 'ws' ? { type: 'ws', url: t.url } : { ...t }, source: 'local', pageUrl: null,
-          target: { classification: 'same-origin', page_origin: null, target: key, approval_key: null },
-          local: { id: app.id, name: String(app.name) },
-          host: { ...workerHost, openStream: (_t, h) => openChannel(app.id, approved, h) },
-        });
-        localConnections.set(key, conn);
-        conn.start().catch((e) => console.error('SLOP Inspector: local app:', e?.message ?? e));
-        sharedProvidersChanged();
-        broadcast();
-      } else if (!conn.live) {
-        conn.retry().catch(() => {});
-      }
-      return { key };
+      return { key: openApp(app, approved).key };
     },
-    [Request.LOCAL_CLOSE](ui, m) {
+    async [Request.LOCAL_CLOSE](ui, m) {
       const conn = typeof m.key === 'string' ? localConnections.get(m.key) : undefined;
       if (!conn) throw new RequestError(ErrorCode.NOT_FOUND, 'Not a local app being inspected');
       conn.dispose();
       localConnections.delete(m.key);
+      if (conn.local) await setLocalAppOpen(conn.local.id, false);
       sharedProvidersChanged();
       broadcast();
       return {};

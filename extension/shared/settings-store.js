@@ -29,6 +29,8 @@
 //   optionsFocus  {origin, at} | {section, at}       "Open options" after a refusal: the options page
 //                                                    fills that provider in and focuses its token field;
 //                                                    or opens at a section (the Playground: Agent models)
+//   localOpen     {[descriptorId]: at}              local apps being inspected: opened again when the
+//                                                    worker starts again (local-apps.js)
 //   history:<tabId> <key>  a recording (timeline.js)   a history with Persist on, written by the worker
 //                                                    (timelines.js) and read back when it starts again
 //
@@ -50,6 +52,7 @@ export const KEYS = Object.freeze({
   BRIDGE_ENABLED: 'bridgeEnabled',
   LOCAL_APPS: 'localApps',
   LOCAL_APPROVALS: 'localApprovals',
+  LOCAL_OPEN: 'localOpen',
   BRIDGE_URL: 'bridgeUrl',
   BRIDGE_TOKEN: 'bridgeToken',
   BRIDGE_TOKEN_INDEX: 'bridgeTokenIndex',
@@ -359,6 +362,19 @@ const sameArgv = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === 
 export async function isLocalCommandApproved(id, command) {
   const all = (await storageLocal.get(KEYS.LOCAL_APPROVALS))[KEYS.LOCAL_APPROVALS] ?? {};
   return Object.hasOwn(all, id) && sameArgv(all[id]?.command, command);
+}
+
+/** The local apps being inspected (storage.session: until the browser quits). @returns {Promise<string[]>} */
+export async function openLocalApps() {
+  return Object.keys((await storageSession.get(KEYS.LOCAL_OPEN))[KEYS.LOCAL_OPEN] ?? {});
+}
+
+/** @param {string} id @param {boolean} open */
+export async function setLocalAppOpen(id, open) {
+  const all = { ...((await storageSession.get(KEYS.LOCAL_OPEN))[KEYS.LOCAL_OPEN] ?? {}) };
+  if (open) all[id] = Date.now();
+  else delete all[id];
+  await storageSession.set({ [KEYS.LOCAL_OPEN]: all });
 }
 
 /** The user approved running `command` for the local app `id`. @param {string} id @param {string[]} command */

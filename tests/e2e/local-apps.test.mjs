@@ -17,7 +17,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, openExtensionPage, openPanel, swEval, waitForSw, until, EXT_DIR, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { launch, openExtensionPage, openPanel, swEval, waitForSw, until, stopServiceWorker, EXT_DIR, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { Request } from '../../extension/shared/messages.js';
 import { installHost } from '../../js-glue/native-host-install-node.js';
 import { startUnixProvider, registerDescriptor } from '../fixtures/provider/local-server.mjs';
 import { createTodoEngine } from '../fixtures/demo-trees.mjs';
@@ -63,7 +64,8 @@ describe('local apps through the native host (Chromium)', () => {
     const options = await openExtensionPage(browser.ctx, browser.extId, 'extension/options/options.html');
     await options.click('#local-enabled');
     await options.waitForSelector('#local-install:not([hidden])', { timeout: 10_000 });
-    assert.match(await options.textContent('#local-status'), /not installed.*npx slop-inspector install-host/);
+    assert.match(await options.textContent('#local-status'), /native messaging host is not installed/);
+    assert.equal(await options.textContent('#local-install-command'), 'npx slop-inspector install-host');
     const st = await waitForSw(browser.ctx, async () => { const s = await globalThis.slopInspector.localApps(); return s.state === 'no-host' && s; }, undefined, { what: 'no-host' });
     assert.match(st.message, /Specified native messaging host not found/);
     const panel = await openPanel(browser.ctx, browser.extId, 999);
@@ -143,6 +145,21 @@ describe('local apps through the native host (Chromium)', () => {
     // The approval is kept: the list says so.
     const st = await swEval(browser.ctx, () => globalThis.slopInspector.localApps());
     assert.equal(st.apps.find((a) => a.id === 'todo-stdio').approved, true);
+
+    // History and Conformance work on a local app as on any connection.
+    const history = await panel.evaluate((r) => globalThis.slopPanel.request(r, { key: 'local:todo-local' }), Request.HISTORY);
+    assert.ok(history.steps.length >= 2, `history steps: ${history.steps.length}`);
+    const report = await panel.evaluate((r) => globalThis.slopPanel.request(r, { key: 'local:todo-local' }), Request.CONFORMANCE);
+    assert.equal(report.must, 0, JSON.stringify(report.findings).slice(0, 400));
+
+    // The worker stops (as Chrome stops an idle one): the apps being inspected come back.
+    await stopServiceWorker(browser.ctx, browser.extId);
+    await waitForSw(browser.ctx, () => globalThis.slopInspector.info(-1, 'local:todo-local')?.live && globalThis.slopInspector.info(-1, 'local:todo-stdio')?.live,
+      undefined, { what: 'both local apps live again after a worker restart', timeout: 30_000 });
+
+    // Stop: the stdio app's connection goes (its command is ended by the host).
+    await panel.evaluate((r) => globalThis.slopPanel.request(r, { key: 'local:todo-stdio' }), Request.LOCAL_CLOSE);
+    assert.equal(await swEval(browser.ctx, () => globalThis.slopInspector.info(-1, 'local:todo-stdio')), null);
     await panel.close();
   });
 });

@@ -31,7 +31,8 @@ export class LocalAppsStrip {
 
   /**
    * @param {{strip: HTMLElement, button: HTMLButtonElement}} els
-   * @param {{store: Store, bridge: Bridge, onSelect: (key: string) => void, copy: (text: string, what: string) => void, toast: {show(text: string): void}}} o
+   * @param {{store: Store, bridge: Bridge, onSelect: (key: string) => void, copy: (text: string, what: string) => void, toast: {show(text: string): void},
+   *          onButton?: () => void}} o  onButton: the bar's button was shown or hidden
    */
   constructor(els, o) {
     this.els = els;
@@ -91,8 +92,17 @@ export class LocalAppsStrip {
     this.o.bridge.request(Request.LOCAL_CLOSE, { key }).catch((e) => this.#say(e.message, 'bad'));
   }
 
-  /** The strip's button says how many apps there are. */
+  /**
+   * The strip's button says how many apps there are; it is shown once local apps are on (Options),
+   * so the bar of a panel that does not use them keeps its room.
+   */
   #badge(st) {
+    const off = !st || st.state === 'off';
+    if (this.els.button.hidden !== off) {
+      this.els.button.hidden = off;
+      if (off && !this.els.strip.hidden) toggleStrip(this.els.button, this.els.strip, false);
+      this.o.onButton?.();
+    }
     const n = st?.state === 'ready' ? st.apps.length : 0;
     this.els.button.dataset.count = n ? String(n) : '';
     this.els.button.title = st?.state === 'ready' ? `Local apps: ${n} on this computer` : 'Local apps: SLOP apps on this computer (desktop apps, daemons, command-line tools)';

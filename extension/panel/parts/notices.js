@@ -109,7 +109,8 @@ export class Notices {
       h('p', { class: 'muted', text: 'Reload the page after adding one; this panel updates by itself. A provider that no page announces (a desktop app, a server) can be added by address with Connect…; a snapshot file can be imported.' }),
       problems.length ? h('div', { class: 'problems' }, h('p', { class: 'error-text', text: 'What this page announced could not be used:' }),
         h('ul', {}, problems.map((x) => h('li', { class: 'mono small', text: `${x.content} — ${x.error}` })))) : null,
-      local ? h('p', { 'data-role': 'local-hint', text: `${local} local app${local === 1 ? ' is' : 's are'} announced on this computer (desktop apps, daemons, command-line tools): see Local apps.` }) : null],
+      local ? h('p', { 'data-role': 'local-hint', text: `${local} local app${local === 1 ? ' is' : 's are'} announced on this computer (desktop apps, daemons, command-line tools): see Local apps.` })
+        : st?.state === 'off' ? h('p', { class: 'muted', 'data-role': 'local-hint', text: 'Apps on this computer (desktop apps, daemons, command-line tools) can be inspected here too: turn on Local apps in Options.' }) : null],
     h('button', { type: 'button', 'data-action': 'import', onclick: () => this.o.openImport() }, 'Import a snapshot…'),
     local ? h('button', { type: 'button', 'data-action': 'open-local', onclick: () => this.o.openLocalApps?.() }, `Local apps (${local})`) : null);
   }
