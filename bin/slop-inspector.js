@@ -321,7 +321,7 @@ async function list() {
     if (!first && !opt.json) out(`--- ${new Date().toTimeString().slice(0, 8)}`);
     first = false;
     show(scan);
-  });
+  }, { keepAlive: true });
   await new Promise((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

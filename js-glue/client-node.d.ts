@@ -28,6 +28,18 @@ export interface ConnectOptions {
    * stringifyExact writes what the provider sent (the CLI's --json outputs use this).
    */
   numbers?: 'exact' | 'verbatim';
+  /**
+   * A `local:<id>` whose descriptor names a stdio command runs it only when this is true or is
+   * that exact argv (the user approved that command). Default false: rejects "pending_approval".
+   */
+  runCommand?: boolean | string[];
+  /** Where `local:<id>` looks for descriptors. Default: $SLOP_PROVIDER_DIRS, else ~/.slop/providers and /tmp/slop/providers. */
+  dirs?: string[];
+}
+
+/** A stdio provider the caller names itself: its command, run as this argv (never through a shell). */
+export interface StdioAddress {
+  command: string[];
 }
 
 /** connect() to a provider a desktop bridge shares (a browser tab's, announced by SLOP Inspector). */
@@ -226,12 +238,17 @@ export interface AgentTrace {
 export function sessionText(trace: AgentTrace): string;
 
 /**
- * Connects to a WebSocket provider and resolves once the whole tree is mirrored and live.
+ * Connects to a provider and resolves once the whole tree is mirrored and live. url: a ws:// or
+ * wss:// URL; `unix:/path/to/app.sock` (a local provider's Unix socket, NDJSON); `local:<id or
+ * name>` (a local provider's descriptor file: its socket, WebSocket or command); or {command}, a
+ * stdio provider run as that argv (fd 3/4, or stdout/stdin).
  * Rejects with SlopTestError: "auth_failed" (refused handshake: token or Origin), "unreachable"
- * (nothing answers, or not a ws:// URL), "protocol_error" (a fatal protocol error, with the
- * core's message), "timeout" (connected but not live in time).
+ * (nothing answers, not a ws:// URL, a command that exited: its code and last stderr line),
+ * "protocol_error" (a fatal protocol error, with the core's message), "timeout" (connected but not
+ * live in time), "no_provider" (no such local descriptor), "pending_approval" (a descriptor's
+ * command not approved with runCommand).
  */
-export function connect(url: string, options?: ConnectOptions): Promise<SlopClient>;
+export function connect(url: string | StdioAddress, options?: ConnectOptions): Promise<SlopClient>;
 /**
  * Connects to a provider a desktop bridge shares (`slop-inspector bridge`, or another SLOP bridge)
  * and resolves once its tree is mirrored and live. A relayed (postMessage) provider is driven
@@ -247,6 +264,9 @@ export function bridgeProviders(options?: { bridge?: string; timeout?: number })
 
 export interface CheckOptions {
   token?: string | null;
+  /** As ConnectOptions.runCommand and dirs, for a local:<id> address. */
+  runCommand?: boolean | string[];
+  dirs?: string[];
   origin?: string;
   /** How long to wait until live, and for each answer (the core's request timeout) (ms). Default 10000. */
   timeout?: number;
@@ -263,7 +283,7 @@ export interface CheckOptions {
  * report.live false, report.not_live why). Rejects with SlopTestError only when nothing could be
  * judged: "unreachable", "auth_failed", "timeout" (nothing answered).
  */
-export function checkConformance(url: string, options?: CheckOptions): Promise<{
+export function checkConformance(url: string | StdioAddress, options?: CheckOptions): Promise<{
   report: ConformanceReport;
   provider: { id: string; name: string; slop_version?: string; capabilities: string[] } | null;
   drift?: SlopEvent;

@@ -255,7 +255,7 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
  * @returns {Promise<{transport: {type: 'unix', path: string}|{type: 'stdio', command: string[]}|{type: 'ws', url: string}, label: string}|null>}
  *   null: not a local address
  */
-export async function localTransportOf(address, { runCommand = false, dirs = providerDirs() } = {}) {
+async function localTransportOf(address, { runCommand = false, dirs = providerDirs() } = {}) {
   if (address && typeof address === 'object' && 'command' in address) {
     const command = address.command;
     if (!Array.isArray(command) || !command.length || command.some((a) => typeof a !== 'string') || !command[0]) {

@@ -199,9 +199,10 @@ export function pickLocalProvider(scan, wanted) {
  * changes (a descriptor written or removed, a directory made or its mode changed, a pid that
  * died). Returns {close()}.
  * @param {import('./slop-core.js').SlopCore} core @param {(scan: LocalScan) => void} onScan
- * @param {{dirs?: string[], me?: number, rescanMs?: number}} [o]
+ * @param {{dirs?: string[], me?: number, rescanMs?: number, keepAlive?: boolean}} [o]
+ *   keepAlive: the watch alone keeps the process running (a command that only watches)
  */
-export function watchLocalProviders(core, onScan, { dirs = providerDirs(), me, rescanMs = RESCAN_MS } = {}) {
+export function watchLocalProviders(core, onScan, { dirs = providerDirs(), me, rescanMs = RESCAN_MS, keepAlive = false } = {}) {
   let last = '';
   let closed = false;
   /** @type {Map<string, fs.FSWatcher>} */
@@ -231,7 +232,7 @@ export function watchLocalProviders(core, onScan, { dirs = providerDirs(), me, r
     settle = setTimeout(() => { settle = null; scanNow(); }, SETTLE_MS);
   };
   const timer = setInterval(scanNow, rescanMs);
-  timer.unref?.();
+  if (!keepAlive) timer.unref?.();
   scanNow();
   return {
     close() {

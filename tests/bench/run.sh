@@ -29,6 +29,9 @@ node tests/bench/path-bench.mjs "${quick[@]}"
 echo
 echo "*** wasm core in Node (as the extension runs it)"
 node tests/bench/core-bench.mjs "${quick[@]}"
+echo
+echo "*** small trees: the core through js-glue beside a plain JS consumer (JSON.parse + apply), one-op frames"
+node tests/bench/small-tree-bench.mjs "${quick[@]}"
 if [ -f tests/bench/panel-bench.mjs ]; then
   echo
   echo "*** DevTools panel in headless Chromium"
@@ -53,6 +56,9 @@ timeout -k 10 600 node tests/bench/agent-extension-bench.mjs "${quick[@]}"
 echo
 echo "*** the desktop bridge: pairing, and a consumer's invoke through slop-inspector bridge next to the TypeScript server's way"
 timeout -k 10 300 node tests/bench/bridge-bench.mjs "${quick[@]}"
+echo
+echo "*** local providers: Unix socket and stdio beside a loopback WebSocket (the Node client)"
+timeout -k 10 300 node tests/bench/local-bench.mjs "${quick[@]}"
 echo
 echo "*** back after a provider restart: in a row, in bursts, the counter back at 1 (the Node client's policy, the worker's too)"
 timeout -k 10 600 node tests/bench/restart-bench.mjs "${quick[@]}"
