@@ -23,7 +23,7 @@ import { installHost } from '../../js-glue/native-host-install-node.js';
 import { startUnixProvider, registerDescriptor } from '../fixtures/provider/local-server.mjs';
 import { createTodoEngine } from '../fixtures/demo-trees.mjs';
 
-const SHOTS = path.join(ROOT, 'tests/e2e/screenshots');
+const SHOTS = path.join(ROOT, 'build/screenshots');
 
 /** A copy of the built extension with nativeMessaging required (see the top of this file). */
 export async function extensionWithNativeMessaging(tmp) {

@@ -20,7 +20,7 @@ import { installHost } from '../../js-glue/native-host-install-node.js';
 import { startUnixProvider, registerDescriptor } from '../fixtures/provider/local-server.mjs';
 import { createTodoEngine } from '../fixtures/demo-trees.mjs';
 
-const SHOTS = path.join(ROOT, 'tests/e2e/screenshots');
+const SHOTS = path.join(ROOT, 'build/screenshots');
 
 describe('local apps through the native host (Firefox)', () => {
   let tmp, ff, provider, engine;
