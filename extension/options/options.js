@@ -13,11 +13,11 @@ import {
   KEYS, setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, bridgeStatus, takeOptionsFocus,
   setBridgeAllowUnpaired, setBridgeTrust, historyMb, setHistoryMb,
   listAgentProfiles, saveAgentProfile, removeAgentProfile, setAgentKey, setDefaultAgentProfile, agentProfileProblem, agentKeyProblem,
-  AGENT_LIMITS,
+  AGENT_LIMITS, localAppsEnabled, setLocalAppsEnabled,
 } from '../shared/settings-store.js';
-import { onStorageChanged, extensionBase, originAccess } from '../shared/browser.js';
+import { onStorageChanged, extensionBase, originAccess, requestNativeMessaging, removeNativeMessaging, onPermissionsChanged } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
-import { PORTS, Request, ErrorCode } from '../shared/messages.js';
+import { PORTS, Request, ErrorCode, Push } from '../shared/messages.js';
 import { UiPort } from '../shared/ui-port.js';
 
 /**
@@ -34,6 +34,7 @@ import { UiPort } from '../shared/ui-port.js';
  *   'agent-kind': HTMLSelectElement, 'agent-url': HTMLInputElement, 'agent-model': HTMLInputElement,
  *   'agent-model-options': HTMLDataListElement, 'agent-model-pick': HTMLSelectElement, 'agent-steps': HTMLInputElement,
  *   'agent-key': HTMLInputElement, 'agent-save': HTMLButtonElement, 'agent-cancel': HTMLButtonElement,
+ *   'local-enabled': HTMLInputElement, 'local-retry': HTMLButtonElement,
  *   'agent-list-models': HTMLButtonElement, 'agent-state': HTMLSelectElement, 'agent-tools': HTMLInputElement, 'agent-first-byte': HTMLInputElement, 'agent-idle': HTMLInputElement, 'agent-run': HTMLInputElement
  * }} Elements
  */
@@ -148,7 +149,11 @@ async function renderString() {
 
 let stringPort = null;
 /** The port to the worker, opened on first use (the options page needs it only here). */
-const worker = () => (stringPort ??= new UiPort(PORTS.OPTIONS, null, { onPush: () => {} }).start());
+const worker = () => (stringPort ??= new UiPort(PORTS.OPTIONS, null, {
+  onPush: (m) => { if (m?.type === Push.LOCAL_APPS) renderLocalState(m); },
+  // A worker that started again forgot who follows local apps: ask again.
+  onState: (st, { reconnected }) => { if (st === 'connected' && reconnected && localFollowed) askLocalApps(); },
+}).start());
 /** The last answer of STRING_FIND_AGENTS. */
 let found = null;
 
@@ -704,6 +709,68 @@ $('agent-list-models').addEventListener('click', async () => {
   }
 });
 
+// --------------------------------------------------------------------------- local apps
+// The switch asks for nativeMessaging synchronously in its change handler (Firefox grants a
+// permission only from the user's input handler), and stores the setting once it is granted; the
+// worker then starts the native host, whose state (and the directories it refused) shows here.
+
+let localFollowed = false;
+
+function sayLocal(text, kind = '') {
+  const el = $('local-status');
+  el.textContent = text;
+  el.className = kind ? `form-message ${kind}` : 'form-message';
+}
+
+/** @param {import('../shared/messages.js').LocalAppsState} st */
+function renderLocalState(st) {
+  $('local-install').hidden = st.state !== 'no-host' && st.state !== 'failed';
+  if (st.state === 'ready') {
+    const n = st.apps.length;
+    const waiting = st.apps.filter((a) => a.transport?.type === 'stdio' && !a.approved).length;
+    sayLocal(`The native host is running: ${n === 0 ? 'no local app is announced now' : `${n} local app${n === 1 ? '' : 's'} announced`}` +
+      `${waiting ? ` (${waiting} run${waiting === 1 ? 's' : ''} a command you have not approved yet: approve it in the panel)` : ''}. They are listed in the panel’s Local apps.`, 'ok');
+  } else {
+    // The install box below says the command: the words need not say it again.
+    const words = $('local-install').hidden ? st.message : st.message.replace(/ ?(Install it with|Is it installed) .*$/, '');
+    sayLocal(words, st.state === 'off' || st.state === 'connecting' ? '' : 'bad');
+  }
+  setChildren($('local-refused'), st.refused.map((d) => h('li', { 'data-dir': d.dir },
+    h('span', { text: `${d.dir}: not read: ${d.why}` }), d.fix ? [' Fix: ', h('code', { text: d.fix })] : null)));
+}
+
+function askLocalApps() {
+  localFollowed = true;
+  return worker().request(Request.LOCAL_APPS, {}, 20_000).then(renderLocalState, (e) => sayLocal(e.message, 'bad'));
+}
+
+async function renderLocalSettings() {
+  const on = await localAppsEnabled();
+  $('local-enabled').checked = on;
+  if (on) askLocalApps();
+  else sayLocal('Off.');
+}
+
+$('local-enabled').addEventListener('change', (e) => {
+  const box = /** @type {HTMLInputElement} */ (e.target);
+  if (box.checked) {
+    const asked = requestNativeMessaging(); // before any await: see browser.js
+    sayLocal('Asking the browser for native messaging…');
+    asked.then(async (ok) => {
+      if (!ok) {
+        box.checked = false;
+        sayLocal('The browser did not grant native messaging: local apps stay off.', 'bad');
+        return;
+      }
+      await setLocalAppsEnabled(true);
+    });
+  } else {
+    setLocalAppsEnabled(false).then(() => removeNativeMessaging());
+  }
+});
+$('local-retry').addEventListener('click', () => { sayLocal('Trying the native host again…'); askLocalApps(); });
+onPermissionsChanged(() => { if ($('local-enabled').checked) askLocalApps(); });
+
 /**
  * "Open options" from another page: after a provider refused the connection, its address in the
  * form and the token field focused; from the Playground, the Agent models section.
@@ -727,6 +794,7 @@ async function tokenRequested() {
 onStorageChanged((changes, area) => {
   if (area === 'session' && changes[KEYS.OPTIONS_FOCUS]?.newValue) tokenRequested();
   if (area === 'session' && KEYS.BRIDGE_STATUS in changes) renderBridgeStatus(changes[KEYS.BRIDGE_STATUS].newValue);
+  if (area === 'local' && KEYS.LOCAL_APPS in changes) renderLocalSettings();
   if (area === 'local' && [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX, KEYS.BRIDGE_ALLOW_UNPAIRED].some((k) => k in changes)) renderBridgeSettings();
   if (area !== 'local') return;
   if ('tokenIndex' in changes) renderTokens();
@@ -738,5 +806,5 @@ onStorageChanged((changes, area) => {
 
 $('ext-origin').textContent = extensionBase.replace(/\/$/, '');
 Promise.all([renderTokens(), renderApprovals(), renderString(), renderHistory(), renderBridgeSettings(), bridgeStatus().then(renderBridgeStatus), tokenRequested(),
-  renderAgentProfiles()])
+  renderAgentProfiles(), renderLocalSettings()])
   .then(() => { document.body.dataset.ready = '1'; });

@@ -23,6 +23,7 @@ import { Toolbar } from './parts/toolbar.js';
 import { ConformancePane } from './parts/conformance-pane.js';
 import { StringSend } from './parts/string-send.js';
 import { ConnectStrip } from './parts/connect-strip.js';
+import { LocalAppsStrip } from './parts/local-apps.js';
 import { Notices } from './parts/notices.js';
 import { TreePane } from './parts/tree-pane.js';
 import { SearchBar } from './parts/search-bar.js';
@@ -94,6 +95,12 @@ const connectStrip = new ConnectStrip({ strip: $('connect-strip'), button: $('to
   // A live provider stays shown unless the user picked one that answered.
   onSelect: (key, { unlessLive = false } = {}) => { if (!(unlessLive && selection.provider()?.live)) pendingSelect(key); },
 });
+const localApps = new LocalAppsStrip({ strip: $('local-strip'), button: $('toggle-local') }, {
+  store, bridge, copy, toast,
+  // The user asked for this app: show it.
+  onSelect: (key) => pendingSelect(key),
+  onButton: () => toolbar.render(),
+});
 const stringSend = new StringSend($('send-string'), { bridge, selection, toast });
 const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
   bridge, selection,
@@ -158,6 +165,7 @@ const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('im
 const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('banner'), alert: $('alert') }, {
   store, bridge, selection, tabId, toast,
   conformanceShown: () => side.tab === 'conformance' && (conformance.report?.must ?? 0) > 0,
+  openLocalApps: () => localApps.open(),
   importError: () => importExport.error,
   dismissImportError: () => importExport.dismissError(),
   backToLive: () => historyPane.backToLive(),
@@ -202,6 +210,7 @@ function trackScrub() {
 function renderLazy() {
   toolbar.render();
   connectStrip.render();
+  localApps.render();
   stringSend.render();
   treePane.renderLoadState();
   historyPane.render();
@@ -241,6 +250,12 @@ store.subscribe((change) => {
   if (change.bridge && store.bridgeState === 'connected') {
     selection.syncWatch(true);
     historyPane.reconnected();
+    // Local apps: their count on the bar's button; the worker (started again, perhaps) follows them for this port.
+    if (tabId !== null) localApps.refresh();
+  }
+  if (change.localApps) {
+    localApps.render();
+    if (!selection.provider()) notices.renderEmpty();
   }
   if (change.bridge) playground.bridgeChanged(store.bridgeState);
   if (change.agent.length) playground.onPush(change.agent);
@@ -351,6 +366,7 @@ globalThis.slopPanel = {
   conformance: () => conformance.report,
   stringResult: () => stringSend.lastResult,
   connectResult: () => connectStrip.last,
+  localResult: () => localApps.last,
   reveal: (path) => treeView.reveal(path),
   toggle: (path, open) => treeView.toggle(path, open),
   rowCount: () => treeView.rowCount,

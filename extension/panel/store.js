@@ -110,7 +110,7 @@ export const MAX_LOG = 1000;
 
 function newChange() {
   return {
-    providers: false, bridge: false, imports: false,
+    providers: false, bridge: false, imports: false, localApps: false,
     trees: new Set(), resets: new Set(), structure: new Set(), touched: new Map(),
     filled: new Set(), events: new Set(), logs: new Set(), queries: new Set(), newEvents: [], histories: new Set(),
     /** key → [{sub, path, version}]: subtrees a patch removed (the panel keeps a removed selection's place). */
@@ -135,6 +135,11 @@ export class Store {
     this.problems = [];
     this.bridgeState = 'connecting';
     this.seenProviders = false;
+    /**
+     * Local apps as the worker last said (Push.LOCAL_APPS, or the reply to Request.LOCAL_APPS).
+     * @type {import('../shared/messages.js').LocalAppsState|null}
+     */
+    this.localApps = null;
     /** @type {Map<string, Map<string, Tree>>} key → sub → tree */
     this.trees = new Map();
     /** @type {Map<string, {t: number, event: object}[]>} */
@@ -236,6 +241,10 @@ export class Store {
         change.providers = true;
         break;
       }
+      case Push.LOCAL_APPS:
+        this.localApps = msg;
+        change.localApps = true;
+        break;
       case Push.TREE_RESET: {
         if (!this.trees.has(msg.key)) this.trees.set(msg.key, new Map());
         const subs = this.trees.get(msg.key);
@@ -398,6 +407,14 @@ export class Store {
     this.histories.set(key, { steps: [...reply.steps], info: reply.info ?? null, stamp: ++this.stamp });
     const change = newChange();
     change.histories.add(key);
+    this.#emit(change);
+  }
+
+  /** The reply to Request.LOCAL_APPS: local apps now (later changes come as Push.LOCAL_APPS). */
+  setLocalApps(state) {
+    this.localApps = state;
+    const change = newChange();
+    change.localApps = true;
     this.#emit(change);
   }
 

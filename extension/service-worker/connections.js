@@ -34,8 +34,9 @@ export class Connection extends ConsumerSession {
    * @param {object} o
    * @param {number} o.tabId
    * @param {string} o.key                 ws URL or "postmessage"
-   * @param {{type: 'ws'|'postmessage', url?: string}} o.transport   from the core (parseMeta / parseDescriptor)
-   * @param {'meta'|'well-known'|'manual'} o.source
+   * @param {import('../../js-glue/consumer-session.js').SessionTransport} o.transport   from the core (parseMeta / parseDescriptor), or a local app's descriptor
+   * @param {'meta'|'well-known'|'manual'|'local'} o.source
+   * @param {{id: string, name: string}} [o.local]   a local app: its descriptor's id and name
    * @param {string} o.pageUrl
    * @param {{classification: 'same-origin'|'cross-origin', page_origin: string|null, target: string, approval_key: string|null}} o.target
    *   core classifyTarget()
@@ -54,6 +55,7 @@ export class Connection extends ConsumerSession {
     this.approvalKey = o.target.approval_key;
     this.approvalPage = o.target.page_origin;
     this.approvalTarget = o.target.target;
+    this.local = o.local ?? null;
   }
 
   /** Public summary for the UI (ProviderInfo of messages.js). Never contains a token. */
@@ -65,6 +67,7 @@ export class Connection extends ConsumerSession {
       approvalKey: this.approvalKey,
       approvalPage: this.approvalPage,
       approvalTarget: this.approvalTarget,
+      ...(this.local ? { local: { ...this.local } } : {}),
     };
   }
 

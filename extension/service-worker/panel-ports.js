@@ -18,7 +18,7 @@
 import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
 import { isOwnExtensionPage } from '../shared/browser.js';
 import { withCore } from './core.js';
-import { tabs, connectionOf, manualConnections, MANUAL_TAB, reconnectTab } from './tabs.js';
+import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, reconnectTab } from './tabs.js';
 
 /**
  * @typedef {object} UiPort
@@ -44,6 +44,11 @@ import { tabs, connectionOf, manualConnections, MANUAL_TAB, reconnectTab } from 
 
 /** @type {Set<UiPort>} */
 const uiPorts = new Set();
+
+/** Every open UI port (local-apps.js pushes its state to those that asked). @returns {UiPort[]} */
+export function allUiPorts() {
+  return [...uiPorts];
+}
 
 /** @type {Record<string, RequestHandler>} */
 const handlers = Object.create(null);
@@ -177,9 +182,10 @@ function providersPush(tabId) {
     tabId,
     pageUrl: tab?.pageUrl ?? null,
     // The page's providers, then those added by address (shown on every tab; once, when the
-    // page announces the same address: requests reach the page's connection first).
+    // page announces the same address: requests reach the page's connection first), then the
+    // local apps being inspected (every tab too).
     providers: [...(tab ? tab.connections.values() : []),
-      ...[...manualConnections.values()].filter((c) => !tab?.connections.has(c.key))].map((c) => c.info()),
+      ...[...manualConnections.values()].filter((c) => !tab?.connections.has(c.key)), ...localConnections.values()].map((c) => c.info()),
     problems: tab?.problems ?? [],
   };
 }

@@ -10,13 +10,14 @@
 //   node-views.js    node views for the UI from the core's mirror
 //   timelines.js     the History of each (tab, provider) (timeline.js)
 //   desktop-bridge.js  the desktop bridge: announcements, the relay, approvals
+//   local-apps.js    local apps through the native messaging host
 // What outlives the worker: the settings (settings-store.js: tokens, approvals, the history's
 // bound… in storage.local; denials and the bridge's trust in storage.session) and the histories
 // with Persist on (storage.session, read back by timelines.js). After a restart the content
 // scripts and the panels reconnect and everything else is rebuilt from their announcements.
 
 import { PORTS, Request, ErrorCode } from '../shared/messages.js';
-import { onConnect, onStorageChanged, onTabRemoved } from '../shared/browser.js';
+import { onConnect, onStorageChanged, onTabRemoved, onPermissionsChanged } from '../shared/browser.js';
 import { coreReady, withCore, core } from './core.js';
 import {
   acceptContentPort, dropTab, tickAll, settingsChanged, tabs, tabEvents, connectionOf, allConnections, reconcileManual, updateBadge,
@@ -32,6 +33,7 @@ import { importRequests } from './imports.js';
 import { historyRequests, pushSteps } from './history-requests.js';
 import { stringRequests } from './string-requests.js';
 import { agentRequests } from './agent-requests.js';
+import { localAppsRequests, configureLocalApps, localApprovalsChanged, localAppsState } from './local-apps.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
 import { readPortText, textForPort } from '../../js-glue/exact-json.js';
 import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus, bridgeTrust, clearBridgeTrust } from '../shared/settings-store.js';
@@ -98,7 +100,7 @@ const bridgeRequests = {
     },
   },
 };
-serveRequests(providerRequests, watchRequests, importRequests, historyRequests, stringRequests, agentRequests, bridgeRequests);
+serveRequests(providerRequests, watchRequests, importRequests, historyRequests, stringRequests, agentRequests, bridgeRequests, localAppsRequests);
 
 const BRIDGE_KEYS = [KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_ALLOW_UNPAIRED];
 const configureBridge = () => withCore(async () => bridge.configure(await bridgeSettings()))
@@ -113,6 +115,17 @@ onStorageChanged((changes, area) => {
   if (area === 'local' && BRIDGE_KEYS.some((k) => k in changes)) configureBridge();
   if (area === 'session' && KEYS.BRIDGE_TRUST in changes) bridge.setTrust(Object.keys(changes[KEYS.BRIDGE_TRUST].newValue ?? {}));
   if (area === 'local' && changes[KEYS.BRIDGE_ENABLED]?.newValue === false) clearBridgeTrust().catch(() => {});
+});
+
+// Local apps: on when Options says so and the browser granted nativeMessaging (the user may
+// revoke it in the browser's own UI).
+const configureLocal = () => configureLocalApps().catch((e) => console.error('SLOP Inspector: local apps:', e?.message ?? e));
+configureLocal();
+onPermissionsChanged(configureLocal);
+onStorageChanged((changes, area) => {
+  if (area !== 'local') return;
+  if (KEYS.LOCAL_APPS in changes) configureLocal();
+  if (KEYS.LOCAL_APPROVALS in changes) localApprovalsChanged();
 });
 
 onTabRemoved((tabId) => {
@@ -187,6 +200,8 @@ globalThis.slopInspector = {
     status: () => bridge.status(),
     setApprovalTimeout: (ms) => { bridge.approvalTimeoutMs = ms; },
   },
+  /** Local apps as a UI is told of them (LocalAppsState). */
+  localApps: () => localAppsState(),
   /** Approves a cross-origin (page, target) pair as the popup does. */
   approve: (approvalKey) => {
     const c = allConnections().find((x) => x.approvalKey === approvalKey);

@@ -15,7 +15,7 @@ import { withCore, core } from './core.js';
 import { Connection } from './connections.js';
 
 /** What a Connection takes from the worker (connections.js imports no extension API). */
-const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied });
+export const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied });
 
 /**
  * @typedef {object} TabState
@@ -53,19 +53,30 @@ export function connectionChanged(conn) {
   tabChanged(conn.tabId);
 }
 
+/** The providers shown on every tab changed (a local app opened or closed). */
+export function sharedProvidersChanged() {
+  tabChanged(MANUAL_TAB);
+}
+
 /** The pseudo tab of providers added by address ("Connect to…"): every tab's UI sees them. */
 export const MANUAL_TAB = -1;
 /** @type {Map<string, Connection>} ws URL → connection */
 export const manualConnections = new Map();
+/**
+ * Local apps being inspected (local-apps.js): "local:<id>" → connection. Like the providers added
+ * by address they belong to MANUAL_TAB: every tab's UI sees them, and their History is found there.
+ * @type {Map<string, Connection>}
+ */
+export const localConnections = new Map();
 
 /** @param {number} tabId @param {string} key @returns {Connection|null} */
 export function connectionOf(tabId, key) {
-  return tabs.get(tabId)?.connections.get(key) ?? manualConnections.get(key) ?? null;
+  return tabs.get(tabId)?.connections.get(key) ?? manualConnections.get(key) ?? localConnections.get(key) ?? null;
 }
 
 /** @returns {Connection[]} */
 export function allConnections() {
-  return [...[...tabs.values()].flatMap((t) => [...t.connections.values()]), ...manualConnections.values()];
+  return [...[...tabs.values()].flatMap((t) => [...t.connections.values()]), ...manualConnections.values(), ...localConnections.values()];
 }
 
 /**
@@ -257,7 +268,7 @@ function closeTab(tab) {
  * @param {number} tabId
  */
 export function reconnectTab(tabId) {
-  const conns = [...(tabs.get(tabId)?.connections.values() ?? []), ...manualConnections.values()];
+  const conns = [...(tabs.get(tabId)?.connections.values() ?? []), ...manualConnections.values(), ...localConnections.values()];
   for (const conn of conns) conn.reconnectNow().catch(() => {});
 }
 

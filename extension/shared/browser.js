@@ -4,6 +4,8 @@
 // the version it was seen on and the reason. The content script (a classic script that cannot
 // import modules) is the one exception: it carries its own three-line accessor.
 
+import { catalogued, ToHost } from './messages.js';
+
 /** `browser` in Firefox (promise-based), `chrome` in Chromium (MV3: promise-based too). */
 const api = globalThis.browser?.runtime?.id ? globalThis.browser : globalThis.chrome;
 if (!api?.runtime?.id) throw new Error('browser.js: not running in an extension context');
@@ -235,6 +237,97 @@ export function originAccess(onChange = () => {}) {
       }, () => false);
     },
   };
+}
+
+// --------------------------------------------------------------------------- native messaging
+
+/** The optional permission that lets the extension start the native host (local apps). */
+const NATIVE = { permissions: ['nativeMessaging'] };
+
+/** Whether the user granted nativeMessaging. @returns {Promise<boolean>} */
+export async function hasNativeMessaging() {
+  try {
+    return await api.permissions.contains(NATIVE);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Asks for nativeMessaging. Call it synchronously in the click handler, before any await:
+ * Firefox (142+) grants permissions.request only from the user's input handler (see
+ * originAccess). Resolves true when granted.
+ * @returns {Promise<boolean>}
+ */
+export function requestNativeMessaging() {
+  try {
+    return Promise.resolve(api.permissions.request(NATIVE)).then((ok) => ok === true, () => false);
+  } catch {
+    return Promise.resolve(false);
+  }
+}
+
+/** Gives nativeMessaging back (local apps turned off). @returns {Promise<boolean>} */
+export function removeNativeMessaging() {
+  try {
+    return Promise.resolve(api.permissions.remove(NATIVE)).then((ok) => ok === true, () => false);
+  } catch {
+    return Promise.resolve(false);
+  }
+}
+
+/** fn() whenever a permission is granted or removed (the user may do it in the browser's own UI). @param {() => void} fn */
+export function onPermissionsChanged(fn) {
+  api.permissions?.onAdded?.addListener(() => fn());
+  api.permissions?.onRemoved?.addListener(() => fn());
+}
+
+/**
+ * @typedef {object} NativePort   a native messaging host's port
+ * @property {(message: {type: string, [field: string]: any}) => void} send   one of ToHost (others are dropped)
+ * @property {() => void} disconnect
+ */
+
+/**
+ * Starts the native host `name` and talks to it. onDisconnect(error) once, when it ended: error is
+ * the browser's words for why, or '' when it just exited. Chrome (156) tells why in
+ * runtime.lastError ("Specified native messaging host not found.", "Access to the specified
+ * native messaging host is forbidden.", "Native host has exited."); Firefox (153) in the port's
+ * `error` ("No such native application …", "An unexpected error occurred"). Without the
+ * permission, runtime.connectNative is missing (Firefox) or throws (Chrome): the error says so.
+ * @param {string} name
+ * @param {{onMessage: (message: any) => void, onDisconnect: (error: string) => void}} h
+ * @returns {NativePort|null} null when it could not even start (onDisconnect was called)
+ */
+export function connectNative(name, { onMessage, onDisconnect }) {
+  let port;
+  try {
+    if (typeof api.runtime.connectNative !== 'function') throw new Error('The nativeMessaging permission is not granted.');
+    port = api.runtime.connectNative(name);
+  } catch (e) {
+    queueMicrotask(() => onDisconnect(String(e?.message ?? e)));
+    return null;
+  }
+  port.onMessage.addListener((m) => onMessage(m));
+  port.onDisconnect.addListener((p) => {
+    const err = api.runtime.lastError?.message ?? p?.error?.message ?? '';
+    onDisconnect(String(err));
+  });
+  return {
+    send(m) {
+      if (!catalogued(m, ToHost)) return;
+      try { port.postMessage(m); } catch { /* disconnected: onDisconnect says so */ }
+    },
+    disconnect: () => port.disconnect(),
+  };
+}
+
+/**
+ * Whether a native host's disconnect words say it is not installed (or not for this extension).
+ * @param {string} error
+ */
+export function nativeHostMissing(error) {
+  return /not found|no such native application|forbidden|not allowed|manifest/i.test(error);
 }
 
 // ----------------------------------------------------------------------------------- action

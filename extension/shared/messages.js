@@ -302,6 +302,22 @@ export const Request = Object.freeze({
    * {models: [{id}]}. An endpoint that fails fails the request (BAD_STATE) with the reason in words.
    */
   AGENT_MODELS: 'ui/agent-models',
+  /**
+   * Local apps (descriptors on this machine, reached through the native messaging host): their
+   * state now, and from then on Push.LOCAL_APPS to this port whenever it changes. A port whose
+   * state is 'no-host' or 'failed' makes the worker try the host again. {} → LocalAppsState
+   */
+  LOCAL_APPS: 'ui/local-apps',
+  /**
+   * Inspect a local app: a connection to it (its Unix socket, or its command run by the host) shown
+   * on every tab until LOCAL_CLOSE. {appId, approveCommand?} → {key} | {needsApproval: true, command}:
+   * a stdio app whose exact command the user has not approved yet is not run; approveCommand, the
+   * argv the user approved (shown to them), approves it when it equals the descriptor's command.
+   * NOT_FOUND when no local app has that id; BAD_STATE when local apps are off or the host is not there.
+   */
+  LOCAL_OPEN: 'ui/local-open',
+  /** Stop inspecting a local app (its connection closes; a command is ended). {key} → {} */
+  LOCAL_CLOSE: 'ui/local-close',
 });
 
 /** Service worker → UI. */
@@ -336,6 +352,8 @@ export const Push = Object.freeze({
    *   'done'     {trace}                the run ended (trace.outcome says how; trace.error in words)
    */
   AGENT: 'sw/agent',
+  /** Local apps changed (the list, the host's state): LocalAppsState, to ports that asked (Request.LOCAL_APPS). */
+  LOCAL_APPS: 'sw/local-apps',
   /** Frame log entries (only for WATCH with log: true). {key, entries, replace} */
   LOG: 'sw/log',
   /** The answer to a request. {id, ok, result?, error?: {code: ErrorCode, message}} */
@@ -357,6 +375,15 @@ export const PanelNote = Object.freeze({
   /** The views of a GET_NODES reply, applied in order with the pushes. {key, sub, nodes, missing, count} */
   BRIDGE_NODES: 'panel/bridge-nodes',
 });
+
+// ---------------------------------------------------------------------------------------------
+// service worker ↔ the native messaging host (runtime.connectNative): local apps
+//
+// Declared once, for the host and the worker alike, in js-glue/native-host-protocol.js (the host
+// is a Node program and cannot import the extension); listed here so that this catalogue names
+// every message the extension sends or reads. The worker posts only ToHost types, checked by
+// catalogued(msg, ToHost) as every port post is; a message of another type from the host is dropped.
+export { ToHost, FromHost, HOST_NAME } from '../../js-glue/native-host-protocol.js';
 
 // ---------------------------------------------------------------------------------------------
 // errors in replies
@@ -516,7 +543,9 @@ export function catalogued(msg, ...groups) {
  * @typedef {object} ProviderInfo
  * @property {string} key                 the WebSocket URL, or "postmessage": unique per tab
  * @property {{type: 'ws'|'postmessage'|'unix'|'stdio', url?: string, path?: string, command?: string[]}} transport
- * @property {'meta'|'well-known'|'manual'} source  how it was found (manual: added by address)
+ * @property {'meta'|'well-known'|'manual'|'local'} source  how it was found (manual: added by address;
+ *                                        local: a local app, through the native host)
+ * @property {{id: string, name: string}} [local]   a local app: its descriptor's id and name
  * @property {import('../../js-glue/session-status.js').StatusValue} status   one of Status
  * @property {number} statusAt            epoch ms of the last status change
  * @property {string} message             human-readable detail of the status ("" if none)
@@ -601,6 +630,32 @@ export function catalogued(msg, ...groups) {
  *   hello, result, task, error, timeout, closed, resync, query, provider_event, protocol_error,
  *   provider_changed, and snapshot when it has restarted: true.
  * @property {string} event
+ */
+
+/**
+ * @typedef {object} LocalAppInfo   one local app (a descriptor the host read), as the panel lists it
+ * @property {string} id
+ * @property {string} name
+ * @property {string} file            the descriptor's path
+ * @property {{type: 'unix', path: string}|{type: 'stdio', command: string[]}|{type: 'ws', url: string}} transport
+ * @property {number|null} pid
+ * @property {boolean|null} alive     null: no pid to tell by
+ * @property {boolean} stale          its pid is not running
+ * @property {string|null} description
+ * @property {string|null} key        its connection's key while it is inspected, else null
+ * @property {boolean} approved       stdio: the user approved exactly this command
+ */
+
+/**
+ * @typedef {object} LocalAppsState
+ * @property {'off'|'no-permission'|'connecting'|'ready'|'no-host'|'failed'} state
+ *   off: not turned on in Options; no-permission: on, but nativeMessaging is not granted;
+ *   no-host: the native host is not installed (or not for this extension); failed: it stopped
+ * @property {string} message         the state in words, with what to do ("" when ready)
+ * @property {LocalAppInfo[]} apps
+ * @property {{dir: string, why: string, fix: string}[]} refused   directories not read, why, and the fix
+ * @property {{dir: string, file: string, why: string}[]} ignored  descriptor files not read, and why
+ * @property {string[]} dirs           the directories the host reads
  */
 
 /**

@@ -13,6 +13,8 @@
 //   bridgeToken         "<pairing code>"                      normalised; read only by the service worker (a secret)
 //   bridgeTokenIndex    {setAt, length}                       what pages show: never the token
 //   bridgeAllowUnpaired true|false                            use a bridge that does not prove a pairing code
+//   localApps           true|false                            reach local apps through the native host
+//   localApprovals      {[descriptorId]: {command, at}}       stdio commands the user approved, each exactly
 //   historyMb           64                                    what each provider's history may hold (MB)
 //   agentProfiles       {[id]: AgentProfile}                  model endpoints for the Agent playground:
 //                                                             never the key
@@ -27,6 +29,8 @@
 //   optionsFocus  {origin, at} | {section, at}       "Open options" after a refusal: the options page
 //                                                    fills that provider in and focuses its token field;
 //                                                    or opens at a section (the Playground: Agent models)
+//   localOpen     {[descriptorId]: at}              local apps being inspected: opened again when the
+//                                                    worker starts again (local-apps.js)
 //   history:<tabId> <key>  a recording (timeline.js)   a history with Persist on, written by the worker
 //                                                    (timelines.js) and read back when it starts again
 //
@@ -46,6 +50,9 @@ export const KEYS = Object.freeze({
   STRING_WEBHOOK: 'stringWebhook',
   STRING_WEBHOOK_INDEX: 'stringWebhookIndex',
   BRIDGE_ENABLED: 'bridgeEnabled',
+  LOCAL_APPS: 'localApps',
+  LOCAL_APPROVALS: 'localApprovals',
+  LOCAL_OPEN: 'localOpen',
   BRIDGE_URL: 'bridgeUrl',
   BRIDGE_TOKEN: 'bridgeToken',
   BRIDGE_TOKEN_INDEX: 'bridgeTokenIndex',
@@ -332,6 +339,48 @@ export async function setBridgeToken(text) {
 
 export async function removeBridgeToken() {
   await storageLocal.remove([KEYS.BRIDGE_TOKEN, KEYS.BRIDGE_TOKEN_INDEX]);
+}
+
+/** Whether the user turned local apps on (Options). @returns {Promise<boolean>} */
+export async function localAppsEnabled() {
+  return (await storageLocal.get(KEYS.LOCAL_APPS))[KEYS.LOCAL_APPS] === true;
+}
+
+/** @param {boolean} enabled */
+export async function setLocalAppsEnabled(enabled) {
+  await storageLocal.set({ [KEYS.LOCAL_APPS]: !!enabled });
+}
+
+/** @param {unknown} a @param {unknown} b */
+const sameArgv = (a, b) => Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * Whether the user approved running exactly this command for the local app `id` (a stdio
+ * descriptor): the same argv, element by element. A changed command is not approved.
+ * @param {string} id @param {string[]} command @returns {Promise<boolean>}
+ */
+export async function isLocalCommandApproved(id, command) {
+  const all = (await storageLocal.get(KEYS.LOCAL_APPROVALS))[KEYS.LOCAL_APPROVALS] ?? {};
+  return Object.hasOwn(all, id) && sameArgv(all[id]?.command, command);
+}
+
+/** The local apps being inspected (storage.session: until the browser quits). @returns {Promise<string[]>} */
+export async function openLocalApps() {
+  return Object.keys((await storageSession.get(KEYS.LOCAL_OPEN))[KEYS.LOCAL_OPEN] ?? {});
+}
+
+/** @param {string} id @param {boolean} open */
+export async function setLocalAppOpen(id, open) {
+  const all = { ...((await storageSession.get(KEYS.LOCAL_OPEN))[KEYS.LOCAL_OPEN] ?? {}) };
+  if (open) all[id] = Date.now();
+  else delete all[id];
+  await storageSession.set({ [KEYS.LOCAL_OPEN]: all });
+}
+
+/** The user approved running `command` for the local app `id`. @param {string} id @param {string[]} command */
+export async function approveLocalCommand(id, command) {
+  const all = (await storageLocal.get(KEYS.LOCAL_APPROVALS))[KEYS.LOCAL_APPROVALS] ?? {};
+  await storageLocal.set({ [KEYS.LOCAL_APPROVALS]: { ...all, [id]: { command: [...command], at: Date.now() } } });
 }
 
 /** @param {boolean} enabled */

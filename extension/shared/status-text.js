@@ -111,6 +111,12 @@ export function providerTitle(info) {
 
 /** Where the provider is, for a second line. @param {ProviderInfo} info @returns {string} */
 export function transportText(info) {
+  const t = info.transport;
+  if (info.source === 'local') {
+    if (t.type === 'unix') return `Unix socket ${t.path} (a local app)`;
+    if (t.type === 'stdio') return `the command ${(t.command ?? []).join(' ')} (a local app)`;
+    return `${t.url} (a local app)`;
+  }
   const how = info.source === 'well-known' ? 'via /.well-known/slop' : info.source === 'manual' ? 'added by address' : 'via <meta name="slop">';
   return info.transport.type === 'postmessage' ? `postMessage (in this page) ${how}` : `${info.transport.url} ${how}`;
 }

@@ -53,10 +53,10 @@ export function chromiumArgs(extDir = EXT_DIR) {
 }
 
 /**
- * Launches Chromium with the extension. Returns {ctx, extId, close}. close() also removes the
- * temporary profile.
+ * Launches Chromium with the extension. Returns {ctx, extId, userDataDir, close}. close() also
+ * removes the temporary profile. env: Chromium's environment (the native host it starts inherits it).
  */
-export async function launch({ headless = true, extDir = EXT_DIR, extraArgs = [] } = {}) {
+export async function launch({ headless = true, extDir = EXT_DIR, extraArgs = [], env = undefined } = {}) {
   await fs.access(path.join(extDir, 'manifest.json')).catch(() => {
     throw new Error(`${extDir}/manifest.json is missing: run bash build.sh first`);
   });
@@ -67,6 +67,7 @@ export async function launch({ headless = true, extDir = EXT_DIR, extraArgs = []
     args: [...chromiumArgs(extDir), ...extraArgs],
     timeout: 30_000,
     viewport: { width: 1280, height: 800 },
+    ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   // Pages, content scripts and service workers alike (a restarted worker too).
   ctx.on('console', (msg) => {
@@ -80,7 +81,7 @@ export async function launch({ headless = true, extDir = EXT_DIR, extraArgs = []
     const sw = await currentWorker(ctx, 15_000);
     const extId = new URL(sw.url()).host;
     await swEval(ctx, () => globalThis.slopInspector.ready(), undefined, 15_000);
-    return { ctx, extId, close };
+    return { ctx, extId, userDataDir, close };
   } catch (e) {
     await close();
     throw e;

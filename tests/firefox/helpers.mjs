@@ -37,8 +37,12 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const EXT_DIR = process.env.SLOP_EXT_DIR ? path.resolve(process.env.SLOP_EXT_DIR) : path.join(ROOT, 'build/extension');
 export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 
-/** Launches Firefox headless with the extension installed; returns {browser, uuid, extOrigin, geckoId, output, close}. */
-export async function launchFirefox({ timeout = 30_000, headless = true } = {}) {
+/**
+ * Launches Firefox headless with the extension installed; returns {browser, uuid, extOrigin, geckoId, output, close}.
+ * env: Firefox's environment (HOME decides where it reads native messaging host manifests, and the
+ * host it starts inherits it); prefs: more Firefox preferences.
+ */
+export async function launchFirefox({ timeout = 30_000, headless = true, env = undefined, prefs = {} } = {}) {
   const manifestPath = path.join(EXT_DIR, 'manifest.json');
   if (!fs.existsSync(manifestPath)) throw new Error(`${manifestPath} is missing: run bash build.sh first`);
   if (!fs.existsSync(FIREFOX)) throw new Error(`${FIREFOX} is missing: run bash build.sh (installs firefox-esr)`);
@@ -57,7 +61,9 @@ export async function launchFirefox({ timeout = 30_000, headless = true } = {}) 
       // Console output of extension pages (the background page too) goes to stdout, so a
       // failing test can show what the background said.
       'devtools.console.stdout.content': true,
+      ...prefs,
     },
+    ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   // Firefox's stdout/stderr (puppeteer pipes them), kept for failure messages.
   const output = [];

@@ -50,7 +50,7 @@ export class Notices {
    *          bridge: Bridge, tabId: number|null, toast: {show: (text: string) => void},
    *          importError: () => string|null, dismissImportError: () => void, backToLive: () => void,
    *          closeImport: (key: string) => void, closeRecording: (key: string) => void, openImport: () => void,
-   *          conformanceShown: () => boolean}} o  conformanceShown: the user opened the findings of a provider without a tree
+   *          conformanceShown: () => boolean, openLocalApps?: () => void}} o  conformanceShown: the user opened the findings of a provider without a tree
    */
   constructor(els, o) {
     this.els = els;
@@ -101,13 +101,18 @@ export class Notices {
   }
 
   #noProvider(problems) {
+    const st = this.o.store.localApps;
+    const local = st?.state === 'ready' ? st.apps.length : 0;
     return stateCard('No SLOP provider on this page', [
       h('p', {}, 'A page announces one with ', h('code', { text: '<meta name="slop" content="ws://host:port/slop">' }),
         ' or ', h('code', { text: '<meta name="slop" content="postmessage">' }), ', or serves ', h('code', { text: '/.well-known/slop' }), '.'),
       h('p', { class: 'muted', text: 'Reload the page after adding one; this panel updates by itself. A provider that no page announces (a desktop app, a server) can be added by address with Connect…; a snapshot file can be imported.' }),
       problems.length ? h('div', { class: 'problems' }, h('p', { class: 'error-text', text: 'What this page announced could not be used:' }),
-        h('ul', {}, problems.map((x) => h('li', { class: 'mono small', text: `${x.content} — ${x.error}` })))) : null],
-    h('button', { type: 'button', 'data-action': 'import', onclick: () => this.o.openImport() }, 'Import a snapshot…'));
+        h('ul', {}, problems.map((x) => h('li', { class: 'mono small', text: `${x.content} — ${x.error}` })))) : null,
+      local ? h('p', { 'data-role': 'local-hint', text: `${local} local app${local === 1 ? ' is' : 's are'} announced on this computer (desktop apps, daemons, command-line tools): see Local apps.` })
+        : st?.state === 'off' ? h('p', { class: 'muted', 'data-role': 'local-hint', text: 'Apps on this computer (desktop apps, daemons, command-line tools) can be inspected here too: turn on Local apps in Options.' }) : null],
+    h('button', { type: 'button', 'data-action': 'import', onclick: () => this.o.openImport() }, 'Import a snapshot…'),
+    local ? h('button', { type: 'button', 'data-action': 'open-local', onclick: () => this.o.openLocalApps?.() }, `Local apps (${local})`) : null);
   }
 
   /** A provider without a tree yet: what it waits for, and what to do ({state, content}). */
