@@ -9,6 +9,7 @@
 //                         [--allow RULE,...] [--json|--markdown]
 //   slop-inspector bridge [--port P] [--host H] [--new-code] [--print-code]
 //   slop-inspector list   [--json] [--watch]
+//   slop-inspector install-host [--browser chromium,chrome,firefox] [--profile DIR] [--uninstall]
 //
 // A local provider is `unix:<socket path>`, `local:<id or name>` (its descriptor in
 // ~/.slop/providers/ or /tmp/slop/providers/), or a command after `--` (run with stdio, as its
@@ -36,6 +37,7 @@ import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/bridge-s
 import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/bridge-code-node.js';
 import { scanLocalProviders, watchLocalProviders, pickLocalProvider, providerDirs } from '../js-glue/local-discovery-node.js';
 import { commandText, localAddress } from '../js-glue/provider-address.js';
+import { runInstallHost } from '../js-glue/native-host-install-node.js';
 
 const USAGE = `usage:
   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]   the mirrored tree (canonical text)
@@ -61,6 +63,9 @@ const USAGE = `usage:
                                                                     /tmp/slop/providers/): id, name, transport,
                                                                     whether their pid runs; refused directories
                                                                     and ignored files, and why
+  slop-inspector install-host [--browser B,...] [--profile DIR] [--extension-id ID] [--uninstall]
+                                                                    register the native messaging host, so the
+                                                                    extension's panel shows local apps
 options:
   --token-file FILE   read the token from FILE (else $SLOP_TOKEN; none: connect without one)
   --origin ORIGIN     the Origin header to send (for providers that check it)
@@ -79,6 +84,9 @@ function usage(message) {
   process.stderr.write(`${USAGE}\n`);
   process.exit(2);
 }
+
+// install-host has its own options (native-host-install-node.js).
+if (process.argv[2] === 'install-host') process.exit(await runInstallHost(process.argv.slice(3)));
 
 // After `--`: a stdio provider's command, as its argv.
 const argv = process.argv.slice(2);

@@ -52,6 +52,7 @@ const SETTLE_MS = 50;
  * @property {LocalDir[]} dirs
  * @property {LocalDir[]} refused  the refused directories (of dirs)
  * @property {{dir: string, file: string, code: string, why: string}[]} ignored  files not read, or read and refused
+ *   (a name without ".json", and a provider's temp file, are skipped without a word)
  */
 
 /** The directories scanned: $SLOP_PROVIDER_DIRS, or the spec's two. @param {NodeJS.ProcessEnv} [env] */
@@ -88,12 +89,14 @@ export function pidAlive(pid) {
 /**
  * Reads one descriptor under the hardening rules; a provider, or why it is ignored.
  * @param {import('./slop-core.js').SlopCore} core @param {string} dir @param {string} name @param {number} me
- * @returns {{provider: LocalProvider}|{ignored: {dir: string, file: string, code: string, why: string}}}
+ * @returns {{provider: LocalProvider}|{ignored: {dir: string, file: string, code: string, why: string}}|{skipped: true}}
  */
 function readDescriptor(core, dir, name, me) {
   const file = path.join(dir, name);
   const named = core.localRefusal({ kind: 'name', name });
-  if (named) return { ignored: { dir, file: name, ...named } };
+  // Not opened either way; said only of what looks meant as a descriptor (not a provider's socket,
+  // nor its temp file mid-rename, which would flicker in a watch).
+  if (named) return named.code === 'temp_file' || !name.includes('.json') ? { skipped: true } : { ignored: { dir, file: name, ...named } };
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
@@ -166,7 +169,7 @@ export function scanLocalProviders(core, { dirs = providerDirs(), me = process.g
     for (const name of names) {
       const r = readDescriptor(core, dir, name, me);
       if ('provider' in r) scan.providers.push(r.provider);
-      else scan.ignored.push(r.ignored);
+      else if ('ignored' in r) scan.ignored.push(r.ignored);
     }
   }
   return scan;

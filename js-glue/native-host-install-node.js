@@ -135,6 +135,10 @@ export async function runInstallHost(argv, { out = (l) => console.log(l), err = 
     out(`wrote ${r.launcher} (runs ${HOST_SCRIPT} with ${process.execPath})`);
     for (const m of r.manifests) out(`wrote ${m.file} (${m.browser})`);
     out(`The extension can now reach local apps: turn on "Local apps" in its Options.`);
+    // npx runs a package from its cache, which npm cleans: the launcher would then point at nothing.
+    if (/[\\/]_npx[\\/]/.test(HOST_SCRIPT)) {
+      err('install-host: note: this copy of slop-inspector runs from npx\'s cache, which npm may clean; for a host that lasts, install the package (npm install -g slop-inspector, or in your project) and run its install-host');
+    }
     return 0;
   } catch (e) {
     err(`install-host: ${e.message}`);

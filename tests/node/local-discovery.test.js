@@ -124,26 +124,32 @@ test('a descriptor owned by another user is ignored', { skip: !IS_ROOT && 'needs
 test('names outside ^[a-z0-9][a-z0-9._-]{0,63}\\.json$ are ignored without being opened', async () => {
   const core = await loadCore();
   const dir = goodDir(tempRoot());
-  const bad = ['App.json', '.hidden.json', '-dash.json', 'a b.json', 'x.json5', 'x.JSON', 'noext', `${'a'.repeat(65)}.json`];
+  const bad = ['App.json', '.hidden.json', '-dash.json', 'a b.json', 'x.json5', 'x.json~', `${'a'.repeat(65)}.json`];
   for (const name of bad) registerDescriptor(dir, { id: 'x', name: 'X', transport: UNIX }, { name });
   // A FIFO under a bad name: opening it for reading would wait for a writer.
   execFileSync('mkfifo', ['-m', '600', path.join(dir, 'Fifo.json')]);
   const scan = scanLocalProviders(core, { dirs: [dir] });
   assert.deepEqual(ids(scan), ['good']);
   for (const name of [...bad, 'Fifo.json']) assert.equal(ignoredCode(scan, name), 'bad_name', name);
+  // Not meant as descriptors (a socket, a README, x.JSON): not read, and not worth a word.
+  for (const name of ['app.sock', 'README', 'x.JSON']) {
+    registerDescriptor(dir, { id: 'x', name: 'X', transport: UNIX }, { name });
+  }
+  const again = scanLocalProviders(core, { dirs: [dir] });
+  assert.deepEqual(ids(again), ['good']);
+  for (const name of ['app.sock', 'README', 'x.JSON']) assert.equal(ignoredCode(again, name), undefined, name);
   registerDescriptor(dir, { id: 'longest', name: 'L', transport: UNIX }, { name: `${'a'.repeat(64)}.json` });
   assert.ok(scanLocalProviders(core, { dirs: [dir] }).providers.some((p) => p.id === 'longest'), 'a 64-character stem is allowed');
 });
 
-test('a provider\'s temp file (written before its rename) is ignored', async () => {
+test('a provider\'s temp file (written before its rename) is neither read nor reported', async () => {
   const core = await loadCore();
   const dir = goodDir(tempRoot());
   fs.writeFileSync(path.join(dir, 'app.json.tmp.4242'), '{"id":"app","name":"A","slop_version":"0.1","transport":{"type":"unix","path":"/tmp/a.sock"},"capabilities":["state"]}', { mode: 0o600 });
   fs.writeFileSync(path.join(dir, 'half.json.tmp'), '{"id":', { mode: 0o600 });
   const scan = scanLocalProviders(core, { dirs: [dir] });
   assert.deepEqual(ids(scan), ['good']);
-  assert.equal(ignoredCode(scan, 'app.json.tmp.4242'), 'temp_file');
-  assert.equal(ignoredCode(scan, 'half.json.tmp'), 'temp_file');
+  assert.deepEqual(scan.ignored, [], 'a rename in progress is not a problem to report');
 });
 
 test('a descriptor that is a symbolic link is ignored, even to a conforming file (opened without following it)', async () => {
