@@ -17,12 +17,10 @@
 
 import createSlopCore from '../dist/slop_core.mjs';
 import { parseExact, parseVerbatim, stringifyExact } from './exact-json.js';
+import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS } from './core-contract.js';
 
-/** Error codes of slop_code (negative numbers) by name. */
-export const SlopCode = Object.freeze({
-  OK: 0, E_ARG: -1, E_CAPABILITY: -2, E_PARAMS: -3, E_NOT_FOUND: -4,
-  E_STATE: -5, E_LIMIT: -6, E_NOMEM: -7,
-});
+// The header's codes, kinds and limits are declared once, in core-contract.js; kept importable from here.
+export { SlopCode, DEFAULT_LIMITS };
 /** @type {Map<number, string>} */
 const CODE_NAMES = new Map(Object.entries(SlopCode).map(([k, v]) => [v, k]));
 
@@ -79,13 +77,7 @@ export class SlopError extends Error {
 /** @typedef {ReturnType<typeof makeMemory>} Memory */
 /** @typedef {InstanceType<ReturnType<typeof makeConsumerClass>['SlopConsumer']>} SlopConsumerT */
 
-// Field order and sizes of struct slop_limits (wasm32: size_t and unsigned are 4 bytes).
-const LIMIT_FIELDS = ['maxFrameBytes', 'maxJsonDepth', 'maxNodes', 'requestTimeoutMs', 'maxPending'];
-/** The core's defaults for a 0 limit (SLOP_DEFAULT_* of slop_core.h; tests/node/header.test.js pins them). */
-export const DEFAULT_LIMITS = Object.freeze({
-  maxFrameBytes: 64 * 1024 * 1024, maxJsonDepth: 96, maxNodes: 2000000, requestTimeoutMs: 30000, maxPending: 4096,
-});
-const OUT_NONE = 0, OUT_SEND = 1;
+const { NONE: OUT_NONE, SEND: OUT_SEND } = SlopOutputKind;
 /** SLOP_LOCAL_DIR, SLOP_LOCAL_NAME, SLOP_LOCAL_FILE of slop_core.h. */
 const LOCAL_KINDS = Object.freeze({ dir: 1, name: 2, file: 3 });
 

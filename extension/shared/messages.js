@@ -24,7 +24,8 @@
 //     child_ids, content_ref, total_children, slop_version), the core's events and their fields
 //     (protocol_error, previous_version, retry_at), its node views, trees, reports and statuses.
 //     They are snake_case because SLOP and the core print them so, and the worker passes them on
-//     untouched: a Push.EVENT's `event`, a node view, an INVOKE or QUERY reply (the core's event).
+//     untouched: a Push.EVENT's `event`, a node view, the `event` of an INVOKE or QUERY reply, a
+//     CHECK_DRIFT reply (the core's events).
 //   - What this catalogue names is camelCase: the fields of its messages, replies and files
 //     (treeText, primarySub, statusAt, previousVersion, exportedAt). Where the worker copies a
 //     core field into a field of its own it renames it there, once: the core status's retry_at is
@@ -76,6 +77,7 @@
 
 import { Status } from '../../js-glue/session-status.js';
 import { FRAME_LOG } from '../../js-glue/frame-log.js';
+import { SlopCode } from '../../js-glue/core-contract.js';
 
 export const PROTOCOL_VERSION = 4;
 
@@ -137,8 +139,9 @@ export const Request = Object.freeze({
    */
   GET_NODES: 'ui/get-nodes',
   /**
-   * Invoke an affordance. {key, path, action, params? | paramsText?} → the core's `result` event.
-   * paramsText: the params as JSON text, read keeping a 64-bit integer's digits (a port carries
+   * Invoke an affordance. {key, path, action, params? | paramsText?} → RequestAnswer {requestId, event}:
+   * event is the request's answer, the core's `result` event, or its `error`, `timeout` or `closed`
+   * event (a reply, not a failed one: the request was sent). paramsText: the params as JSON text, read keeping a 64-bit integer's digits (a port carries
    * numbers as doubles); it wins over params.
    */
   INVOKE: 'ui/invoke',
@@ -150,7 +153,10 @@ export const Request = Object.freeze({
   SUBSCRIBE: 'ui/subscribe',
   /** {key, sub} → {} */
   UNSUBSCRIBE: 'ui/unsubscribe',
-  /** One-shot read. {key, options: {path, depth, max_nodes, filter, window}} → the core's `query` event */
+  /**
+   * One-shot read. {key, options: {path, depth, max_nodes, filter, window}} → RequestAnswer
+   * {requestId, event}: event is the core's `query` event, or its `error`, `timeout` or `closed` event.
+   */
   QUERY: 'ui/query',
   /** What an agent would be given. {key, sub?} → {treeText, tools}: tools as the Playground offers them (the core's most salient 128, with `total`) */
   AGENT_VIEW: 'ui/agent-view',
@@ -161,7 +167,8 @@ export const Request = Object.freeze({
   CONFORMANCE: 'ui/conformance',
   /**
    * Compare a subscription's mirror with the provider's state now (slop_consumer_check_drift).
-   * {key, sub?} → the core's `drift` event; a provider error, timeout or closed connection fails it.
+   * {key, sub?} → the core's `drift` event itself (DriftEvent, no requestId around it); a provider
+   * error, timeout or closed connection fails the request (BAD_STATE, in words).
    */
   CHECK_DRIFT: 'ui/check-drift',
   /**
@@ -421,19 +428,25 @@ export const ErrorCode = Object.freeze({
   TIMEOUT: 'timeout',
 });
 
+/** The reply code of each refusal of the core (slop_code, js-glue/core-contract.js). @type {Map<number, string>} */
+const REPLY_CODE_OF = new Map([
+  [SlopCode.E_ARG, ErrorCode.BAD_REQUEST],
+  [SlopCode.E_CAPABILITY, ErrorCode.NO_CAPABILITY],
+  [SlopCode.E_PARAMS, ErrorCode.BAD_PARAMS],
+  [SlopCode.E_NOT_FOUND, ErrorCode.NOT_FOUND],
+  [SlopCode.E_STATE, ErrorCode.BAD_STATE],
+  [SlopCode.E_LIMIT, ErrorCode.LIMIT_EXCEEDED],
+  [SlopCode.E_NOMEM, ErrorCode.OUT_OF_MEMORY],
+]);
+
 /**
- * The core's refusals (js-glue's SlopError.codeName, from slop_code in wasm/include/slop_core.h)
- * as reply codes: the one place they are mapped. Anything not listed is INTERNAL.
+ * The core's refusals by code name (js-glue's SlopError.codeName: the names of SlopCode) as reply
+ * codes: the one place they are mapped. A code without a mapping, and anything not a refusal of
+ * the core, is INTERNAL.
+ * @type {Readonly<Record<string, string>>}
  */
-export const CORE_ERROR_CODES = Object.freeze({
-  E_ARG: ErrorCode.BAD_REQUEST,
-  E_CAPABILITY: ErrorCode.NO_CAPABILITY,
-  E_PARAMS: ErrorCode.BAD_PARAMS,
-  E_NOT_FOUND: ErrorCode.NOT_FOUND,
-  E_STATE: ErrorCode.BAD_STATE,
-  E_LIMIT: ErrorCode.LIMIT_EXCEEDED,
-  E_NOMEM: ErrorCode.OUT_OF_MEMORY,
-});
+export const CORE_ERROR_CODES = Object.freeze(Object.fromEntries(Object.entries(SlopCode)
+  .filter(([, code]) => code !== SlopCode.OK).map(([name, code]) => [name, REPLY_CODE_OF.get(code) ?? ErrorCode.INTERNAL])));
 
 const ERROR_CODES = new Set(Object.values(ErrorCode));
 
@@ -626,10 +639,16 @@ export function catalogued(msg, ...groups) {
  */
 
 /**
- * @typedef {object} CoreEvent  see wasm/include/slop_core.h, slop_consumer_next():
- *   hello, result, task, error, timeout, closed, resync, query, provider_event, protocol_error,
- *   provider_changed, and snapshot when it has restarted: true.
- * @property {string} event
+ * @typedef {import('../../js-glue/core-contract.js').CoreEvent} CoreEvent  one event of the core
+ *   (wasm/include/slop_core.h, slop_consumer_next()), its names in CoreEventName. Push.EVENT carries
+ *   every event but patch and snapshot, and a snapshot when it has restarted: true.
+ */
+/** @typedef {import('../../js-glue/core-contract.js').DriftEvent} DriftEvent */
+
+/**
+ * @typedef {object} RequestAnswer  the reply to Request.INVOKE and Request.QUERY
+ * @property {string} requestId   the core's id of the request
+ * @property {CoreEvent} event    the request's first event with that id: its answer
  */
 
 /**
