@@ -32,6 +32,7 @@ import { findPageProvider } from '../js-glue/page-discovery.js';
 import { loadSlopCoreNode } from '../js-glue/load-core-node.js';
 import { connect, checkConformance, stableText } from '../js-glue/client-node.js';
 import { parseExact, stringifyExact } from '../js-glue/exact-json.js';
+import { CoreEventName } from '../js-glue/core-contract.js';
 import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
 import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/bridge-server-node.js';
 import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/bridge-code-node.js';
@@ -275,9 +276,9 @@ try {
  */
 async function check(ms, allow) {
   const r = await checkConformance(url, { token, origin: opt.origin, timeout, watch: ms, drift: !!opt.drift, invoke, surface: 'cli', numbers: 'verbatim' });
-  if (r.drift && r.drift.event === 'drift' && r.drift.status === 'inconclusive') {
+  if (r.drift && r.drift.event === CoreEventName.DRIFT && r.drift.status === 'inconclusive') {
     process.stderr.write(`slop-inspector: drift check inconclusive: ${r.drift.message}\n`);
-  } else if (r.drift && r.drift.event !== 'drift') {
+  } else if (r.drift && r.drift.event !== CoreEventName.DRIFT) {
     process.stderr.write(`slop-inspector: drift check failed: ${r.drift.event}${r.drift.message ? `: ${r.drift.message}` : ''}\n`);
   }
   const findings = r.report.findings.filter((f) => !allow.includes(f.rule));
@@ -297,7 +298,7 @@ async function watch(c, json) {
   await new Promise((resolve) => {
     c.onEvent((ev) => {
       if (json) { out(stringifyExact(ev)); return; }
-      if (ev.event === 'patch') {
+      if (ev.event === CoreEventName.PATCH) {
         const parts = [['changed', ev.changed], ['added', ev.added], ['removed', ev.removed]]
           .filter(([, list]) => list?.length).map(([k, list]) => `${k} ${list.join(' ')}`);
         out(`v${ev.version} ${ev.ops} op${ev.ops === 1 ? '' : 's'}: ${parts.join('; ') || 'no node changed'}${ev.truncated ? ' (truncated)' : ''}`);

@@ -14,6 +14,7 @@
 
 import { utf8Length } from './text-budget.js';
 import { parseExact } from './exact-json.js';
+import { CoreEventName } from './core-contract.js';
 
 /** Defaults of an endpoint config. */
 export const AGENT_DEFAULTS = Object.freeze({
@@ -736,7 +737,7 @@ function watchChanges(session) {
   let truncated = false;
   const sub = session.primarySub;
   const onEvent = (/** @type {any} */ ev) => {
-    if (ev?.event !== 'patch' || ev.sub !== sub) return;
+    if (ev?.event !== CoreEventName.PATCH || ev.sub !== sub) return;
     if (ev.truncated) truncated = true;
     for (const p of ev.removed ?? []) {
       if (added.delete(p)) continue; // came and went within the call

@@ -18,6 +18,7 @@ import { handshakeFailure, noHello, notSlop, helloRefused } from './failure-text
 import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from './reconnect-policy.js';
 import { logEntry, FRAME_LOG } from './frame-log.js';
 import { localAddress } from './provider-address.js';
+import { CoreEventName } from './core-contract.js';
 
 /** How many core events (all but patches) a connection keeps for events(). */
 const EVENTS_KEPT = 1000;
@@ -472,8 +473,8 @@ export class ConsumerSession {
       } else {
         const ev = out.event;
         // Any event but a patch may change a subscription's state; a patch only revives one.
-        if (ev.event !== 'patch' || this.sync.state !== 'live') recheck = true;
-        if (ev.event === 'snapshot') snapshot = true;
+        if (ev.event !== CoreEventName.PATCH || this.sync.state !== 'live') recheck = true;
+        if (ev.event === CoreEventName.SNAPSHOT) snapshot = true;
         this.#handleEvent(ev);
         if (!this.consumer) return; // a listener disposed of the connection
       }
@@ -502,7 +503,7 @@ export class ConsumerSession {
   }
 
   #dropConsumer() {
-    for (const { resolve } of this.pending.values()) resolve({ event: 'closed', request: 'request', message: 'the provider went away' });
+    for (const [id, { resolve }] of this.pending) resolve({ event: CoreEventName.CLOSED, id, request: 'request', message: 'the provider went away' });
     this.pending.clear();
     this.consumer?.free();
     this.consumer = null;
@@ -598,13 +599,13 @@ export class ConsumerSession {
 
   /** @param {any} ev a core event (slop_core.h) */
   #handleEvent(ev) {
-    if (ev.event !== 'patch') {
+    if (ev.event !== CoreEventName.PATCH) {
       // A query's tree goes to its caller, not into this list (it may be megabytes).
-      this.events.push(ev.event === 'query' ? { at: Date.now(), ...ev, tree: undefined } : { at: Date.now(), ...ev });
+      this.events.push(ev.event === CoreEventName.QUERY ? { at: Date.now(), ...ev, tree: undefined } : { at: Date.now(), ...ev });
       if (this.events.length > EVENTS_KEPT) this.events.splice(0, this.events.length - EVENTS_KEPT);
     }
     switch (ev.event) {
-      case 'hello':
+      case CoreEventName.HELLO:
         this.provider = {
           id: String(ev.provider?.id ?? ''),
           name: String(ev.provider?.name ?? ''),
@@ -617,7 +618,7 @@ export class ConsumerSession {
         this.timer = null;
         this.#setStatus(Status.CONNECTED);
         break;
-      case 'protocol_error':
+      case CoreEventName.PROTOCOL_ERROR:
         if (!this.provider && this.firstRefusal === null) this.firstRefusal = String(ev.message ?? ev.code ?? 'refused');
         if (ev.fatal) {
           this.stopped = true;

@@ -6,6 +6,7 @@
 // a stable text for snapshots.
 
 import { stringifyExact, isExactNumber } from './exact-json.js';
+import { CoreEventName } from './core-contract.js';
 
 export { stringifyExact, isExactNumber };
 
@@ -176,7 +177,7 @@ export class SlopProvider {
    */
   async checkDrift({ sub } = {}) {
     const { requestId, event } = await this.#send(SlopTestCode.QUERY_FAILED, 'drift check', 'checkDrift', sub);
-    if (event.event === 'drift') return event;
+    if (event.event === CoreEventName.DRIFT) return event;
     throw this.#requestFailure(SlopTestCode.QUERY_FAILED, 'drift check', event, { requestId });
   }
 
@@ -221,7 +222,7 @@ export class SlopProvider {
         `${this.#label}: "${action}" on ${path} is dangerous: pass {confirmDangerous: true} to invoke it`, { path, action });
     }
     const { requestId, event } = await this.#send(SlopTestCode.INVOKE_FAILED, `invoke "${action}" on ${path}`, 'invoke', path, action, params);
-    if (event.event === 'result' && event.status !== 'error') {
+    if (event.event === CoreEventName.RESULT && event.status !== 'error') {
       return { status: event.status, data: event.data, taskId: event.task_id ?? null, requestId };
     }
     throw this.#requestFailure(SlopTestCode.INVOKE_FAILED, `invoke "${action}" on ${path}`, event, { path, action, requestId });
@@ -233,7 +234,7 @@ export class SlopProvider {
    */
   async query(options = {}) {
     const { requestId, event } = await this.#send(SlopTestCode.QUERY_FAILED, `query of ${options.path ?? '/'}`, 'query', options);
-    if (event.event === 'query') return event;
+    if (event.event === CoreEventName.QUERY) return event;
     throw this.#requestFailure(SlopTestCode.QUERY_FAILED, `query of ${options.path ?? '/'}`, event, { requestId });
   }
 
@@ -254,8 +255,8 @@ export class SlopProvider {
 
   /** @param {string} code @param {string} what @param {any} event @param {object} details */
   #requestFailure(code, what, event, details) {
-    if (event.event === 'timeout') return new SlopTestError(SlopTestCode.TIMEOUT, `${this.#label}: ${what}: no answer in time`, { ...details, event });
-    if (event.event === 'closed') return new SlopTestError(SlopTestCode.CLOSED, `${this.#label}: ${what}: the connection closed first`, { ...details, event });
+    if (event.event === CoreEventName.TIMEOUT) return new SlopTestError(SlopTestCode.TIMEOUT, `${this.#label}: ${what}: no answer in time`, { ...details, event });
+    if (event.event === CoreEventName.CLOSED) return new SlopTestError(SlopTestCode.CLOSED, `${this.#label}: ${what}: the connection closed first`, { ...details, event });
     const err = event.error ?? event;
     return new SlopTestError(code, `${this.#label}: ${what} failed: ${err.code ?? 'error'}: ${err.message ?? ''}`.trimEnd(),
       { ...details, event, providerCode: err.code ?? null });

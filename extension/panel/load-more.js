@@ -10,6 +10,7 @@
 
 import { Request } from '../shared/messages.js';
 import { childPath } from '../shared/node-path.js';
+import { CoreEventName } from '../../js-glue/core-contract.js';
 
 /** At most this many per query, whatever window the collection announces. */
 export const QUERY_MAX = 200;
@@ -131,7 +132,7 @@ export async function loadMore({ store, bridge }, tree, path) {
   try {
     const r = await bridge.request(Request.QUERY, { key: tree.key, options: { path, depth: 1, window } });
     const ev = r.event ?? {};
-    if (ev.event !== 'query') throw new Error(ev.message ?? `${ev.event}${ev.code ? ` ${ev.code}` : ''}`);
+    if (ev.event !== CoreEventName.QUERY) throw new Error(ev.message ?? `${ev.event}${ev.code ? ` ${ev.code}` : ''}`);
     const nodes = newChildViews(path, view, page, ev.tree);
     store.queryAnswered(tree.key, page, {
       nodes,

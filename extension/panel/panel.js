@@ -11,6 +11,7 @@
 // animation frame at most.
 
 import { Push } from '../shared/messages.js';
+import { CoreEventName } from '../../js-glue/core-contract.js';
 import { isAtOrUnder, parentPath } from '../shared/node-path.js';
 import { inspectedTabId } from '../shared/browser.js';
 import { Bridge } from './bridge.js';
@@ -269,7 +270,7 @@ store.subscribe((change) => {
     document.body.dataset.ready = '1';
   }
   const key = selection.key;
-  for (const ev of change.newEvents) if (ev.key === key && ev.event.event === 'task') side.onTask(ev.event);
+  for (const ev of change.newEvents) if (ev.key === key && ev.event.event === CoreEventName.TASK) side.onTask(ev.event);
   if (change.queries.has(key)) treePane.renderPages();
   if (change.histories.has(key)) {
     historyPane.stepsChanged();

@@ -8,6 +8,7 @@ import { Request, ErrorCode } from '../shared/messages.js';
 import { approve, deny, removeManualProvider } from '../shared/settings-store.js';
 import { AGENT_DEFAULTS } from '../../js-glue/agent.js';
 import { readPortText } from '../../js-glue/exact-json.js';
+import { CoreEventName } from '../../js-glue/core-contract.js';
 import { core } from './core.js';
 import { connectionOf, manualConnections, reconnectTab } from './tabs.js';
 import { connectTo } from './connect-to.js';
@@ -67,10 +68,10 @@ export const providerRequests = {
       const conn = needConnection(ui, m.key);
       const sub = needSub(conn, m.sub);
       const { event } = await conn.checkDrift(sub);
-      if (event.event === 'drift') return event;
+      if (event.event === CoreEventName.DRIFT) return event;
       throw new RequestError(ErrorCode.BAD_STATE,
-        event.event === 'timeout' ? 'The provider did not answer the drift check in time.'
-          : event.event === 'closed' ? 'The connection closed during the drift check.'
+        event.event === CoreEventName.TIMEOUT ? 'The provider did not answer the drift check in time.'
+          : event.event === CoreEventName.CLOSED ? 'The connection closed during the drift check.'
             : `The provider answered the drift check with an error: ${event.code ?? ''} ${event.message ?? ''}`.trim());
     },
     [Request.GET_TREE](ui, m) {

@@ -26,6 +26,7 @@ import { diffStates } from '../shared/state-diff.js';
 import { childPath } from '../shared/node-path.js';
 import { nodeView } from './node-views.js';
 import { parseVerbatim, stringifyExact } from '../../js-glue/exact-json.js';
+import { CoreEventName } from '../../js-glue/core-contract.js';
 
 export const TIMELINE_LIMITS = Object.freeze({ steps: 1000, bytes: 64 * 1024 * 1024 });
 /**
@@ -225,7 +226,7 @@ export class Timeline {
     const frame = this.nextFrame - 1;
     const seg = this.segments.length - 1;
     switch (ev.event) {
-      case 'snapshot': {
+      case CoreEventName.SNAPSHOT: {
         if (ev.sub !== main) return;
         const st = status()?.subscriptions?.find((s) => s.sub === main);
         const f = this.frames.at(-1);
@@ -241,7 +242,7 @@ export class Timeline {
         this.resyncing = null;
         return;
       }
-      case 'patch': {
+      case CoreEventName.PATCH: {
         if (ev.sub !== main || seg < 0) return;
         const touched = new Set([...(ev.changed ?? []), ...(ev.added ?? []), ...(ev.removed ?? [])]);
         for (const c of ev.children ?? []) touched.add(c.parent);
@@ -267,20 +268,20 @@ export class Timeline {
           { seg, frame, touched, added: new Set(ev.added ?? []), removed: new Set(ev.removed ?? []), full: !!ev.truncated });
         return;
       }
-      case 'resync':
+      case CoreEventName.RESYNC:
         if (ev.sub !== main) return;
         this.resyncing = String(ev.message ?? ev.reason ?? 'resync');
         // From here until the next snapshot the core keeps the last good state under a new wire
         // id: a checkpoint is taken before this frame (replaying from an earlier point is exact).
         if (this.segments[seg] && this.segments[seg].frozenFrom === undefined) this.segments[seg].frozenFrom = frame;
         return;
-      case 'provider_changed':
+      case CoreEventName.PROVIDER_CHANGED:
         this.pendingBoundary = { kind: 'provider', previousVersion: this.steps.at(-1)?.version ?? null, previous: ev.previous ?? null, provider: ev.provider ?? null };
         return;
-      case 'result':
+      case CoreEventName.RESULT:
         this.#add({ kind: 'result', version: this.#version(), path: ev.path, action: ev.action, status: ev.status, message: ev.error?.message }, { seg, frame });
         return;
-      case 'protocol_error':
+      case CoreEventName.PROTOCOL_ERROR:
         this.#add({ kind: 'error', version: this.#version(), message: String(ev.message ?? ev.code ?? 'protocol error') }, { seg, frame });
         return;
       default:
@@ -876,7 +877,7 @@ export class Timeline {
         const sub = c.subscribe({ ...s.options, id: s.wire }, 0);
         c.receive(s.hello, 0);
         c.receive(s.start.text, 0);
-        const errors = c.drain().filter((o) => o.kind === 'event' && o.event.event === 'protocol_error');
+        const errors = c.drain().filter((o) => o.kind === 'event' && o.event.event === CoreEventName.PROTOCOL_ERROR);
         const st = c.status().subscriptions.find((x) => x.sub === sub);
         if (!st || st.state !== 'live') bad(`segment ${i + 1}: ${errors[0]?.event.message ?? st?.reason?.message ?? 'its snapshot was not taken'}`);
       } catch (e) {

@@ -14,6 +14,7 @@ import { core } from './core.js';
 import { Timeline, TIMELINE_LIMITS } from './timeline.js';
 import { storageSession, onStorageChanged } from '../shared/browser.js';
 import { KEYS, historyMb } from '../shared/settings-store.js';
+import { CoreEventName } from '../../js-glue/core-contract.js';
 
 /** @typedef {import('./connections.js').Connection} Connection */
 /** @typedef {import('./timeline.js').Step} Step */
@@ -125,7 +126,7 @@ export function recordInput(conn, text) {
  */
 export function recordCoreEvent(conn, ev) {
   const tl = attach(conn);
-  if (ev.event === 'hello') tl.helloSeen(ev.provider);
+  if (ev.event === CoreEventName.HELLO) tl.helloSeen(ev.provider);
   tl.event(ev, conn.primarySub, () => conn.consumer?.status());
 }
 

@@ -7,6 +7,7 @@
 // sw.js hands the worker's connectionEvents.coreEvent to pushCoreEvent and .frame to pushFrame.
 
 import { Request, Push, ErrorCode, LIMITS } from '../shared/messages.js';
+import { CoreEventName } from '../../js-glue/core-contract.js';
 import { connectionOf } from './tabs.js';
 import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from './node-views.js';
 import { post, portsShowing, perPort, RequestError, needSub, subscriptionInfo, viewBudget } from './panel-ports.js';
@@ -49,25 +50,25 @@ function sendReset(ui, conn, watch, sub) {
 /** A connection's kept events as the panel lists them: what Push.EVENT would have brought. @param {Connection} conn */
 function keptEvents(conn) {
   return conn.events
-    .filter((e) => e.event !== 'snapshot' || e.restarted === true)
+    .filter((e) => e.event !== CoreEventName.SNAPSHOT || e.restarted === true)
     .map(({ at, ...event }) => ({ t: at, event }));
 }
 
 /**
  * A core event of a connection (connectionEvents.coreEvent): a snapshot resets the watchers'
  * trees, a patch becomes a delta of what each has seen, any other event goes as it is.
- * @param {Connection} conn @param {{event: string, [field: string]: any}} ev  a core event (slop_core.h)
+ * @param {Connection} conn @param {import('../../js-glue/core-contract.js').CoreEvent} ev
  */
 export function pushCoreEvent(conn, ev) {
   const watchers = watchersOf(conn);
   if (watchers.length === 0) return;
-  if (ev.event === 'snapshot') {
+  if (ev.event === CoreEventName.SNAPSHOT) {
     for (const ui of watchers) {
       sendReset(ui, conn, watchesOf(ui).get(conn.key), ev.sub);
       // A provider restart is worth a line in the panel's event list; ordinary snapshots are not.
       if (ev.restarted === true) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
     }
-  } else if (ev.event === 'patch') {
+  } else if (ev.event === CoreEventName.PATCH) {
     const read = new Map(); // views read once for all the watchers
     for (const ui of watchers) {
       const watch = watchesOf(ui).get(conn.key);

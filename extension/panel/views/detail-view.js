@@ -20,6 +20,7 @@ import { ParamsForm } from './params-form.js';
 import { salienceOf } from './tree-view.js';
 import { verbatimView } from '../store.js';
 import { stringifyExact, isExactNumber } from '../../../js-glue/exact-json.js';
+import { CoreEventName } from '../../../js-glue/core-contract.js';
 
 
 /** Invoke outcomes kept per node. */
@@ -393,7 +394,7 @@ export class DetailView {
     if (o.error) return [head(h('span', { class: 'pill outcome-error', 'data-outcome': 'not-sent', text: 'not sent' }), h('span', { class: 'error-text', text: ` ${o.error}` }))];
     if (o.pending) return [head(h('span', { class: 'muted', text: 'invoking…' }))];
     const ev = o.event ?? {};
-    const outcome = ev.event === 'result' ? ev.status : ev.event;
+    const outcome = ev.event === CoreEventName.RESULT ? ev.status : ev.event;
     const task = ev.task_id ? this.tasks.get(ev.task_id) : null;
     return [
       head(h('span', { class: `pill outcome-${outcome}`, 'data-outcome': outcome, text: outcome ?? '?' }),
@@ -437,7 +438,7 @@ export class DetailView {
       try {
         const reply = await this.actions.invoke(view.path, 'read_content', undefined);
         const ev = reply.event ?? {};
-        if (ev.event === 'result' && ev.status === 'ok') next = { state: 'ok', ...contentText(ev.data), at: Date.now() };
+        if (ev.event === CoreEventName.RESULT && ev.status === 'ok') next = { state: 'ok', ...contentText(ev.data), at: Date.now() };
         else next = { state: 'error', error: ev.error ? `${ev.error.code}: ${ev.error.message}` : `${ev.event}: ${ev.message ?? ev.status ?? ''}` };
       } catch (e) {
         next = { state: 'error', error: e.message };
