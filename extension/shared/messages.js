@@ -335,7 +335,7 @@ export const Push = Object.freeze({
   TREE_RESET: 'sw/tree-reset',
   /** One patch: views of changed/added nodes, removed paths. TreeDeltaPush */
   TREE_DELTA: 'sw/tree-delta',
-  /** A core event other than snapshot/patch (see CoreEvent). {key, event} */
+  /** A core event other than a patch or a snapshot; a snapshot only when restarted: true. {key, event: CoreEvent} */
   EVENT: 'sw/event',
   /**
    * The events the worker kept for a provider since it connected (the last 1,000 but patches),
