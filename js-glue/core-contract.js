@@ -66,7 +66,7 @@ export const SlopOutputKind = Object.freeze({ NONE: 0, SEND: 1, EVENT: 2 });
  */
 export const LIMIT_FIELDS = Object.freeze(['maxFrameBytes', 'maxJsonDepth', 'maxNodes', 'requestTimeoutMs', 'maxPending']);
 
-/** The core's defaults for a 0 limit (SLOP_DEFAULT_* of slop_core.h). */
+/** The core's defaults for a 0 limit (SLOP_DEFAULT_* of slop_core.h; tests/node/header.test.js pins them). */
 export const DEFAULT_LIMITS = Object.freeze({
   maxFrameBytes: 64 * 1024 * 1024, maxJsonDepth: 96, maxNodes: 2000000, requestTimeoutMs: 30000, maxPending: 4096,
 });

@@ -139,9 +139,10 @@ export const Request = Object.freeze({
    */
   GET_NODES: 'ui/get-nodes',
   /**
-   * Invoke an affordance. {key, path, action, params? | paramsText?} → RequestAnswer {requestId, event}:
-   * event is the request's answer, the core's `result` event, or its `error`, `timeout` or `closed`
-   * event (a reply, not a failed one: the request was sent). paramsText: the params as JSON text, read keeping a 64-bit integer's digits (a port carries
+   * Invoke an affordance. {key, path, action, params? | paramsText?} → RequestAnswer
+   * {requestId, event}: event is the request's answer, the core's `result` event, or its `error`,
+   * `timeout` or `closed` event (still a reply, not a failed one: the request was sent).
+   * paramsText: the params as JSON text, read keeping a 64-bit integer's digits (a port carries
    * numbers as doubles); it wins over params.
    */
   INVOKE: 'ui/invoke',
