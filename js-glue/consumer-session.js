@@ -2,7 +2,7 @@
 // WebSocket, or a page's postMessage channel handed in), its status, reconnects (reconnect-
 // policy.js), requests and frame log. What every consumer of this project runs: the extension's
 // Connection (extension/service-worker/connections.js) extends it with a tab, approvals and the
-// worker's fan-out; the Node client (client-node.js) uses it as it is.
+// worker's fan-out; the Node client (node/client.js) uses it as it is.
 //
 // The core consumer is created once and survives reconnects: after a new transport opens,
 // consumer.reset() makes the core forget the old hello and re-send its subscriptions, so the
@@ -68,7 +68,7 @@ function syncOf(st, sub) {
  *   (default 'extension')
  * @property {number} [helloWaitMs]  an open WebSocket without a hello this long is said so (default 5 s)
  * @property {(transport: LocalTransportSpec, handlers: StreamHandlers) => StreamWire} [openStream]
- *   a local provider's Unix socket or command (local-transport-node.js in Node; the native
+ *   a local provider's Unix socket or command (node/local-transport.js in Node; the native
  *   messaging host in the extension); without it a session cannot reach a local provider
  */
 
