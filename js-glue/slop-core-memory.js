@@ -115,4 +115,5 @@ function makeMemory(M, outOfMemory) {
     },
   };
 }
+
 export { makeMemory };
