@@ -278,7 +278,7 @@ for entry in manifest.json extension js-glue dist; do
     if [ -f "$entry" ]; then
         cmp -s "$entry" "$EXT/$entry" || { cp -p "$entry" "$EXT/$entry"; detail "  $entry"; UPDATED=$((UPDATED + 1)); }
     elif [ -d "$entry" ]; then
-        sync_dir "$ROOT/$entry" "$EXT/$entry" '*-node.js' '*.d.ts'   # Node-only code and its types stay out
+        sync_dir "$ROOT/$entry" "$EXT/$entry" node 'node/*' '*.d.ts'   # js-glue/node/ (Node-only) and the types stay out
     else
         [ -e "$EXT/$entry" ] && { rm -rf "${EXT:?}/$entry"; detail "  removed $entry"; REMOVED=$((REMOVED + 1)); }
         say "  ($entry does not exist yet: skipped)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// slop-inspector: a terminal inspector on the Node client (js-glue/client-node.js).
+// slop-inspector: a terminal inspector on the Node client (js-glue/node/client.js).
 //
 //   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]
 //   slop-inspector watch  <ws-url> [--json]
@@ -29,16 +29,16 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readAddress } from '../js-glue/provider-address.js';
 import { findPageProvider } from '../js-glue/page-discovery.js';
-import { loadSlopCoreNode } from '../js-glue/load-core-node.js';
-import { connect, checkConformance, stableText } from '../js-glue/client-node.js';
+import { loadSlopCoreNode } from '../js-glue/node/load-core.js';
+import { connect, checkConformance, stableText } from '../js-glue/node/client.js';
 import { parseExact, stringifyExact } from '../js-glue/exact-json.js';
 import { CoreEventName } from '../js-glue/core-contract.js';
 import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
-import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/bridge-server-node.js';
-import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/bridge-code-node.js';
-import { scanLocalProviders, watchLocalProviders, pickLocalProvider, providerDirs } from '../js-glue/local-discovery-node.js';
+import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/node/bridge-server.js';
+import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/node/bridge-code.js';
+import { scanLocalProviders, watchLocalProviders, pickLocalProvider, providerDirs } from '../js-glue/node/local-discovery.js';
 import { commandText, localAddress } from '../js-glue/provider-address.js';
-import { runInstallHost } from '../js-glue/native-host-install-node.js';
+import { runInstallHost } from '../js-glue/node/native-host-install.js';
 
 const USAGE = `usage:
   slop-inspector tree   <ws-url> [--path P] [--depth D] [--json]   the mirrored tree (canonical text)
@@ -86,7 +86,7 @@ function usage(message) {
   process.exit(2);
 }
 
-// install-host has its own options (native-host-install-node.js).
+// install-host has its own options (node/native-host-install.js).
 if (process.argv[2] === 'install-host') process.exit(await runInstallHost(process.argv.slice(3)));
 
 // After `--`: a stdio provider's command, as its argv.

@@ -2,11 +2,11 @@
 // slop-native-host: the native messaging host the extension talks to for local apps (Unix
 // sockets, stdio commands, descriptors in ~/.slop/providers and /tmp/slop/providers). The browser
 // starts it (`npx slop-inspector install-host` registers it) and speaks native messaging on its
-// stdin and stdout; see js-glue/native-host-node.js. Only native messages go to stdout: every log
+// stdin and stdout; see js-glue/node/native-host.js. Only native messages go to stdout: every log
 // line goes to stderr. SLOP_PROVIDER_DIRS (":"-separated) replaces the directories it scans.
 
-import { loadSlopCoreNode } from '../js-glue/load-core-node.js';
-import { runNativeHost, providerDirsFromEnv } from '../js-glue/native-host-node.js';
+import { loadSlopCoreNode } from '../js-glue/node/load-core.js';
+import { runNativeHost, providerDirsFromEnv } from '../js-glue/node/native-host.js';
 
 // console.log would write to stdout and break the framing: send it to stderr.
 console.log = console.error;

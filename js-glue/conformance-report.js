@@ -2,9 +2,9 @@
 // people: Markdown for the panel's export and bug reports, plain lines for the terminal and for
 // test failures. Formatting only: the rules and the findings are the core's.
 
-/** @typedef {import('./provider-node.js').ConformanceReport} ConformanceReport  the core's report (slop_core.h) */
-/** @typedef {import('./provider-node.js').ConformanceRule} ConformanceRule */
-/** @typedef {import('./provider-node.js').ConformanceFinding} ConformanceFinding */
+/** @typedef {import('./node/provider.js').ConformanceReport} ConformanceReport  the core's report (slop_core.h) */
+/** @typedef {import('./node/provider.js').ConformanceRule} ConformanceRule */
+/** @typedef {import('./node/provider.js').ConformanceFinding} ConformanceFinding */
 
 /**
  * Findings grouped by rule, MUST first, then by count.

@@ -2,7 +2,7 @@
 // WebSocket, or a page's postMessage channel handed in), its status, reconnects (reconnect-
 // policy.js), requests and frame log. What every consumer of this project runs: the extension's
 // Connection (extension/service-worker/connections.js) extends it with a tab, approvals and the
-// worker's fan-out; the Node client (client-node.js) uses it as it is.
+// worker's fan-out; the Node client (node/client.js) uses it as it is.
 //
 // The core consumer is created once and survives reconnects: after a new transport opens,
 // consumer.reset() makes the core forget the old hello and re-send its subscriptions, so the
@@ -19,87 +19,25 @@ import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } 
 import { logEntry, FRAME_LOG } from './frame-log.js';
 import { localAddress } from './provider-address.js';
 import { CoreEventName } from './core-contract.js';
+import { syncOf, sessionListeners, emit } from './session-host.js';
+import { SessionRequests, FIRST_SUBSCRIPTION } from './session-requests.js';
+
+export { sessionListeners } from './session-host.js';
+export { NOT_CONNECTED, FIRST_SUBSCRIPTION } from './session-requests.js';
+/** @typedef {import('./session-host.js').SessionHost} SessionHost */
+/** @typedef {import('./session-host.js').SessionTransport} SessionTransport */
+/** @typedef {import('./session-host.js').LocalTransportSpec} LocalTransportSpec */
+/** @typedef {import('./session-host.js').StreamHandlers} StreamHandlers */
+/** @typedef {import('./session-host.js').SessionListeners} SessionListeners */
 
 /** How many core events (all but patches) a connection keeps for events(). */
 const EVENTS_KEPT = 1000;
 
-/**
- * The first subscription: the whole tree (depth -1, the spec's default), capped at 20,000 nodes.
- * An inspector wants everything; on a big app the provider compacts the lowest-salience
- * subtrees to stay within max_nodes (they arrive with total_children and can be queried), so
- * memory and patch traffic stay bounded.
- */
-export const FIRST_SUBSCRIPTION = Object.freeze({ path: '/', depth: -1, max_nodes: 20000 });
-
-/** A request on a session without a consumer: the code of the error (the extension's ErrorCode.BAD_STATE). */
-export const NOT_CONNECTED = 'bad_state';
-
 /** A postMessage provider that has not said hello yet gets `connect` again after this. */
 const HELLO_WAIT_MS = 2000;
 
-/**
- * @typedef {object} SyncState   the first subscription's state (ProviderInfo.sync)
- * @property {'none'|'waiting'|'live'|'resyncing'|'stale'|'failed'} state   none: no subscription
- * @property {{code: string, message: string}|null} reason   why it is not live
- * @property {number|null} retryAt   when the core retries a stale subscription by itself
- */
-
-/**
- * The first subscription's state from core status() (ProviderInfo.sync).
- * @param {any} st core status() or null @param {string|null} sub @returns {SyncState}
- */
-function syncOf(st, sub) {
-  const s = sub ? st?.subscriptions?.find((x) => x.sub === sub) : null;
-  if (!s) return { state: 'none', reason: null, retryAt: null };
-  const r = s.reason;
-  return {
-    state: /** @type {SyncState['state']} */ (String(s.state)), // the core's (slop_core.h)
-    reason: s.state !== 'live' && r && typeof r === 'object'
-      ? { code: String(r.code ?? ''), message: String(r.message ?? '') } : null,
-    retryAt: typeof s.retry_at === 'number' ? s.retry_at : null,
-  };
-}
-
-/**
- * @typedef {object} SessionHost
- * @property {() => import('./slop-core.js').SlopCore} core  the loaded core
- * @property {(wsUrl: string) => Promise<string|null>} tokenFor
- * @property {typeof WebSocket} [WebSocket]       default: the global one
- * @property {import('./failure-text.js').Surface} [surface]  where failures are read, for their advice
- *   (default 'extension')
- * @property {number} [helloWaitMs]  an open WebSocket without a hello this long is said so (default 5 s)
- * @property {(transport: LocalTransportSpec, handlers: StreamHandlers) => StreamWire} [openStream]
- *   a local provider's Unix socket or command (local-transport-node.js in Node; the native
- *   messaging host in the extension); without it a session cannot reach a local provider
- */
-
-/** @typedef {{type: 'unix', path: string}|{type: 'stdio', command: string[]}} LocalTransportSpec */
-/** @typedef {{type: 'ws'|'postmessage'|'unix'|'stdio', url?: string, path?: string, command?: string[]}} SessionTransport */
-/**
- * @typedef {object} StreamHandlers  what a stream transport calls (as WsTransport's handlers)
- * @property {() => void} onOpen
- * @property {(frame: string|Uint8Array) => void} onFrame  one line
- * @property {(info: {opened: boolean, noListener?: boolean, message: string}) => void} onClose
- * @property {(bytes: number) => void} onOversize  a line over the frame limit, dropped unread
- */
-/** @typedef {{isOpen: boolean, send(text: string): boolean|void, close(): void}} StreamWire */
-
 /** How long an open WebSocket may stay silent before "no hello" is said (the connection stays). */
 const WS_HELLO_WAIT_MS = 5000;
-
-/**
- * @typedef {object} SessionListeners   each a Set of functions, called with the session first
- * @property {Set<Function>} change     (session) status, hello, subscriptions changed
- * @property {Set<Function>} coreEvent  (session, event) every core event
- * @property {Set<Function>} frame      (session, LogEntry) every frame in or out
- * @property {Set<Function>} input      (session, text) a provider frame as it came, before the core reads it
- * @property {Set<Function>} invoked    (session, {path, action}) an invoke the session sent
- */
-
-/** @returns {SessionListeners} a fresh set of listeners */
-export function sessionListeners() {
-  return { change: new Set(), coreEvent: new Set(), frame: new Set(), input: new Set(), invoked: new Set() };
-}
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 /** The bytes as text, or null when they are not UTF-8. @param {Uint8Array} bytes */
@@ -107,19 +45,12 @@ function utf8Text(bytes) {
   try { return strictUtf8.decode(bytes); } catch { return null; }
 }
 
-/** @param {Set<Function>} set @param {...any} args */
-const emit = (set, ...args) => {
-  for (const fn of set) {
-    try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
-  }
-};
-
 /** @typedef {import('./session-status.js').StatusValue} StatusValue */
 /** @typedef {import('./frame-log.js').LogEntry} LogEntry */
 /** @typedef {import('./reconnect-policy.js').ReconnectState} ReconnectState */
 
 /** @template {SessionHost} [H=SessionHost] what it needs from where it runs */
-export class ConsumerSession {
+export class ConsumerSession extends SessionRequests {
   /**
    * @param {object} o
    * @param {string} o.key                 ws URL or "postmessage"
@@ -132,6 +63,7 @@ export class ConsumerSession {
    * @param {SessionListeners} [o.listeners]  where it reports (default: its own)
    */
   constructor(o) {
+    super();
     this.host = o.host;
     /** @type {SessionListeners} */
     this.listeners = o.listeners ?? sessionListeners();
@@ -152,8 +84,6 @@ export class ConsumerSession {
     this.provider = null;
     /** @type {string[]} */
     this.capabilities = [];
-    /** @type {string|null} */
-    this.primarySub = null;
     /** @type {LogEntry[]} */
     this.log = [];
     /**
@@ -162,8 +92,6 @@ export class ConsumerSession {
      */
     this.events = [];
 
-    /** @type {import('./slop-core.js').SlopConsumerT|null} */
-    this.consumer = null;
     /** @type {{isOpen: boolean, send(text: string): void, close(): void}|null} */
     this.wire = null;          // the open transport (WsTransport, or the page channel)
     this.attempt = 0;          // postMessage: connects without a hello since the last one
@@ -194,8 +122,6 @@ export class ConsumerSession {
     this.firstRefusal = null;
     this.framesIn = 0;         // frames received on this connection
     this.stopped = false;      // a fatal error: no reconnect until retry()
-    /** @type {Map<string, {resolve: (event: any) => void}>} */
-    this.pending = new Map();  // request id → {resolve}
     this.generation = 0;       // bumps on every connect(), to drop stale async results
   }
 
@@ -348,7 +274,6 @@ export class ConsumerSession {
         if (gen !== this.generation) return;
         this.#setStatus(Status.CONNECTING, 'Connected, waiting for hello…');
         this.pump();
-        const wait = this.host.helloWaitMs ?? WS_HELLO_WAIT_MS;
         this.#waitForHello(gen);
       },
       onFrame: (frame) => { if (gen === this.generation) this.receive(frame); },
@@ -534,65 +459,6 @@ export class ConsumerSession {
     if (this.disposed || this.stopped || !this.timer || this.isPostMessage) return Promise.resolve();
     if (this.status !== Status.RECONNECTING && this.status !== Status.UNREACHABLE) return Promise.resolve();
     return this.retry();
-  }
-
-  // --------------------------------------------------------------------------- requests
-
-  /** @param {string} id @returns {Promise<any>} the core's event that answers it */
-  #track(id) {
-    return new Promise((resolve) => this.pending.set(id, { resolve }));
-  }
-
-  /**
-   * Resolves with the core's terminal event for the invoke (result, error, timeout, closed).
-   * @param {string} path @param {string} action @param {object} [params]
-   * @returns {Promise<{requestId: string, event: any}>}
-   */
-  invoke(path, action, params) {
-    const id = this.#live().invoke(path, action, params, Date.now());
-    const p = this.#track(id);
-    emit(this.listeners.invoked, this, { path, action });
-    this.pump();
-    return p.then((event) => ({ requestId: id, event }));
-  }
-
-  /** @param {object} options {path, depth, max_nodes, filter, window} @returns {Promise<{requestId: string, event: any}>} */
-  query(options) {
-    const id = this.#live().query(options, Date.now());
-    const p = this.#track(id);
-    this.pump();
-    return p.then((event) => ({ requestId: id, event }));
-  }
-
-  /**
-   * Compares a subscription's mirror with the provider's state; resolves with {requestId, event} (drift, error, timeout, closed).
-   * @param {string} [sub] @returns {Promise<{requestId: string, event: any}>}
-   */
-  checkDrift(sub = this.primarySub) {
-    const id = this.#live().checkDrift(sub, Date.now());
-    const p = this.#track(id);
-    this.pump();
-    return p.then((event) => ({ requestId: id, event }));
-  }
-
-  /** @param {object} options {path, depth, max_nodes, filter} @returns {string} the subscription id */
-  subscribe(options) {
-    const sub = this.#live().subscribe(options, Date.now());
-    this.pump();
-    emit(this.listeners.change, this);
-    return sub;
-  }
-
-  /** @param {string} sub */
-  unsubscribe(sub) {
-    this.#live().unsubscribe(sub, Date.now());
-    this.pump();
-    emit(this.listeners.change, this);
-  }
-
-  #live() {
-    if (!this.consumer) throw Object.assign(new Error('not connected'), { code: NOT_CONNECTED });
-    return this.consumer;
   }
 
   // ----------------------------------------------------------------------------- private

@@ -10,7 +10,7 @@
 //
 // A kept number is JSON.rawJSON(text) where the engine has it (Chrome 114, Firefox 135, Node 21),
 // else a frozen {rawJSON: text} of the same shape: read `.rawJSON` for its text either way. Without
-// JSON source access (Node 20) a reader that sees the number's text is needed: exact-json-node.js
+// JSON source access (Node 20) a reader that sees the number's text is needed: node/exact-json.js
 // installs lossless-json for that; the browser build never needs it.
 
 /** JSON with the source-access parts (ES2025), which TypeScript's lib does not list yet. */
@@ -65,7 +65,7 @@ function read(text, which, hint) {
     return JSON.parse(text, /** @type {any} */ ((/** @type {string} */ _k, /** @type {unknown} */ v, /** @type {{source?: string}} */ ctx) =>
       (typeof v === 'number' && ctx?.source !== undefined && which(ctx.source) ? keep(ctx.source) : v)));
   }
-  if (!fallback) return JSON.parse(text); // no exact reader here: plain values (exact-json-node.js installs one in Node)
+  if (!fallback) return JSON.parse(text); // no exact reader here: plain values (node/exact-json.js installs one in Node)
   return fallback.parse(text, (src) => (which(src) ? keep(src) : Number(src)));
 }
 
@@ -107,7 +107,7 @@ export function stringifyExact(value, space) {
 export const keepsNumbers = () => NATIVE || fallback !== null;
 
 /**
- * Installs the reader and writer for engines without JSON source access. Only exact-json-node.js
+ * Installs the reader and writer for engines without JSON source access. Only node/exact-json.js
  * calls this, once, at load.
  * @param {FallbackEngine} engine
  */

@@ -18,6 +18,7 @@
 import createSlopCore from '../dist/slop_core.mjs';
 import { parseExact, parseVerbatim, stringifyExact } from './exact-json.js';
 import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS } from './core-contract.js';
+import { makeMemory } from './slop-core-memory.js';
 
 // The header's codes, kinds and limits are declared once, in core-contract.js; kept importable from here.
 export { SlopCode, DEFAULT_LIMITS };
@@ -74,7 +75,7 @@ export class SlopError extends Error {
  * @property {number} total  every action of the subscription, offered or not
  */
 /** @typedef {import('../dist/slop_core.mjs').SlopCoreModule} SlopCoreModule */
-/** @typedef {ReturnType<typeof makeMemory>} Memory */
+/** @typedef {ReturnType<typeof makeMemory>} Memory  (slop-core-memory.js) */
 /** @typedef {InstanceType<ReturnType<typeof makeConsumerClass>['SlopConsumer']>} SlopConsumerT */
 
 const { NONE: OUT_NONE, SEND: OUT_SEND } = SlopOutputKind;
@@ -93,9 +94,6 @@ function countArg(n, what) {
   return Math.min(Math.floor(n), SIZE_MAX);
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /**
  * Instantiates the wasm core.
  * @param {{wasmBinary?: ArrayBuffer|Uint8Array}} [options]  wasmBinary: the module's
@@ -104,7 +102,7 @@ const decoder = new TextDecoder();
  */
 export async function loadSlopCore(options = {}) {
   const M = await createSlopCore(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
-  const mem = makeMemory(M);
+  const mem = makeMemory(M, () => new SlopError(SlopCode.E_NOMEM, 'out of wasm memory'));
   const { SlopConsumer, pointerOf } = makeConsumerClass(M, mem);
 
   /** Copies a free-standing result and releases it with slop_free. @param {number} ptr */
@@ -222,111 +220,6 @@ export async function loadSlopCore(options = {}) {
     version() { return M.UTF8ToString(M._slop_core_version()); },
     /** Bytes of wasm linear memory (it only grows): for memory figures. @returns {number} */
     heapBytes() { return M.HEAPU8.length; },
-  };
-}
-
-/** Strings up to this many UTF-16 units are encoded in place (a buffer of 3 bytes per unit);
- * longer ones are measured first, so a 20 MB snapshot does not reserve 60 MB. */
-const ENCODE_INTO_MAX = 1 << 16;
-/** Strings up to this many units are first tried as ASCII, copied by a plain loop: in Chrome,
- * TextEncoder.encodeInto and the subarray it needs cost about 2.5 µs per call, more than the
- * whole copy of a typical 150-byte patch frame (0.5 µs). */
-const ASCII_LOOP_MAX = 4096;
-
-/**
- * Copies an ASCII string to u8 at ptr; false (having written part of it) if it is not ASCII.
- * @param {string} s @param {Uint8Array} u8 @param {number} ptr
- */
-function copyAscii(s, u8, ptr) {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) return false;
-    u8[ptr + i] = c;
-  }
-  return true;
-}
-
-/** Helpers over the module's linear memory. @param {SlopCoreModule} M */
-function makeMemory(M) {
-  const scratch = M._malloc(8);        // [0]: const char *out, [4]: size_t out_len
-  if (!scratch) throw new Error('slop-core: out of wasm memory');
-  let framePtr = 0, frameCap = 0;      // withFrame's buffer (owned here, for the module's life)
-  let dv = new DataView(M.HEAPU8.buffer);
-  const view = () => (dv.buffer === M.HEAPU8.buffer ? dv : (dv = new DataView(M.HEAPU8.buffer))); // memory may have grown
-  return {
-    view,
-    outPtr: scratch,
-    lenPtr: scratch + 4,
-    /** Reads `len` bytes at ptr as UTF-8. @param {number} ptr @param {number} len */
-    read(ptr, len) { return decoder.decode(M.HEAPU8.subarray(ptr, ptr + len)); },
-    /** Reads a result whose length the core stored at lenPtr. @param {number} ptr @returns {string|null} */
-    readOut(ptr) { return ptr ? decoder.decode(M.HEAPU8.subarray(ptr, ptr + view().getUint32(scratch + 4, true))) : null; },
-    /** @param {number} ptr */
-    u32(ptr) { return view().getUint32(ptr, true); },
-    /**
-     * A frame's text (or bytes) in a buffer kept for frames (grown when a frame needs more, never
-     * freed per frame: a malloc and a free per frame were a tenth of a small frame's cost), then
-     * fn(ptr, len). A frame larger than ENCODE_INTO_MAX takes withStrings' way.
-     * @template T
-     * @param {string|Uint8Array} v @param {(ptr: number, len: number) => T} fn @returns {T}
-     */
-    withFrame(v, fn) {
-      if (typeof v !== 'string' || v.length > ENCODE_INTO_MAX) return this.withStrings([v], ([f]) => fn(f.ptr, f.len));
-      const cap = v.length * 3 + 1;
-      if (cap > frameCap) {
-        if (framePtr) M._free(framePtr);
-        frameCap = Math.max(cap, 1024);
-        framePtr = M._malloc(frameCap);
-        if (!framePtr) { frameCap = 0; throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory'); }
-      }
-      const u8 = M.HEAPU8;
-      let len = v.length;
-      if (len > ASCII_LOOP_MAX || !copyAscii(v, u8, framePtr)) len = encoder.encodeInto(v, u8.subarray(framePtr, framePtr + cap - 1)).written;
-      u8[framePtr + len] = 0;
-      return fn(framePtr, len);
-    },
-    /**
-     * Copies each value (string, Uint8Array, or null/undefined = NULL) into wasm
-     * memory, NUL-terminated, calls fn([{ptr, len}]) and frees the copies.
-     * @template T
-     * @param {Array<string|ArrayBuffer|ArrayBufferView|null|undefined>} values
-     * @param {(bufs: Array<{ptr: number, len: number}>) => T} fn
-     * @returns {T}
-     */
-    withStrings(values, fn) {
-      const bufs = [];
-      try {
-        for (const v of values) {
-          if (v == null) { bufs.push({ ptr: 0, len: 0 }); continue; }
-          if (typeof v === 'string' && v.length <= ENCODE_INTO_MAX) {
-            // Straight into wasm memory: at most 3 bytes per UTF-16 unit, no copy in between.
-            const cap = v.length * 3 + 1;
-            const ptr = M._malloc(cap);
-            if (!ptr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
-            const u8 = M.HEAPU8;
-            if (v.length <= ASCII_LOOP_MAX && copyAscii(v, u8, ptr)) {
-              u8[ptr + v.length] = 0;
-              bufs.push({ ptr, len: v.length });
-              continue;
-            }
-            const { written } = encoder.encodeInto(v, u8.subarray(ptr, ptr + cap - 1));
-            M.HEAPU8[ptr + written] = 0;
-            bufs.push({ ptr, len: written });
-            continue;
-          }
-          const bytes = typeof v === 'string' ? encoder.encode(v)
-            : ArrayBuffer.isView(v) ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : new Uint8Array(v);
-          const ptr = M._malloc(bytes.length + 1);
-          if (!ptr) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
-          M.HEAPU8.set(bytes, ptr);
-          M.HEAPU8[ptr + bytes.length] = 0;
-          bufs.push({ ptr, len: bytes.length });
-        }
-        return fn(bufs);
-      } finally {
-        for (const b of bufs) if (b.ptr) M._free(b.ptr);
-      }
-    },
   };
 }
 

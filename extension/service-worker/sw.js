@@ -143,7 +143,7 @@ coreReady.catch(() => { /* reported in core.js; every handler reports it again *
 withCore(() => reconcileManual()).catch((e) => console.error('SLOP Inspector:', e?.message ?? e));
 
 // Debugging handle for the developer console of this worker, for the end-to-end tests and for
-// the Playwright library (js-glue/playwright-node.js), all through worker.evaluate. Pages cannot
+// the Playwright library (js-glue/node/playwright.js), all through worker.evaluate. Pages cannot
 // reach a service worker's globals. It returns mirror data and statuses only: a token can be
 // stored from here, never read.
 globalThis.slopInspector = {

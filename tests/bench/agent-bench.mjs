@@ -15,8 +15,8 @@
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
-import { connect } from '../../js-glue/client-node.js';
-import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { connect } from '../../js-glue/node/client.js';
+import { loadSlopCoreNode } from '../../js-glue/node/load-core.js';
 import { median, kib as kb } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');

@@ -12,7 +12,7 @@
 //   node tests/bench/bridge-bench.mjs [--quick]
 
 import { WebSocket } from 'ws';
-import { startBridgeServer } from '../../js-glue/bridge-server-node.js';
+import { startBridgeServer } from '../../js-glue/node/bridge-server.js';
 import { BrowserPairing, newPairingCode, normalizeCode } from '../../js-glue/bridge-pairing.js';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
 import { median, pct } from './stats.mjs';

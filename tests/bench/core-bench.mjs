@@ -11,7 +11,7 @@
 
 import { stat } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { loadSlopCoreNode, WASM_URL } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode, WASM_URL } from '../../js-glue/node/load-core.js';
 import { mulberry32 } from '../fixtures/provider/state.mjs';
 import { median } from './stats.mjs';
 

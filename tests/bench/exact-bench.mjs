@@ -2,13 +2,13 @@
 // (10,000 nodes read from the core, the ODD_NUMBER test beside the old 16-digit one), the panel's
 // reading of a delta, and an export's text (parseVerbatim + stringifyExact against JSON.parse +
 // JSON.stringify), for a tree with ordinary numbers and one where every node holds -0, 1.50 and a
-// 64-bit id. On this Node (20: lossless-json, see exact-json-node.js) and, in a child process,
+// 64-bit id. On this Node (20: lossless-json, see node/exact-json.js) and, in a child process,
 // with JSON.rawJSON (--harmony-json-parse-with-source), as the browsers run it.
 // node tests/bench/exact-bench.mjs [--quick]
 
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import '../../js-glue/exact-json-node.js';
+import '../../js-glue/node/exact-json.js';
 import { parseExact, parseVerbatim, stringifyExact, ODD_NUMBER, LONG_DIGITS } from '../../js-glue/exact-json.js';
 import { median } from './stats.mjs';
 

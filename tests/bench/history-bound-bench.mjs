@@ -23,7 +23,7 @@
 
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode } from '../../js-glue/node/load-core.js';
 import { Timeline, TIMELINE_LIMITS } from '../../extension/service-worker/timeline.js';
 import { item, makeFrames, snapshotText } from './patch-frames.mjs';
 import { median } from './stats.mjs';

@@ -10,8 +10,8 @@
 import { WebSocket } from 'ws';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
-import { connect } from '../../js-glue/client-node.js';
-import { launchWithSlop, Slop } from '../../js-glue/playwright-node.js';
+import { connect } from '../../js-glue/node/client.js';
+import { launchWithSlop, Slop } from '../../js-glue/node/playwright.js';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 50 : 200;

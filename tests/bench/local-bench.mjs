@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer } from 'ws';
-import { connect } from '../../js-glue/client-node.js';
+import { connect } from '../../js-glue/node/client.js';
 import { startUnixProvider } from '../fixtures/provider/local-server.mjs';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createTodoEngine } from '../fixtures/demo-trees.mjs';

@@ -25,7 +25,7 @@
 
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode } from '../../js-glue/node/load-core.js';
 import { breadthFirstViews, patchDelta, KnownPaths } from '../../extension/service-worker/node-views.js';
 import { logEntry } from '../../js-glue/frame-log.js';
 import { Timeline } from '../../extension/service-worker/timeline.js';

@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { connect } from '../../js-glue/client-node.js';
+import { connect } from '../../js-glue/node/client.js';
 import { median } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');

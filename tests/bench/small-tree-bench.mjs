@@ -7,7 +7,7 @@
 //   node tests/bench/small-tree-bench.mjs [--quick]
 
 import { performance } from 'node:perf_hooks';
-import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode } from '../../js-glue/node/load-core.js';
 import { item, makeFrames, snapshotText } from './patch-frames.mjs';
 import { median } from './stats.mjs';
 

@@ -10,7 +10,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
-import { connect } from '../../js-glue/client-node.js';
+import { connect } from '../../js-glue/node/client.js';
 import { Request, Push, PORTS, PROTOCOL_VERSION } from '../../extension/shared/messages.js';
 import {
   launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openExtensionPage, until, TEST_TIMEOUT,

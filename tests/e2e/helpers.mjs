@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { UNCATALOGUED } from '../../extension/shared/messages.js';
-import { slopLaunchArgs, currentWorker } from '../../js-glue/playwright-node.js';
+import { slopLaunchArgs, currentWorker } from '../../js-glue/node/playwright.js';
 
 export { currentWorker };
 

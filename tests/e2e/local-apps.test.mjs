@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { launch, openExtensionPage, openPanel, swEval, waitForSw, until, stopServiceWorker, EXT_DIR, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 import { Request } from '../../extension/shared/messages.js';
-import { installHost } from '../../js-glue/native-host-install-node.js';
+import { installHost } from '../../js-glue/node/native-host-install.js';
 import { startUnixProvider, registerDescriptor } from '../fixtures/provider/local-server.mjs';
 import { createTodoEngine } from '../fixtures/demo-trees.mjs';
 

@@ -268,8 +268,8 @@ describe("the npm package in a user's project", () => {
   test('the tarball holds the extension, the core, the libraries and their types; no sources or tests', { timeout: TEST_TIMEOUT }, async () => {
     const list = (await run('tar', ['-tzf', tarball], tmp)).out.split('\n').filter(Boolean);
     for (const f of ['package/manifest.json', 'package/dist/slop_core.wasm', 'package/dist/slop_core.mjs',
-      'package/extension/service-worker/sw.js', 'package/js-glue/playwright-node.js', 'package/js-glue/playwright-node.d.ts',
-      'package/js-glue/client-node.js', 'package/js-glue/client-node.d.ts', 'package/js-glue/provider-node.d.ts',
+      'package/extension/service-worker/sw.js', 'package/js-glue/node/playwright.js', 'package/js-glue/node/playwright.d.ts',
+      'package/js-glue/node/client.js', 'package/js-glue/node/client.d.ts', 'package/js-glue/node/provider.d.ts',
       'package/bin/slop-inspector.js', 'package/README.md', 'package/LICENSE']) {
       assert.ok(list.includes(f), `${f} is in the tarball`);
     }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createMailEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { deepEqual } from '../fixtures/provider/state.mjs';
 import { startScriptedProvider, frames, reply } from '../fixtures/provider/scripted.mjs';
-import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode } from '../../js-glue/node/load-core.js';
 import { AGENT_DEFAULTS } from '../../js-glue/agent.js';
 import { browserOnProvider, launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, openPanel, until, swEval, mirror, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 

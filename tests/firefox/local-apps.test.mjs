@@ -16,7 +16,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { launchFirefox, extensionPage, until, ROOT } from './helpers.mjs';
-import { installHost } from '../../js-glue/native-host-install-node.js';
+import { installHost } from '../../js-glue/node/native-host-install.js';
 import { startUnixProvider, registerDescriptor } from '../fixtures/provider/local-server.mjs';
 import { createTodoEngine } from '../fixtures/demo-trees.mjs';
 

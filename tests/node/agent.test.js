@@ -10,9 +10,9 @@ import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { StateEngine } from '../fixtures/provider/state.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
-import { connect, sessionText } from '../../js-glue/client-node.js';
+import { connect, sessionText } from '../../js-glue/node/client.js';
 import { ConsumerSession } from '../../js-glue/consumer-session.js';
-import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode } from '../../js-glue/node/load-core.js';
 import { runAgent, listModels, endpointUrls, SYSTEM_PROMPT, AgentError } from '../../js-glue/agent.js';
 
 const KEY = 'sk-fixture-9f3c2a7e5b1d4c6f';
@@ -702,7 +702,7 @@ describe('agent: every run ends', () => {
       const { startLlmServer } = await import(${JSON.stringify(new URL('../fixtures/llm-server.mjs', import.meta.url).href)});
       const { startWsProvider } = await import(${JSON.stringify(new URL('../fixtures/provider/ws-server.mjs', import.meta.url).href)});
       const { createMailEngine } = await import(${JSON.stringify(new URL('../fixtures/demo-trees.mjs', import.meta.url).href)});
-      const { connect } = await import(${JSON.stringify(new URL('../../js-glue/client-node.js', import.meta.url).href)});
+      const { connect } = await import(${JSON.stringify(new URL('../../js-glue/node/client.js', import.meta.url).href)});
       const srv = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine: createMailEngine({ messages: 3 }) });
       const app = await connect(srv.wsUrl, { token: srv.token });
       const llm = await startLlmServer({ kind: 'openai', script: [{ hang: true, text: 'Thinking' }] });

@@ -1,4 +1,4 @@
-// `slop-inspector bridge` (js-glue/bridge-server-node.js): a "browser" is a ws client that pairs
+// `slop-inspector bridge` (js-glue/node/bridge-server.js): a "browser" is a ws client that pairs
 // with BrowserPairing and announces a postMessage provider, answering relayed SLOP messages like
 // a tiny provider; consumers are plain ws clients speaking the protocol of the SLOP project's
 // TypeScript bridge client (relay-open, slop-relay, relay-close).
@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { WebSocket } from 'ws';
-import { startBridgeServer, CLOSE_PAIRING_REFUSED } from '../../js-glue/bridge-server-node.js';
+import { startBridgeServer, CLOSE_PAIRING_REFUSED } from '../../js-glue/node/bridge-server.js';
 import { BrowserPairing, newPairingCode, normalizeCode, newNonce, proofOf, PAIR_VERSION } from '../../js-glue/bridge-pairing.js';
-import { connect, bridgeProviders, SlopTestError, SlopTestCode } from '../../js-glue/client-node.js';
+import { connect, bridgeProviders, SlopTestError, SlopTestCode } from '../../js-glue/node/client.js';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
 import { spawn } from 'node:child_process';
 import { CLI, runCli, loadCore } from './helpers.js';

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { StateEngine } from '../fixtures/provider/state.mjs';
-import { connect, SlopTestError, SlopTestCode, stableText } from '../../js-glue/client-node.js';
+import { connect, SlopTestError, SlopTestCode, stableText } from '../../js-glue/node/client.js';
 
 
 

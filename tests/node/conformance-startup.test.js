@@ -8,7 +8,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from './helpers.js';
 import { startScriptedProvider, frames, reply } from '../fixtures/provider/scripted.mjs';
-import { connect, checkConformance, SlopTestError } from '../../js-glue/client-node.js';
+import { connect, checkConformance, SlopTestError } from '../../js-glue/node/client.js';
 
 
 

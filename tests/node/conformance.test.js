@@ -4,7 +4,7 @@
 
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadSlopCoreNode } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode } from '../../js-glue/node/load-core.js';
 import { createMailEngine, createKanbanEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { StateEngine } from '../fixtures/provider/state.mjs';
 

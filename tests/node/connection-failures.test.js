@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { WebSocketServer } from 'ws';
-import { connect } from '../../js-glue/client-node.js';
+import { connect } from '../../js-glue/node/client.js';
 import { readAddress } from '../../js-glue/provider-address.js';
 import { slopMetaContents } from '../../js-glue/page-discovery.js';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';

@@ -3,19 +3,19 @@
 // everything written out (-0, 1.50, 1E5, 64-bit integers as sent). Two engines: JSON.rawJSON where
 // the engine has it (the browsers; Node 20 only with --harmony-json-parse-with-source, so that one
 // runs in a child process) and lossless-json where it has not (Node 20 as it starts,
-// exact-json-node.js). Both must write the same text. The panel's side: tests/e2e/panel-exact-numbers.
+// node/exact-json.js). Both must write the same text. The panel's side: tests/e2e/panel-exact-numbers.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import '../../js-glue/exact-json-node.js';
+import '../../js-glue/node/exact-json.js';
 import { parseExact, parseVerbatim, stringifyExact, isExactNumber, ODD_NUMBER, keepsNumbers } from '../../js-glue/exact-json.js';
 import { nodeView } from '../../extension/service-worker/node-views.js';
 import { Live } from './helpers.js';
 
 const MODULE = fileURLToPath(new URL('../../js-glue/exact-json.js', import.meta.url));
-const NODE_MODULE = fileURLToPath(new URL('../../js-glue/exact-json-node.js', import.meta.url));
+const NODE_MODULE = fileURLToPath(new URL('../../js-glue/node/exact-json.js', import.meta.url));
 
 /** The numbers the issue names, and their neighbours: each written back as sent. */
 const TEXT = '{"neg0":-0,"cents":1.50,"sum":0.30000000000000004,"max":9223372036854775807,"min":-9223372036854775807,'

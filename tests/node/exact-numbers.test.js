@@ -7,7 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from './helpers.js';
 import { startScriptedProvider, frames, reply } from '../fixtures/provider/scripted.mjs';
-import { connect, stringifyExact, isExactNumber } from '../../js-glue/client-node.js';
+import { connect, stringifyExact, isExactNumber } from '../../js-glue/node/client.js';
 
 const PROPS = '{"neg0":-0,"cents":1.50,"sum":0.30000000000000004,"max":9223372036854775807,"min":-9223372036854775807,"exp":1E5}';
 const WRITTEN = ['"neg0": -0', '"cents": 1.50', '"sum": 0.30000000000000004', '"max": 9223372036854775807', '"min": -9223372036854775807', '"exp": 1E5'];

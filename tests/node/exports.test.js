@@ -50,7 +50,7 @@ test('the wasm module imports exactly the @import entries of exports.txt', async
 });
 
 test('the glue exposes every exported function as Module._name', async () => {
-  const { loadSlopCoreNode } = await import('../../js-glue/load-core-node.js');
+  const { loadSlopCoreNode } = await import('../../js-glue/node/load-core.js');
   // loadSlopCore hides the Module; instantiate the glue directly for this check.
   const createSlopCore = (await import('../../dist/slop_core.mjs')).default;
   const M = await createSlopCore({ wasmBinary: read('dist/slop_core.wasm') });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadSlopCoreNode, SlopError, SlopCode } from '../../js-glue/load-core-node.js';
+import { loadSlopCoreNode, SlopError, SlopCode } from '../../js-glue/node/load-core.js';
 
 export { SlopError, SlopCode };
 

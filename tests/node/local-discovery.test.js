@@ -10,7 +10,7 @@ import path from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadCore } from './helpers.js';
-import { scanLocalProviders, watchLocalProviders, pickLocalProvider, providerDirs } from '../../js-glue/local-discovery-node.js';
+import { scanLocalProviders, watchLocalProviders, pickLocalProvider, providerDirs } from '../../js-glue/node/local-discovery.js';
 import { registerDescriptor } from '../fixtures/provider/local-server.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { installHost, uninstallHost, runInstallHost, extensionIds, extensionIdOfKey, HOST_SCRIPT } from '../../js-glue/native-host-install-node.js';
+import { installHost, uninstallHost, runInstallHost, extensionIds, extensionIdOfKey, HOST_SCRIPT } from '../../js-glue/node/native-host-install.js';
 import { HOST_NAME, frameNative, nativeReader } from '../../js-glue/native-host-protocol.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,6 +1,6 @@
 // What a user loads (build/extension, which `npm run package` zips as is) holds the extension and
-// nothing of the tests: only the manifest, extension/, js-glue/ (without Node-only loaders) and
-// the wasm core, and no file that reaches for Node, a test runner or a test fixture.
+// nothing of the tests: only the manifest, extension/, js-glue/ (without the Node-only js-glue/node/)
+// and the wasm core, and no file that reaches for Node, a test runner or a test fixture.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +21,7 @@ test('the built extension holds no test code', () => {
   assert.ok(all.includes('manifest.json') && all.includes('dist/slop_core.wasm'));
   for (const f of all) {
     assert.match(f, /^(manifest\.json|extension\/|js-glue\/|dist\/)/, `${f} belongs to the extension`);
-    assert.doesNotMatch(f, /(^|\/)tests?\/|\.test\.|-node\.js$|fixtures/, `${f} is not test code`);
+    assert.doesNotMatch(f, /(^|\/)tests?\/|\.test\.|^js-glue\/node\/|fixtures/, `${f} is not test code`);
     if (!/\.(m?js|html)$/.test(f)) continue;
     const text = fs.readFileSync(path.join(EXT, f), 'utf8');
     assert.doesNotMatch(text, /from ['"](node:|playwright|puppeteer|jsdom|ws['"])|require\(|tests\/fixtures/, `${f} reaches for nothing of Node or the tests`);

@@ -213,7 +213,7 @@ test('a patch to the shown node marks the fields it changed, added and removed, 
 test('changed-field marks: exact numbers as the provider wrote them; gone after their time; none for another node', async () => {
   const { dv, root } = setup();
   dv.markMs = 60;
-  await import('../../js-glue/exact-json-node.js'); // Node 20: kept numbers through lossless-json
+  await import('../../js-glue/node/exact-json.js'); // Node 20: kept numbers through lossless-json
   const { parseVerbatim } = await import('../../js-glue/exact-json.js');
   const big = (n) => parseVerbatim(`{"id":"m1","type":"message","path":"/inbox/m1","child_ids":[],"properties":{"id64":${n}}}`);
   dv.show(big('9007199254740993'), LIVE);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
-import { connect } from '../../js-glue/client-node.js';
+import { connect } from '../../js-glue/node/client.js';
 import { POLICY } from '../../js-glue/reconnect-policy.js';
 
 const inboxCount = (tree) => tree?.children?.find((c) => c.id === 'inbox')?.meta?.total_children;

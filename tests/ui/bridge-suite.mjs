@@ -18,7 +18,7 @@ import { WebSocket } from 'ws';
 import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
-import { startBridgeServer } from '../../js-glue/bridge-server-node.js';
+import { startBridgeServer } from '../../js-glue/node/bridge-server.js';
 import { newPairingCode } from '../../js-glue/bridge-pairing.js';
 import { openBrowser } from './driver.mjs';
 import { ROOT } from '../e2e/helpers.mjs';

@@ -3,9 +3,9 @@
 
 import type { BrowserContext, BrowserType, Page, Worker } from 'playwright-core';
 import type { TestType } from '@playwright/test';
-import { SlopProvider, ProviderInfo } from './provider-node.js';
+import { SlopProvider, ProviderInfo } from './provider.js';
 
-export * from './provider-node.js';
+export * from './provider.js';
 
 /** The unpacked extension's folder inside the installed package. */
 export const extensionPath: string;

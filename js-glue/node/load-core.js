@@ -1,16 +1,16 @@
-// load-core-node.js: loads the wasm core in Node (tests, benchmarks).
+// load-core.js: loads the wasm core in Node (tests, benchmarks).
 // The browser build fetches dist/slop_core.wasm by URL; Node has no such fetch
 // for file paths, so the bytes are read here and passed as wasmBinary.
-// Node-only: build.sh leaves *-node.js files out of build/extension.
+// Node-only: build.sh leaves js-glue/node/ out of build/extension.
 
 import { readFile } from 'node:fs/promises';
-import './exact-json-node.js'; // exact numbers on a Node without JSON.rawJSON
-import { loadSlopCore } from './slop-core.js';
+import './exact-json.js'; // exact numbers on a Node without JSON.rawJSON
+import { loadSlopCore } from '../slop-core.js';
 
-export { SlopError, SlopCode } from './slop-core.js';
+export { SlopError, SlopCode } from '../slop-core.js';
 
 /** URL of the wasm next to the ES module glue. */
-export const WASM_URL = new URL('../dist/slop_core.wasm', import.meta.url);
+export const WASM_URL = new URL('../../dist/slop_core.wasm', import.meta.url);
 
 /**
  * @param {Parameters<typeof loadSlopCore>[0]} [options]

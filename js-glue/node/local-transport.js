@@ -1,4 +1,4 @@
-// local-transport-node.js: a local SLOP provider's connection: a Unix domain socket, or a command
+// local-transport.js: a local SLOP provider's connection: a Unix domain socket, or a command
 // run with stdio (SLOP spec, Transport & Discovery: transports, stdio convention). Node only.
 //
 // Both carry NDJSON: one SLOP message per line. This module frames and moves bytes, nothing else:
@@ -22,8 +22,8 @@
 
 import net from 'node:net';
 import { spawn } from 'node:child_process';
-import { DEFAULT_LIMITS } from './slop-core.js';
-import { commandText } from './provider-address.js';
+import { DEFAULT_LIMITS } from '../slop-core.js';
+import { commandText } from '../provider-address.js';
 
 /** What a close says (as ws-transport.js's CloseInfo, which the session reads). */
 /**

@@ -1,12 +1,12 @@
-// provider-node.js: the provider object users' tests hold (Node side), the same for the Playwright
+// provider.js: the provider object users' tests hold (Node side), the same for the Playwright
 // library and the Node client. It reads the core's mirror through one function, call(method,
 // ...args), which runs js-glue/provider-api.js where the connection lives: in the extension's
 // service worker (Playwright) or in this process (Node client). It adds what a test needs on
 // top: waiting, consent for dangerous affordances, errors that say what was there instead, and
 // a stable text for snapshots.
 
-import { stringifyExact, isExactNumber } from './exact-json.js';
-import { CoreEventName } from './core-contract.js';
+import { stringifyExact, isExactNumber } from '../exact-json.js';
+import { CoreEventName } from '../core-contract.js';
 
 export { stringifyExact, isExactNumber };
 

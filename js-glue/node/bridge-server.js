@@ -1,4 +1,4 @@
-// bridge-server-node.js: `slop-inspector bridge`, a desktop bridge that pairs. It listens where the
+// bridge-server.js: `slop-inspector bridge`, a desktop bridge that pairs. It listens where the
 // SLOP project's bridges listen (ws://127.0.0.1:9339/slop-bridge) and speaks their protocol to
 // desktop consumers (docs/desktop-bridge.md; the Claude Code and Codex plugins connect bare and
 // never pair), with three differences that are the point of it:
@@ -12,19 +12,19 @@
 //     subscription. Here each consumer has its own core relay (SlopRelay, slop_core.h) per
 //     provider: its ids travel as "c<n>~<id>", and only frames addressed to them come back to it.
 //   - Provider messages pass byte for byte: the message's text is cut out of the browser's
-//     envelope and spliced into the consumer's (bridge-envelope-node.js), never re-printed.
+//     envelope and spliced into the consumer's (bridge-envelope.js), never re-printed.
 //
 // Two browsers may announce the same providerKey ("12:postmessage"); the second is shown to
 // consumers as "<key>#<its connection number>" and mapped back when relayed.
-// Node-only (the *-node.js files stay out of the extension build).
+// Node-only (js-glue/node/ stays out of the extension build).
 
 import http from 'node:http';
 import { WebSocketServer, WebSocket } from 'ws';
-import { loadSlopCoreNode } from './load-core-node.js';
-import { BridgePairing, pairingMessage, PAIR_TIMEOUT_MS } from './bridge-pairing.js';
-import { resolvePairingCode } from './bridge-code-node.js';
-import { relayEnvelope, relayedMessageText, bridgeError } from './bridge-envelope-node.js';
-import { stringifyExact } from './exact-json.js';
+import { loadSlopCoreNode } from './load-core.js';
+import { BridgePairing, pairingMessage, PAIR_TIMEOUT_MS } from '../bridge-pairing.js';
+import { resolvePairingCode } from './bridge-code.js';
+import { relayEnvelope, relayedMessageText, bridgeError } from './bridge-envelope.js';
+import { stringifyExact } from '../exact-json.js';
 
 export const BRIDGE_HOST = '127.0.0.1';
 export const BRIDGE_PORT = 9339;
@@ -40,7 +40,7 @@ const KEY_MAX = 2048;
 /** Only extension pages may connect with an Origin; a web page (http, https, null) never. */
 const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension):\/\/[^/]+$/i;
 
-/** @typedef {import('./slop-core.js').SlopCore} SlopCore */
+/** @typedef {import('../slop-core.js').SlopCore} SlopCore */
 /** @typedef {InstanceType<SlopCore['SlopRelay']>} SlopRelay */
 
 /**
@@ -84,7 +84,7 @@ class Peer {
  * @property {string} url       ws://host:port/path
  * @property {number} port
  * @property {string} code      the pairing code, normalised (print it once; never log it)
- * @property {import('./bridge-code-node.js').PairingCode} pairingCode  the code and where it is kept
+ * @property {import('./bridge-code.js').PairingCode} pairingCode  the code and where it is kept
  * @property {() => {n: number, origin: string|null, providers: string[]}[]} browsers  paired browsers (providers: keys as consumers see them)
  * @property {() => {providerKey: string, browser: number, tabId: unknown, provider: any}[]} providers  what consumers are told
  * @property {() => {n: number, relays: string[]}[]} consumers
@@ -97,7 +97,7 @@ class Peer {
  * @param {{host?: string, port?: number, path?: string, code?: string|null,
  *   log?: (line: string) => void, pairTimeoutMs?: number}} [options]
  *   code: the pairing code (else $SLOP_BRIDGE_CODE, else the config file's, else a new one saved
- *   there: bridge-code-node.js). log: one line per event (pairing, clients, providers); never the code.
+ *   there: bridge-code.js). log: one line per event (pairing, clients, providers); never the code.
  *   pairTimeoutMs: how long a pairing client has for its proof (tests shorten it).
  * @returns {Promise<BridgeServer>}
  */

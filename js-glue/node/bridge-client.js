@@ -1,13 +1,13 @@
-// bridge-client-node.js: the Node client's side of a desktop bridge: one WebSocket to the bridge as
+// bridge-client.js: the Node client's side of a desktop bridge: one WebSocket to the bridge as
 // a plain desktop consumer (as the Claude Code and Codex plugins connect: bare, never pairing), the
 // providers the bridge announces, and for a relayed (postMessage) provider a `page` channel for
 // ConsumerSession that speaks the bridge: open → relay-open, send → slop-relay, close → relay-close.
-// Relayed messages reach the session as the provider wrote them (bridge-envelope-node.js).
-// Node-only (the *-node.js files stay out of the extension build).
+// Relayed messages reach the session as the provider wrote them (bridge-envelope.js).
+// Node-only (js-glue/node/ stays out of the extension build).
 
 import { WebSocket } from 'ws';
-import { relayEnvelope, relayedMessageText } from './bridge-envelope-node.js';
-import { SlopTestError, SlopTestCode } from './provider-node.js';
+import { relayEnvelope, relayedMessageText } from './bridge-envelope.js';
+import { SlopTestError, SlopTestCode } from './provider.js';
 
 export const DEFAULT_BRIDGE = 'ws://127.0.0.1:9339/slop-bridge';
 /**

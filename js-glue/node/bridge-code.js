@@ -1,14 +1,14 @@
-// bridge-code-node.js: where `slop-inspector bridge` gets its pairing code (bridge-pairing.js):
+// bridge-code.js: where `slop-inspector bridge` gets its pairing code (bridge-pairing.js):
 // the caller's, else $SLOP_BRIDGE_CODE, else the one kept in the user's config file, else a new one
 // written there. The file holds a secret, so its folder is 0700, the file 0600, and it is written
 // whole or not at all (a temporary file renamed over it): a crash never leaves half a code.
-// Node-only (the *-node.js files stay out of the extension build).
+// Node-only (js-glue/node/ stays out of the extension build).
 
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { normalizeCode, newPairingCode, CODE_CHARS } from './bridge-pairing.js';
+import { normalizeCode, newPairingCode, CODE_CHARS } from '../bridge-pairing.js';
 
 /** The environment variable that names the code (it wins over the config file). */
 export const CODE_ENV = 'SLOP_BRIDGE_CODE';

@@ -1,21 +1,21 @@
-// client-node.js: the Node client (`slop-inspector/node`): a SLOP consumer without a browser, for
+// client.js: the Node client (`slop-inspector/node`): a SLOP consumer without a browser, for
 // testing providers that have no page, and their backends. It runs the consumer session the
 // extension's connections run (consumer-session.js) on the same wasm core, so reconnects, request
 // timeouts, the frame log and every protocol rule are the extension's.
 
 import { WebSocket } from 'ws';
-import { loadSlopCoreNode } from './load-core-node.js';
-import { ConsumerSession } from './consumer-session.js';
-import { Status } from './session-status.js';
-import { providerApi, callProviderApi } from './provider-api.js';
-import { SlopProvider, SlopTestError, SlopTestCode } from './provider-node.js';
-import { runAgent, replaySession, sessionText, listModels, endpointProblem } from './agent.js';
-import { BridgeLink, bridgePage, pickProvider, DEFAULT_BRIDGE } from './bridge-client-node.js';
-import { openLocalTransport } from './local-transport-node.js';
-import { scanLocalProviders, pickLocalProvider, providerDirs } from './local-discovery-node.js';
-import { localAddress, commandText } from './provider-address.js';
+import { loadSlopCoreNode } from './load-core.js';
+import { ConsumerSession } from '../consumer-session.js';
+import { Status } from '../session-status.js';
+import { providerApi, callProviderApi } from '../provider-api.js';
+import { SlopProvider, SlopTestError, SlopTestCode } from './provider.js';
+import { runAgent, replaySession, sessionText, listModels, endpointProblem } from '../agent.js';
+import { BridgeLink, bridgePage, pickProvider, DEFAULT_BRIDGE } from './bridge-client.js';
+import { openLocalTransport } from './local-transport.js';
+import { scanLocalProviders, pickLocalProvider, providerDirs } from './local-discovery.js';
+import { localAddress, commandText } from '../provider-address.js';
 
-export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider-node.js';
+export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider.js';
 /** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
 export { sessionText };
 
@@ -69,8 +69,8 @@ export class SlopClient extends SlopProvider {
    * An LLM agent on this provider (agent.js): it sees the core's agent view (state tail, tools) and
    * acts through this connection's invokes. run(task) resolves with the trace, whatever happened.
    * A dangerous affordance runs only with allowDangerous or a confirm callback that says yes.
-   * @param {import('./client-node.js').AgentOptions} options  (the types: client-node.d.ts)
-   * @returns {import('./client-node.js').Agent}
+   * @param {import('./client.js').AgentOptions} options  (the types: client.d.ts)
+   * @returns {import('./client.js').Agent}
    */
   agent(options) {
     const conn = this.#conn;
@@ -82,7 +82,7 @@ export class SlopClient extends SlopProvider {
     if (problem) throw new TypeError(`agent(): ${problem}`);
     const endpointConfig = /** @type {any} */ (config);
     return Object.freeze({
-      run: (/** @type {string} */ task, /** @type {import('./client-node.js').AgentRunOptions} */ o = {}) =>
+      run: (/** @type {string} */ task, /** @type {import('./client.js').AgentRunOptions} */ o = {}) =>
         runAgent(conn, endpointConfig, task, { ...o, confirm: o.confirm ?? options.confirm, allowDangerous }),
       models: () => listModels(endpointConfig),
     });
@@ -93,7 +93,7 @@ export class SlopClient extends SlopProvider {
    * provider as it is now, without a model: the recorded replies in order, each call's result
    * compared with the recorded one (call.replay.same). A CI check that the app still answers a
    * recorded model as it did. Rejects with an Error in words for a text that is not a session.
-   * @param {string} session @param {import('./client-node.js').AgentRunOptions & {allowDangerous?: boolean}} [o]
+   * @param {string} session @param {import('./client.js').AgentRunOptions & {allowDangerous?: boolean}} [o]
    */
   async replayAgent(session, o = {}) {
     return replaySession(this.#conn, session, o);
@@ -205,7 +205,7 @@ async function connectThroughBridge(o) {
  * What a desktop bridge shares: its provider-available announcements (the replay it sends a new
  * client). Rejects with SlopTestError "unreachable" when no bridge answers.
  * @param {{bridge?: string, timeout?: number}} [o]
- * @returns {Promise<import('./bridge-client-node.js').BridgeProviderInfo[]>}
+ * @returns {Promise<import('./bridge-client.js').BridgeProviderInfo[]>}
  */
 export async function bridgeProviders({ bridge = DEFAULT_BRIDGE, timeout = 10_000 } = {}) {
   const link = await BridgeLink.open(bridge, timeout);

@@ -1,4 +1,4 @@
-// Types of js-glue/provider-node.js: the provider object of slop-inspector/playwright and
+// Types of js-glue/node/provider.js: the provider object of slop-inspector/playwright and
 // slop-inspector/node. Every method reads the one core mirror the extension's panel shows.
 
 /**

@@ -1,4 +1,4 @@
-// native-host-install-node.js: `slop-inspector install-host`: registers the native messaging host
+// native-host-install.js: `slop-inspector install-host`: registers the native messaging host
 // (bin/slop-native-host.js) with the browsers of this user, so the extension can list and open
 // local apps. Per browser it writes the host manifest <HOST_NAME>.json:
 //   Chromium        ~/.config/chromium/NativeMessagingHosts/
@@ -16,9 +16,9 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { HOST_NAME } from './native-host-protocol.js';
+import { HOST_NAME } from '../native-host-protocol.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const HOST_SCRIPT = path.join(ROOT, 'bin', 'slop-native-host.js');
 const DESCRIPTION = 'SLOP Inspector: local SLOP apps (Unix sockets, stdio, ~/.slop/providers) for the extension';
 

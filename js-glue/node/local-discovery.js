@@ -1,4 +1,4 @@
-// local-discovery-node.js: local SLOP providers, found by their descriptor files in
+// local-discovery.js: local SLOP providers, found by their descriptor files in
 // ~/.slop/providers/ and /tmp/slop/providers/ (SLOP spec, Transport & Discovery: local discovery).
 // Node only. The I/O is here; every judgement is the core's: the filesystem hardening
 // (slop_local_refusal: directory owner and mode, file names, the descriptor's owner and mode
@@ -88,7 +88,7 @@ export function pidAlive(pid) {
 
 /**
  * Reads one descriptor under the hardening rules; a provider, or why it is ignored.
- * @param {import('./slop-core.js').SlopCore} core @param {string} dir @param {string} name @param {number} me
+ * @param {import('../slop-core.js').SlopCore} core @param {string} dir @param {string} name @param {number} me
  * @returns {{provider: LocalProvider}|{ignored: {dir: string, file: string, code: string, why: string}}|{skipped: true}}
  */
 function readDescriptor(core, dir, name, me) {
@@ -134,7 +134,7 @@ function readDescriptor(core, dir, name, me) {
 
 /**
  * Scans the provider directories once.
- * @param {import('./slop-core.js').SlopCore} core
+ * @param {import('../slop-core.js').SlopCore} core
  * @param {{dirs?: string[], me?: number}} [o]  me: the uid the files must belong to (default: ours)
  * @returns {LocalScan}
  */
@@ -201,7 +201,7 @@ export function pickLocalProvider(scan, wanted) {
  * Watches the provider directories: onScan(scan) now, and again whenever what a scan finds
  * changes (a descriptor written or removed, a directory made or its mode changed, a pid that
  * died). Returns {close()}.
- * @param {import('./slop-core.js').SlopCore} core @param {(scan: LocalScan) => void} onScan
+ * @param {import('../slop-core.js').SlopCore} core @param {(scan: LocalScan) => void} onScan
  * @param {{dirs?: string[], me?: number, rescanMs?: number, keepAlive?: boolean}} [o]
  *   keepAlive: the watch alone keeps the process running (a command that only watches)
  */

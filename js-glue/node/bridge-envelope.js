@@ -1,4 +1,4 @@
-// bridge-envelope-node.js: the desktop bridge's `slop-relay` envelope, written and read so that
+// bridge-envelope.js: the desktop bridge's `slop-relay` envelope, written and read so that
 // the SLOP message inside keeps its bytes. A provider's numbers must arrive as written (1.50, -0,
 // a 64-bit id), and JSON.parse then JSON.stringify would not keep them: the message's text is
 // spliced into the envelope, and sliced back out of one written the same way. Shared by the

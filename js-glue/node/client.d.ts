@@ -1,9 +1,9 @@
 // slop-inspector/node: a SLOP consumer in Node, on the extension's own wasm core and connection
 // code, for providers that have no page and for scripts.
 
-import { SlopProvider, SlopEvent, ConformanceReport } from './provider-node.js';
+import { SlopProvider, SlopEvent, ConformanceReport } from './provider.js';
 
-export * from './provider-node.js';
+export * from './provider.js';
 
 export interface ConnectOptions {
   /** Offered as the subprotocol list ["slop.bearer", token]. Never logged. */

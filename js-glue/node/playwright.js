@@ -1,4 +1,4 @@
-// playwright-node.js: SLOP in users' own Playwright tests (`slop-inspector/playwright`).
+// playwright.js: SLOP in users' own Playwright tests (`slop-inspector/playwright`).
 //
 // Chromium only: the extension is loaded with --load-extension into a persistent context, which
 // Playwright's Firefox cannot do. Everything a test reads comes from the extension's service
@@ -9,14 +9,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import './exact-json-node.js';
-import { SlopProvider, SlopTestError, SlopTestCode, matchesPartial } from './provider-node.js';
-import { parseExact, stringifyExact } from './exact-json.js';
-import { reportLines } from './conformance-report.js';
+import './exact-json.js';
+import { SlopProvider, SlopTestError, SlopTestCode, matchesPartial } from './provider.js';
+import { parseExact, stringifyExact } from '../exact-json.js';
+import { reportLines } from '../conformance-report.js';
 
-export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider-node.js';
+export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider.js';
 
-const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * The unpacked extension's folder: the installed package itself (it has the manifest, the
@@ -358,7 +358,7 @@ export const slopMatchers = {
    */
   async toHaveSlopNode(received, nodePath, partial = undefined, { timeout } = {}) {
     const provider = asProvider(received, 'toHaveSlopNode');
-    /** @type {import('./provider-node.js').SlopNodeView|null} */
+    /** @type {import('./provider.js').SlopNodeView|null} */
     let node = null;
     const { pass } = await poll(async () => {
       node = await provider.node(nodePath);
@@ -372,7 +372,7 @@ export const slopMatchers = {
   /** @this {MatcherState} @param {unknown} received @param {string} nodePath @param {string} action @param {{timeout?: number}} [o] */
   async toHaveAffordance(received, nodePath, action, { timeout } = {}) {
     const provider = asProvider(received, 'toHaveAffordance');
-    /** @type {import('./provider-node.js').SlopNodeView|null} */
+    /** @type {import('./provider.js').SlopNodeView|null} */
     let node = null;
     const { pass } = await poll(async () => {
       node = await provider.node(nodePath);

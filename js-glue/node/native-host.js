@@ -1,4 +1,4 @@
-// native-host-node.js: the native messaging host's work (bin/slop-native-host.js runs it): local
+// native-host.js: the native messaging host's work (bin/slop-native-host.js runs it): local
 // discovery and the local transports for the extension, which cannot open a Unix socket or run
 // a command itself. It speaks native-host-protocol.js on its input and output (the browser's
 // stdin and stdout of the host): lists the local providers (and again when their directories
@@ -9,11 +9,11 @@
 // /tmp/slop/providers. Nothing but native messages goes to the output; log lines go to `log`
 // (the host's stderr, which the browser shows in its own log).
 
-import { scanLocalProviders, watchLocalProviders, providerDirs } from './local-discovery-node.js';
-import { openLocalTransport } from './local-transport-node.js';
+import { scanLocalProviders, watchLocalProviders, providerDirs } from './local-discovery.js';
+import { openLocalTransport } from './local-transport.js';
 import {
   ToHost, FromHost, NATIVE_LIMITS, nativeReader, frameNative, encodeForBrowser, utf8Length, sizeText,
-} from './native-host-protocol.js';
+} from '../native-host-protocol.js';
 
 /** The directories scanned: $SLOP_PROVIDER_DIRS (":"-separated), else the spec's two. @param {NodeJS.ProcessEnv} env */
 export function providerDirsFromEnv(env) {

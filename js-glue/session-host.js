@@ -1,0 +1,74 @@
+// session-host.js: what a consumer session (consumer-session.js) is given and how it reports: the
+// host it runs in (the core, tokens, the WebSocket class, a local transport's opener) and its
+// transports' shapes, its listeners and how they are told, and the first subscription's state as
+// the core says it. Imports nothing.
+
+/**
+ * @typedef {object} SyncState   the first subscription's state (ProviderInfo.sync)
+ * @property {'none'|'waiting'|'live'|'resyncing'|'stale'|'failed'} state   none: no subscription
+ * @property {{code: string, message: string}|null} reason   why it is not live
+ * @property {number|null} retryAt   when the core retries a stale subscription by itself
+ */
+
+/**
+ * The first subscription's state from core status() (ProviderInfo.sync).
+ * @param {any} st core status() or null @param {string|null} sub @returns {SyncState}
+ */
+function syncOf(st, sub) {
+  const s = sub ? st?.subscriptions?.find((x) => x.sub === sub) : null;
+  if (!s) return { state: 'none', reason: null, retryAt: null };
+  const r = s.reason;
+  return {
+    state: /** @type {SyncState['state']} */ (String(s.state)), // the core's (slop_core.h)
+    reason: s.state !== 'live' && r && typeof r === 'object'
+      ? { code: String(r.code ?? ''), message: String(r.message ?? '') } : null,
+    retryAt: typeof s.retry_at === 'number' ? s.retry_at : null,
+  };
+}
+
+/**
+ * @typedef {object} SessionHost
+ * @property {() => import('./slop-core.js').SlopCore} core  the loaded core
+ * @property {(wsUrl: string) => Promise<string|null>} tokenFor
+ * @property {typeof WebSocket} [WebSocket]       default: the global one
+ * @property {import('./failure-text.js').Surface} [surface]  where failures are read, for their advice
+ *   (default 'extension')
+ * @property {number} [helloWaitMs]  an open WebSocket without a hello this long is said so (default 5 s)
+ * @property {(transport: LocalTransportSpec, handlers: StreamHandlers) => StreamWire} [openStream]
+ *   a local provider's Unix socket or command (node/local-transport.js in Node; the native
+ *   messaging host in the extension); without it a session cannot reach a local provider
+ */
+
+/** @typedef {{type: 'unix', path: string}|{type: 'stdio', command: string[]}} LocalTransportSpec */
+/** @typedef {{type: 'ws'|'postmessage'|'unix'|'stdio', url?: string, path?: string, command?: string[]}} SessionTransport */
+/**
+ * @typedef {object} StreamHandlers  what a stream transport calls (as WsTransport's handlers)
+ * @property {() => void} onOpen
+ * @property {(frame: string|Uint8Array) => void} onFrame  one line
+ * @property {(info: {opened: boolean, noListener?: boolean, message: string}) => void} onClose
+ * @property {(bytes: number) => void} onOversize  a line over the frame limit, dropped unread
+ */
+/** @typedef {{isOpen: boolean, send(text: string): boolean|void, close(): void}} StreamWire */
+
+/**
+ * @typedef {object} SessionListeners   each a Set of functions, called with the session first
+ * @property {Set<Function>} change     (session) status, hello, subscriptions changed
+ * @property {Set<Function>} coreEvent  (session, event) every core event
+ * @property {Set<Function>} frame      (session, LogEntry) every frame in or out
+ * @property {Set<Function>} input      (session, text) a provider frame as it came, before the core reads it
+ * @property {Set<Function>} invoked    (session, {path, action}) an invoke the session sent
+ */
+
+/** @returns {SessionListeners} a fresh set of listeners */
+export function sessionListeners() {
+  return { change: new Set(), coreEvent: new Set(), frame: new Set(), input: new Set(), invoked: new Set() };
+}
+
+/** @param {Set<Function>} set @param {...any} args */
+const emit = (set, ...args) => {
+  for (const fn of set) {
+    try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
+  }
+};
+
+export { syncOf, emit };
