@@ -65,3 +65,25 @@ export function commandText(argv) {
 export function localAddress(t) {
   return t.type === 'unix' ? `unix:${t.path}` : `stdio:${commandText(t.command)}`;
 }
+
+/**
+ * Is this host this machine (127.0.0.0/8, ::1, localhost and *.localhost)? The host as the URL
+ * parser gives it (`URL.hostname`: IPv4 forms such as 0x7f.1 or 2130706433 already dotted
+ * decimal, IPv6 in brackets). Only literal forms: a name that resolves to loopback is not known
+ * here. The core's rule (url.c) is the same; tests/node/loopback.test.js compares them.
+ * @param {string} host @returns {boolean}
+ */
+export function isLoopbackHost(host) {
+  const h = String(host).toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost') || h === '[::1]') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** isLoopbackHost of a URL's host; false for what is not a URL. @param {string} url @returns {boolean} */
+export function isLoopbackUrl(url) {
+  try {
+    return isLoopbackHost(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}

@@ -29,25 +29,11 @@ export const POLICY = Object.freeze({
 
 /** @typedef {{restarted: boolean, crashes: number, failures: number}} ReconnectState */
 
+// Which hosts are this machine: one rule for every surface (provider-address.js).
+export { isLoopbackUrl } from './provider-address.js';
+
 /** No connection yet. @type {Readonly<ReconnectState>} */
 export const INITIAL_STATE = Object.freeze({ restarted: false, crashes: 0, failures: 0 });
-
-/**
- * Is the URL's host this machine (127.0.0.0/8, ::1, localhost)? Only the literal forms: a name
- * that resolves to loopback is not known here.
- * @param {string} url @returns {boolean}
- */
-export function isLoopbackUrl(url) {
-  let host;
-  try {
-    host = new URL(url).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  if (host === 'localhost' || host.endsWith('.localhost') || host === '[::1]') return true;
-  // The URL parser has already normalized IPv4 forms (0x7f.1, 2130706433) to dotted decimal.
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
 
 /**
  * The state after a connection attempt ended.
