@@ -14,7 +14,7 @@ import { HistoryStripView, StepListView, renderDiff } from '../views/history-vie
 import { h, setChildren } from '../../shared/dom.js';
 import { toggleStrip } from './toolbar.js';
 import { download, fileName } from '../export.js';
-import { exactView } from '../store.js';
+import { exactView } from '../exact-views.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
