@@ -17,7 +17,7 @@ import { clockTime } from '../../shared/time-text.js';
 import { childrenText } from '../load-more.js';
 import { jsonView, scalar } from './json-view.js';
 import { ParamsForm } from './params-form.js';
-import { salienceOf } from './tree-view.js';
+import { salienceOf } from './tree-rows.js';
 import { verbatimView } from '../exact-views.js';
 import { stringifyExact, isExactNumber } from '../../../js-glue/exact-json.js';
 import { CoreEventName } from '../../../js-glue/core-contract.js';
