@@ -80,7 +80,16 @@ const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state'), cru
   showInLog: (path) => logDrawer.showPath(path),
 });
 const treeView = treePane.view;
-const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), playground: $('playground'), history: $('history'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
+const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), playground: $('playground'), history: $('history'), conformance: $('conformance') }, {
+  store, bridge, selection, treeView, copy,
+  onPlayground: () => playground.shown(),
+  onTab: () => playground.tabChanged(),
+  onConformance: () => conformance.refresh(),
+  onHistory: () => {
+    historyPane.load();
+    historyPane.render();
+  },
+});
 const search = new SearchBar({
   input: $('search'), field: $('search-field'), count: $('search-count'), prev: $('search-prev'), next: $('search-next'), tree: $('tree'), main: $('main'),
 }, { selection, treeView });
@@ -115,7 +124,6 @@ const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf
   },
   revealFrame: (text) => logDrawer.reveal(text),
 });
-side.onConformance = () => conformance.refresh();
 const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('toggle-history'), list: $('history'), file: $('recording-file') }, {
   store, bridge, selection, treeView, toast,
   onScrub: () => {
@@ -124,29 +132,15 @@ const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('togg
   },
   showTab: () => side.showHistory(),
   onRecording: (key) => show(key),
+  onClosed: () => side.historyClosed(),
 });
-// After the history pane's own click handler (registered first): a closed strip gives the side
-// pane back the tab it had before the strip opened the History tab (H, H leaves things as they were).
-$('toggle-history').addEventListener('click', () => {
-  if ($('history-strip').hidden) side.historyClosed();
-});
-side.onHistory = () => {
-  historyPane.load();
-  historyPane.render();
-};
 const playground = new PlaygroundPane($('playground'), {
   store, bridge, selection, toast,
   isShown: () => side.tab === 'playground',
   // A dangerous call waits while another tab is shown: the Playground tab says so.
-  attention: (on) => {
-    const tab = $('side-tabs').querySelector('[data-tab="playground"]');
-    if (on && !tab.hasAttribute('data-attention')) toast.show('The agent waits for your answer in Playground');
-    tab.toggleAttribute('data-attention', on);
-  },
+  attention: (on) => { if (side.setAttention('playground', on)) toast.show('The agent waits for your answer in Playground'); },
   history: { pane: historyPane, showTab: () => side.setTab('history'), showProvider: (key) => show(key) },
 });
-side.onPlayground = () => playground.shown();
-side.onTab = () => playground.tabChanged();
 const subscription = new SubscriptionStrip({ strip: $('sub-strip'), button: $('toggle-sub') }, { store, bridge, selection, onChange: () => renderAll() });
 const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('import'), file: $('import-file') }, {
   store, bridge, selection, toast,
