@@ -36,6 +36,7 @@ import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
 import { Splitters } from './parts/splitters.js';
 import { ShortcutsOverlay } from './parts/shortcuts-overlay.js';
+import { PanelKeys } from './parts/panel-keys.js';
 
 /**
  * The element of panel.html with this id, as the element its tag makes it (the caller's type).
@@ -98,7 +99,6 @@ const toolbar = new Toolbar({
   exportBtn: $('export'), historyBtn: $('toggle-history'), subBtn: $('toggle-sub'),
 }, { store, selection, tabId, onSelect: (key) => show(key) });
 const splitters = new Splitters({ main: $('main'), split: $('split'), log: $('log'), logSplit: $('log-split') });
-addEventListener('resize', () => splitters.relayout());
 const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log'), split: $('log-split') }, { store, selection, copy, splitters });
 const connectStrip = new ConnectStrip({ strip: $('connect-strip'), button: $('toggle-connect') }, {
   store, bridge,
@@ -393,41 +393,9 @@ globalThis.slopPanel = {
   shortcutsOpen: () => shortcuts.open,
 };
 
-// The panel's own keys (every key is listed in shortcuts.js and the "?" overlay). Single letters
-// only toggle what is shown; what starts a download or opens a file chooser needs a modifier.
+// The panel's own keys (parts/panel-keys.js; every key is listed in shortcuts.js and the "?" overlay).
 const shortcuts = new ShortcutsOverlay(document.body);
-const BAR_KEYS = { h: 'toggle-history', l: 'toggle-log', s: 'toggle-sub' };
-const MOD_KEYS = { e: 'export', o: 'import' }; // Ctrl+Shift (Cmd+Shift on a Mac)
-const inField = (t) => t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || !!t?.isContentEditable;
-document.addEventListener('keydown', (e) => {
-  if (e.defaultPrevented || shortcuts.open) return;
-  const press = (/** @type {string} */ id) => {
-    /** @type {HTMLButtonElement|null} */
-    const btn = $(id);
-    if (!btn || btn.disabled || btn.hidden) return false;
-    btn.click();
-    e.preventDefault();
-    return true;
-  };
-  if ((e.ctrlKey || e.metaKey) && e.shiftKey && !e.altKey) {
-    const id = MOD_KEYS[e.key.toLowerCase()];
-    if (id) press(id);
-    return;
-  }
-  if (e.ctrlKey || e.metaKey || e.altKey || inField(e.target)) return;
-  if (e.key === '?') {
-    shortcuts.toggle();
-    e.preventDefault();
-    return;
-  }
-  if (e.key === '/') {
-    $('search').focus();
-    e.preventDefault();
-    return;
-  }
-  const id = BAR_KEYS[e.key.toLowerCase()];
-  if (id && !e.shiftKey) press(id);
-});
+new PanelKeys(document, { overlay: shortcuts, search: $('search') });
 
 // Countdown of "retry in N s" in the bar.
 setInterval(() => {
