@@ -5,7 +5,7 @@
 
 import { childPath } from '../shared/node-path.js';
 import { stringifyExact } from '../../js-glue/exact-json.js';
-import { verbatimView } from './store.js';
+import { verbatimView } from './exact-views.js';
 
 export const EXPORT_FORMAT = 'slop-inspector-export';
 

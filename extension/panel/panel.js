@@ -36,6 +36,7 @@ import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
 import { Splitters } from './parts/splitters.js';
 import { ShortcutsOverlay } from './parts/shortcuts-overlay.js';
+import { PanelKeys } from './parts/panel-keys.js';
 
 /**
  * The element of panel.html with this id, as the element its tag makes it (the caller's type).
@@ -80,7 +81,16 @@ const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state'), cru
   showInLog: (path) => logDrawer.showPath(path),
 });
 const treeView = treePane.view;
-const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), playground: $('playground'), history: $('history'), conformance: $('conformance') }, { store, bridge, selection, treeView, copy });
+const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), playground: $('playground'), history: $('history'), conformance: $('conformance') }, {
+  store, bridge, selection, treeView, copy,
+  onPlayground: () => playground.shown(),
+  onTab: () => playground.tabChanged(),
+  onConformance: () => conformance.refresh(),
+  onHistory: () => {
+    historyPane.load();
+    historyPane.render();
+  },
+});
 const search = new SearchBar({
   input: $('search'), field: $('search-field'), count: $('search-count'), prev: $('search-prev'), next: $('search-next'), tree: $('tree'), main: $('main'),
 }, { selection, treeView });
@@ -89,7 +99,6 @@ const toolbar = new Toolbar({
   exportBtn: $('export'), historyBtn: $('toggle-history'), subBtn: $('toggle-sub'),
 }, { store, selection, tabId, onSelect: (key) => show(key) });
 const splitters = new Splitters({ main: $('main'), split: $('split'), log: $('log'), logSplit: $('log-split') });
-addEventListener('resize', () => splitters.relayout());
 const logDrawer = new LogDrawer({ log: $('log'), button: $('toggle-log'), split: $('log-split') }, { store, selection, copy, splitters });
 const connectStrip = new ConnectStrip({ strip: $('connect-strip'), button: $('toggle-connect') }, {
   store, bridge,
@@ -115,7 +124,6 @@ const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf
   },
   revealFrame: (text) => logDrawer.reveal(text),
 });
-side.onConformance = () => conformance.refresh();
 const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('toggle-history'), list: $('history'), file: $('recording-file') }, {
   store, bridge, selection, treeView, toast,
   onScrub: () => {
@@ -124,29 +132,15 @@ const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('togg
   },
   showTab: () => side.showHistory(),
   onRecording: (key) => show(key),
+  onClosed: () => side.historyClosed(),
 });
-// After the history pane's own click handler (registered first): a closed strip gives the side
-// pane back the tab it had before the strip opened the History tab (H, H leaves things as they were).
-$('toggle-history').addEventListener('click', () => {
-  if ($('history-strip').hidden) side.historyClosed();
-});
-side.onHistory = () => {
-  historyPane.load();
-  historyPane.render();
-};
 const playground = new PlaygroundPane($('playground'), {
   store, bridge, selection, toast,
   isShown: () => side.tab === 'playground',
   // A dangerous call waits while another tab is shown: the Playground tab says so.
-  attention: (on) => {
-    const tab = $('side-tabs').querySelector('[data-tab="playground"]');
-    if (on && !tab.hasAttribute('data-attention')) toast.show('The agent waits for your answer in Playground');
-    tab.toggleAttribute('data-attention', on);
-  },
+  attention: (on) => { if (side.setAttention('playground', on)) toast.show('The agent waits for your answer in Playground'); },
   history: { pane: historyPane, showTab: () => side.setTab('history'), showProvider: (key) => show(key) },
 });
-side.onPlayground = () => playground.shown();
-side.onTab = () => playground.tabChanged();
 const subscription = new SubscriptionStrip({ strip: $('sub-strip'), button: $('toggle-sub') }, { store, bridge, selection, onChange: () => renderAll() });
 const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('import'), file: $('import-file') }, {
   store, bridge, selection, toast,
@@ -399,41 +393,9 @@ globalThis.slopPanel = {
   shortcutsOpen: () => shortcuts.open,
 };
 
-// The panel's own keys (every key is listed in shortcuts.js and the "?" overlay). Single letters
-// only toggle what is shown; what starts a download or opens a file chooser needs a modifier.
+// The panel's own keys (parts/panel-keys.js; every key is listed in shortcuts.js and the "?" overlay).
 const shortcuts = new ShortcutsOverlay(document.body);
-const BAR_KEYS = { h: 'toggle-history', l: 'toggle-log', s: 'toggle-sub' };
-const MOD_KEYS = { e: 'export', o: 'import' }; // Ctrl+Shift (Cmd+Shift on a Mac)
-const inField = (t) => t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || !!t?.isContentEditable;
-document.addEventListener('keydown', (e) => {
-  if (e.defaultPrevented || shortcuts.open) return;
-  const press = (/** @type {string} */ id) => {
-    /** @type {HTMLButtonElement|null} */
-    const btn = $(id);
-    if (!btn || btn.disabled || btn.hidden) return false;
-    btn.click();
-    e.preventDefault();
-    return true;
-  };
-  if ((e.ctrlKey || e.metaKey) && e.shiftKey && !e.altKey) {
-    const id = MOD_KEYS[e.key.toLowerCase()];
-    if (id) press(id);
-    return;
-  }
-  if (e.ctrlKey || e.metaKey || e.altKey || inField(e.target)) return;
-  if (e.key === '?') {
-    shortcuts.toggle();
-    e.preventDefault();
-    return;
-  }
-  if (e.key === '/') {
-    $('search').focus();
-    e.preventDefault();
-    return;
-  }
-  const id = BAR_KEYS[e.key.toLowerCase()];
-  if (id && !e.shiftKey) press(id);
-});
+new PanelKeys(document, { overlay: shortcuts, search: $('search') });
 
 // Countdown of "retry in N s" in the bar.
 setInterval(() => {

@@ -3,7 +3,7 @@
 // results in tree order (depth-first).
 
 import { childPath } from '../shared/node-path.js';
-import { nodeSummary } from './views/tree-view.js';
+import { nodeSummary } from './views/tree-rows.js';
 
 export const SEARCH_FIELDS = Object.freeze({
   all: 'id, type, label, values',

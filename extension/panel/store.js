@@ -10,36 +10,7 @@
 
 import { Push, PanelNote, Status } from '../shared/messages.js';
 import { childPath, isAtOrUnder } from '../shared/node-path.js';
-import { parseExact, parseVerbatim, ODD_NUMBER } from '../../js-glue/exact-json.js';
-
-/**
- * view → its text, or that text read verbatim, for the views that may hold a number JavaScript
- * would write otherwise (-0, 1.50, a 64-bit integer): what the detail shows and copies hand out.
- * @type {WeakMap<object, string|object>}
- */
-const verbatimOf = new WeakMap();
-
-/** A view as the worker sent it, or read from its own text when it came with one (node-views.js). */
-export const exactView = (n) => {
-  if (typeof n?.exact !== 'string') return n;
-  const v = parseExact(n.exact);
-  verbatimOf.set(v, n.exact);
-  return v;
-};
-
-/**
- * The view to show or write out: its numbers as the provider wrote them, read from the core's
- * text (exact-json.js parseVerbatim). The view itself when every number reads back the same.
- * @template T @param {T} view @returns {T}
- */
-export function verbatimView(view) {
-  const t = view && typeof view === 'object' ? verbatimOf.get(view) : undefined;
-  if (t === undefined) return view;
-  if (typeof t !== 'string') return /** @type {T} */ (t);
-  const v = parseVerbatim(t);
-  verbatimOf.set(/** @type {object} */ (view), v);
-  return v;
-}
+import { exactView, exactViews } from './exact-views.js';
 
 export { childPath } from '../shared/node-path.js';
 
@@ -273,11 +244,7 @@ export class Store {
           // Asked for but not answered yet: the answer will say "missing"; nothing to wait for.
           if (tree.requested.size) for (const r of tree.requested) if (isAtOrUnder(r, p)) tree.requested.delete(r);
         }
-        const nodes = parseExact(msg.views);
-        if (ODD_NUMBER.test(msg.views)) {
-          const verbatim = parseVerbatim(msg.views);
-          nodes.forEach((n, i) => verbatimOf.set(n, verbatim[i]));
-        }
+        const nodes = exactViews(msg.views);
         for (const n of nodes) {
           const before = tree.nodes.get(n.path);
           if (!before || !sameIds(before.child_ids, n.child_ids)) structural = true;

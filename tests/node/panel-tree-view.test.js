@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mount, key } from './dom-env.js';
-import { TreeView, nodeSummary } from '../../extension/panel/views/tree-view.js';
+import { TreeView } from '../../extension/panel/views/tree-view.js';
+import { nodeSummary } from '../../extension/panel/views/tree-rows.js';
 import { collectionSig } from '../../extension/panel/load-more.js';
 
 const v = (path, childIds = [], fields = {}) => ({ id: path === '/' ? 'app' : path.slice(path.lastIndexOf('/') + 1), type: 'item', path, child_ids: childIds, ...fields });

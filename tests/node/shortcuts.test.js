@@ -1,6 +1,6 @@
 // The panel's keys are written down once (extension/panel/shortcuts.js): the "?" overlay shows
 // that list and the README's key table must be exactly it, so neither can drift from the other.
-// The bar's letter keys and modifier keys in panel.js, and the keys its buttons announce
+// The bar's letter keys and modifier keys in parts/panel-keys.js, and the keys its buttons announce
 // (aria-keyshortcuts), must be in the list too.
 
 import { test } from 'node:test';
@@ -36,9 +36,9 @@ test('the README\'s key table is the list in shortcuts.js', () => {
   assert.equal(m[2], keysTable(), `README.md's key table differs from extension/panel/shortcuts.js; it should read:\n${keysTable()}`);
 });
 
-test('every key the panel binds in panel.js and announces in panel.html is listed', () => {
+test('every key the panel binds in parts/panel-keys.js and announces in panel.html is listed', () => {
   const listed = new Set(allShortcuts().flatMap((s) => s.keys.map((k) => k.toLowerCase())));
-  const js = read('extension/panel/panel.js');
+  const js = read('extension/panel/parts/panel-keys.js');
   const letters = js.match(/const BAR_KEYS = \{([^}]*)\}/)[1].match(/\b([a-z]):/g).map((x) => x[0]);
   for (const l of letters) assert.ok(listed.has(l), `bar key ${l}`);
   const mods = js.match(/const MOD_KEYS = \{([^}]*)\}/)[1].match(/\b([a-z]):/g).map((x) => x[0]);

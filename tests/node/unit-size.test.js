@@ -5,7 +5,8 @@
 // and slop-core.js were). A table (data laid out one entry a line: a catalogue, a list of rules)
 // may be longer; it is recognised only by its line in JS_TABLES below, with the reason it is one,
 // and a line there for a file that is gone or back under the limit fails, so the list stays true.
-// Lines are counted as `wc -l` counts them. extension/ is not checked here yet.
+// The same holds for extension/ (as timeline.js, options.js, settings-store.js and the panel's
+// views were split). Lines are counted as `wc -l` counts them.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,11 +17,11 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SRC = 'wasm/src';
 const MAX_LINES = 1200;
-const JS_TREES = ['js-glue', 'bin'];
+const JS_TREES = ['js-glue', 'bin', 'extension'];
 const JS_MAX_LINES = 600;
 /** Files allowed over JS_MAX_LINES because they are tables: repo-relative path → why it is one. */
 const JS_TABLES = new Map([
-  // ['js-glue/example-table.js', 'one row per ...: splitting it would split one list'],
+  ['extension/shared/messages.js', 'the catalogue: every message name between the contexts and its typedef, one table read whole'],
 ]);
 
 /** Newline-terminated lines of a text, as `wc -l` counts them. */
@@ -65,7 +66,7 @@ export function sizeProblems(files, max, tables) {
 
 test(`no .js file under ${JS_TREES.join('/ or ')}/ is over ${JS_MAX_LINES} lines, unless it is a table`, () => {
   const files = JS_TREES.flatMap(scripts).map((f) => ({ f, n: lineCount(fs.readFileSync(path.join(ROOT, f), 'utf8')) }));
-  assert.ok(files.some(({ f }) => f.startsWith('js-glue/node/')) && files.some(({ f }) => f.startsWith('bin/')), 'the walk finds the files');
+  assert.ok(['js-glue/node/', 'bin/', 'extension/panel/'].every((d) => files.some(({ f }) => f.startsWith(d))), 'the walk finds the files');
   const { over, badTables } = sizeProblems(files, JS_MAX_LINES, JS_TABLES);
   assert.deepEqual(over, [], 'split these along their sections (or, for a table, add it to JS_TABLES with the reason)');
   assert.deepEqual(badTables, [], 'JS_TABLES lists these, but they are not tables over the limit any more: take their lines out');

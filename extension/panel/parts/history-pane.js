@@ -14,7 +14,7 @@ import { HistoryStripView, StepListView, renderDiff } from '../views/history-vie
 import { h, setChildren } from '../../shared/dom.js';
 import { toggleStrip } from './toolbar.js';
 import { download, fileName } from '../export.js';
-import { exactView } from '../store.js';
+import { exactView } from '../exact-views.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
@@ -83,7 +83,8 @@ export class HistoryPane {
    * @param {{store: Store, bridge: Bridge,
    *          selection: Selection, treeView: TreeView,
    *          toast: {show: (text: string) => void}, onScrub: () => void, showTab: () => void,
-   *          onRecording: (key: string) => void}} o
+   *          onRecording: (key: string) => void, onClosed: () => void}} o
+   *   onClosed: the strip was closed by its button (the side pane gives back the tab it had before)
    */
   constructor(els, o) {
     this.els = els;
@@ -95,6 +96,7 @@ export class HistoryPane {
     this.onScrub = o.onScrub;
     this.showTab = o.showTab;
     this.onRecording = o.onRecording;
+    this.onClosed = o.onClosed;
     this.strip = new HistoryStripView(els.strip, {
       onStep: (d) => this.step(d),
       onSlide: (i) => this.selectIndex(i),
@@ -123,6 +125,9 @@ export class HistoryPane {
         this.showTab();
       }
       this.render();
+      // After the pane's own work: a closed strip gives the side pane back the tab it had before the
+      // strip opened the History tab (H, H leaves things as they were).
+      if (els.strip.hidden) this.onClosed();
     });
     document.addEventListener('keydown', (e) => this.#key(e));
     els.file.addEventListener('change', async () => {

@@ -16,7 +16,8 @@ import { listAgentProfiles, askOptionsSection, KEYS } from '../../shared/setting
 import { sessionText } from '../../../js-glue/agent.js';
 import { statusLabel, providerTitle } from '../../shared/status-text.js';
 import { download, fileName } from '../export.js';
-import { PlaygroundView, outcomeText } from '../views/playground-view.js';
+import { PlaygroundView } from '../views/playground-view.js';
+import { outcomeText } from '../views/playground-text.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */

@@ -21,14 +21,6 @@ const AGENT_SETTLE_MS = 400;
 
 export class SidePane {
   tab = 'node';
-  /** Called when the Conformance tab opens (panel.js wires the conformance pane). */
-  onConformance = null;
-  /** Called when the History tab opens (panel.js wires the history pane). */
-  onHistory = null;
-  /** Called when the Playground tab opens (panel.js wires the playground). */
-  onPlayground = null;
-  /** Called with the tab shown, whichever it is. */
-  onTab = null;
   /** The core's last agent view shown (for tests). */
   lastAgentView = null;
   /** The node view the detail shows, to tell whether a change touched it. */
@@ -42,9 +34,12 @@ export class SidePane {
 
   /**
    * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, playground: HTMLElement, history: HTMLElement, conformance: HTMLElement}} els
-   * @param {{store: Store, bridge: Bridge, selection: Selection, treeView: TreeView, copy: (text: string, what: string) => void}} o
+   * @param {{store: Store, bridge: Bridge, selection: Selection, treeView: TreeView, copy: (text: string, what: string) => void,
+   *          onPlayground: () => void, onTab: (tab: string) => void, onConformance: () => void, onHistory: () => void}} o
+   *   onPlayground, onConformance, onHistory: that tab opened (its pane loads or refreshes); onTab: a tab
+   *   was shown, whichever it is
    */
-  constructor(els, { store, bridge, selection, treeView, copy }) {
+  constructor(els, { store, bridge, selection, treeView, copy, onPlayground, onTab, onConformance, onHistory }) {
     this.els = els;
     this.store = store;
     this.bridge = bridge;
@@ -62,11 +57,24 @@ export class SidePane {
       this.tab = tab;
       if (tab !== 'history') this.#beforeHistory = null; // the user went elsewhere: nothing to go back to
       if (tab === 'agent') this.refreshAgent();
-      if (tab === 'playground') this.onPlayground?.();
-      this.onTab?.(tab);
-      if (tab === 'conformance') this.onConformance?.();
-      if (tab === 'history') this.onHistory?.();
+      if (tab === 'playground') onPlayground();
+      onTab(tab);
+      if (tab === 'conformance') onConformance();
+      if (tab === 'history') onHistory();
     });
+  }
+
+  /**
+   * Marks a tab's button as waiting for the user (the Playground's dangerous call, while another
+   * tab is shown) or not. @param {string} tab @param {boolean} on @returns {boolean} whether it was
+   * not marked before and is now
+   */
+  setAttention(tab, on) {
+    const button = this.els.tabs.querySelector(`[data-tab="${tab}"]`);
+    if (!button) return false;
+    const fresh = on && !button.hasAttribute('data-attention');
+    button.toggleAttribute('data-attention', on);
+    return fresh;
   }
 
   setTab(tab) {

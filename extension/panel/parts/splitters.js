@@ -51,6 +51,8 @@ export class Splitters {
     // Sizes change with the window, the panes shown and the log: the values follow whatever moved them.
     new ResizeObserver(() => this.#values()).observe(els.main);
     new ResizeObserver(() => this.#values()).observe(els.log);
+    // The panel resized (docked elsewhere): the orientation may change.
+    addEventListener('resize', () => this.relayout());
   }
 
   #ends(el, to) {

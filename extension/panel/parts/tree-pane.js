@@ -6,7 +6,7 @@
 
 import { loadMore } from '../load-more.js';
 import { assembleTree } from '../export.js';
-import { verbatimView } from '../store.js';
+import { verbatimView } from '../exact-views.js';
 import { stringifyExact } from '../../../js-glue/exact-json.js';
 import { TreeView } from '../views/tree-view.js';
 import { RowMenu } from './row-menu.js';

@@ -17,54 +17,14 @@ import { clockTime } from '../../shared/time-text.js';
 import { childrenText } from '../load-more.js';
 import { jsonView, scalar } from './json-view.js';
 import { ParamsForm } from './params-form.js';
-import { salienceOf } from './tree-view.js';
-import { verbatimView } from '../store.js';
-import { stringifyExact, isExactNumber } from '../../../js-glue/exact-json.js';
+import { salienceOf } from './tree-rows.js';
+import { ChangeMarks } from './change-marks.js';
+import { verbatimView } from '../exact-views.js';
+import { stringifyExact } from '../../../js-glue/exact-json.js';
 import { CoreEventName } from '../../../js-glue/core-contract.js';
-
 
 /** Invoke outcomes kept per node. */
 export const MAX_OUTCOMES = 5;
-
-/** How long a field that a patch changed stays marked in the detail (ms). */
-export const CHANGE_MARK_MS = 4000;
-
-/** The longest old or new value text in a changed field's tooltip. */
-const MAX_CHANGE_TEXT = 200;
-
-const isScalarValue = (v) => v === null || typeof v !== 'object' || isExactNumber(v);
-
-/** A value as its tooltip text: the provider's JSON (numbers as written), cut when long. */
-function changeText(v) {
-  if (v === undefined) return '(not set)';
-  const t = stringifyExact(v);
-  return t.length > MAX_CHANGE_TEXT ? `${t.slice(0, MAX_CHANGE_TEXT - 1)}…` : t;
-}
-
-/**
- * The top-level keys whose value differs between two objects (a node's properties or meta, numbers
- * as written): [key, before, after], `undefined` on the side that lacks the key.
- * @param {Record<string, any>|null|undefined} before @param {Record<string, any>|null|undefined} after
- * @returns {Array<[string, any, any]>}
- */
-export function changedKeys(before, after) {
-  const a = before ?? {};
-  const b = after ?? {};
-  /** @type {Array<[string, any, any]>} */
-  const out = [];
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const x = Object.hasOwn(a, k) ? a[k] : undefined;
-    const y = Object.hasOwn(b, k) ? b[k] : undefined;
-    if (x === undefined && y === undefined) continue;
-    if (x === undefined || y === undefined || stringifyExact(x) !== stringifyExact(y)) out.push([k, x, y]);
-  }
-  return out;
-}
-
-/** The key a top-level row of a properties or meta section shows (json-view entry, or a meta row). */
-function rowKey(row) {
-  return row.querySelector(':scope > .jt-key, :scope > summary > .jt-key')?.textContent ?? null;
-}
 
 /**
  * The text of a read_content result: a string, {content: string}, or else its JSON.
@@ -133,15 +93,13 @@ export class DetailView {
     });
     this.view = null;
     this.ctx = null;
-    /** What the last render showed, to tell what a patch changed: {key, mode, properties, meta}. */
-    this.lastShown = null;
-    /** Fields marked as changed: "section key" → {section, key, before, after, at}. */
-    this.changes = new Map();
-    this.markMs = CHANGE_MARK_MS;
-    this.noteAt = 0;
-    /** @type {ReturnType<typeof setTimeout>|0} */
-    this.markTimer = 0;
+    /** The fields a patch changed lately, marked in the detail (change-marks.js). */
+    this.marks = new ChangeMarks(this.main);
   }
+
+  /** How long a changed field stays marked (ms; tests shorten it). */
+  get markMs() { return this.marks.markMs; }
+  set markMs(ms) { this.marks.markMs = ms; }
 
   /** Focuses the detail as a whole (not a control in it), scrolled to its top. */
   focus() {
@@ -169,7 +127,7 @@ export class DetailView {
     this.ctx = ctx;
     if (!view) {
       this.affSig = null;
-      this.#noteChanges(null, ctx?.mode, null);
+      this.marks.note(null, ctx?.mode, null);
       setChildren(this.main, h('div', { class: 'empty small' },
         h('p', { text: 'Select a node to see its properties, meta and affordances.' }),
         h('p', { class: 'muted', text: 'Keys: ↑ ↓ move · ← → collapse / expand · Enter open · ? all keys' })));
@@ -179,7 +137,7 @@ export class DetailView {
     }
     const key = `${ctx.providerKey} ${view.path}`;
     const vv = verbatimView(view);
-    this.#noteChanges(key, ctx.mode, vv);
+    this.marks.note(key, ctx.mode, vv);
     const modeNote = {
       history: `Version ${ctx.version} from the history: read-only.`,
       import: 'Imported file: read-only.',
@@ -200,10 +158,10 @@ export class DetailView {
       view.properties && Object.keys(view.properties).length
         ? section('Properties', jsonView(vv.properties)) : section('Properties', h('p', { class: 'muted', text: 'No properties.' })),
       view.meta && Object.keys(view.meta).length ? section('Meta', metaView(view.meta, vv.meta))
-        : this.#hasMarks('meta') ? section('Meta', h('div', { class: 'meta-view' })) : null,
+        : this.marks.has('meta') ? section('Meta', h('div', { class: 'meta-view' })) : null,
       view.content_ref ? this.#contentSection(view, key, ctx) : null,
       this.#childrenLine(view));
-    this.#showMarks();
+    this.marks.show();
 
     const list = view.affordances ?? [];
     this.#renderEarlier();
@@ -213,116 +171,6 @@ export class DetailView {
     this.cards.clear();
     setChildren(this.affs, list.length ? h('h3', { text: `Affordances (${list.length})` }) : null,
       list.map((a) => this.#affordance(view.path, a, ctx)));
-  }
-
-  // ------------------------------------------------------------------- changed fields
-
-  /**
-   * Compares what is about to be shown with the last render of the same node (same provider, path
-   * and mode; live only: a history step or another node is not a change the user watched happen).
-   * Changed, added and removed keys are marked for markMs; another node starts afresh.
-   */
-  #noteChanges(key, mode, vv) {
-    const last = this.lastShown;
-    const same = !!last && last.key === key && last.mode === mode && mode === 'live';
-    if (!same) this.changes.clear();
-    const now = Date.now();
-    this.noteAt = now;
-    if (same) {
-      for (const name of /** @type {const} */ (['properties', 'meta'])) {
-        for (const [k, before, after] of changedKeys(last[name], vv[name])) {
-          const id = `${name} ${k}`;
-          // A key changed again while marked: "was" keeps the value before the first change, so
-          // a fast counter reads "was 3" (what the user last saw settle), not the previous tick.
-          const prev = this.changes.get(id);
-          this.changes.set(id, { section: name, key: k, before: prev ? prev.before : before, after, at: now });
-        }
-      }
-    }
-    for (const [id, c] of this.changes) {
-      if (now - c.at >= this.markMs || (c.before === undefined && c.after === undefined)) this.changes.delete(id);
-    }
-    this.lastShown = key === null ? null : { key, mode, properties: vv?.properties ?? {}, meta: vv?.meta ?? {} };
-  }
-
-  #hasMarks(name) {
-    for (const c of this.changes.values()) if (c.section === name) return true;
-    return false;
-  }
-
-  /** Marks the rows of the fields changed lately; a removed key gets a row of its own. */
-  #showMarks() {
-    clearTimeout(this.markTimer);
-    if (!this.changes.size) return;
-    for (const name of ['properties', 'meta']) {
-      const sec = this.main.querySelector(`[data-section="${name}"]`);
-      if (!sec) continue;
-      const rows = new Map();
-      for (const row of sec.querySelectorAll('.meta-row, .json-tree > .jt-row, .json-tree > details')) {
-        const k = rowKey(row);
-        if (k !== null && !rows.has(k)) rows.set(k, row);
-      }
-      for (const c of this.changes.values()) {
-        if (c.section !== name) continue;
-        let row = rows.get(c.key);
-        if (c.after === undefined) {
-          // Removed: a row that says so, with the value it had.
-          row = h('div', { class: 'jt-row fchange-removed' }, h('span', { class: 'jt-key', text: c.key }), h('span', { class: 'jt-colon', text: ': ' }),
-            h('span', { class: 'muted', text: 'removed' }));
-          let list = sec.querySelector('.json-tree') ?? sec.querySelector('.meta-view');
-          if (!list) sec.append(list = h('div', { class: 'json-tree' })); // under "No properties."
-          list.append(row);
-        }
-        if (!row) continue;
-        this.#markRow(row, c);
-      }
-    }
-    const next = Math.min(...[...this.changes.values()].map((c) => c.at)) + this.markMs - Date.now();
-    this.markTimer = setTimeout(() => this.#expireMarks(), Math.max(50, next));
-  }
-
-  /** One changed field's row: a class for the mark, "was X" beside the value, old → new in its tooltip. */
-  #markRow(row, c) {
-    const kind = c.before === undefined ? 'added' : c.after === undefined ? 'removed' : 'changed';
-    row.classList.add('fchange', `fchange-${kind}`);
-    if (c.at === this.noteAt) row.classList.add('fchange-new'); // only a fresh change draws the eye again
-    row.dataset.change = kind;
-    row.dataset.changeKey = `${c.section} ${c.key}`;
-    const tip = kind === 'added' ? `${c.key}: added, ${changeText(c.after)}`
-      : kind === 'removed' ? `${c.key}: removed, was ${changeText(c.before)}`
-      : `${c.key}: ${changeText(c.before)} → ${changeText(c.after)}`;
-    row.title = `Changed by a patch just now. ${tip}`;
-    // The old value as the detail writes values (json-view's scalar; a container as its JSON, cut).
-    const old = c.before === undefined ? null
-      : isScalarValue(c.before) ? scalar(c.before) : h('code', { class: 'fchange-json', text: changeText(c.before) });
-    // Read with the row by a screen reader too ("count: 5 was 4"); the tooltip says old → new.
-    const note = h('span', { class: 'fchange-was' },
-      kind === 'added' ? h('span', { class: 'fchange-word', text: 'new' }) : [h('span', { class: 'fchange-word', text: 'was ' }), old]);
-    (row.tagName === 'DETAILS' ? row.querySelector(':scope > summary') ?? row : row).append(' ', note);
-  }
-
-  /** Takes off the marks that have had their time, without rendering the node again. */
-  #expireMarks() {
-    const now = Date.now();
-    for (const [id, c] of this.changes) {
-      if (now - c.at < this.markMs) continue;
-      this.changes.delete(id);
-      for (const row of this.main.querySelectorAll('[data-change-key]')) {
-        if (/** @type {HTMLElement} */ (row).dataset.changeKey !== id) continue;
-        if (row.classList.contains('fchange-removed')) { row.remove(); continue; }
-        const note = row.querySelector('.fchange-was');
-        if (note?.previousSibling?.nodeType === 3 && note.previousSibling.textContent === ' ') note.previousSibling.remove();
-        row.classList.remove('fchange', 'fchange-new', 'fchange-added', 'fchange-changed');
-        row.removeAttribute('data-change');
-        row.removeAttribute('data-change-key');
-        row.removeAttribute('title');
-        row.querySelector('.fchange-was')?.remove();
-      }
-    }
-    if (this.changes.size) {
-      const next = Math.min(...[...this.changes.values()].map((c) => c.at)) + this.markMs - now;
-      this.markTimer = setTimeout(() => this.#expireMarks(), Math.max(50, next));
-    }
   }
 
   // ------------------------------------------------------------------------------ outcomes

@@ -15,41 +15,15 @@
 
 import { h } from '../../shared/dom.js';
 import { childPath, parentPath } from '../../shared/node-path.js';
-import { announcedTotal, countText, countTitle, exhausted, moreToLoad } from '../load-more.js';
+import { exhausted, moreToLoad } from '../load-more.js';
 import { VirtualList } from './virtual-list.js';
+import { flattenRows, nodeRow, placeholderRow, queryHeadRow, queryRow, moreRow } from './tree-rows.js';
 
-/**
- * Appends children, skipping null/false (Element.append would print "null").
- * @template {Element} E @param {E} el @param {...(Node|string|null|false|undefined)} kids @returns {E}
- */
-function add(el, ...kids) {
-  for (const k of kids) if (k) el.append(k);
-  return el;
-}
+// What a node's row says: tree-rows.js (nodeSummary, salienceOf there).
 
 export const ROW_HEIGHT = 22;
 const FLASH_EVERY_MS = 1000;
 const DEPTH_INDENT = 14;
-
-/**
- * A node's row label: properties.label, else properties.title, else meta.summary, else nothing.
- * Not "the first property": that reads as a label when it is not one ("repos: 3" for an
- * overview), and a count property would sit beside the child count ("count: 5  5").
- * @param {{properties?: Record<string, any>, meta?: Record<string, any>}} view @returns {string}
- */
-export function nodeSummary(view) {
-  const p = view.properties ?? {};
-  for (const v of [p.label, p.title, view.meta?.summary]) {
-    if (typeof v === 'string' && v) return v;
-  }
-  return '';
-}
-
-/** meta.salience within [0, 1], or null when it has none. @param {{meta?: Record<string, any>}|null|undefined} view */
-export function salienceOf(view) {
-  const s = view?.meta?.salience;
-  return typeof s === 'number' && Number.isFinite(s) ? Math.max(0, Math.min(1, s)) : null;
-}
 
 /** @typedef {{path: string, query?: object}} TreeSelection  a node row selected: a path, and the query page it is in */
 
@@ -164,37 +138,7 @@ export class TreeView {
     // The same tree with rows added or removed: keep the reader's place (below).
     const anchor = this.flatKey && src && this.flatKey.startsWith(`${src.key}|${src.sub}|`) ? this.#anchor() : null;
     this.flatKey = key;
-    const rows = [];
-    if (src) {
-      // Iterative depth-first walk (trees can be deeper than the JS stack).
-      /** @type {Array<[path: string, depth: number, kind?: string, ref?: object]>} */
-      const stack = [[src.path, 0]];
-      while (stack.length) {
-        const [path, depth, kind, ref] = stack.pop();
-        if (this.filter && !kind && !this.filter.shown.has(path)) continue;
-        if (kind) {
-          rows.push({ kind, path, depth, ref });
-          continue;
-        }
-        rows.push({ kind: 'node', key: path, path, depth });
-        const view = src.nodes.get(path);
-        if (!view || !this.expanded.has(path)) continue;
-        const extra = this.extras.get(path);
-        const more = moreToLoad(view, extra);
-        const done = exhausted(view, extra);
-        /** @type {typeof stack} */
-        const tail = [];
-        if (extra?.nodes.length) { // nothing fetched yet (loading, failed, or none came): no empty block
-          tail.push([path, depth + 1, 'qhead', extra]);
-          for (const q of extra.nodes) tail.push([q.path, depth + 1, 'qnode', q]);
-        }
-        // An empty answer is said until the collection changes, whatever count that answer gave.
-        if (more > 0 || done || extra?.loading || extra?.error) tail.push([path, depth + 1, 'more', { more, extra, done, announced: announcedTotal(view) }]);
-        // Filtered: the tree's own nodes only (query pages and "load more" are not filtered).
-        if (!this.filter) for (let i = tail.length - 1; i >= 0; i--) stack.push(tail[i]);
-        for (let i = view.child_ids.length - 1; i >= 0; i--) stack.push([childPath(path, view.child_ids[i]), depth + 1]);
-      }
-    }
+    const rows = src ? flattenRows(src, this) : [];
     for (const r of rows) if (!r.key) r.key = r.kind === 'qnode' ? `q:${r.path}` : `${r.kind}:${r.path}`;
     this.rows = rows;
     this.rowIndex = new Map(rows.map((r, i) => [r.key, i]));
@@ -277,7 +221,7 @@ export class TreeView {
       const c = this.cache.get(r.key);
       const flash = this.flash.has(r.path);
       if (c && c.view === view && c.sig === sig && !flash) return c.el;
-      const el = view ? this.#nodeRow(view, r, open, flash) : this.#placeholderRow(r);
+      const el = view ? nodeRow(this.#rowContext(), view, r, open, flash) : placeholderRow(this.#rowContext(), r);
       this.cache.set(r.key, { el, view, sig });
       return el;
     }
@@ -285,9 +229,9 @@ export class TreeView {
     const c = this.cache.get(r.key);
     if (c && c.sig === sig && c.ref === r.ref) return c.el;
     let el;
-    if (r.kind === 'qnode') el = this.#queryRow(r);
-    else if (r.kind === 'qhead') el = this.#queryHeadRow(r);
-    else el = this.#moreRow(r);
+    if (r.kind === 'qnode') el = queryRow(this.#rowContext(), r);
+    else if (r.kind === 'qhead') el = queryHeadRow(this.#rowContext(), r);
+    else el = moreRow(this.#rowContext(), r);
     this.cache.set(r.key, { el, sig, ref: r.ref });
     return el;
   }
@@ -297,6 +241,14 @@ export class TreeView {
     let id = this.rowIds.get(key);
     if (!id) this.rowIds.set(key, id = `tr-${this.rowIds.size + 1}`);
     return id;
+  }
+
+  /** What tree-rows.js builds a row with. @returns {import('./tree-rows.js').RowContext} */
+  #rowContext() {
+    return {
+      base: (r, cls, extra) => this.#base(r, cls, extra), opens: (view) => this.#opens(view),
+      filter: this.filter, matches: this.matches, currentMatch: this.currentMatch, source: this.source,
+    };
   }
 
   #base(r, cls, extra = {}) {
@@ -321,99 +273,6 @@ export class TreeView {
     if (view.child_ids.length) return true;
     const extra = this.extras.get(view.path);
     return moreToLoad(view, extra) > 0 || exhausted(view, extra) || !!extra?.nodes.length;
-  }
-
-  #nodeRow(view, r, open, flash) {
-    const shownKids = this.filter ? view.child_ids.filter((id) => this.filter.shown.has(childPath(view.path, id))).length : view.child_ids.length;
-    const kids = shownKids || (!this.filter && this.#opens(view));
-    const sal = salienceOf(view);
-    const urgency = view.meta?.urgency;
-    const affs = view.affordances?.length ?? 0;
-    const count = countText(view);
-    const match = this.matches.has(r.path);
-    const el = this.#base(r, `node${flash ? ' flash' : ''}${sal !== null && sal < 0.25 ? ' low-sal' : ''}${match ? ' match' : ''}${this.currentMatch === r.path ? ' current-match' : ''}`, {
-      role: 'treeitem',
-      'data-path': view.path,
-      'aria-expanded': kids ? String(open) : undefined,
-    });
-    add(el,
-      h('span', { class: `twisty${kids ? ` i ${open ? 'i-chevron-down' : 'i-chevron-right'}` : ''}` }),
-      h('span', { class: `sal${sal === null ? ' none' : ''}`, title: sal === null ? 'no salience' : `salience ${sal.toFixed(2)}` },
-        h('i', { style: `width:${Math.round((sal ?? 0) * 100)}%` })),
-      h('span', { class: 'nid', text: view.id }),
-      h('span', { class: 'ntype', text: view.type }),
-      h('span', { class: 'nsum', text: nodeSummary(view) }),
-      count ? h('span', { class: 'ncount', text: count, title: countTitle(view) }) : null,
-      view.meta?.pinned ? h('span', { class: 'flag pinned', title: 'pinned: never compacted', text: 'pinned' }) : null,
-      view.meta?.focus ? h('span', { class: 'flag focus dot-flag', title: 'focus: the user is here', role: 'img', 'aria-label': 'focus' }) : null,
-      view.meta?.changed ? h('span', { class: 'flag changed dot-flag', title: 'changed in the last patch', role: 'img', 'aria-label': 'changed' }) : null,
-      urgency && urgency !== 'none' ? h('span', { class: `urgency u-${String(urgency)}`, title: `urgency: ${urgency}${view.meta?.reason ? ` (${view.meta.reason})` : ''}`, text: String(urgency) }) : null,
-      view.content_ref ? h('span', { class: 'flag cref', title: `content reference: ${view.content_ref.mime ?? view.content_ref.type ?? ''}`, text: 'content' }) : null,
-      affs ? h('span', { class: 'naff i-before i-bolt', title: `affordances: ${view.affordances.map((a) => a.action).join(', ')}`, text: String(affs) }) : null,
-    );
-    if (flash) {
-      // Once: a row scrolled out mid-flash must not flash again when it comes back.
-      const done = () => el.classList.remove('flash');
-      el.addEventListener('animationend', done, { once: true });
-      el.addEventListener('animationcancel', done, { once: true });
-    }
-    return el;
-  }
-
-  #placeholderRow(r) {
-    const id = r.path.slice(r.path.lastIndexOf('/') + 1);
-    const el = this.#base(r, 'node placeholder', { role: 'treeitem', 'data-path': r.path });
-    const gone = this.source.gone?.has(r.path);
-    add(el, h('span', { class: 'twisty' }), h('span', { class: 'sal none' }, h('i')), h('span', { class: 'nid', text: id }),
-      h('span', { class: 'muted', text: gone ? 'removed by the provider' : 'loading…' }));
-    return el;
-  }
-
-  #queryHeadRow(r) {
-    const e = r.ref;
-    const el = this.#base(r, 'qhead');
-    add(el,
-      h('span', { class: 'twisty' }),
-      h('span', { class: 'qlabel', text: `query result · ${e.nodes.length} more of ${e.total ?? '?'} · v${e.version ?? '?'} · read-only, not live` }),
-      h('button', { type: 'button', class: 'link', 'data-action': 'clear-query', text: 'clear', title: 'Remove these query results' }),
-    );
-    return el;
-  }
-
-  #queryRow(r) {
-    const q = r.ref;
-    const el = this.#base(r, 'node qnode', { role: 'treeitem', 'data-path': q.path, 'data-query': '1' });
-    const sal = salienceOf(q);
-    add(el,
-      h('span', { class: 'twisty' }),
-      h('span', { class: `sal${sal === null ? ' none' : ''}` }, h('i', { style: `width:${Math.round((sal ?? 0) * 100)}%` })),
-      h('span', { class: 'nid', text: q.id }),
-      h('span', { class: 'ntype', text: q.type }),
-      h('span', { class: 'nsum', text: nodeSummary(q) }),
-      countText(q) ? h('span', { class: 'ncount', text: countText(q), title: countTitle(q) }) : null,
-      q.affordances?.length ? h('span', { class: 'naff i-before i-bolt', text: String(q.affordances.length) }) : null,
-    );
-    return el;
-  }
-
-  #moreRow(r) {
-    const { more, extra, done, announced } = r.ref;
-    const el = this.#base(r, 'more');
-    if (done && !extra?.loading && !extra?.error) {
-      // Offering the same empty page again would promise what the provider does not return.
-      add(el, h('span', { class: 'twisty' }),
-        h('span', { class: 'more-note', 'data-role': 'no-more',
-          text: `the provider returned no more children (it announced ${announced})`,
-          title: `meta.total_children is ${announced}, but a query for the next children returned none. Load more comes back when the collection changes.` }));
-      return el;
-    }
-    const label = extra?.loading ? 'loading…'
-      : extra?.error ? `query failed: ${extra.error}`
-      : `Load more (${more} not shown)`;
-    add(el, h('span', { class: 'twisty' }),
-      h('button', { type: 'button', class: `link${extra?.error ? ' error-text' : ''}`, 'data-action': 'load-more', disabled: !!extra?.loading, text: label,
-        title: 'Fetch the next page of children with a query (window); shown read-only under the collection' }));
-    return el;
   }
 
   #afterRender(first, last) {

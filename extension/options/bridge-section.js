@@ -1,0 +1,79 @@
+// options/bridge-section.js: the desktop bridge: on/off, pairing code, bridges that do not pair,
+// address, its status as the worker publishes it, and each in-page provider it shares with "invoke
+// without asking" for this browser session.
+
+import { setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, setBridgeAllowUnpaired, setBridgeTrust } from '../shared/settings-store.js';
+import { h, setChildren } from '../shared/dom.js';
+import { $, when } from './page.js';
+
+// ---- desktop bridge: the pairing code is a secret (written here, read only by the worker) ------
+
+function sayBridge(id, text, kind) {
+  const m = $(id);
+  m.textContent = text;
+  m.className = `form-message ${kind ?? ''}`;
+}
+
+export async function renderBridgeSettings() {
+  const info = await bridgeSettingsInfo();
+  $('bridge-enabled').checked = info.enabled;
+  $('bridge-unpaired').checked = info.allowUnpaired;
+  try { $('bridge-port').textContent = new URL(info.url).port || '80'; } catch { /* a stored URL is valid */ }
+  if (document.activeElement !== $('bridge-url')) $('bridge-url').value = info.url;
+  $('bridge-saved').hidden = !info.token;
+  if (info.token) $('bridge-saved-text').textContent = `Pairing code saved: •••••••• (${when(info.token.setAt)}). Only a bridge that proves it knows this code is paired; the code never leaves this browser.`;
+}
+
+export function renderBridgeStatus(st) {
+  const el = $('bridge-status');
+  el.dataset.state = st?.state ?? 'off';
+  el.dataset.mode = st?.mode ?? '';
+  renderBridgeShared(st?.state === 'connected' ? st.shared : []);
+  if (!st || st.state === 'off') {
+    el.textContent = 'The bridge is off.';
+    return;
+  }
+  const shared = st.state === 'connected' ? ` Sharing ${st.shared.length} provider${st.shared.length === 1 ? '' : 's'}.` : '';
+  el.textContent = `${st.message}${shared}`;
+}
+
+/** What the desktop sees now; an in-page provider can be let invoke without asking (storage.session). */
+function renderBridgeShared(shared) {
+  $('bridge-shared-box').hidden = shared.length === 0;
+  setChildren($('bridge-shared').tBodies[0], shared.map((p) => h('tr', { 'data-provider-key': p.providerKey },
+    h('td', {}, h('b', { text: p.name || p.id }), ' ', h('span', { class: 'muted', text: p.page ? `on ${p.page}, tab ${p.tabId}` : `in tab ${p.tabId}` })),
+    h('td', { class: 'muted', text: p.transport === 'ws' ? 'WebSocket: the desktop connects itself' : `in-page, through the relay${p.relayed ? ' (open)' : ''}` }),
+    h('td', {}, p.transport === 'ws' ? h('span', { class: 'muted', text: 'sent to the provider directly' })
+      : h('label', {}, h('input', { type: 'checkbox', 'data-action': 'bridge-trust', checked: !!p.trusted,
+        onchange: (e) => setBridgeTrust(p.trustKey, p.name || p.id, e.target.checked) }), 'Invoke without asking')))));
+}
+
+$('bridge-enabled').addEventListener('change', (e) => setBridgeEnabled(/** @type {HTMLInputElement} */ (e.target).checked));
+$('bridge-unpaired').addEventListener('change', (e) => setBridgeAllowUnpaired(/** @type {HTMLInputElement} */ (e.target).checked));
+$('bridge-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const input = $('bridge-token');
+  try {
+    await setBridgeToken(input.value);
+    input.value = '';
+    sayBridge('bridge-message', 'Pairing code saved. The bridge must now prove it knows it.', 'ok');
+  } catch (err) {
+    sayBridge('bridge-message', err.message, 'bad'); // setBridgeToken never quotes what was typed
+  }
+});
+$('bridge-remove').addEventListener('click', async () => {
+  await removeBridgeToken();
+  sayBridge('bridge-message', $('bridge-unpaired').checked
+    ? 'Pairing code removed: only a bridge that does not pair is used now.'
+    : 'Pairing code removed: nothing is shared until a new one is saved.', 'ok');
+});
+$('bridge-url-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  try {
+    const url = await setBridgeUrl($('bridge-url').value);
+    $('bridge-url').value = url;
+    sayBridge('bridge-url-message', `The bridge is dialled at ${url}.`, 'ok');
+  } catch (err) {
+    sayBridge('bridge-url-message', err.message, 'bad');
+  }
+});
