@@ -9,6 +9,7 @@
 // message or sent anywhere but itself.
 
 import { utf8Length, fitLines } from '../../js-glue/text-budget.js';
+import { isLoopbackHost } from '../../js-glue/provider-address.js';
 
 /** The daemon refuses webhook bodies over this many UTF-8 bytes (stringd v0.1: 413). */
 export const WEBHOOK_MAX_BYTES = 65_536;
@@ -326,7 +327,6 @@ export async function sendWithReceipt(url, text, { agentId = null, readyMs = STR
 /** Where stringd listens unless its STRING_PORT says otherwise. */
 export const STRING_DEFAULT_DAEMON = 'http://127.0.0.1:3923';
 const STRING_DEFAULT_PORT = '3923';
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** A daemon that takes longer than this to answer GET /agents is said to be silent. */
 export const DAEMON_ANSWER_MS = 5000;
 const AGENTS_MAX = 200;
@@ -350,7 +350,7 @@ export function parseStringDaemon(input) {
     throw new Error('Give the String daemon\'s port (3923) or its address (http://127.0.0.1:3923)');
   }
   if (url.protocol !== 'http:') throw new Error('A String daemon answers on http:// on this machine');
-  if (!LOOPBACK.has(url.hostname)) throw new Error('Only a String daemon on this machine (127.0.0.1, localhost or [::1]) is asked: the state of your pages goes nowhere else');
+  if (!isLoopbackHost(url.hostname)) throw new Error('Only a String daemon on this machine (127.0.0.1, localhost or [::1]) is asked: the state of your pages goes nowhere else');
   if (url.username || url.password || url.search || url.hash || url.pathname !== '/') throw new Error('Give the daemon\'s address alone (http://127.0.0.1:3923), without a path');
   if (url.port === '0') throw new Error('Port 0 is not a port a daemon listens on');
   return url.port ? url.origin : `http://${url.hostname}:${STRING_DEFAULT_PORT}`;

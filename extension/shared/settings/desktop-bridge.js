@@ -2,7 +2,8 @@
 // invoke without asking and its status (storage.session).
 
 import { storageLocal, storageSession } from '../browser.js';
-import { KEYS, LOOPBACK } from './keys.js';
+import { KEYS } from './keys.js';
+import { isLoopbackHost } from '../../../js-glue/provider-address.js';
 import { normalizeCode } from '../../../js-glue/bridge-pairing.js';
 
 /** Where desktop SLOP consumers host the bridge (the extension dials it). */
@@ -21,7 +22,7 @@ export function normalizeBridgeUrl(input) {
     throw new Error(`Enter the bridge’s address, for example ${BRIDGE_DEFAULT_URL}`);
   }
   if (url.protocol !== 'ws:') throw new Error('The desktop bridge is a ws:// address on this machine');
-  if (!LOOPBACK.has(url.hostname)) throw new Error('Only a bridge on this machine (127.0.0.1, localhost or [::1]) is accepted');
+  if (!isLoopbackHost(url.hostname)) throw new Error('Only a bridge on this machine (127.0.0.1, localhost or [::1]) is accepted');
   if (url.username || url.password || url.search || url.hash) throw new Error('The bridge address has no user, query or fragment: the pairing code goes in its own field');
   return url.href;
 }

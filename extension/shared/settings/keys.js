@@ -1,5 +1,5 @@
 // settings/keys.js: where the user's settings are kept in extension storage (the storage keys,
-// one table for every feature's module beside this one) and the loopback hosts two of them accept.
+// one table for every feature's module beside this one).
 // The features' modules read and write through shared/browser.js only.
 //
 // chrome.storage.local
@@ -64,5 +64,3 @@ export const KEYS = Object.freeze({
   AGENT_DEFAULT: 'agentDefault',
 });
 
-// Loopback hosts: the String agent's webhook and the desktop bridge are on this machine only.
-export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);

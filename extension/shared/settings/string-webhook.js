@@ -2,7 +2,8 @@
 // the service worker reads; stringWebhookIndex, what pages show).
 
 import { storageLocal } from '../browser.js';
-import { KEYS, LOOPBACK } from './keys.js';
+import { KEYS } from './keys.js';
+import { isLoopbackHost } from '../../../js-glue/provider-address.js';
 
 /**
  * A String agent's local webhook URL (from `string webhook show`), checked: http on a loopback
@@ -18,7 +19,7 @@ export function parseStringWebhook(input) {
     throw new Error('Paste the whole webhook URL, for example http://127.0.0.1:3923/webhook/wh_…');
   }
   if (url.protocol !== 'http:') throw new Error('A String webhook is an http:// URL on this machine');
-  if (!LOOPBACK.has(url.hostname)) throw new Error('Only a webhook on this machine (127.0.0.1, localhost or [::1]) is accepted: the state of your pages goes nowhere else');
+  if (!isLoopbackHost(url.hostname)) throw new Error('Only a webhook on this machine (127.0.0.1, localhost or [::1]) is accepted: the state of your pages goes nowhere else');
   const m = /^\/webhook\/([A-Za-z0-9_-]{8,256})$/.exec(url.pathname);
   if (!m || url.search || url.hash || url.username || url.password) throw new Error('The URL must end in /webhook/<token>, as `string webhook show` prints it');
   return { url: `${url.origin}${url.pathname}`, origin: url.origin, tokenLength: m[1].length };
