@@ -1,7 +1,7 @@
 // timeline-checkpoints.js: a History's bound (timeline.js): the oldest steps dropped a quarter at a
 // time, the checkpoint a dropped quarter needs written ahead in slices between the provider's
 // frames, and a tree too big for the bound kept without states. Moved out of timeline.js's methods
-// as they were, `this` become the timeline `tl`.
+// as they were, with `this` now the timeline `tl`.
 
 import { MIRROR_FACTOR, SLICE_MS, PART_BYTES } from './timeline-limits.js';
 import { replayAt, freeCursor, printCheckpoint, recountCursor, startOf } from './timeline-replay.js';
@@ -28,7 +28,7 @@ export function dropStates(tl, len) {
   tl.job = null;
   if (tl.ready) tl.bytes -= tl.ready.length;
   tl.ready = null;
-  tl.noStates = `tl app's state is ${mb(len)} as text; with the two copies time travel needs it would take more than half of the history's ${mb(tl.limits.bytes)}`;
+  tl.noStates = `this app's state is ${mb(len)} as text; with the two copies time travel needs it would take more than half of the history's ${mb(tl.limits.bytes)}`;
   tl.job = null;
   for (const c of [...tl.cursors]) freeCursor(tl, c);
   keepPairs(tl, []);
@@ -180,7 +180,7 @@ export function installCheckpoint(tl, seg, frame, parts) {
   if (sg.start.checkpoint) tl.bytes -= sg.start.length;
   tl.bytes += start.length;
   sg.start = start;
-  // The writer's mirror is now tl state's size.
+  // The writer's mirror is now this state's size.
   for (const c of tl.cursors) if (c.bound && c.seg === seg) recountCursor(tl, c, start.length);
 }
 

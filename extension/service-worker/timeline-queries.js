@@ -1,6 +1,6 @@
 // timeline-queries.js: what panels ask of a History (timeline.js): the state at a step and the
 // diff between two, read by the replay consumers and kept as compared pairs of steps, so that
-// stepping back needs no replay. Moved out of timeline.js's methods as they were, `this` become
+// stepping back needs no replay. Moved out of timeline.js's methods as they were, `this` now
 // the timeline `tl`.
 
 import { PAIRS, PAIRS_BEHIND, TRAIL, VIEW_BYTES } from './timeline-limits.js';
@@ -31,7 +31,7 @@ function addFieldTexts(ch) {
 
 /** @param {Timeline} tl */
 export function notKept(tl) {
-  return Object.assign(new Error(`The history lists tl step but keeps no state to show: ${tl.noStates ?? 'it was recorded without states'}.`), { code: 'not_kept' });
+  return Object.assign(new Error(`The history lists this step but keeps no state to show: ${tl.noStates ?? 'it was recorded without states'}.`), { code: 'not_kept' });
 }
 
 /** @param {Timeline} tl */
@@ -125,7 +125,7 @@ export function moveTrail(tl) {
   const rec = st && tl.records.get(st.step);
   if (!rec || rec.seg !== tl.records.get(tl.steps.at(-1).step).seg) return;
   const s = tl.segments[rec.seg];
-  // Only a reader already behind it moves: none is made for tl.
+  // Only a reader already behind it moves: none is made for this.
   if (s && tl.cursors.some((c) => !c.bound && c.seg === rec.seg && c.frame <= rec.frame && c.frame >= s.start.frame)) replayAt(tl, rec.seg, rec.frame);
 }
 

@@ -1,7 +1,7 @@
 // timeline-replay.js: a History's replay consumers (timeline.js): throwaway core consumers fed the
 // recorded frames from a segment's start (its snapshot or a checkpoint), moved forward to a frame;
 // the one that prints the checkpoints at the bound, and the readers of states for panels. Moved out
-// of timeline.js's methods as they were, `this` become the timeline `tl`.
+// of timeline.js's methods as they were, with `this` now the timeline `tl`.
 
 import { MIRROR_FACTOR, READERS } from './timeline-limits.js';
 
