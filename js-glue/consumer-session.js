@@ -326,13 +326,7 @@ export class ConsumerSession extends SessionRequests {
    * @param {{opened: boolean, noListener?: boolean, message: string}} info
    */
   #streamClosed(info) {
-    const closedAt = Date.now();
-    const liveMs = this.liveAt === null ? null : closedAt - this.liveAt;
-    this.wire = null;
-    if (this.consumer) {
-      this.consumer.close(Date.now());
-      this.pump();
-    }
+    const { closedAt, liveMs } = this.#transportGone();
     if (this.disposed) return;
     const message = info.message.charAt(0).toUpperCase() + info.message.slice(1);
     if (this.transport.type === 'stdio') {
@@ -517,15 +511,24 @@ export class ConsumerSession extends SessionRequests {
     });
   }
 
-  /** @param {import('./ws-transport.js').CloseInfo} info @param {number} gen */
-  async #wsClosed(info, gen) {
+  /**
+   * The transport is gone: the core fails what was pending and marks the mirrors stale. When it
+   * closed, and how long the first subscription had been live (the reconnect policy reads both).
+   */
+  #transportGone() {
     const closedAt = Date.now();
     const liveMs = this.liveAt === null ? null : closedAt - this.liveAt;
     this.wire = null;
     if (this.consumer) {
-      this.consumer.close(Date.now());
+      this.consumer.close(closedAt);
       this.pump();
     }
+    return { closedAt, liveMs };
+  }
+
+  /** @param {import('./ws-transport.js').CloseInfo} info @param {number} gen */
+  async #wsClosed(info, gen) {
+    const { closedAt, liveMs } = this.#transportGone();
     if (this.disposed) return;
     if (info.kind === 'construct') {
       this.stopped = true;

@@ -25,6 +25,11 @@
 //
 // Plain ES module: no Node and no browser imports (TextEncoder and TextDecoder are globals in both).
 
+import { utf8Length } from './text-budget.js';
+
+// Its users count with the same function.
+export { utf8Length };
+
 /** The native messaging host's name (Chrome: [a-z0-9_] and dots; the manifest file is <name>.json). */
 export const HOST_NAME = 'dev.slop_inspector.host';
 
@@ -64,18 +69,6 @@ export const NATIVE_LIMITS = Object.freeze({
 
 // --------------------------------------------------------------------------- sizes
 
-/** UTF-8 bytes of a string (lone surrogates count 3, as TextEncoder writes U+FFFD). @param {string} s */
-export function utf8Length(s) {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
-    else n += 3;
-  }
-  return n;
-}
 
 /** "1.5 MiB", "812 KiB", "40 bytes". @param {number} n */
 export function sizeText(n) {

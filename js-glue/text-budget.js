@@ -1,14 +1,17 @@
 // text-budget.js: fitting text into a byte budget, for what is sent to a size-limited receiver (a
 // String webhook, a model's context): UTF-8 lengths without encoding, and whole lines that fit.
 
-/** UTF-8 length of a string, counted without encoding it. @param {string} s */
+/**
+ * UTF-8 length of a string, counted without encoding it (a lone surrogate counts 3, as
+ * TextEncoder writes it U+FFFD). @param {string} s
+ */
 export function utf8Length(s) {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) { n += 4; i++; }
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
     else n += 3;
   }
   return n;

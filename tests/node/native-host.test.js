@@ -282,3 +282,10 @@ test('the host answers a refused browser message in words and goes on', { timeou
     assert.equal(await host.close(), 0);
   }
 });
+
+test('utf8Length counts what TextEncoder writes, lone surrogates (U+FFFD, 3 bytes) included', () => {
+  const enc = new TextEncoder();
+  for (const s of ['', 'a', 'é', '€', '😀', '\ud83d', '\ude00', '\ud83dx', '\ud83dé', '\ud800€', 'x\ude00\ud83d', '\ud83d\ud83d\ude00', 'a😀b\ud800']) {
+    assert.equal(utf8Length(s), enc.encode(s).length, JSON.stringify(s));
+  }
+});
