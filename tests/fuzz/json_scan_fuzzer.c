@@ -1,10 +1,14 @@
 /*
- * json_scan_fuzzer.c: the core's validating JSON scanner against cJSON.
- * Field values the scanner accepts stay raw and are parsed by cJSON later,
- * so "the scanner accepts" must imply "cJSON parses it" and the decoded
- * strings must agree. And what the scanner accepts must come out of the
- * core's printer exactly: printed and read again, every number is the very
- * same double and every string the same bytes. Traps otherwise.
+ * json_scan_fuzzer.c: the core's one-pass JSON parse against cJSON's own.
+ * The core validates and builds in one pass (json_limits.c); cJSON's parse
+ * is the reference for what it builds. Where the validating scanner alone
+ * accepts a text, both parses must accept it and build the same values
+ * (types, names in order, strings byte for byte, numbers the same double
+ * with the same valueint; an integer kept as its digits only where cJSON
+ * has that very double); where it refuses, the parse refuses at the same
+ * byte for the same reason. A frame parsed into an arena builds the same
+ * values as one parsed onto the heap. And what is accepted comes out of the
+ * core's printer exactly. Traps otherwise.
  */
 #include <math.h>
 #include <stddef.h>
@@ -14,67 +18,104 @@
 
 #include "internal.h"
 
-/* Same structure, same member names in order, numbers equal as doubles
- * (sign of zero included), strings equal byte for byte. */
+/* A well-linked child list: the first one's prev is the last (cJSON's
+ * lookups and appends rely on it). */
+static int linked(const cJSON *v) {
+    const cJSON *last = NULL;
+    for (const cJSON *k = v->child; k; k = k->next) {
+        if (k != v->child && k->prev != last) return 0;
+        last = k;
+    }
+    return !v->child || v->child->prev == last;
+}
+
+/* a (the core's) against b (cJSON's, or the core's again): same structure,
+ * same member names in order, numbers equal as doubles (sign of zero
+ * included) unless a keeps the digits of b's double, strings equal byte
+ * for byte. */
 static int same(const cJSON *a, const cJSON *b) {
-    if ((a->type & 0xFF) != (b->type & 0xFF)) return 0;
     if ((a->string == NULL) != (b->string == NULL) || (a->string && strcmp(a->string, b->string) != 0)) return 0;
+    if (cJSON_IsRaw(a) && cJSON_IsNumber(b)) return strlen(a->valuestring) >= 16 && strtod(a->valuestring, NULL) == b->valuedouble;
+    if ((a->type & 0xFF) != (b->type & 0xFF)) return 0;
     if (cJSON_IsNumber(a))
         return isfinite(a->valuedouble) && a->valuedouble == b->valuedouble &&
-               signbit(a->valuedouble) == signbit(b->valuedouble);
-    if (cJSON_IsString(a)) return strcmp(a->valuestring, b->valuestring) == 0;
+               signbit(a->valuedouble) == signbit(b->valuedouble) && a->valueint == b->valueint;
+    if (cJSON_IsString(a) || cJSON_IsRaw(a)) return strcmp(a->valuestring, b->valuestring) == 0;
+    if (cJSON_IsTrue(a) && a->valueint != b->valueint) return 0;
+    if (!linked(a)) return 0;
     const cJSON *x = a->child, *y = b->child;
     for (; x && y; x = x->next, y = y->next)
         if (!same(x, y)) return 0;
     return x == NULL && y == NULL;
 }
 
+/* A frame against the same text parsed whole: a snapshot's tree left as
+ * text (a null in the frame) parses to the whole parse's tree member. */
+static int same_frame(const cJSON *frame, const slop__frame_info *fi, const cJSON *whole) {
+    if (!fi->tree) return same(frame, whole);
+    if (!cJSON_IsObject(frame) || !cJSON_IsObject(whole)) return 0;
+    const cJSON *x = frame->child, *y = whole->child;
+    for (; x && y; x = x->next, y = y->next) {
+        if (strcmp(x->string, "tree") == 0 && cJSON_IsNull(x) && cJSON_IsObject(y)) {
+            slop__json_status st;
+            cJSON *t = slop__json_parse(fi->tree, fi->tree_len, 64, &st, NULL, NULL);
+            int ok = t && cJSON_Compare(t, y, 1);
+            cJSON_Delete(t);
+            if (!ok) return 0;
+        } else if (!same(x, y)) {
+            return 0;
+        }
+    }
+    return x == NULL && y == NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *s = (const char *)data;
-    slop__frame_info fi;
-    int ok = slop__scan_frame(s, size, 64, &fi) == 0;
-    if (ok && fi.is_snapshot && fi.tree) {
-        /* A snapshot's tree is only delimited here; the mirror builder
-         * validates it. Validate it the same way before comparing. */
-        slop__scan t;
-        slop__scan_init(&t, fi.tree, fi.tree_len, 64);
-        ok = slop__scan_value(&t) == 0 && t.pos == fi.tree_len;
-        slop__scan_free(&t);
-    }
+    /* The scanner alone: the verdict. */
+    slop__scan sc;
+    slop__scan_init(&sc, s, size, 64);
+    int ok = slop__scan_value(&sc) == 0;
     if (ok) {
-        cJSON *v = cJSON_ParseWithLength(s, size);
-        if (!v) __builtin_trap();
+        slop__scan_ws(&sc);
+        ok = sc.pos == size;
+    }
+    /* The heap parse agrees, to the byte where it stopped. */
+    slop__json_status st;
+    size_t at = 0;
+    const char *why = NULL;
+    cJSON *v = slop__json_parse(s, size, 64, &st, &at, &why);
+    if ((v != NULL) != ok) __builtin_trap();
+    if (!ok && sc.why && (at != sc.pos || strcmp(why, sc.why) != 0 || (st == SLOP__JSON_TOO_DEEP) != sc.too_deep))
+        __builtin_trap();
+    slop__scan_free(&sc);
+    /* The frame parse, into an arena: as lenient only inside a snapshot's
+     * tree, which it leaves for the mirror to validate. */
+    slop__arena arena = {0};
+    slop__frame_info fi;
+    cJSON *frame = slop__parse_frame(s, size, 64, &arena, &fi);
+    if (!frame && ok) __builtin_trap();
+    if (frame && !ok && !fi.tree) __builtin_trap();
+    if (ok) {
+        cJSON *ref = cJSON_ParseWithLength(s, size);
+        if (!ref || !same(v, ref) || !same_frame(frame, &fi, v)) __builtin_trap();
+        cJSON_Delete(ref);
         char *printed = slop__json_print(v);
-        cJSON *again = printed ? cJSON_Parse(printed) : NULL;
-        if (!again || !same(v, again)) __builtin_trap();
+        cJSON *again = printed ? slop__json_parse(printed, strlen(printed), 64, &st, NULL, NULL) : NULL;
+        if (!again || !cJSON_Compare(v, again, 1) || !same(again, v)) __builtin_trap();
         free(printed);
         cJSON_Delete(again);
-        cJSON_Delete(v);
-        /* Integers kept as the provider's digits print as they came and read
-         * back the same. */
-        cJSON *x = slop__json_parse_exact(s, size);
-        char *xp = x ? slop__json_print(x) : NULL;
-        cJSON *xa = xp ? slop__json_parse_exact(xp, strlen(xp)) : NULL;
-        if (!xa || !cJSON_Compare(x, xa, 1)) __builtin_trap();
-        /* The scanner's long_int flag never misses one: a parse that trusts
-         * it keeps the same integers as one that looks for itself. */
-        slop__json_status st;
-        cJSON *viaflag = slop__json_parse(s, size, 64, &st, NULL, NULL);
-        if (viaflag && !cJSON_Compare(x, viaflag, 1)) __builtin_trap();
-        cJSON_Delete(viaflag);
-        free(xp);
-        cJSON_Delete(xa);
-        cJSON_Delete(x);
     }
-    /* A single string value: both decoders must produce the same bytes. */
-    slop__scan sc;
+    cJSON_Delete(v);
+    slop__arena_reset(&arena);
+    slop__arena_free(&arena);
+    /* A single string value: the scanner's decoder and cJSON's agree. */
     slop__scan_init(&sc, s, size, 64);
     size_t n = 0;
     if (size && s[0] == '"' && slop__scan_string(&sc, &n) == 0 && sc.pos == size) {
-        cJSON *v = cJSON_ParseWithLength(s, size);
-        if (!cJSON_IsString(v) || strlen(v->valuestring) != n || memcmp(v->valuestring, sc.buf, n) != 0)
+        cJSON *str = cJSON_ParseWithLength(s, size);
+        if (!cJSON_IsString(str) || strlen(str->valuestring) != n || memcmp(str->valuestring, sc.buf, n) != 0)
             __builtin_trap();
-        cJSON_Delete(v);
+        cJSON_Delete(str);
     }
     slop__scan_free(&sc);
     return 0;

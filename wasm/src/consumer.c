@@ -507,6 +507,7 @@ void slop_consumer_free(slop_consumer *c) {
     slop__conf_free(&c->conf);
     slop__cp_end(c, 1);
     free(c->scratch);
+    slop__arena_free(&c->frame_arena);
     free(c);
 }
 
@@ -530,43 +531,27 @@ static int receive_frame(slop_consumer *c, const char *frame, size_t len, double
                        c->lim.max_frame_bytes);
         return c->queued;
     }
-    /* Validate once; a top-level snapshot's tree is then loaded straight
-     * from the text, and cJSON parses only the small envelope around it. */
+    /* One pass validates and builds; a top-level snapshot's tree is left as
+     * text and loaded straight from it. The values live in the frame arena,
+     * reset when the frame is done. */
     slop__frame_info fi;
-    if (slop__scan_frame(frame, len, c->lim.max_json_depth, &fi) != 0) {
-        if (fi.too_deep)
+    cJSON *msg = slop__parse_frame(frame, len, c->lim.max_json_depth, &c->frame_arena, &fi);
+    if (!msg) {
+        if (fi.out_of_memory)
+            slop__protocol_error(c, "out_of_memory", 0, "no memory to parse a frame of %zu bytes: dropped", len);
+        else if (fi.too_deep)
             slop__protocol_error(c, "too_deep", 0, "frame nests more than %u levels: dropped", c->lim.max_json_depth);
         else
             slop__protocol_error(c, "bad_json", 0, "frame is not valid JSON: %s (at byte %zu of %zu): dropped", fi.why,
                            fi.offset, len);
+        slop__arena_reset(&c->frame_arena);
         return c->queued;
     }
-    cJSON *msg;
-    if (fi.is_snapshot && fi.tree) {
-        size_t a = (size_t)(fi.tree - frame), rest = len - a - fi.tree_len;
-        char *env = malloc(a + 4 + rest);
-        if (!env) {
-            slop__protocol_error(c, "out_of_memory", 0, "no memory for a frame of %zu bytes: dropped", len);
-            return c->queued;
-        }
-        memcpy(env, frame, a);
-        memcpy(env + a, "null", 4);
-        memcpy(env + a + 4, fi.tree + fi.tree_len, rest);
-        msg = slop__json_parse_scanned(env, a + 4 + rest, fi.long_int);
-        free(env);
-        c->raw_tree = fi.tree;
-        c->raw_tree_len = fi.tree_len;
-    } else {
-        msg = slop__json_parse_scanned(frame, len, fi.long_int);
-    }
-    if (!msg) {
-        c->raw_tree = NULL;
-        slop__protocol_error(c, "out_of_memory", 0, "no memory to parse a frame of %zu bytes: dropped", len);
-        return c->queued;
-    }
+    c->raw_tree = fi.tree;
+    c->raw_tree_len = fi.tree_len;
     note_frame_type(c, msg);
     slop__handle(c, msg, now_ms, 0);
-    cJSON_Delete(msg);
+    slop__arena_reset(&c->frame_arena);
     c->raw_tree = NULL;
     return c->queued;
 }

@@ -140,6 +140,8 @@ struct slop_consumer {
     unsigned long long ignored_frames, stale_patches;
     const char *raw_tree;   /* the current frame's snapshot "tree" text, or NULL */
     size_t raw_tree_len;
+    slop__arena frame_arena;/* the current frame's values (slop__parse_frame);
+                             * reset after each frame: nothing in it is kept */
     char frame_type[44];    /* "type" of the last frame received, cut; "" if none */
     double now;             /* the latest time a caller gave                 */
     slop__conformance conf; /* the frame rules' findings (conformance.h)     */

@@ -113,40 +113,52 @@ void slop__buf_put_json(slop__buf *b, const cJSON *v);
  * without the allocation. */
 void slop__buf_put_path(slop__buf *b, const char *root, const char *rel);
 
-/* ---- json_limits.c ---------------------------------------------------- */
+/* ---- arena.c: memory for one frame's values --------------------------- */
 
+/* A bump allocator, reset as a whole (slop__arena_reset) after the frame
+ * whose values it held; zero-initialised is empty. Owned by its consumer. */
+struct slop__arena_chunk;
+typedef struct slop__arena {
+    struct slop__arena_chunk *head;
+} slop__arena;
+
+/* n bytes aligned for any type, valid until the next reset; NULL when out
+ * of memory. */
+void *slop__arena_alloc(slop__arena *a, size_t n);
+/* Everything handed out is gone; the first chunk is kept for the next frame. */
+void slop__arena_reset(slop__arena *a);
+void slop__arena_free(slop__arena *a);
+
+/* ---- json_limits.c ---------------------------------------------------- */
 
 typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_status;
 
 /* Parses exactly one JSON value spanning s[0..len) (whitespace around it
- * allowed) after the validating scanner below accepted it, so nesting deeper
- * than max_depth is refused before cJSON recurses. Returns the value (caller
- * cJSON_Delete()s) or NULL with *status set and, for bad JSON, *offset (may
- * be NULL) at the byte where parsing stopped and *why (may be NULL) the
- * reason, static text. */
+ * allowed), validating as it builds (the scanner's rules below, in the same
+ * pass), so nesting deeper than max_depth is refused before the stack goes.
+ * An integer literal of 16 digits or more that the number printer would not
+ * write back as it is (a double cannot hold it, beyond 2^53 as 64-bit ids
+ * often are, or it would print in exponent form) becomes a cJSON_Raw value
+ * holding the provider's digits, so everything the core prints from it says
+ * what the provider sent, and a comparison tells 12345678901234567891 from
+ * ...892. Such a value is not cJSON_IsNumber: read it with
+ * slop__json_is_number(). Returns the value (caller cJSON_Delete()s) or NULL
+ * with *status set and, for bad JSON, *offset (may be NULL) at the byte
+ * where parsing stopped and *why (may be NULL) the reason, static text. */
 cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
                         size_t *offset, const char **why);
 
-/* cJSON_ParseWithLength for text the scanner has already accepted, with one
- * change: an integer literal of 16 digits or more that the number printer
- * would not write back as it is (a double cannot hold it, beyond 2^53 as
- * 64-bit ids often are, or it would print in exponent form) becomes a
- * cJSON_Raw value holding the provider's digits,
- * so everything the core prints from it says what the provider sent, and a
- * comparison tells 12345678901234567891 from ...892. Such a value is not
- * cJSON_IsNumber: read it with slop__json_is_number(). Caller
- * cJSON_Delete()s; NULL only on OOM (or text that is not JSON). */
+/* The same for text already validated (a field value kept raw), nesting up
+ * to cJSON's own limit. Caller cJSON_Delete()s; NULL only on OOM (or text
+ * that is not JSON). */
 cJSON *slop__json_parse_exact(const char *s, size_t len);
-/* The same when the scanner said whether the text holds an integer literal
- * of 16 digits or more (long_int): without one, cJSON's parse alone. */
-cJSON *slop__json_parse_scanned(const char *s, size_t len, int long_int);
 /* A number, or an integer kept exact as above (its valuedouble is the
  * nearest double). */
 int slop__json_is_number(const cJSON *v);
 
-/* A validating JSON scanner (RFC 8259, strict), used for every byte from
- * outside before cJSON parses it, and where building cJSON values would cost
- * more than the work needs: snapshot trees load straight from the text
+/* A validating JSON scanner (RFC 8259, strict): the rules every byte from
+ * outside passes, by the parse above (which builds as it scans) or alone
+ * where building cJSON values would cost more than the work needs: snapshot trees load straight from the text
  * (mirror.c), field values stay raw until touched. Beyond RFC 8259 it refuses
  * what cJSON would silently change: invalid UTF-8, \u0000, numbers beyond a
  * double (1e400), and duplicate member names in an object (one rule for the
@@ -166,8 +178,6 @@ typedef struct slop__scan {
     int too_deep;           /* set when a value nests deeper than max_depth */
     const char *why;        /* why scanning stopped, static text, or NULL   */
     int escaped;            /* the last string scanned held a backslash     */
-    int long_int;           /* an integer literal of 16 digits or more was
-                             * scanned (slop__json_parse_scanned)            */
     char *buf;              /* decoded string (slop__scan_string), owned    */
     size_t cap;
     slop__scan_key *keys;   /* names of the objects being scanned, a stack  */
@@ -196,20 +206,27 @@ int slop__scan_enter(slop__scan *sc);
 int slop__scan_name(slop__scan *sc, size_t at);
 int slop__scan_keys_end(slop__scan *sc, size_t mark);
 
-/* What slop__scan_frame learned about a frame. */
+/* What slop__parse_frame learned about a frame. */
 typedef struct slop__frame_info {
     int is_snapshot;        /* top-level "type" is "snapshot"                */
     int type_seen;
-    const char *tree;       /* top-level "tree" value (points into the frame) */
+    const char *tree;       /* a snapshot's top-level "tree" (points into the
+                             * frame), left as text: the mirror loads it     */
     size_t tree_len;
     int too_deep;
-    size_t offset;          /* where validation stopped                      */
+    int out_of_memory;
+    size_t offset;          /* where parsing stopped                         */
     const char *why;        /* why, static text ("invalid UTF-8 in a string") */
-    int long_int;           /* as slop__scan's (the skipped tree aside)      */
 } slop__frame_info;
 
-/* Validates a whole frame; 0 when it is exactly one JSON value. */
-int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_info *info);
+/* A provider frame in one pass: validated and built as slop__json_parse
+ * does, its values allocated from `arena` (the caller resets it when done
+ * with the frame, and never cJSON_Delete()s them; NULL: from cJSON's
+ * allocator, the caller cJSON_Delete()s). A top-level snapshot's object
+ * "tree" stays text (info->tree; null in the returned value): only its end
+ * is found here. NULL with info->why (or info->out_of_memory) when the
+ * frame is not exactly one JSON value. */
+cJSON *slop__parse_frame(const char *s, size_t len, unsigned max_depth, slop__arena *arena, slop__frame_info *info);
 
 /* ---- util.c: small helpers shared by every file ------------------------ */
 

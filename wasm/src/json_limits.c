@@ -1,14 +1,17 @@
 /*
  * json_limits.c: one strict way in for JSON text. Every byte from outside
  * (provider frames, descriptors, the caller's options and params) passes the
- * validating scanner below before cJSON sees it, because cJSON is lenient
- * where the core must not be: it recurses without a bound the small wasm
- * stack can afford, accepts raw control characters, invalid UTF-8 and
+ * validating scanner below, and the parse at the end builds cJSON values in
+ * the same pass, with the scanner's rules, instead of cJSON_Parse, because
+ * cJSON's parser is lenient where the core must not be: it recurses without
+ * a bound the small wasm stack can afford, accepts raw control characters, invalid UTF-8 and
  * duplicate keys (its lookups then take the first, while code that walks the
  * members takes the last), turns 1e400 into inf and prints that as null, and
- * truncates strings at \u0000. The scanner refuses all of these, so what
- * cJSON later parses is exactly what the provider meant.
+ * truncates strings at \u0000. The scanner refuses all of these, so the
+ * values built are exactly what the provider meant. (A second pass, cJSON's
+ * parse after the scan, cost a small frame a fifth of its time.)
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,132 +19,6 @@
 #include <string.h>
 
 #include "internal.h"
-
-cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
-                        size_t *offset, const char **why) {
-    if (offset) *offset = 0;
-    if (why) *why = NULL;
-    if (!s) {
-        *status = SLOP__JSON_BAD;
-        return NULL;
-    }
-    slop__scan sc;
-    slop__scan_init(&sc, s, len, max_depth);
-    int bad = slop__scan_value(&sc) != 0;
-    const char *reason = sc.why ? sc.why : "not valid JSON";
-    if (!bad) {
-        slop__scan_ws(&sc);
-        bad = sc.pos != len;
-        reason = "trailing bytes after the value";
-    }
-    int too_deep = sc.too_deep, long_int = sc.long_int;
-    size_t at = sc.pos;
-    slop__scan_free(&sc);
-    if (bad) {
-        if (offset) *offset = at;
-        if (why) *why = reason;
-        *status = too_deep ? SLOP__JSON_TOO_DEEP : SLOP__JSON_BAD;
-        return NULL;
-    }
-    cJSON *v = slop__json_parse_scanned(s, len, long_int);
-    *status = v ? SLOP__JSON_OK : SLOP__JSON_BAD; /* only out of memory can fail here */
-    return v;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Integers beyond a double, kept exact                                     */
-/* ---------------------------------------------------------------------- */
-
-/* Every integer below 10^15 is a double exactly: a literal needs 16 digits
- * in a row to be in question, so most texts are passed by this loop alone. */
-static int has_long_digit_run(const char *s, size_t len) {
-    size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] >= '0' && s[i] <= '9') {
-            if (++run >= 16) return 1;
-        } else {
-            run = 0;
-        }
-    }
-    return 0;
-}
-
-typedef struct {
-    const char *s;
-    size_t len, pos;
-} number_cursor;
-
-static int is_number_char(char ch) {
-    return (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E';
-}
-
-/* The next number literal of valid JSON text, in document order (the order
- * in which cJSON lists values). */
-static int next_number(number_cursor *c, const char **tok, size_t *tok_len) {
-    while (c->pos < c->len) {
-        char ch = c->s[c->pos];
-        if (ch == '"') {
-            c->pos++;
-            while (c->pos < c->len && c->s[c->pos] != '"') c->pos += c->s[c->pos] == '\\' ? 2 : 1;
-            c->pos++;
-        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
-            size_t at = c->pos;
-            while (c->pos < c->len && is_number_char(c->s[c->pos])) c->pos++;
-            *tok = c->s + at;
-            *tok_len = c->pos - at;
-            return 1;
-        } else {
-            c->pos++;
-        }
-    }
-    return 0;
-}
-
-/* An integer literal of 16 digits or more that the core's number printer
- * would not write back as it is: a double cannot hold it (2^53+1 reads as
- * 2^53), or it would come out in exponent form (-2^63 as
- * -9.223372036854776e+18), which an id's reader takes for a float. */
-static int keeps_digits(const char *tok, size_t n, double d) {
-    if (n < 16 || memchr(tok, '.', n) || memchr(tok, 'e', n) || memchr(tok, 'E', n)) return 0;
-    char printed[SLOP__NUMBER_BUF];
-    size_t k = slop__format_number(d, printed);
-    return k != n || memcmp(printed, tok, n) != 0;
-}
-
-static int keep_exact(cJSON *v, number_cursor *c) {
-    for (; v; v = v->next) {
-        if (cJSON_IsNumber(v)) {
-            const char *tok;
-            size_t n;
-            if (!next_number(c, &tok, &n)) return 0; /* cannot happen for valid JSON */
-            if (!keeps_digits(tok, n, v->valuedouble)) continue;
-            char *digits = malloc(n + 1);
-            if (!digits) return -1;
-            memcpy(digits, tok, n);
-            digits[n] = '\0';
-            v->type = cJSON_Raw | (v->type & ~0xFF); /* valuestring is freed by cJSON_Delete */
-            v->valuestring = digits;
-        } else if (v->child && keep_exact(v->child, c) < 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-cJSON *slop__json_parse_exact(const char *s, size_t len) {
-    return slop__json_parse_scanned(s, len, has_long_digit_run(s, len));
-}
-
-cJSON *slop__json_parse_scanned(const char *s, size_t len, int long_int) {
-    cJSON *v = cJSON_ParseWithLength(s, len);
-    if (!v || !long_int) return v;
-    number_cursor c = {s, len, 0};
-    if (keep_exact(v, &c) < 0) {
-        cJSON_Delete(v);
-        return NULL;
-    }
-    return v;
-}
 
 int slop__json_is_number(const cJSON *v) {
     return cJSON_IsNumber(v) || cJSON_IsRaw(v);
@@ -471,9 +348,7 @@ static int scan_number(slop__scan *sc) {
         while (i < sc->len && s[i] >= '0' && s[i] <= '9') i++;
     else return refuse(sc, "bad value");
     size_t int_n = i - int_at;
-    int integer = 1;
     if (i < sc->len && s[i] == '.') {
-        integer = 0;
         i++;
         if (i >= sc->len || s[i] < '0' || s[i] > '9') return refuse(sc, "bad number");
         frac_at = i;
@@ -482,7 +357,6 @@ static int scan_number(slop__scan *sc) {
     }
     long exp10 = 0;
     if (i < sc->len && (s[i] == 'e' || s[i] == 'E')) {
-        integer = 0;
         i++;
         int neg = 0;
         if (i < sc->len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
@@ -493,7 +367,6 @@ static int scan_number(slop__scan *sc) {
     }
     if ((long)int_n + exp10 >= 309 && number_overflows(s, int_at, int_n, frac_at, frac_n, exp10))
         return refuse(sc, "number too large for a double");
-    if (integer && int_n >= 16) sc->long_int = 1;
     sc->pos = i;
     return 0;
 }
@@ -587,62 +460,382 @@ static int skip_balanced(slop__scan *sc) {
     return -1;
 }
 
-int slop__scan_frame(const char *s, size_t len, unsigned max_depth, slop__frame_info *info) {
-    memset(info, 0, sizeof *info);
+
+/* ---------------------------------------------------------------------- */
+/* One pass: text to cJSON values                                           */
+/* ---------------------------------------------------------------------- */
+
+/* A parse in progress: the scanner, and where the values' memory comes
+ * from. With an arena nothing is ever freed piece by piece (the arena goes
+ * as a whole); without, cJSON's allocator, so cJSON_Delete() frees it. */
+typedef struct build {
     slop__scan sc;
-    slop__scan_init(&sc, s, len, max_depth);
-    int rc = -1;
-    slop__scan_ws(&sc);
-    if (sc.pos < len && s[sc.pos] == '{') {
-        /* Top-level members by hand, to note where "type" and "tree" are. */
-        if (slop__scan_enter(&sc) != 0) goto out;
-        sc.pos++;
-        slop__scan_ws(&sc);
-        if (sc.pos < len && s[sc.pos] == '}') sc.pos++;
-        else {
-            for (;;) {
-                slop__scan_ws(&sc);
-                size_t kn = 0, at = sc.pos;
-                if (slop__scan_string(&sc, &kn) != 0) goto out;
-                if (slop__scan_name(&sc, at) != 0) goto out;
-                int is_type = kn == 4 && memcmp(sc.buf, "type", 4) == 0;
-                int is_tree = kn == 4 && memcmp(sc.buf, "tree", 4) == 0;
-                slop__scan_ws(&sc);
-                if (sc.pos >= len || s[sc.pos] != ':') goto out;
-                sc.pos++;
-                slop__scan_ws(&sc);
-                size_t start = sc.pos;
-                if (is_tree && !info->tree && info->is_snapshot && start < len && s[start] == '{') {
-                    /* The tree is validated while the mirror is built from
-                     * it; here only its end is found. */
-                    if (skip_balanced(&sc) != 0) goto out;
-                } else if (slop__scan_value(&sc) != 0) {
-                    goto out;
-                }
-                if (is_type && !info->type_seen) {
-                    info->type_seen = 1;
-                    info->is_snapshot = sc.pos - start == 10 && memcmp(s + start, "\"snapshot\"", 10) == 0;
-                }
-                if (is_tree && !info->tree) {
-                    info->tree = s + start;
-                    info->tree_len = sc.pos - start;
-                }
-                int more = slop__scan_next(&sc, '}');
-                if (more < 0) goto out;
-                if (!more) break;
-            }
-            if (slop__scan_keys_end(&sc, 0) != 0) goto out;
-        }
-    } else if (slop__scan_value(&sc) != 0) {
-        goto out;
+    slop__arena *arena;
+    int oom;
+} build;
+
+static void *b_alloc(build *b, size_t n) {
+    void *p = b->arena ? slop__arena_alloc(b->arena, n) : cJSON_malloc(n);
+    if (!p) {
+        b->oom = 1;
+        refuse(&b->sc, "out of memory");
     }
-    slop__scan_ws(&sc);
-    if (sc.pos == len) rc = 0;
-out:
-    info->too_deep = sc.too_deep;
-    info->long_int = sc.long_int;
-    info->offset = sc.pos;
-    info->why = rc == 0 ? NULL : sc.why ? sc.why : "not valid JSON";
-    slop__scan_free(&sc);
-    return rc;
+    return p;
+}
+
+static cJSON *b_node(build *b, int type) {
+    cJSON *v = b_alloc(b, sizeof *v);
+    if (v) {
+        memset(v, 0, sizeof *v);
+        v->type = type;
+    }
+    return v;
+}
+
+/* A value that failed half built, or a name not attached. */
+static void b_drop(build *b, cJSON *v) {
+    if (!b->arena) cJSON_Delete(v);
+}
+static void b_drop_text(build *b, char *s) {
+    if (!b->arena) cJSON_free(s);
+}
+
+static char *b_copy(build *b, const char *s, size_t n) {
+    char *p = b_alloc(b, n + 1);
+    if (p) {
+        memcpy(p, s, n);
+        p[n] = '\0';
+    }
+    return p;
+}
+
+/* The string at pos (on its quote), validated, its value in fresh memory.
+ * Most strings hold no backslash: their bytes are their value. */
+static char *b_string(build *b) {
+    slop__scan *sc = &b->sc;
+    size_t at = sc->pos, n = 0;
+    if (scan_string(sc, 0, NULL) != 0) return NULL;
+    if (!sc->escaped) return b_copy(b, sc->s + at + 1, sc->pos - at - 2);
+    sc->pos = at;
+    if (scan_string(sc, 1, &n) != 0) return NULL; /* out of memory only: it passed */
+    return b_copy(b, sc->buf, n);
+}
+
+/* Every integer below 10^15 is a double exactly: only a literal of 16
+ * digits or more is in question. Kept as digits when the core's number
+ * printer would not write it back as it is: a double cannot hold it (2^53+1
+ * reads as 2^53), or it would come out in exponent form (-2^63 as
+ * -9.223372036854776e+18), which an id's reader takes for a float. */
+static int keeps_digits(const char *tok, size_t n, double d) {
+    if (n < 16 || memchr(tok, '.', n) || memchr(tok, 'e', n) || memchr(tok, 'E', n)) return 0;
+    char printed[SLOP__NUMBER_BUF];
+    size_t k = slop__format_number(d, printed);
+    return k != n || memcmp(printed, tok, n) != 0;
+}
+
+/* The value of a plain integer literal of at most 15 digits, which a
+ * double holds exactly, so the sum below is what strtod would give (-0
+ * included): counters, versions and indexes, most of a frame's numbers,
+ * skip strtod's general path. 0 for any other literal. */
+static int integer_value(const char *tok, size_t n, double *d) {
+    size_t i = tok[0] == '-';
+    if (n - i == 0 || n - i > 15) return 0;
+    uint64_t u = 0;
+    for (size_t k = i; k < n; k++) {
+        if (tok[k] < '0' || tok[k] > '9') return 0;
+        u = u * 10 + (uint64_t)(tok[k] - '0');
+    }
+    *d = i ? -(double)u : (double)u;
+    return 1;
+}
+
+/* A number as cJSON's parse makes it (strtod; valueint saturated), or a
+ * cJSON_Raw of the provider's digits (keeps_digits). */
+static cJSON *b_number(build *b) {
+    slop__scan *sc = &b->sc;
+    size_t at = sc->pos;
+    if (scan_number(sc) != 0) return NULL;
+    const char *tok = sc->s + at;
+    size_t n = sc->pos - at;
+    double d;
+    if (!integer_value(tok, n, &d)) {
+        char small[64], *text = n < sizeof small ? small : malloc(n + 1); /* strtod needs a NUL */
+        if (!text) {
+            b->oom = 1;
+            refuse(sc, "out of memory");
+            return NULL;
+        }
+        memcpy(text, tok, n);
+        text[n] = '\0';
+        d = strtod(text, NULL);
+        if (text != small) free(text);
+    }
+    cJSON *v = b_node(b, cJSON_Number);
+    if (!v) return NULL;
+    v->valuedouble = d;
+    v->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
+    if (keeps_digits(tok, n, d)) {
+        if (!(v->valuestring = b_copy(b, tok, n))) {
+            b_drop(b, v);
+            return NULL;
+        }
+        v->type = cJSON_Raw;
+    }
+    return v;
+}
+
+static cJSON *b_value(build *b);
+
+/* An object or array at pos, its members linked as cJSON links them (the
+ * first one's prev is the last). */
+static cJSON *b_container(build *b, char open) {
+    slop__scan *sc = &b->sc;
+    char close = open == '{' ? '}' : ']';
+    if (slop__scan_enter(sc) != 0) return NULL;
+    cJSON *v = b_node(b, open == '{' ? cJSON_Object : cJSON_Array);
+    if (!v) return NULL;
+    sc->pos++;
+    slop__scan_ws(sc);
+    if (sc->pos < sc->len && sc->s[sc->pos] == close) {
+        sc->pos++;
+        sc->depth--;
+        return v;
+    }
+    size_t mark = sc->keys_len;
+    char *name = NULL;
+    for (cJSON *last = NULL;;) {
+        if (open == '{') {
+            slop__scan_ws(sc);
+            size_t at = sc->pos;
+            if (at >= sc->len || sc->s[at] != '"') {
+                refuse(sc, "expected a member name");
+                break;
+            }
+            if (!(name = b_string(b)) || slop__scan_name(sc, at) != 0) break;
+            slop__scan_ws(sc);
+            if (sc->pos >= sc->len || sc->s[sc->pos] != ':') {
+                refuse(sc, "expected ':'");
+                break;
+            }
+            sc->pos++;
+        }
+        cJSON *item = b_value(b);
+        if (!item) break;
+        item->string = name;
+        name = NULL;
+        if (last) {
+            last->next = item;
+            item->prev = last;
+        } else {
+            v->child = item;
+        }
+        v->child->prev = last = item;
+        int more = slop__scan_next(sc, close);
+        if (more < 0) {
+            refuse(sc, open == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+            break;
+        }
+        if (more) continue;
+        sc->depth--;
+        if (open == '{' && slop__scan_keys_end(sc, mark) != 0) break;
+        return v;
+    }
+    b_drop_text(b, name);
+    b_drop(b, v);
+    return NULL;
+}
+
+static cJSON *b_literal(build *b, const char *lit, size_t n, int type) {
+    if (scan_literal(&b->sc, lit, n) != 0) {
+        refuse(&b->sc, "bad value");
+        return NULL;
+    }
+    cJSON *v = b_node(b, type);
+    if (v && type == cJSON_True) v->valueint = 1; /* as cJSON's parse sets it */
+    return v;
+}
+
+static cJSON *b_value(build *b) {
+    slop__scan *sc = &b->sc;
+    slop__scan_ws(sc);
+    if (sc->pos >= sc->len) {
+        refuse(sc, "unexpected end of the text");
+        return NULL;
+    }
+    char c = sc->s[sc->pos];
+    if (c == '"') {
+        char *text = b_string(b);
+        cJSON *v = text ? b_node(b, cJSON_String) : NULL;
+        if (!v) {
+            b_drop_text(b, text);
+            return NULL;
+        }
+        v->valuestring = text;
+        return v;
+    }
+    if (c == '{' || c == '[') return b_container(b, c);
+    if (c == 't') return b_literal(b, "true", 4, cJSON_True);
+    if (c == 'f') return b_literal(b, "false", 5, cJSON_False);
+    if (c == 'n') return b_literal(b, "null", 4, cJSON_NULL);
+    return b_number(b);
+}
+
+/* One value spanning the text, whitespace around it allowed. */
+static cJSON *b_whole(build *b) {
+    cJSON *v = b_value(b);
+    if (!v) return NULL;
+    slop__scan_ws(&b->sc);
+    if (b->sc.pos == b->sc.len) return v;
+    refuse(&b->sc, "trailing bytes after the value");
+    b_drop(b, v);
+    return NULL;
+}
+
+cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,
+                        size_t *offset, const char **why) {
+    if (offset) *offset = 0;
+    if (why) *why = NULL;
+    if (!s) {
+        *status = SLOP__JSON_BAD;
+        return NULL;
+    }
+    build b = {.arena = NULL};
+    slop__scan_init(&b.sc, s, len, max_depth);
+    cJSON *v = b_whole(&b);
+    if (!v) {
+        if (offset) *offset = b.sc.pos;
+        if (why) *why = b.sc.why ? b.sc.why : "not valid JSON";
+        *status = b.sc.too_deep ? SLOP__JSON_TOO_DEEP : SLOP__JSON_BAD;
+    } else {
+        *status = SLOP__JSON_OK;
+    }
+    slop__scan_free(&b.sc);
+    return v;
+}
+
+cJSON *slop__json_parse_exact(const char *s, size_t len) {
+    slop__json_status st;
+    return slop__json_parse(s, len, CJSON_NESTING_LIMIT, &st, NULL, NULL);
+}
+
+/* A top-level member of a frame: its value built, or for a snapshot's
+ * object "tree" (type seen first) only delimited, a null in its place. */
+static cJSON *frame_member(build *b, slop__frame_info *info, int is_tree) {
+    slop__scan *sc = &b->sc;
+    slop__scan_ws(sc);
+    size_t start = sc->pos;
+    if (is_tree && !info->tree && info->is_snapshot && start < sc->len && sc->s[start] == '{') {
+        /* The tree is validated while the mirror is built from it. */
+        if (skip_balanced(sc) != 0) {
+            refuse(sc, "unterminated tree");
+            return NULL;
+        }
+        info->tree = sc->s + start;
+        info->tree_len = sc->pos - start;
+        return b_node(b, cJSON_NULL);
+    }
+    return b_value(b);
+}
+
+/* A frame's top-level object, with what the consumer wants to know noted
+ * on the way: "type", and where a snapshot's tree is. */
+static cJSON *frame_object(build *b, slop__frame_info *info) {
+    slop__scan *sc = &b->sc;
+    if (slop__scan_enter(sc) != 0) return NULL;
+    cJSON *msg = b_node(b, cJSON_Object), *tree = NULL;
+    size_t tree_at = 0, tree_end = 0;
+    if (!msg) return NULL;
+    sc->pos++;
+    slop__scan_ws(sc);
+    if (sc->pos < sc->len && sc->s[sc->pos] == '}') {
+        sc->pos++;
+        return msg;
+    }
+    char *name = NULL;
+    for (cJSON *last = NULL;;) {
+        slop__scan_ws(sc);
+        size_t at = sc->pos;
+        if (at >= sc->len || sc->s[at] != '"') {
+            refuse(sc, "expected a member name");
+            break;
+        }
+        if (!(name = b_string(b)) || slop__scan_name(sc, at) != 0) break;
+        int is_type = strcmp(name, "type") == 0, is_tree = strcmp(name, "tree") == 0;
+        slop__scan_ws(sc);
+        if (sc->pos >= sc->len || sc->s[sc->pos] != ':') {
+            refuse(sc, "expected ':'");
+            break;
+        }
+        sc->pos++;
+        slop__scan_ws(sc);
+        size_t value_at = sc->pos;
+        cJSON *item = frame_member(b, info, is_tree);
+        if (!item) break;
+        item->string = name;
+        name = NULL;
+        if (last) {
+            last->next = item;
+            item->prev = last;
+        } else {
+            msg->child = item;
+        }
+        msg->child->prev = last = item;
+        if (is_type && !info->type_seen) {
+            info->type_seen = 1;
+            info->is_snapshot = cJSON_IsString(item) && strcmp(item->valuestring, "snapshot") == 0;
+        }
+        if (is_tree && !tree) {
+            tree = item;
+            tree_at = value_at;
+            tree_end = sc->pos;
+        }
+        int more = slop__scan_next(sc, '}');
+        if (more < 0) {
+            refuse(sc, "expected ',' or '}'");
+            break;
+        }
+        if (more) continue;
+        if (slop__scan_keys_end(sc, 0) != 0) break;
+        if (info->is_snapshot && tree && !info->tree && cJSON_IsObject(tree)) {
+            /* "tree" came before "type": built, but loaded from its text
+             * like any snapshot's, so both orders behave the same. */
+            b_drop(b, tree->child);
+            tree->child = NULL;
+            tree->type = cJSON_NULL;
+            info->tree = sc->s + tree_at;
+            info->tree_len = tree_end - tree_at;
+        }
+        return msg;
+    }
+    b_drop_text(b, name);
+    b_drop(b, msg);
+    return NULL;
+}
+
+cJSON *slop__parse_frame(const char *s, size_t len, unsigned max_depth, slop__arena *arena, slop__frame_info *info) {
+    memset(info, 0, sizeof *info);
+    build b = {.arena = arena};
+    slop__scan_init(&b.sc, s ? s : "", s ? len : 0, max_depth);
+    slop__scan_ws(&b.sc);
+    cJSON *msg;
+    if (b.sc.pos < b.sc.len && b.sc.s[b.sc.pos] == '{') {
+        msg = frame_object(&b, info);
+        slop__scan_ws(&b.sc);
+        if (msg && b.sc.pos != b.sc.len) {
+            refuse(&b.sc, "trailing bytes after the value");
+            b_drop(&b, msg);
+            msg = NULL;
+        }
+    } else {
+        msg = b_whole(&b);
+    }
+    if (!msg) {
+        info->too_deep = b.sc.too_deep;
+        info->out_of_memory = b.oom;
+        info->offset = b.sc.pos;
+        info->why = b.sc.why ? b.sc.why : "not valid JSON";
+        info->tree = NULL;
+    }
+    slop__scan_free(&b.sc);
+    return msg;
 }

@@ -417,14 +417,15 @@ size_t slop__mirror_subtree_count(const slop__node *n) {
     return c;
 }
 
-/* Takes ownership of item (detaches it from its cJSON parent obj). */
-cJSON *slop__mirror_steal(cJSON *obj, cJSON *item) {
-    cJSON *v = cJSON_DetachItemViaPointer(obj, item);
-    if (v && v->string && !(v->type & cJSON_StringIsConst)) {
-        cJSON_free(v->string);
-    }
-    if (v) v->string = NULL;
-    return v;
+/* A copy of item without its member name, for the mirror to keep: a
+ * frame's values live in the consumer's frame arena and go with it after
+ * the frame. NULL when out of memory. */
+cJSON *slop__mirror_copy(const cJSON *item) {
+    cJSON bare = *item; /* the same value with no name and no siblings */
+    bare.string = NULL;
+    bare.next = bare.prev = NULL;
+    bare.type &= ~cJSON_StringIsConst;
+    return cJSON_Duplicate(&bare, 1);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -453,7 +454,7 @@ typedef struct node_parts {
     size_t id_len, type_len;
     span raw[SLOP__FIELD_COUNT]; /* text: field values as JSON text           */
     cJSON *obj;                 /* cJSON: the node object, and its field      */
-    cJSON *json[SLOP__FIELD_COUNT]; /* members, taken once the node is made   */
+    cJSON *json[SLOP__FIELD_COUNT]; /* members, copied once the node is made   */
     slop__node **kids;          /* built children, not linked yet             */
     size_t nk, capk;
 } node_parts;
@@ -539,8 +540,10 @@ static slop__node *node_alloc(build_ctx *b, const node_parts *p) {
             n->raw_len[f] = (uint32_t)p->raw[f].n;
             n->raw_cap[f] = (uint32_t)raw_room(p->raw[f].n);
             s += n->raw_cap[f];
-        } else if (p->json[f]) {
-            n->field[f] = slop__mirror_steal(p->obj, p->json[f]);
+        } else if (p->json[f] && !(n->field[f] = slop__mirror_copy(p->json[f]))) {
+            for (int g = 0; g < f; g++) cJSON_Delete(n->field[g]);
+            free(n);
+            return NULL;
         }
     }
     b->budget_left--;

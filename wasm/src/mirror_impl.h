@@ -89,7 +89,7 @@ int slop__mirror_member_of(const char *s);
 int slop__mirror_is_reserved(const char *s);
 void slop__mirror_node_free(slop__mirror *m, slop__node *n);
 size_t slop__mirror_subtree_count(const slop__node *n);
-cJSON *slop__mirror_steal(cJSON *obj, cJSON *item);
+cJSON *slop__mirror_copy(const cJSON *item);
 
 /* ---- Building a node */
 

@@ -290,8 +290,10 @@ static int field_whole(op_ctx *c, slop__node *n, int f) {
         const char *want = slop__mirror_field_type_error(f, slop__mirror_json_kind(jv));
         if (want) return op_fail(c, "\"%s\" must be %s", field_names[f], want);
     }
+    cJSON *v = NULL;
+    if (c->kind != OP_REMOVE && !cJSON_IsNull(jv) && !(v = slop__mirror_copy(jv))) return op_nomem(c);
     cJSON_Delete(n->field[f]);
-    n->field[f] = c->kind == OP_REMOVE || cJSON_IsNull(jv) ? NULL : slop__mirror_steal(c->op, jv);
+    n->field[f] = v;
     return 0;
 }
 
@@ -332,7 +334,8 @@ static int value_op(op_ctx *c, cJSON *cur, const char *key) {
             if (!item) return op_fail(c, "no key \"%.64s\" to remove", key);
             cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
         } else if (c->kind == OP_ADD || item) {
-            cJSON *v = slop__mirror_steal(c->op, c->value);
+            cJSON *v = slop__mirror_copy(c->value);
+            if (!v) return op_nomem(c);
             if (item) cJSON_ReplaceItemInObjectCaseSensitive(cur, key, v);
             else cJSON_AddItemToObject(cur, key, v);
         } else {
@@ -346,11 +349,18 @@ static int value_op(op_ctx *c, cJSON *cur, const char *key) {
     if (!(c->kind == OP_ADD && strcmp(key, "-") == 0) && array_index(c, key, &idx) != 0) return -1;
     if (c->kind == OP_ADD) {
         if (idx > size) return op_fail(c, "array index %ld out of range", idx);
-        array_insert(cur, (int)idx, slop__mirror_steal(c->op, c->value));
+        cJSON *v = slop__mirror_copy(c->value);
+        if (!v) return op_nomem(c);
+        array_insert(cur, (int)idx, v);
     } else {
         if (idx >= size) return op_fail(c, "array index %ld out of range", idx);
-        if (c->kind == OP_REMOVE) cJSON_DeleteItemFromArray(cur, (int)idx);
-        else cJSON_ReplaceItemInArray(cur, (int)idx, slop__mirror_steal(c->op, c->value));
+        if (c->kind == OP_REMOVE) {
+            cJSON_DeleteItemFromArray(cur, (int)idx);
+        } else {
+            cJSON *v = slop__mirror_copy(c->value);
+            if (!v) return op_nomem(c);
+            cJSON_ReplaceItemInArray(cur, (int)idx, v);
+        }
     }
     return 0;
 }
@@ -402,14 +412,12 @@ static int replace_children(op_ctx *c, slop__node *n, cJSON *jv) {
         note_kid(c, n, k, 0, 0);
         if (detach_child(c->m, c->log, k) != 0) return op_nomem(c);
     }
-    cJSON *arr = jv ? slop__mirror_steal(c->op, jv) : NULL;
     size_t at = 0;
     int rc = 0;
-    for (cJSON *it = arr ? arr->child : NULL; it && rc == 0; it = it->next, at++) {
+    for (cJSON *it = jv ? jv->child : NULL; it && rc == 0; it = it->next, at++) {
         slop__node *k = build_value(c, it, n, "children");
         rc = k ? add_child(c, n, k, at) : -1;
     }
-    cJSON_Delete(arr);
     return rc;
 }
 
@@ -459,8 +467,7 @@ static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
     cJSON *jv = c->value;
     if (!cJSON_IsObject(jv)) return op_fail(c, "the value for a child must be a node object");
     cJSON *vid = cJSON_GetObjectItemCaseSensitive(jv, "id");
-    if (!vid) cJSON_AddStringToObject(jv, "id", seg);
-    else if (!cJSON_IsString(vid) || strcmp(vid->valuestring, seg) != 0)
+    if (vid && (!cJSON_IsString(vid) || strcmp(vid->valuestring, seg) != 0))
         return op_fail(c, "value.id does not match the path segment \"%.64s\"", seg);
     if (c->kind == OP_REPLACE && !k) return op_fail(c, "no node \"%.64s\" to replace", seg);
     long idx = -1;
@@ -482,9 +489,19 @@ static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
         if ((size_t)idx > room) return op_fail(c, "index %ld is past the end (%zu children)", idx, room);
         at = (size_t)idx;
     }
-    cJSON *val = slop__mirror_steal(c->op, jv);
-    slop__node *fresh = build_value(c, val, n, "value");
-    cJSON_Delete(val);
+    /* A value without an id takes the segment's: lent as a member for the
+     * build (the frame's values are not ours to add to). */
+    cJSON id = {.type = cJSON_String, .valuestring = (char *)seg, .string = (char *)"id"};
+    if (!vid) {
+        id.next = jv->child;
+        id.prev = jv->child ? jv->child->prev : &id;
+        jv->child = &id;
+    }
+    slop__node *fresh = build_value(c, jv, n, "value");
+    if (!vid) {
+        jv->child = id.next;
+        if (jv->child) jv->child->prev = id.prev;
+    }
     return fresh && add_child(c, n, fresh, at) == 0 ? 0 : -1;
 }
 
