@@ -449,10 +449,11 @@ static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJ
                        "the provider sends patches without declaring \"patches\"; applying them");
     }
     slop__changes ch;
-    slop__changes_init(&ch);
     char err[300], m[400];
     int nops = cJSON_GetArraySize(ops);
-    slop__mirror_status st = slop__mirror_apply(&s->m, ops, &ch, err, sizeof err);
+    int ready = slop__changes_init(&ch, &c->frame_arena) == 0; /* the lists live as long as the frame */
+    slop__mirror_status st = ready ? slop__mirror_apply(&s->m, ops, &ch, err, sizeof err) : SLOP__MIRROR_NOMEM;
+    if (!ready) snprintf(err, sizeof err, "out of memory");
     if (st != SLOP__MIRROR_OK) {
         slop__changes_free(&ch);
         if (st == SLOP__MIRROR_INVALID) slop__conf_note(&c->conf, "patch-apply", s->path, v, "patch v%.17g: %s", v, err);

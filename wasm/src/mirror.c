@@ -882,24 +882,30 @@ slop__node *slop__mirror_find(const slop__mirror *m, const char *path) {
     return n;
 }
 
-char *slop__node_path(const slop__node *n) {
+size_t slop__node_path_len(const slop__node *n) {
     size_t len = 0;
     for (const slop__node *c = n; c->parent; c = c->parent) len += strlen(c->id) + 1;
-    if (!len) {
-        char *root = malloc(2);
-        if (root) memcpy(root, "/", 2);
-        return root;
+    return len ? len : 1; /* the root is "/" */
+}
+
+void slop__node_path_write(const slop__node *n, char *out) {
+    size_t at = slop__node_path_len(n);
+    out[at] = '\0';
+    if (!n->parent) {
+        out[0] = '/';
+        return;
     }
-    char *s = malloc(len + 1);
-    if (!s) return NULL;
-    s[len] = 0;
-    size_t at = len;
     for (const slop__node *c = n; c->parent; c = c->parent) {
         size_t l = strlen(c->id);
         at -= l;
-        memcpy(s + at, c->id, l);
-        s[--at] = '/';
+        memcpy(out + at, c->id, l);
+        out[--at] = '/';
     }
+}
+
+char *slop__node_path(const slop__node *n) {
+    char *s = malloc(slop__node_path_len(n) + 1);
+    if (s) slop__node_path_write(n, s);
     return s;
 }
 
@@ -1044,24 +1050,27 @@ int slop__node_has_field(const slop__node *n, int f) { return n->field[f] != NUL
 /* Changes                                                                  */
 /* ---------------------------------------------------------------------- */
 
-void slop__changes_init(slop__changes *ch) {
-    ch->changed = cJSON_CreateArray();
-    ch->added = cJSON_CreateArray();
-    ch->removed = cJSON_CreateArray();
-    ch->kids = NULL;
-    ch->nkids = ch->kids_cap = 0;
-    ch->truncated = 0;
-    ch->count = 0;
+/* An empty array node from the arena (cJSON links items without allocating). */
+static cJSON *arena_array(slop__arena *a) {
+    cJSON *v = slop__arena_alloc(a, sizeof *v);
+    if (v) {
+        memset(v, 0, sizeof *v);
+        v->type = cJSON_Array;
+    }
+    return v;
+}
+
+int slop__changes_init(slop__changes *ch, slop__arena *arena) {
+    memset(ch, 0, sizeof *ch);
+    ch->arena = arena;
+    ch->changed = arena_array(arena);
+    ch->added = arena_array(arena);
+    ch->removed = arena_array(arena);
+    return ch->changed && ch->added && ch->removed ? 0 : -1;
 }
 
 void slop__changes_free(slop__changes *ch) {
-    cJSON_Delete(ch->changed);
-    cJSON_Delete(ch->added);
-    cJSON_Delete(ch->removed);
-    for (size_t i = 0; i < ch->nkids; i++) {
-        free(ch->kids[i].parent);
-        free(ch->kids[i].id);
-    }
-    free(ch->kids);
-    memset(ch, 0, sizeof *ch);
+    free(ch->kids); /* the rest is the arena's */
+    ch->kids = NULL;
+    ch->nkids = ch->kids_cap = 0;
 }

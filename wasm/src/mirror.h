@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cJSON.h"
+#include "internal.h"
 
 enum { SLOP__FIELD_PROPERTIES, SLOP__FIELD_META, SLOP__FIELD_AFFORDANCES, SLOP__FIELD_CONTENT_REF,
        SLOP__FIELD_COUNT };
@@ -95,8 +96,8 @@ typedef struct slop__mirror {
  * order: applied one after the other to the list as it was before the patch,
  * they give the list after it. A move is a removal and an insertion. */
 typedef struct slop__kid_change {
-    char *parent;               /* path relative to the mirror root, owned    */
-    char *id;                   /* the child's id, owned                      */
+    char *parent;               /* path relative to the mirror root (arena)   */
+    char *id;                   /* the child's id (arena)                     */
     size_t index;               /* insert: its position after; remove: before */
     int insert;                 /* 1 inserted, 0 removed                      */
 } slop__kid_change;
@@ -106,10 +107,12 @@ typedef struct slop__kid_change {
  * its children list are in kids, so a consumer of the changes never needs the
  * whole list again (O(1) per op, whatever the number of siblings). */
 typedef struct slop__changes {
-    cJSON *changed;             /* array of strings, owned                    */
+    slop__arena *arena;         /* where the lists and their strings live: the
+                                 * frame's, so a patch's changes go with it    */
+    cJSON *changed;             /* arrays of strings (from the arena)          */
     cJSON *added;
     cJSON *removed;
-    slop__kid_change *kids;     /* owned, nkids of them                        */
+    slop__kid_change *kids;     /* owned (malloc'd), nkids of them             */
     size_t nkids, kids_cap;
     int truncated;              /* more than SLOP__CHANGES_MAX: refetch all    */
     int count;                  /* entries in the four lists                  */
@@ -162,7 +165,9 @@ int slop__node_has_field(const slop__node *n, int field);
 slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err,
                                        size_t errlen);
 
-void slop__changes_init(slop__changes *ch);
+/* Empty lists in arena (the caller resets it after reading them). -1 when
+ * out of memory. */
+int slop__changes_init(slop__changes *ch, slop__arena *arena);
 void slop__changes_free(slop__changes *ch);
 
 /* The node at a node path relative to the root ("" or "/" is the root). */
@@ -195,5 +200,8 @@ cJSON *slop__node_to_json(const slop__node *n, int depth);
 /* Writes the node path relative to the mirror root ("/a/b", "/" for the root)
  * into a malloc'd string. Caller frees. */
 char *slop__node_path(const slop__node *n);
+/* The same written into out (room for slop__node_path_len(n) + 1 bytes). */
+size_t slop__node_path_len(const slop__node *n);
+void slop__node_path_write(const slop__node *n, char *out);
 
 #endif

@@ -187,24 +187,34 @@ static void note(op_ctx *c, int which, const slop__node *n, const char *child_id
     slop__changes *ch = c->ch;
     if (!ch || ch->truncated) return;
     cJSON *list = which == CH_ADDED ? ch->added : which == CH_REMOVED ? ch->removed : ch->changed;
-    char *p = slop__node_path(n);
-    if (p && child_id) {
-        char *q = slop__path_child(p, child_id);
-        free(p);
-        p = q;
+    /* The path goes straight into the frame's arena, with its list node. */
+    size_t len = slop__node_path_len(n), id_len = child_id ? strlen(child_id) : 0;
+    size_t whole = child_id ? (len > 1 ? len : 0) + 1 + id_len : len;
+    char *p = slop__arena_alloc(ch->arena, whole + 1);
+    cJSON *item = p ? slop__arena_alloc(ch->arena, sizeof *item) : NULL;
+    if (!item) {
+        ch->truncated = 1; /* the reader re-reads the subtree */
+        return;
     }
-    if (!p) return;
+    slop__node_path_write(n, p);
+    if (child_id) { /* the root's child is "/id", not "//id" */
+        size_t at = len > 1 ? len : 0;
+        p[at] = '/';
+        memcpy(p + at + 1, child_id, id_len + 1);
+    }
     /* Consecutive ops often touch the same node: skip exact repeats cheaply
      * (cJSON keeps an array's last element in child->prev). */
     cJSON *last = list->child ? list->child->prev : NULL;
-    if (!(last && strcmp(last->valuestring, p) == 0)) {
-        if (ch->count >= SLOP__CHANGES_MAX) ch->truncated = 1;
-        else {
-            cJSON_AddItemToArray(list, cJSON_CreateString(p));
-            ch->count++;
-        }
+    if (last && strcmp(last->valuestring, p) == 0) return;
+    if (ch->count >= SLOP__CHANGES_MAX) {
+        ch->truncated = 1;
+        return;
     }
-    free(p);
+    memset(item, 0, sizeof *item);
+    item->type = cJSON_String;
+    item->valuestring = p;
+    cJSON_AddItemToArray(list, item);
+    ch->count++;
 }
 
 /* Records that child k of n was inserted at (insert) or removed from its
@@ -217,13 +227,15 @@ static void note_kid(op_ctx *c, const slop__node *n, const slop__node *k, size_t
         ch->truncated = 1;
         return;
     }
-    slop__kid_change kc = {slop__node_path(n), strdup(k->id), at, insert};
+    size_t id_len = strlen(k->id);
+    slop__kid_change kc = {slop__arena_alloc(ch->arena, slop__node_path_len(n) + 1),
+                           slop__arena_alloc(ch->arena, id_len + 1), at, insert};
     if (!kc.parent || !kc.id) {
-        free(kc.parent);
-        free(kc.id);
         ch->truncated = 1;
         return;
     }
+    slop__node_path_write(n, kc.parent);
+    memcpy(kc.id, k->id, id_len + 1);
     ch->kids[ch->nkids++] = kc;
     ch->count++;
     /* A windowed collection's view says how many more the provider has, which
