@@ -16,14 +16,7 @@
 
 #include "internal.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SLOP_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLOP_ASAN 1
-#endif
-#endif
-#ifdef SLOP_ASAN
+#ifdef SLOP__ARENA_POISONS
 #include <sanitizer/asan_interface.h>
 #define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
 #define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
@@ -36,20 +29,19 @@
  * is kept across frames. A chunk larger than this (a large frame) is freed
  * at the reset after it. */
 #define FIRST_CHUNK ((size_t)64 * 1024)
-#define ALIGN ((size_t)alignof(max_align_t))
+_Static_assert(SLOP__ARENA_ALIGN >= alignof(max_align_t), "arena pieces must be aligned for any type");
 
 struct slop__arena_chunk {
     struct slop__arena_chunk *next; /* the chunk before this one            */
-    size_t cap, used;               /* bytes of data, bytes handed out      */
-    max_align_t data[];
+    size_t cap;                     /* bytes of data                        */
+    max_align_t data[];             /* handed out up to the arena's next    */
 };
 
-static size_t round_up(size_t n) { return (n + ALIGN - 1) & ~(ALIGN - 1); }
-
-void *slop__arena_alloc(slop__arena *a, size_t n) {
-    n = round_up(n ? n : 1);
+void *slop__arena_alloc_chunk(slop__arena *a, size_t n) {
+    /* n is rounded to SLOP__ARENA_ALIGN by the inline part */
+    if (!n) n = SLOP__ARENA_ALIGN;
     struct slop__arena_chunk *ch = a->head;
-    if (!ch || ch->cap - ch->used < n) {
+    if (!ch || (size_t)(a->end - a->next) < n) {
         size_t cap = ch ? ch->cap * 2 : FIRST_CHUNK;
         if (cap < n) cap = n;
         if (cap > SIZE_MAX - sizeof *ch) return NULL;
@@ -57,12 +49,13 @@ void *slop__arena_alloc(slop__arena *a, size_t n) {
         if (!fresh) return NULL;
         fresh->next = ch;
         fresh->cap = cap;
-        fresh->used = 0;
         POISON(fresh->data, cap);
         a->head = ch = fresh;
+        a->next = (char *)fresh->data;
+        a->end = a->next + cap;
     }
-    char *p = (char *)ch->data + ch->used;
-    ch->used += n;
+    char *p = a->next;
+    a->next += n;
     UNPOISON(p, n);
     return p;
 }
@@ -79,11 +72,13 @@ void slop__arena_reset(slop__arena *a) {
         }
         ch = next;
     }
+    a->head = keep;
+    a->next = a->end = NULL;
     if (keep) {
         POISON(keep->data, keep->cap);
-        keep->used = 0;
+        a->next = (char *)keep->data;
+        a->end = a->next + keep->cap;
     }
-    a->head = keep;
 }
 
 void slop__arena_free(slop__arena *a) {
@@ -93,4 +88,5 @@ void slop__arena_free(slop__arena *a) {
         free(ch);
     }
     a->head = NULL;
+    a->next = a->end = NULL;
 }
