@@ -517,7 +517,10 @@ static char *b_string(build *b) {
     if (scan_string(sc, 0, NULL) != 0) return NULL;
     if (!sc->escaped) return b_copy(b, sc->s + at + 1, sc->pos - at - 2);
     sc->pos = at;
-    if (scan_string(sc, 1, &n) != 0) return NULL; /* out of memory only: it passed */
+    if (scan_string(sc, 1, &n) != 0) { /* out of memory only: it passed once */
+        b->oom = 1;
+        return NULL;
+    }
     return b_copy(b, sc->buf, n);
 }
 
@@ -586,9 +589,65 @@ static cJSON *b_number(build *b) {
 
 static cJSON *b_value(build *b);
 
+/* A frame's top-level object, parsed as any object is, with what the
+ * consumer wants to know noted on the way: "type", and where a snapshot's
+ * tree is. */
+typedef struct frame_top {
+    slop__frame_info *info;
+    cJSON *tree;                /* the first "tree" member's value           */
+    size_t tree_at, tree_end;   /* its text                                  */
+} frame_top;
+
+/* A top-level member's value: built, or for a snapshot's object "tree"
+ * (type seen first) only delimited, a null in its place. */
+static cJSON *frame_member(build *b, frame_top *top, const char *name) {
+    slop__scan *sc = &b->sc;
+    slop__frame_info *info = top->info;
+    int is_tree = strcmp(name, "tree") == 0;
+    size_t start = sc->pos;
+    cJSON *v;
+    if (is_tree && !info->tree && info->is_snapshot && start < sc->len && sc->s[start] == '{') {
+        /* The tree is validated while the mirror is built from it. */
+        if (skip_balanced(sc) != 0) {
+            refuse(sc, "unterminated tree");
+            return NULL;
+        }
+        info->tree = sc->s + start;
+        info->tree_len = sc->pos - start;
+        v = b_node(b, cJSON_NULL);
+    } else {
+        v = b_value(b);
+    }
+    if (!v) return NULL;
+    if (strcmp(name, "type") == 0 && !info->type_seen) {
+        info->type_seen = 1;
+        info->is_snapshot = cJSON_IsString(v) && strcmp(v->valuestring, "snapshot") == 0;
+    }
+    if (is_tree && !top->tree) {
+        top->tree = v;
+        top->tree_at = start;
+        top->tree_end = sc->pos;
+    }
+    return v;
+}
+
+/* The frame's object is complete: a tree that came before "type" was
+ * built, but is loaded from its text like any snapshot's, so both orders
+ * behave the same. */
+static void frame_end(build *b, frame_top *top) {
+    slop__frame_info *info = top->info;
+    cJSON *tree = top->tree;
+    if (!info->is_snapshot || !tree || info->tree || !cJSON_IsObject(tree)) return;
+    b_drop(b, tree->child);
+    tree->child = NULL;
+    tree->type = cJSON_NULL;
+    info->tree = b->sc.s + top->tree_at;
+    info->tree_len = top->tree_end - top->tree_at;
+}
+
 /* An object or array at pos, its members linked as cJSON links them (the
- * first one's prev is the last). */
-static cJSON *b_container(build *b, char open) {
+ * first one's prev is the last). top: this is a frame's top-level object. */
+static cJSON *b_container(build *b, char open, frame_top *top) {
     slop__scan *sc = &b->sc;
     char close = open == '{' ? '}' : ']';
     if (slop__scan_enter(sc) != 0) return NULL;
@@ -618,8 +677,9 @@ static cJSON *b_container(build *b, char open) {
                 break;
             }
             sc->pos++;
+            slop__scan_ws(sc);
         }
-        cJSON *item = b_value(b);
+        cJSON *item = top ? frame_member(b, top, name) : b_value(b);
         if (!item) break;
         item->string = name;
         name = NULL;
@@ -638,6 +698,7 @@ static cJSON *b_container(build *b, char open) {
         if (more) continue;
         sc->depth--;
         if (open == '{' && slop__scan_keys_end(sc, mark) != 0) break;
+        if (top) frame_end(b, top);
         return v;
     }
     b_drop_text(b, name);
@@ -673,7 +734,7 @@ static cJSON *b_value(build *b) {
         v->valuestring = text;
         return v;
     }
-    if (c == '{' || c == '[') return b_container(b, c);
+    if (c == '{' || c == '[') return b_container(b, c, NULL);
     if (c == 't') return b_literal(b, "true", 4, cJSON_True);
     if (c == 'f') return b_literal(b, "false", 5, cJSON_False);
     if (c == 'n') return b_literal(b, "null", 4, cJSON_NULL);
@@ -718,100 +779,6 @@ cJSON *slop__json_parse_exact(const char *s, size_t len) {
     return slop__json_parse(s, len, CJSON_NESTING_LIMIT, &st, NULL, NULL);
 }
 
-/* A top-level member of a frame: its value built, or for a snapshot's
- * object "tree" (type seen first) only delimited, a null in its place. */
-static cJSON *frame_member(build *b, slop__frame_info *info, int is_tree) {
-    slop__scan *sc = &b->sc;
-    slop__scan_ws(sc);
-    size_t start = sc->pos;
-    if (is_tree && !info->tree && info->is_snapshot && start < sc->len && sc->s[start] == '{') {
-        /* The tree is validated while the mirror is built from it. */
-        if (skip_balanced(sc) != 0) {
-            refuse(sc, "unterminated tree");
-            return NULL;
-        }
-        info->tree = sc->s + start;
-        info->tree_len = sc->pos - start;
-        return b_node(b, cJSON_NULL);
-    }
-    return b_value(b);
-}
-
-/* A frame's top-level object, with what the consumer wants to know noted
- * on the way: "type", and where a snapshot's tree is. */
-static cJSON *frame_object(build *b, slop__frame_info *info) {
-    slop__scan *sc = &b->sc;
-    if (slop__scan_enter(sc) != 0) return NULL;
-    cJSON *msg = b_node(b, cJSON_Object), *tree = NULL;
-    size_t tree_at = 0, tree_end = 0;
-    if (!msg) return NULL;
-    sc->pos++;
-    slop__scan_ws(sc);
-    if (sc->pos < sc->len && sc->s[sc->pos] == '}') {
-        sc->pos++;
-        return msg;
-    }
-    char *name = NULL;
-    for (cJSON *last = NULL;;) {
-        slop__scan_ws(sc);
-        size_t at = sc->pos;
-        if (at >= sc->len || sc->s[at] != '"') {
-            refuse(sc, "expected a member name");
-            break;
-        }
-        if (!(name = b_string(b)) || slop__scan_name(sc, at) != 0) break;
-        int is_type = strcmp(name, "type") == 0, is_tree = strcmp(name, "tree") == 0;
-        slop__scan_ws(sc);
-        if (sc->pos >= sc->len || sc->s[sc->pos] != ':') {
-            refuse(sc, "expected ':'");
-            break;
-        }
-        sc->pos++;
-        slop__scan_ws(sc);
-        size_t value_at = sc->pos;
-        cJSON *item = frame_member(b, info, is_tree);
-        if (!item) break;
-        item->string = name;
-        name = NULL;
-        if (last) {
-            last->next = item;
-            item->prev = last;
-        } else {
-            msg->child = item;
-        }
-        msg->child->prev = last = item;
-        if (is_type && !info->type_seen) {
-            info->type_seen = 1;
-            info->is_snapshot = cJSON_IsString(item) && strcmp(item->valuestring, "snapshot") == 0;
-        }
-        if (is_tree && !tree) {
-            tree = item;
-            tree_at = value_at;
-            tree_end = sc->pos;
-        }
-        int more = slop__scan_next(sc, '}');
-        if (more < 0) {
-            refuse(sc, "expected ',' or '}'");
-            break;
-        }
-        if (more) continue;
-        if (slop__scan_keys_end(sc, 0) != 0) break;
-        if (info->is_snapshot && tree && !info->tree && cJSON_IsObject(tree)) {
-            /* "tree" came before "type": built, but loaded from its text
-             * like any snapshot's, so both orders behave the same. */
-            b_drop(b, tree->child);
-            tree->child = NULL;
-            tree->type = cJSON_NULL;
-            info->tree = sc->s + tree_at;
-            info->tree_len = tree_end - tree_at;
-        }
-        return msg;
-    }
-    b_drop_text(b, name);
-    b_drop(b, msg);
-    return NULL;
-}
-
 cJSON *slop__parse_frame(const char *s, size_t len, unsigned max_depth, slop__arena *arena, slop__frame_info *info) {
     memset(info, 0, sizeof *info);
     build b = {.arena = arena};
@@ -819,7 +786,8 @@ cJSON *slop__parse_frame(const char *s, size_t len, unsigned max_depth, slop__ar
     slop__scan_ws(&b.sc);
     cJSON *msg;
     if (b.sc.pos < b.sc.len && b.sc.s[b.sc.pos] == '{') {
-        msg = frame_object(&b, info);
+        frame_top top = {.info = info};
+        msg = b_container(&b, '{', &top);
         slop__scan_ws(&b.sc);
         if (msg && b.sc.pos != b.sc.len) {
             refuse(&b.sc, "trailing bytes after the value");
