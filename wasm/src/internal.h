@@ -141,6 +141,7 @@ void *slop__arena_alloc_chunk(slop__arena *a, size_t n);
 /* n bytes aligned for any type, valid until the next reset; NULL when out
  * of memory. Inline: a frame takes dozens. */
 static inline void *slop__arena_alloc(slop__arena *a, size_t n) {
+    if (n > SIZE_MAX / 2) return NULL; /* rounding up must not wrap */
     n = (n + SLOP__ARENA_ALIGN - 1) & ~(SLOP__ARENA_ALIGN - 1);
 #ifndef SLOP__ARENA_POISONS
     if (n && (size_t)(a->end - a->next) >= n) {
@@ -184,12 +185,12 @@ int slop__json_is_number(const cJSON *v);
 
 /* A validating JSON scanner (RFC 8259, strict): the rules every byte from
  * outside passes, by the parse above (which builds as it scans) or alone
- * where building cJSON values would cost more than the work needs: snapshot trees load straight from the text
- * (mirror.c), field values stay raw until touched. Beyond RFC 8259 it refuses
- * what cJSON would silently change: invalid UTF-8, \u0000, numbers beyond a
- * double (1e400), and duplicate member names in an object (one rule for the
- * whole core; JSON.stringify never writes them). Surrogate escapes follow
- * cJSON's rules. */
+ * where building cJSON values would cost more than the work needs: snapshot
+ * trees load straight from the text (mirror.c), field values stay raw until
+ * touched. Beyond RFC 8259 it refuses what cJSON would silently change:
+ * invalid UTF-8, \u0000, numbers beyond a double (1e400), and duplicate
+ * member names in an object (one rule for the whole core; JSON.stringify
+ * never writes them). Surrogate escapes follow cJSON's rules. */
 typedef struct slop__scan_key {
     size_t at;              /* offset of the name's opening quote           */
     uint32_t len;           /* bytes up to and including the closing quote  */

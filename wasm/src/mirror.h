@@ -200,7 +200,8 @@ cJSON *slop__node_to_json(const slop__node *n, int depth);
 /* Writes the node path relative to the mirror root ("/a/b", "/" for the root)
  * into a malloc'd string. Caller frees. */
 char *slop__node_path(const slop__node *n);
-/* The same written into out (room for slop__node_path_len(n) + 1 bytes). */
+/* Its length without the NUL, and the same path written into out (room for
+ * that length + 1 bytes), for a caller with memory of its own. */
 size_t slop__node_path_len(const slop__node *n);
 void slop__node_path_write(const slop__node *n, char *out);
 
