@@ -4,12 +4,13 @@
  * validating scanner below, and the parse at the end builds cJSON values in
  * the same pass, with the scanner's rules, instead of cJSON_Parse, because
  * cJSON's parser is lenient where the core must not be: it recurses without
- * a bound the small wasm stack can afford, accepts raw control characters, invalid UTF-8 and
- * duplicate keys (its lookups then take the first, while code that walks the
- * members takes the last), turns 1e400 into inf and prints that as null, and
- * truncates strings at \u0000. The scanner refuses all of these, so the
- * values built are exactly what the provider meant. (A second pass, cJSON's
- * parse after the scan, cost a small frame a fifth of its time.)
+ * a bound the small wasm stack can afford, accepts raw control characters,
+ * invalid UTF-8 and duplicate keys (its lookups then take the first, while
+ * code that walks the members takes the last), turns 1e400 into inf and
+ * prints that as null, and truncates strings at \u0000. The scanner refuses
+ * all of these, so the values built are exactly what the provider meant. (A
+ * second pass, cJSON's parse after the scan, cost a small frame a fifth of
+ * its time.)
  */
 #include <limits.h>
 #include <math.h>
