@@ -196,3 +196,30 @@ export function trapFocus(container) {
     }
   });
 }
+
+/**
+ * Makes `old` look like `fresh` while keeping `old` (and every descendant of the same shape) in the
+ * document: attributes are copied, text nodes take the new text, children of another tag are
+ * swapped. A live list rebuilds a row whenever its node changes; replacing the element would break
+ * a press in progress (the press ends on a new element, so the click goes to the list) and
+ * Playwright's actionability checks ("element was detached"). Only for elements whose behaviour is
+ * delegated to a container: listeners and properties set on `fresh`'s kept elements are not moved.
+ * `fresh` is emptied. Returns `old`.
+ * @template {Element} E @param {E} old @param {Element} fresh @returns {E}
+ */
+export function morph(old, fresh) {
+  for (const a of [...old.attributes]) if (!fresh.hasAttribute(a.name)) old.removeAttribute(a.name);
+  for (const a of fresh.attributes) if (old.getAttribute(a.name) !== a.value) old.setAttribute(a.name, a.value);
+  const olds = old.childNodes;
+  const news = [...fresh.childNodes];
+  news.forEach((f, i) => {
+    const o = olds[i];
+    if (!o) old.append(f);
+    else if (o.nodeType === Node.TEXT_NODE && f.nodeType === Node.TEXT_NODE) {
+      if (/** @type {Text} */ (o).data !== /** @type {Text} */ (f).data) /** @type {Text} */ (o).data = /** @type {Text} */ (f).data;
+    } else if (o.nodeType === Node.ELEMENT_NODE && o.nodeName === f.nodeName) morph(/** @type {Element} */ (o), /** @type {Element} */ (f));
+    else old.replaceChild(f, o);
+  });
+  while (olds.length > news.length) old.lastChild?.remove();
+  return old;
+}

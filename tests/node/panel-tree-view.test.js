@@ -170,8 +170,41 @@ test('search marks, reveal, and rows kept while their view is the same', () => {
   const next = source(views.map((x) => (x.path === '/a/c1' ? changed : x)), { structure: 2 });
   tv.setSource(next, { touched: new Set(['/a/c1']) });
   assert.equal(row(root, '/b'), bRow, 'the same element');
-  assert.notEqual(row(root, '/a/c1'), c1Row, 'rebuilt');
+  assert.equal(row(root, '/a/c1'), c1Row, 'a patched row keeps its element (a press on it ends on it)');
+  assert.equal(text(c1Row, 'nsum'), 'new', 'and shows the new view');
   assert.ok(row(root, '/a/c1').classList.contains('flash'), 'a patched row flashes');
+});
+
+test('a press selects the row it started on, whatever re-rendered or moved before the release', () => {
+  const views = [v('/', ['hot', 'b']), v('/hot', [], { properties: { label: 'tick 0' } }), v('/b')];
+  const { root, tv } = view(source(views));
+  const hotRow = row(root, '/hot');
+  const hotName = hotRow.querySelector('.nsum');
+  hotName.dispatchEvent(new MouseEvent('pointerdown', { bubbles: true, button: 0 }));
+  // Patched between the button going down and coming up: the row's children are new.
+  for (let n = 1; n <= 3; n++) {
+    tv.setSource(source(views.map((x) => (x.path === '/hot' ? v('/hot', [], { properties: { label: `tick ${n}` } }) : x)), { structure: 1 + n }), { touched: new Set(['/hot']) });
+  }
+  assert.equal(row(root, '/hot'), hotRow, 'the same row element');
+  assert.equal(text(hotRow, 'nsum'), 'tick 3');
+  // The release lands elsewhere (the list moved, or the pressed span is gone): the click goes to
+  // what the two have in common, the tree itself, as a browser sends it.
+  root.dispatchEvent(new MouseEvent('click', { bubbles: true, detail: 1 }));
+  assert.deepEqual(tv.selection(), { path: '/hot' }, 'the row pressed is selected');
+  // A twisty pressed then re-rendered still toggles rather than selects.
+  const rootRow = row(root, '/');
+  rootRow.querySelector('.twisty').dispatchEvent(new MouseEvent('pointerdown', { bubbles: true, button: 0 }));
+  tv.setSource(source(views, { structure: 9 }), { touched: new Set(['/']) });
+  root.dispatchEvent(new MouseEvent('click', { bubbles: true, detail: 1 }));
+  assert.equal(row(root, '/hot'), null, 'collapsed by the twisty pressed');
+  // A click without a press (detail 0: a key, a script) is read from its own target.
+  tv.toggle('/', true);
+  row(root, '/b').querySelector('.nid').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  assert.deepEqual(tv.selection(), { path: '/b' });
+  // A right button press notes nothing.
+  row(root, '/hot').dispatchEvent(new MouseEvent('pointerdown', { bubbles: true, button: 2 }));
+  root.dispatchEvent(new MouseEvent('click', { bubbles: true, detail: 1 }));
+  assert.deepEqual(tv.selection(), { path: '/b' });
 });
 
 test('a path revealed before its parent\'s view came is scrolled to once its row is there, unless something else was selected', () => {

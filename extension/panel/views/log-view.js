@@ -9,6 +9,7 @@
 
 import { h, setChildren, Tabs } from '../../shared/dom.js';
 import { VirtualList } from './virtual-list.js';
+import { Press } from './press.js';
 import { clockTime } from '../../shared/time-text.js';
 import { parseVerbatim, stringifyExact } from '../../../js-glue/exact-json.js';
 import { CoreEventName } from '../../../js-glue/core-contract.js';
@@ -126,7 +127,20 @@ export class LogView {
       this.#count();
       if (tab === 'frames') this.list.render();
     });
+    this.press = new Press(this.framesEl, '.log-row');
     this.framesEl.addEventListener('click', (e) => this.#onClick(e));
+    // A log that follows new frames holds still under the pointer (as the History's list does), so
+    // the row aimed at stays where it was aimed; it catches up when the pointer leaves.
+    this.pointerIn = false;
+    this.catchUp = false;
+    this.framesEl.addEventListener('pointerenter', () => { this.pointerIn = true; });
+    this.framesEl.addEventListener('pointerleave', () => {
+      this.pointerIn = false;
+      if (!this.catchUp) return;
+      this.catchUp = false;
+      this.list.scrollToEnd();
+      this.list.render();
+    });
     this.framesEl.addEventListener('keydown', (e) => this.#onKey(e));
     this.tabs.show('frames');
     this.#showDetail();
@@ -267,7 +281,10 @@ export class LogView {
   }
 
   #refilter() {
-    const stick = this.list.atEnd();
+    const stick = this.catchUp || this.list.atEnd();
+    // Held still (read, or under the pointer), the row at the top keeps its place when the oldest
+    // frames go at the log's bound: found again by its frame, not by its index.
+    const anchor = !stick || this.pointerIn ? this.#anchor() : null;
     const rows = [];
     for (const f of this.frames) {
       if (!this.#matches(f)) continue;
@@ -282,9 +299,22 @@ export class LogView {
       this.#showDetail();
     }
     this.list.setCount(rows.length);
-    if (stick) this.list.scrollToEnd();
+    if (stick && this.pointerIn) this.catchUp = true;
+    else if (stick) this.list.scrollToEnd();
+    if (anchor) {
+      const j = rows.findIndex((r) => r.frame === anchor.frame && r.msg === anchor.msg);
+      if (j >= 0) this.list.scrollToTop(j * this.list.rowHeight + anchor.offset);
+    }
     this.list.render();
     this.#count();
+  }
+
+  /** The first row in view and how far above the view's top it starts. */
+  #anchor() {
+    const rh = this.list.rowHeight;
+    const i = Math.floor(this.list.top / rh);
+    const r = this.rows[i];
+    return r ? { frame: r.frame, msg: r.msg, offset: this.list.top - i * rh } : null;
   }
 
   #inner(batch, frame, depth, rows) {
@@ -333,12 +363,13 @@ export class LogView {
     return el;
   }
 
+  /** A click, read as the press that made it (press.js): the row pressed, even if the log moved since. */
   #onClick(e) {
-    const el = e.target.closest('.log-row');
-    if (!el?.__row) return;
-    const r = el.__row;
+    const { row: el, closest } = this.press.resolve(e);
+    const r = /** @type {any} */ (el)?.__row;
+    if (!r) return;
     const target = r.msg ?? r.frame;
-    if (e.target.closest('[data-action="expand"]')) {
+    if (closest('[data-action="expand"]')) {
       if (this.expanded.has(target)) this.expanded.delete(target);
       else this.expanded.add(target);
       this.#refilter();

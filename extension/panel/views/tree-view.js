@@ -13,15 +13,25 @@
 // not update live. When a query brings nothing new, the row says so instead of offering the same
 // empty page again, until the collection changes.
 
-import { h } from '../../shared/dom.js';
+import { h, morph } from '../../shared/dom.js';
 import { childPath, parentPath } from '../../shared/node-path.js';
 import { exhausted, moreToLoad } from '../load-more.js';
 import { VirtualList } from './virtual-list.js';
+import { Press } from './press.js';
 import { flattenRows, nodeRow, placeholderRow, queryHeadRow, queryRow, moreRow } from './tree-rows.js';
 
 // What a node's row says: tree-rows.js (nodeSummary, salienceOf there).
 
 export const ROW_HEIGHT = 22;
+
+/**
+ * Starts a row's flash from its beginning on an element that was flashing already (the class it
+ * keeps would not start it again). Rewinding the animation lays nothing out, unlike toggling the
+ * class around a forced reflow. @param {Element} el
+ */
+function rewindFlash(el) {
+  for (const a of el.getAnimations?.() ?? []) a.currentTime = 0;
+}
 const FLASH_EVERY_MS = 1000;
 const DEPTH_INDENT = 14;
 
@@ -58,7 +68,12 @@ export class TreeView {
     /** row key → its element id (a path may hold any character; an id is made for it). */
     this.rowIds = new Map();
     root.addEventListener('keydown', (e) => this.#onKey(e));
+    this.press = new Press(root, '.row');
     root.addEventListener('click', (e) => this.handleClick(e));
+    // A flash ends by itself (the class goes, so the row can flash again later).
+    const flashDone = (e) => { if (e.target.classList?.contains('row')) e.target.classList.remove('flash'); };
+    root.addEventListener('animationend', flashDone);
+    root.addEventListener('animationcancel', flashDone);
     root.addEventListener('dblclick', (e) => this.handleDblClick(e));
     root.addEventListener('contextmenu', (e) => this.#onContextMenu(e));
     this.list = new VirtualList(root, {
@@ -221,17 +236,22 @@ export class TreeView {
       const c = this.cache.get(r.key);
       const flash = this.flash.has(r.path);
       if (c && c.view === view && c.sig === sig && !flash) return c.el;
-      const el = view ? nodeRow(this.#rowContext(), view, r, open, flash) : placeholderRow(this.#rowContext(), r);
+      const fresh = view ? nodeRow(this.#rowContext(), view, r, open, flash) : placeholderRow(this.#rowContext(), r);
+      // The row keeps its element while its key is the same: a press on a patched row ends on it.
+      const wasFlashing = !!c && c.el.classList.contains('flash');
+      const el = c ? morph(c.el, fresh) : fresh;
+      if (flash && wasFlashing) rewindFlash(el);
       this.cache.set(r.key, { el, view, sig });
       return el;
     }
     const sig = `${r.kind}|${r.depth}|${this.selected === r.key}|${this.extrasStamp()}`;
     const c = this.cache.get(r.key);
     if (c && c.sig === sig && c.ref === r.ref) return c.el;
-    let el;
-    if (r.kind === 'qnode') el = queryRow(this.#rowContext(), r);
-    else if (r.kind === 'qhead') el = queryHeadRow(this.#rowContext(), r);
-    else el = moreRow(this.#rowContext(), r);
+    let fresh;
+    if (r.kind === 'qnode') fresh = queryRow(this.#rowContext(), r);
+    else if (r.kind === 'qhead') fresh = queryHeadRow(this.#rowContext(), r);
+    else fresh = moreRow(this.#rowContext(), r);
+    const el = c ? morph(c.el, fresh) : fresh;
     this.cache.set(r.key, { el, sig, ref: r.ref });
     return el;
   }
@@ -457,18 +477,19 @@ export class TreeView {
     return true;
   }
 
+  /** A click, read as the press that made it (press.js): the row pressed, even if it re-rendered or moved since. */
   handleClick(e) {
-    const rowEl = e.target.closest('.row');
+    const { row: rowEl, closest } = this.press.resolve(e);
     if (!rowEl) return;
     const key = rowEl.dataset.key;
     const i = this.rowIndex.get(key);
     const r = this.rows[i];
     if (!r) return;
     this.root.focus({ preventScroll: true });
-    if (e.target.closest('[data-action="load-more"]')) return this.hooks.onLoadMore(r.path);
-    if (e.target.closest('[data-action="clear-query"]')) return this.hooks.onClearQuery(r.path);
+    if (closest('[data-action="load-more"]')) return this.hooks.onLoadMore(r.path);
+    if (closest('[data-action="clear-query"]')) return this.hooks.onClearQuery(r.path);
     if (r.kind !== 'node' && r.kind !== 'qnode') return;
-    if (r.kind === 'node' && e.target.closest('.twisty')) {
+    if (r.kind === 'node' && closest('.twisty')) {
       const v = this.source.nodes.get(r.path);
       if (this.#opens(v)) {
         if (e.altKey) this.toggleDeep(r.path, !this.expanded.has(r.path));
