@@ -1,22 +1,26 @@
 // history-requests.js: the panel's History, answered from the timelines the worker keeps
 // (timelines.js) or from a recording a port opened (read-only, its own until the port closes):
-// HISTORY, HISTORY_STATE, HISTORY_DIFF, HISTORY_PERSIST, HISTORY_EXPORT, OPEN_RECORDING,
-// CLOSE_RECORDING. A port that asked for a provider's HISTORY gets its new steps (Push.HISTORY,
+// HISTORY, HISTORY_STATE, HISTORY_DIFF, HISTORY_PERSIST, HISTORY_EXPORT, HISTORY_HOLD,
+// HISTORY_PAUSE, HISTORY_FILTER, OPEN_RECORDING, CLOSE_RECORDING. A port's holds (the steps it
+// views and pins) keep those steps past the bound until it releases them or closes. A port that asked for a provider's HISTORY gets its new steps (Push.HISTORY,
 // pushSteps, which sw.js hands timelineEvents.steps); a port that never opened it pays nothing.
 
 import { Request, Push, ErrorCode, LIMITS } from '../shared/messages.js';
 import { core } from './core.js';
 import { MANUAL_TAB } from './tabs.js';
 import { Timeline } from './timeline.js';
-import { timelineOf, setPersist } from './timelines.js';
+import { timelineOf, setPersist, pauseTimeline } from './timelines.js';
 import { post, portsShowing, perPort, RequestError } from './panel-ports.js';
 
 /**
  * @typedef {object} PortHistories
  * @property {Set<string>} followed   provider keys whose new steps this port gets
  * @property {Map<string, Timeline>} recordings   "recording:N" → a recording opened here (the oldest first)
+ * @property {string} holder   this port's name in a timeline's holds
+ * @property {Set<Timeline>} holding   the timelines this port holds steps in
  */
-const historiesOf = perPort(() => /** @type {PortHistories} */ ({ followed: new Set(), recordings: new Map() }));
+let holders = 0;
+const historiesOf = perPort(() => /** @type {PortHistories} */ ({ followed: new Set(), recordings: new Map(), holder: `port ${++holders}`, holding: new Set() }));
 
 /**
  * New steps of a provider's history (timelineEvents.steps): to the ports following it.
@@ -65,7 +69,7 @@ export const historyRequests = {
       const { followed, recordings } = historiesOf(ui);
       if (typeof m.key === 'string' && !recordings.has(m.key)) followed.add(m.key);
       const tl = needTimeline(ui, m.key);
-      return { steps: tl.steps, info: tl.info() };
+      return { steps: tl.listed(), info: tl.info() };
     },
     [Request.HISTORY_STATE](ui, m) {
       const tl = needTimeline(ui, m.key);
@@ -102,6 +106,33 @@ export const historyRequests = {
         throw historyError(e);
       }
     },
+    [Request.HISTORY_HOLD](ui, m) {
+      const tl = needTimeline(ui, m.key);
+      if (!Array.isArray(m.steps) || m.steps.length > 8 || !m.steps.every(Number.isInteger)) throw new RequestError(ErrorCode.BAD_REQUEST, 'steps must be up to 8 step numbers');
+      const { holder, holding } = historiesOf(ui);
+      tl.hold(holder, m.steps);
+      if (m.steps.length) holding.add(tl);
+      else holding.delete(tl);
+      return {};
+    },
+    [Request.HISTORY_PAUSE](ui, m) {
+      const tl = needTimeline(ui, m.key);
+      if (tl.readOnly) throw new RequestError(ErrorCode.BAD_STATE, 'A recording is read-only');
+      try {
+        pauseTimeline(tl, m.on === true);
+      } catch (e) {
+        if (e.code === 'not_live') throw new RequestError(ErrorCode.BAD_STATE, e.message);
+        throw e;
+      }
+      return { info: tl.info() };
+    },
+    [Request.HISTORY_FILTER](ui, m) {
+      const tl = needTimeline(ui, m.key);
+      if (m.path !== undefined && m.path !== null && (typeof m.path !== 'string' || m.path.length > 2000)) throw new RequestError(ErrorCode.BAD_REQUEST, 'path must be a string');
+      if (m.kinds !== undefined && m.kinds !== null && (!Array.isArray(m.kinds) || !m.kinds.every((k) => typeof k === 'string'))) throw new RequestError(ErrorCode.BAD_REQUEST, 'kinds must be strings');
+      const path = typeof m.path === 'string' && m.path.trim() ? m.path.trim() : null;
+      return { steps: tl.matching({ path: path && !path.startsWith('/') ? `/${path}` : path, kinds: m.kinds ?? null }), upTo: tl.steps.at(-1)?.step ?? null };
+    },
     [Request.OPEN_RECORDING](ui, m) {
       if (typeof m.text !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'text must be a string');
       if (m.text.length > LIMITS.IMPORT_TEXT_MAX) throw new RequestError(ErrorCode.INVALID_TREE, `The recording is larger than ${LIMITS.IMPORT_TEXT_MAX / 1024 / 1024} MB`);
@@ -136,7 +167,10 @@ export const historyRequests = {
     },
   },
   release(ui) {
-    const { followed, recordings } = historiesOf(ui);
+    const { followed, recordings, holder, holding } = historiesOf(ui);
+    // Its held steps go at the next drop of each history.
+    for (const tl of holding) tl.hold(holder, []);
+    holding.clear();
     for (const rec of recordings.values()) rec.dispose();
     recordings.clear();
     followed.clear();

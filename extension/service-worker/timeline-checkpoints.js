@@ -6,6 +6,7 @@
 import { MIRROR_FACTOR, SLICE_MS, PART_BYTES } from './timeline-limits.js';
 import { replayAt, freeCursor, printCheckpoint, recountCursor, startOf } from './timeline-replay.js';
 import { keepPairs } from './timeline-queries.js';
+import { keepIslands, releaseIslands, isHeld } from './timeline-islands.js';
 
 /** @typedef {import('./timeline.js').Timeline} Timeline */
 
@@ -60,13 +61,20 @@ export function overBound(tl, part = 1) {
 export function keepBound(tl) {
   if (overBound(tl, 3 / 4) && !tl.job && !tl.ready) startJob(tl);
   if (!overBound(tl) || tl.steps.length < 2) return;
+  // Islands no panel holds any more go first: they may be all the drop needs.
+  releaseIslands(tl);
   while (overBound(tl) && tl.steps.length > 1) {
     const ready = tl.ready;
     if (ready) {
       tl.ready = null;
       tl.bytes -= ready.length;
       const i = tl.steps.findIndex((x) => x.step === ready.step);
+      // A held step never becomes the oldest: the step before it (its diff's) would go. The
+      // checkpoint written ahead is for that step: the drop below prints another instead.
+      if (i > 0 && isHeld(tl, tl.steps[i].step)) continue;
       if (i > 0) {
+        // Held steps are read before the checkpoint moves the segment's start past them.
+        keepIslands(tl, i);
         installCheckpoint(tl, ready.seg, ready.frame, ready.parts);
         dropOldest(tl, i);
       }
@@ -77,9 +85,11 @@ export function keepBound(tl) {
       runJob(tl, tl.job, Infinity);
       continue;
     }
-    const n = quarterOf(tl);
+    let n = quarterOf(tl);
+    while (n > 1 && isHeld(tl, tl.steps[n].step)) n--; // as above: a held step keeps the step before it
     const rec = tl.records.get(tl.steps[n].step);
     const at = checkpointFrame(tl, rec);
+    keepIslands(tl, n);
     if (at !== null) {
       tl.blocking++;
       const text = printCheckpoint(tl, rec.seg, at);
@@ -192,7 +202,7 @@ export function afterDrop(tl) {
     const sg = tl.segments[c.seg];
     if (!sg?.start.parts || c.frame < sg.start.frame) freeCursor(tl, c);
   }
-  tl.emit(tl.steps, true);
+  tl.emit(tl.listed(), true);
 }
 
 /** Drops the n oldest steps (their checkpoint, if one is needed, is in place). @param {Timeline} tl */

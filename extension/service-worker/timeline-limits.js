@@ -3,6 +3,8 @@
 // readers and the kept pairs of steps. Moved out of timeline.js as they were.
 
 export const TIMELINE_LIMITS = Object.freeze({ steps: 1000, bytes: 64 * 1024 * 1024 });
+/** The step bound when the user chose none (memory alone bounds): a number, as it crosses ports as JSON. */
+export const NO_STEP_BOUND = Number.MAX_SAFE_INTEGER;
 /**
  * A replay consumer's mirror in bytes per byte of its state's JSON text: measured 1.29-1.36 for
  * 1k-100k items of ~690 bytes with a native build (mallinfo2 around a snapshot's load); wasm32's

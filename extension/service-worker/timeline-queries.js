@@ -9,6 +9,7 @@ import { diffStates } from '../shared/state-diff.js';
 import { childPath } from '../shared/node-path.js';
 import { nodeView } from './node-views.js';
 import { parseVerbatim, stringifyExact } from '../../js-glue/exact-json.js';
+import { heldViews, islandOf } from './timeline-islands.js';
 
 /** @typedef {import('./timeline.js').Timeline} Timeline */
 
@@ -81,6 +82,18 @@ export function someViews(tl, r, paths, roots) {
  * @param {Timeline} tl
  */
 export function comparePair(tl, a, b) {
+  // An island (or the step before one) answers from the whole states it keeps.
+  const ha = tl.records.has(a) ? null : heldViews(tl, a);
+  const hb = tl.records.has(b) ? null : heldViews(tl, b);
+  if (ha || hb) {
+    const whole = (held, step) => {
+      if (held) return held;
+      const rec = recordOf(tl, step);
+      const r = replayAt(tl, rec.seg, rec.frame);
+      return r ? allViews(tl, r) : new Map();
+    };
+    return { before: whole(ha, a), after: whole(hb, b), full: true, paths: new Set(), roots: new Set() };
+  }
   const ra = recordOf(tl, a);
   const rb = recordOf(tl, b);
   const { full, paths, roots } = pairBetween(tl, a, b);
@@ -184,6 +197,8 @@ export function readBehind(tl, to) {
  * @param {Timeline} tl
  */
 export function stateAtStep(tl, to, have = null) {
+  const island = islandOf(tl, to);
+  if (island) return { step: to, version: island.step.version, full: true, views: [...island.after.values()], removed: [], replaced: [] };
   const rec = recordOf(tl, to);
   const step = tl.steps.find((s) => s.step === to);
   // Going forward from `have`, the reader must stop at `have` first (and the pair read is the
@@ -208,8 +223,10 @@ export function diffSteps(tl, a, b) {
   const d = diffStates(c.before, c.after);
   for (const ch of d.changed) addFieldTexts(ch);
   const [lo, hi] = a <= b ? [a, b] : [b, a];
-  const from = tl.steps.find((s) => s.step === a);
-  const to = tl.steps.find((s) => s.step === b);
-  const boundaries = tl.steps.filter((s) => s.step > lo && s.step <= hi && s.boundary);
+  // An island's step before it is not listed: its step object is found as the island's before.
+  const find = (n) => tl.steps.find((s) => s.step === n) ?? islandOf(tl, n)?.step ?? tl.islands.find((i) => i.beforeStep === n)?.prevStep;
+  const from = find(a);
+  const to = find(b);
+  const boundaries = tl.listed().filter((s) => s.step > lo && s.step <= hi && s.boundary);
   return { from, to, ...d, boundaries };
 }

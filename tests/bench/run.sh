@@ -48,6 +48,10 @@ echo "*** the history against its bound (timeline.js, as the worker drives it)"
 if [ ${#quick[@]} -gt 0 ]; then timeout -k 10 900 node tests/bench/history-bound-bench.mjs --sizes 100,10000,100000 --patches 3000
 else timeout -k 10 1800 node tests/bench/history-bound-bench.mjs; fi
 echo
+echo "*** a viewed and a pinned step held through an hour of 100 patches/s (timeline-islands.js)"
+if [ ${#quick[@]} -gt 0 ]; then timeout -k 10 300 node tests/bench/history-hold-bench.mjs --minutes 5
+else timeout -k 10 900 node tests/bench/history-hold-bench.mjs; fi
+echo
 echo "*** the agent loop's own time per turn (js-glue/agent.js) next to a scripted model"
 timeout -k 10 600 node tests/bench/agent-bench.mjs "${quick[@]}"
 echo

@@ -52,6 +52,13 @@ describe('the history bound', () => {
     await options.selectOption('#history-mb', '16');
     await until(() => options.evaluate(async () => (await chrome.storage.local.get('historyMb')).historyMb === 16), { what: 'the bound stored' });
     assert.match(await options.textContent('#history-message'), /may now hold 16 MB/);
+    // The step bound beside it (issue 45): stored when not the default, removed when it is.
+    assert.equal(await options.inputValue('#history-steps'), '1000', 'the default step bound');
+    await options.selectOption('#history-steps', '20000');
+    await until(() => options.evaluate(async () => (await chrome.storage.local.get('historySteps')).historySteps === 20000), { what: 'the step bound stored' });
+    assert.match(await options.textContent('#history-message'), /may now keep 20,000 steps/);
+    await options.selectOption('#history-steps', '1000');
+    await until(() => options.evaluate(async () => !('historySteps' in await chrome.storage.local.get('historySteps'))), { what: 'the default step bound: nothing stored' });
     for (const w of [320, 480, 1280]) {
       for (const scheme of ['light', 'dark']) {
         await options.emulateMedia({ colorScheme: scheme });
@@ -71,7 +78,7 @@ describe('the history bound', () => {
     }
     await panel.click('#toggle-history');
     // The store has the steps first; the strip paints them on the next frame.
-    await until(async () => (await strip(panel)).info?.steps === 6 && /6 kept/.test(await panel.textContent('#history-strip')), { what: 'six steps listed and painted' });
+    await until(async () => (await strip(panel)).info?.steps === 6 && /(^|[^\d])6 steps \(bound: /.test(await panel.textContent('#history-strip')), { what: 'six steps listed and painted' });
     const s = await strip(panel);
     assert.match(s.info.noStates, /state is 2\.\d MB as text.*half of the history's 16\.0 MB/);
     assert.ok(s.info.bytes <= s.info.limits.bytes && s.info.limits.bytes === 16 * 1024 * 1024, JSON.stringify(s.info));

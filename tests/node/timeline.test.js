@@ -7,6 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCore, HELLO_ALL } from './helpers.js';
 import { Timeline, TIMELINE_LIMITS, RECORDING_FORMAT } from '../../extension/service-worker/timeline.js';
+import { diffStates } from '../../extension/shared/state-diff.js';
+import { PATHS_LISTED } from '../../extension/service-worker/timeline-limits.js';
 
 const core = await loadCore();
 const getCore = () => core;
@@ -311,6 +313,7 @@ function counted(tl) {
   for (const c of tl.cursors) n += c.bytes;
   for (const p of tl.pairs) n += p.bytes;
   if (tl.ready) n += tl.ready.length;
+  for (const x of tl.islands ?? []) n += x.bytes;
   return n;
 }
 
@@ -415,4 +418,184 @@ test('a lower bound set in Options applies at once: the oldest steps go, and wha
   // The oldest kept step still rebuilds.
   const first = s.tl.steps[0].step;
   assert.ok(views(s.tl.stateAt(first)).get('/list'));
+});
+
+// ------------------------------------------------------------------ held steps, pause, filter
+
+/** The live consumer's state as the core's checkpoint (what timelines.js pauseTimeline gives resume). */
+const liveAt = (s) => () => {
+  const st = s.c.status().subscriptions.find((x) => x.sub === s.sub);
+  return { text: s.c.checkpoint(s.sub), wire: st.wire, options: st.options, version: st.version, nodes: st.nodes };
+};
+
+/** A diff's paths and field changes, to compare with diffStates of the reference states. */
+const diffShape = (d) => ({
+  added: d.added.map((v) => v.path), removed: d.removed.map((v) => v.path),
+  changed: d.changed.map((c) => [c.path, c.diff.properties.map((f) => [f.key, f.before, f.after]), c.diff.children]),
+});
+
+test('a viewed and two pinned steps survive many drops at the bound as islands, within the bytes bound, with their true states and diffs; released, they go at the next drop', () => {
+  const limits = { steps: 120, bytes: 400 * 1024 };
+  const s = start(30, limits);
+  const expected = new Map(); // step → the live consumer's whole state right after it (a replay of the same frames)
+  let v = 1;
+  const more = (count) => {
+    for (let k = 0; k < count; k++) {
+      v++;
+      const ops = v % 7 === 0
+        ? [{ op: 'add', path: `/list/children/n${v}`, value: item(v, { id: `n${v}`, children: [{ id: 'x', type: 'leaf', properties: { v } }] }) }]
+        : v % 11 === 0 ? [{ op: 'remove', path: `/list/n${v - 4}` }]
+          : [{ op: 'replace', path: `/list/m${v % 30}/properties/label`, value: `label ${v}` }, { op: 'replace', path: '/list/properties/count', value: v }];
+      patch(s, v, v - 1, ops);
+      expected.set(s.tl.steps.at(-1).step, liveViews(s.c, s.sub));
+      assert.ok(s.tl.bytes <= limits.bytes, `bytes ${s.tl.bytes} within ${limits.bytes}`);
+      assert.equal(s.tl.bytes, counted(s.tl));
+    }
+  };
+  more(100);
+  // Panel 1 views a step; panel 2 pins two (A, B), one right after the other.
+  const [viewed, a, b] = [s.tl.steps[40].step, s.tl.steps[60].step, s.tl.steps[61].step];
+  s.tl.hold('port 1', [viewed]);
+  s.tl.hold('port 2', [a, b]);
+  const dropsBefore = s.tl.dropped;
+  more(2000);
+  assert.ok(s.tl.dropped - dropsBefore > 1500, `dropped ${s.tl.dropped - dropsBefore}`);
+  const listed = s.tl.listed().map((x) => x.step);
+  for (const x of [viewed, a, b]) assert.ok(listed.includes(x), `step ${x} still listed`);
+  assert.ok(listed.length <= limits.steps + 3);
+  assert.deepEqual(s.tl.islands.map((x) => x.step.step), [viewed, a, b]);
+  assert.ok(s.tl.listed().slice(0, 3).every((x) => x.kept));
+  // Their states are the true ones, whole.
+  for (const x of [viewed, a, b]) {
+    const r = s.tl.stateAt(x, s.tl.steps.at(-1).step);
+    assert.equal(r.full, true);
+    assert.deepEqual(sorted(views(r)), sorted(expected.get(x)), `state at ${x}`);
+  }
+  // A step's diff (against the step before it, kept with it), and the pinned pair's.
+  const island = s.tl.islands[0];
+  assert.equal(island.step.before, viewed - 1);
+  assert.deepEqual(diffShape(s.tl.diff(viewed - 1, viewed)), diffShape(diffStates(expected.get(viewed - 1), expected.get(viewed))));
+  assert.deepEqual(diffShape(s.tl.diff(a, b)), diffShape(diffStates(expected.get(a), expected.get(b))));
+  // B's step before is A itself, an island too.
+  assert.equal(s.tl.islands[2].step.before, a);
+  assert.deepEqual(diffShape(s.tl.diff(a, b)), diffShape(s.tl.diff(s.tl.islands[2].step.before, b)));
+  // An island against a kept step (a pinned pair across the gap), and a kept step's state.
+  const newest = s.tl.steps.at(-1).step;
+  assert.deepEqual(diffShape(s.tl.diff(viewed, newest)), diffShape(diffStates(expected.get(viewed), expected.get(newest))));
+  assert.deepEqual(sorted(views(s.tl.stateAt(newest, viewed))), sorted(expected.get(newest)));
+  // Released (panel 1 went back to live, panel 2's port closed): they go at the next drop.
+  s.tl.hold('port 1', []);
+  s.tl.hold('port 2', []);
+  assert.equal(s.tl.islands.length, 3, 'kept until the next drop');
+  more(limits.steps);
+  assert.equal(s.tl.islands.length, 0);
+  assert.ok(!s.tl.listed().some((x) => [viewed, a, b].includes(x.step)));
+  assert.equal(s.tl.bytes, counted(s.tl));
+  assert.throws(() => s.tl.stateAt(viewed), (e) => e.code === 'not_found');
+});
+
+test('a step no panel holds is still dropped, and a held step the bytes bound has no room for goes as before', () => {
+  const limits = { steps: 100, bytes: 64 * 1024 };
+  const s = start(5, limits);
+  for (let v = 2; v < 60; v++) patch(s, v, v - 1, [{ op: 'replace', path: '/list/m1/properties/n', value: v }]);
+  const held = s.tl.steps[10].step;
+  const free = s.tl.steps[11].step;
+  s.tl.hold('p', [held]);
+  for (let v = 60; v < 400; v++) patch(s, v, v - 1, [{ op: 'replace', path: '/list/m1/properties/n', value: v }]);
+  assert.ok(s.tl.listed().some((x) => x.step === held));
+  assert.ok(!s.tl.listed().some((x) => x.step === free));
+  // A tree whose whole state is more than the islands' share of the bound: not kept.
+  const big = start(5, { steps: 40, bytes: 64 * 1024 });
+  big.tl.hold('p', [big.tl.steps[0].step]);
+  big.tl.limits = { steps: 40, bytes: 2 * 1024 }; // too small for any island (set directly: the test's own bound)
+  for (let v = 2; v < 120; v++) patch(big, v, v - 1, [{ op: 'replace', path: '/list/m1/properties/n', value: v }]);
+  assert.equal(big.tl.islands.length, 0, 'an island over its share of the bound is not kept');
+});
+
+test('pause records no step and keeps no frame; resume starts from the live mirror with a step that says what was missed, and every state across the gap is true', () => {
+  const limits = { steps: 80, bytes: 1024 * 1024 };
+  const s = start(10, limits);
+  const expected = new Map();
+  let v = 1;
+  const more = (count) => {
+    for (let k = 0; k < count; k++) {
+      v++;
+      const ops = v % 5 === 0 ? [{ op: 'add', path: `/list/children/n${v}`, value: item(v, { id: `n${v}` }) }]
+        : [{ op: 'replace', path: `/list/m${v % 10}/properties/n`, value: v }];
+      patch(s, v, v - 1, ops);
+      if (!s.tl.paused) expected.set(s.tl.steps.at(-1).step, liveViews(s.c, s.sub));
+    }
+  };
+  more(30);
+  const beforePause = s.tl.steps.at(-1).step;
+  const frames = s.tl.frames.length;
+  const bytes = s.tl.bytes;
+  s.tl.pause();
+  assert.ok(s.tl.info().paused);
+  more(50);
+  s.tl.invoked('/list/m1', 'open');
+  assert.equal(s.tl.steps.at(-1).step, beforePause, 'no step while paused');
+  assert.equal(s.tl.frames.length, frames, 'no frame kept while paused');
+  assert.equal(s.tl.bytes, bytes);
+  assert.equal(s.tl.info().paused.patches, 50);
+  s.tl.resume(liveAt(s));
+  const resumed = s.tl.steps.at(-1);
+  assert.equal(resumed.kind, 'snapshot');
+  assert.deepEqual(resumed.resumed, { notRecorded: 50 });
+  assert.equal(resumed.message, 'recording resumed; 50 patches not recorded');
+  assert.equal(resumed.version, 81);
+  expected.set(resumed.step, liveViews(s.c, s.sub));
+  more(20);
+  const check = () => {
+    let n = 0;
+    for (const st of s.tl.steps) {
+      const want = expected.get(st.step);
+      if (!want) continue;
+      assert.deepEqual(sorted(views(s.tl.stateAt(st.step))), sorted(want), `state at ${st.step}`);
+      n++;
+    }
+    return n;
+  };
+  assert.ok(check() > 40);
+  // The resume step's diff is the whole gap, the core's own reading of both sides.
+  assert.deepEqual(diffShape(s.tl.diff(beforePause, resumed.step)), diffShape(diffStates(expected.get(beforePause), expected.get(resumed.step))));
+  // Across drops at the bound (the steps before the pause go, a checkpoint replaces them).
+  more(200);
+  assert.ok(s.tl.dropped > 100);
+  assert.ok(check() >= 70);
+  assert.equal(s.tl.bytes, counted(s.tl));
+  // A recording of it reads back with the same states (the resume's checkpoint is its segment's start).
+  const back = Timeline.fromRecording(JSON.parse(JSON.stringify(s.tl.recording())), getCore);
+  for (const st of s.tl.steps.slice(-25)) assert.deepEqual(back.stateAt(st.step).views, s.tl.stateAt(st.step).views);
+  // Without a live state to start from it stays paused.
+  s.tl.pause();
+  assert.throws(() => s.tl.resume(() => null), (e) => e.code === 'not_live');
+  assert.ok(s.tl.paused);
+});
+
+test('the step filter is exact: by path prefix on every path a step touched (not only those it lists), and by kind', () => {
+  const s = start(30);
+  patch(s, 2, 1, [{ op: 'replace', path: '/list/m1/properties/n', value: 2 }]);
+  patch(s, 3, 2, [{ op: 'replace', path: '/list/m10/properties/n', value: 3 }]);
+  // More paths than a step lists: the one filtered for is not among those listed.
+  const many = Array.from({ length: PATHS_LISTED + 8 }, (_, i) => ({ op: 'replace', path: `/list/m${i + 2}/properties/n`, value: 4 }));
+  patch(s, 4, 3, many);
+  s.tl.invoked('/list/m1', 'open');
+  patch(s, 5, 4, [{ op: 'remove', path: '/list/m3' }]);
+  patch(s, 6, 5, [{ op: 'replace', path: '/list/properties/count', value: 29 }]);
+  const [snap, p2, p3, p4, inv, p5, p6] = s.tl.steps.map((x) => x.step);
+  const last = `/list/m${PATHS_LISTED + 9}`;
+  assert.ok(!s.tl.steps[3].paths.includes(last) && s.tl.steps[3].pathCount === PATHS_LISTED + 8);
+  const m = (f) => s.tl.matching(f);
+  assert.deepEqual(m({ path: last }), [snap, p4]);
+  assert.deepEqual(m({ path: '/list/m1' }), [snap, p2, inv], '/list/m1 is not a prefix of /list/m10');
+  assert.deepEqual(m({ path: '/list/m1/' }), [snap, p2, inv]);
+  // Paths are nodes': a change to /list/m3 is not one below it; its removal is.
+  assert.deepEqual(m({ path: '/list/m3/x' }), [snap, p5], 'a removed subtree holds the path');
+  assert.deepEqual(m({ path: '/list/m3' }), [snap, p4, p5]);
+  assert.deepEqual(m({ path: '/list', kinds: ['patch'] }), [p2, p3, p4, p5, p6]);
+  assert.deepEqual(m({ kinds: ['invoke', 'snapshot'] }), [snap, inv]);
+  assert.deepEqual(m({ path: '/' }), [snap, p2, p3, p4, inv, p5, p6]);
+  assert.deepEqual(m({ path: '/nothing' }), [snap]);
+  assert.deepEqual(m({ path: '/list/m1', kinds: ['patch'] }), [p2]);
 });

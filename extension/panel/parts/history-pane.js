@@ -7,10 +7,11 @@
 // the tree, the "viewing step N" banner, the slider, the list and the diff move to it together, so
 // that they never disagree. A newer choice made meanwhile wins; a slider dragged fast asks for the
 // step it rests on, not for every one it passed.
+// The steps viewed and pinned are held: the worker keeps them past its bound (history-steps.js).
 
 import { Request, ErrorCode } from '../../shared/messages.js';
-import { childPath } from '../../shared/node-path.js';
-import { HistoryStripView, StepListView, renderDiff } from '../views/history-view.js';
+import { HistoryStripView, StepListView, renderDiff, stepIndex } from '../views/history-view.js';
+import { StepFilter, StepHolds, droppedGaps, dropSubtrees, setSetting, keepBound, shownIndex, stepBefore } from './history-steps.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { toggleStrip } from './toolbar.js';
 import { download, fileName } from '../export.js';
@@ -28,23 +29,6 @@ const PLAY_MIN_MS = 40;
 /** While live, the diff of the newest step is asked for at most this often. */
 const LIVE_DIFF_MS = 150;
 const PLAY_MAX_MS = 2000;
-
-/**
- * Deletes each of `roots` and everything under it from a whole tree's views, by walking down the
- * views' child ids: the cost is the size of those subtrees, not a scan of the whole tree per root
- * (which cost a step click tens of ms on a 10,000-node tree).
- * @param {Map<string, import('../../shared/messages.js').NodeView>} nodes @param {string[]} roots
- */
-function dropSubtrees(nodes, roots) {
-  const stack = [...roots];
-  while (stack.length) {
-    const p = stack.pop();
-    const v = nodes.get(p);
-    if (!v) continue;
-    nodes.delete(p);
-    for (const id of v.child_ids) stack.push(childPath(p, id));
-  }
-}
 
 export class HistoryPane {
   /** The last diff shown, in short (for tests): steps, versions, boundaries, paths. @type {object|null} */
@@ -64,8 +48,8 @@ export class HistoryPane {
   #timer = 0;
   #resetId = 0;
   /**
-   * The banner's note for the next #go: the step viewed was dropped ({step, version, limits}).
-   * @type {{step: number, version: number|null, limits: object|null}|null}
+   * The banner's note for the next #go: the step viewed was dropped ({step, version, limits, info}).
+   * @type {{step: number, version: number|null, limits: object|null, info?: object|null}|null}
    */
   #droppedNote = null;
   /** The step last asked for (null: live), shown or on its way; undefined: none asked yet. @type {number|null|undefined} */
@@ -97,23 +81,29 @@ export class HistoryPane {
     this.showTab = o.showTab;
     this.onRecording = o.onRecording;
     this.onClosed = o.onClosed;
+    // The step list's filter (history-steps.js), and the steps held past the worker's bound.
+    this.filter = new StepFilter(this.bridge, () => (this.selection.isImport() ? null : this.selection.key), () => this.render());
+    this.holds = new StepHolds(this.bridge);
     this.strip = new HistoryStripView(els.strip, {
       onStep: (d) => this.step(d),
-      onSlide: (i) => this.selectIndex(i),
+      onSlide: (i) => { const s = this.#all()[i]; if (s) this.select(s.step); },
       onLive: () => this.select(null),
       onPlay: () => this.togglePlay(),
       onSpeed: (x) => { this.speed = x; },
       onPersist: (on) => this.persist(on),
       onExport: () => this.exportRecording().catch((e) => this.toast.show(`Export failed: ${e.message}`)),
       onOpen: () => els.file.click(),
+      onPauseRecording: () => this.pauseRecording(),
     });
     this.list = new StepListView(els.list, {
       // A row clicked is that step, the newest one too (it is not "live": new steps keep coming).
       onSelect: (step) => this.select(step, { exact: true }),
       onNewest: () => this.backToLive(),
       onPin: (step) => this.pin(step),
-      onClearPins: () => { this.pins = []; this.#diff(); this.render(); },
+      onClearPins: () => { this.pins = []; this.#hold(); this.#diff(); this.render(); },
       onKey: (d) => this.step(d),
+      onFilter: (f) => { this.filter.set(f); this.render(); },
+      onKeep: (k) => keepBound(k).catch((e) => this.toast.show(`History bound: ${e.message}`)),
     });
     els.button.addEventListener('click', () => {
       toggleStrip(els.button, els.strip);
@@ -204,15 +194,20 @@ export class HistoryPane {
     this.#droppedNote = null;
     this.selection.scrubDropped = null;
     this.#seq++;
+    this.#hold();
+    this.filter.reset();
     if (!this.els.strip.hidden) this.load();
   }
 
-  #steps() {
-    return this.history()?.steps ?? [];
-  }
+  /** Every step listed (held ones kept past the bound too); #steps: those the filter shows (the list, ↑/↓, the player). */
+  #all() { return this.history()?.steps ?? []; }
+  #steps() { return this.filter.apply(this.#all()); }
+  #indexOf(step) { return stepIndex(this.#steps(), step); }
 
-  #indexOf(step) {
-    return this.#steps().findIndex((s) => s.step === step);
+  /** The steps held: shown, on its way, pinned. Sent before a state is asked for (one port, in order): nothing drops it in between. */
+  #hold() {
+    const { selection } = this;
+    this.holds.send(selection.isRecording() || selection.isImport() ? null : selection.key, [this.#wanted, this.shown, ...this.pins]);
   }
 
   /** Moves the selection d steps (the arrow buttons and keys, the player). */
@@ -220,8 +215,8 @@ export class HistoryPane {
     const steps = this.#steps();
     if (!steps.length) return;
     // From the step last asked for: keys pressed faster than steps arrive add up.
-    const from = this.#wanted !== undefined && (this.#wanted === null || this.#indexOf(this.#wanted) >= 0) ? this.#wanted : this.shown;
-    const cur = from === null ? steps.length - 1 : Math.max(0, this.#indexOf(from));
+    const from = this.#wanted !== undefined && (this.#wanted === null || stepIndex(this.#all(), this.#wanted) >= 0) ? this.#wanted : this.shown;
+    const cur = from === null ? steps.length - 1 : shownIndex(steps, from, d);
     this.selectIndex(Math.max(0, Math.min(steps.length - 1, cur + d)));
   }
 
@@ -236,6 +231,7 @@ export class HistoryPane {
    */
   select(step, { exact = false } = {}) {
     this.#wanted = step;
+    this.#hold();
     if (this.#inFlight) {
       this.#queued = step;
       this.#queuedExact = exact;
@@ -256,7 +252,7 @@ export class HistoryPane {
   async #go(step, exact = false) {
     const { selection, bridge } = this;
     const key = selection.key;
-    const steps = this.#steps();
+    const steps = this.#all();
     const last = steps.at(-1)?.step ?? null;
     const recording = selection.isRecording();
     // The newest step of a live provider is the live state itself (unless a row was clicked:
@@ -269,6 +265,7 @@ export class HistoryPane {
     this.#droppedNote = null;
     if (live) {
       this.shown = null;
+      this.#hold(); // the step viewed before is released (it goes at the worker's next drop)
       selection.setScrub(null);
       this.onScrub();
       let r = null;
@@ -323,6 +320,7 @@ export class HistoryPane {
     }
     // Tree, banner, strip, list and diff move to the step in this one turn: they never disagree.
     this.shown = step;
+    this.#hold();
     this.#showDiff(diff);
     this.onScrub();
     this.render();
@@ -334,7 +332,7 @@ export class HistoryPane {
    */
   #dropped(step, version) {
     this.stop();
-    this.#droppedNote = { step, version, limits: this.history()?.info?.limits ?? null };
+    this.#droppedNote = { step, version, limits: this.history()?.info?.limits ?? null, info: this.history()?.info ?? null };
     if (this.#inFlight) {
       this.#queued = null;
       this.#wanted = null;
@@ -350,20 +348,23 @@ export class HistoryPane {
   }
 
   /**
-   * New steps. A viewed step the bound dropped ends the view (see #dropped), pins of dropped steps
-   * go, and while live the diff follows the newest step.
+   * New steps. The steps viewed and pinned are held: the worker keeps them past its bound, listed
+   * in their place. Only a step it could not keep (the bound came before the hold, or no room)
+   * ends the view (see #dropped) or the pin; while live the diff follows the newest step.
    */
   stepsChanged() {
-    const steps = this.#steps();
+    const steps = this.#all();
     if (!steps.length || this.selection.isRecording()) return;
-    const first = steps[0].step;
-    if (this.shown !== null && this.shown < first && !this.#inFlight) {
+    this.filter.refresh();
+    const gone = (n) => stepIndex(steps, n) < 0;
+    if (this.shown !== null && gone(this.shown) && !this.#inFlight) {
       const scrub = this.selection.scrub;
       this.#dropped(this.shown, scrub?.step?.step === this.shown ? scrub.version : null);
       return;
     }
-    if (this.pins.some((p) => p < first)) {
-      this.pins = this.pins.filter((p) => p >= first);
+    if (this.pins.some(gone)) {
+      this.pins = this.pins.filter((p) => !gone(p));
+      this.#hold();
       if (this.shown === null) this.#followLive(true);
       return;
     }
@@ -380,7 +381,7 @@ export class HistoryPane {
       this.#liveAgain = true;
       return;
     }
-    const newest = this.#steps().at(-1)?.step ?? null;
+    const newest = this.#all().at(-1)?.step ?? null;
     if (!now && newest === this.diffStep) return;
     const wait = now ? 0 : Math.max(0, this.#liveAt + LIVE_DIFF_MS - performance.now());
     this.#liveBusy = true;
@@ -409,13 +410,16 @@ export class HistoryPane {
    * one before it. {from, to, d}; d is null when there is nothing before it to diff.
    */
   async #fetchDiff(step) {
-    const steps = this.#steps();
+    // The step before it in the whole list, not the filtered one: a step's diff is its own change.
+    const steps = this.#all();
     let from, to;
     if (this.pins.length === 2) [from, to] = [...this.pins].sort((a, b) => a - b);
     else {
-      const i = step === null ? steps.length - 1 : this.#indexOf(step);
-      if (i < 1) return { from: null, to: steps[i]?.step ?? step, d: null, pinned: false };
-      [from, to] = [steps[i - 1].step, steps[i].step];
+      const i = step === null ? steps.length - 1 : stepIndex(steps, step);
+      const st = steps[i];
+      const before = stepBefore(steps, i);
+      if (before === null) return { from: null, to: st?.step ?? step, d: null, pinned: false };
+      [from, to] = [before, st.step];
     }
     const d = await this.bridge.request(Request.HISTORY_DIFF, { key: this.selection.key, from, to });
     return { from, to, d, pinned: this.pins.length === 2 };
@@ -425,7 +429,7 @@ export class HistoryPane {
     this.diffStep = pinned ? null : to;
     if (!d) {
       setChildren(this.diffEl(), to === null || to === undefined ? null
-        : h('p', { class: 'muted small', text: 'The oldest step kept: there is no step before it to diff against.' }));
+        : h('p', { class: 'muted small', text: 'No step before this one is kept: there is nothing to diff it against.' }));
       this.lastDiff = null;
       return;
     }
@@ -464,6 +468,7 @@ export class HistoryPane {
     const i = this.pins.indexOf(step);
     if (i >= 0) this.pins.splice(i, 1);
     else this.pins = [...this.pins, step].slice(-2);
+    this.#hold();
     this.render();
     if (this.pins.length === 2 || i >= 0) this.#diff();
   }
@@ -472,6 +477,7 @@ export class HistoryPane {
   pinIndexes(a, b) {
     const steps = this.#steps();
     this.pins = [steps[a]?.step, steps[b]?.step].filter((x) => x !== undefined);
+    this.#hold();
     this.render();
     return this.#diff();
   }
@@ -518,14 +524,13 @@ export class HistoryPane {
 
   // ---------------------------------------------------------------------------- settings
 
-  async persist(on) {
-    const key = this.selection.key;
-    try {
-      const r = await this.bridge.request(Request.HISTORY_PERSIST, { key, on });
-      this.store.setHistoryInfo(key, r.info);
-    } catch (e) {
-      this.toast.show(`Persist: ${e.message}`);
-    }
+  /** Pauses or resumes recording this provider's history (the strip's button). */
+  pauseRecording() {
+    return setSetting(this, Request.HISTORY_PAUSE, !this.history()?.info?.paused);
+  }
+
+  persist(on) {
+    return setSetting(this, Request.HISTORY_PERSIST, on);
   }
 
   async exportRecording() {
@@ -568,12 +573,20 @@ export class HistoryPane {
     if (els.strip.hidden && els.list.hidden) return; // neither the strip nor the History tab is shown
     const hist = this.history();
     const note = this.#note();
-    const steps = note ? [] : hist?.steps ?? [];
+    // The strip's slider runs over the whole history; the list (and ↑/↓) over the steps the filter shows.
+    const all = note ? [] : hist?.steps ?? [];
+    const steps = note ? [] : this.#steps();
     const recording = selection.isRecording();
-    const index = this.shown === null ? (recording ? null : null) : this.#indexOf(this.shown);
-    this.strip.show({ steps, index: index === -1 ? null : index, info: note ? null : hist?.info ?? null, playing: this.playing, recording, note, liveVersion: selection.tree()?.version ?? null });
+    const index = this.shown === null ? null : stepIndex(all, this.shown);
+    this.strip.show({ steps: all, index: index === -1 ? null : index, info: note ? null : hist?.info ?? null, playing: this.playing, recording, note, liveVersion: selection.tree()?.version ?? null });
     // Live, the row selected is the step whose diff is shown (it follows the newest step).
     const selected = this.shown ?? (this.diffStep !== null && this.#indexOf(this.diffStep) >= 0 ? this.diffStep : steps.at(-1)?.step ?? null);
-    this.list.show({ steps, stamp: note ? `note:${note}` : hist?.stamp ?? 0, selected, pins: this.pins, note, live: this.shown === null && !recording, noStates: note ? null : hist?.info?.noStates ?? null });
+    const filtered = this.filter.active();
+    const info = note || !hist?.info ? null : recording ? { ...hist.info, readOnly: true } : hist.info;
+    this.list.show({ steps, stamp: note ? `note:${note}` : `${hist?.stamp ?? 0}/${this.filter.version}`, selected, pins: this.pins,
+      note: note || (filtered && all.length && !steps.length ? this.filter.emptyText() : ''),
+      live: this.shown === null && !recording, noStates: note ? null : hist?.info?.noStates ?? null,
+      total: all.length, filtered, gaps: droppedGaps(all), info });
   }
+
 }

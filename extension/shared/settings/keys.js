@@ -17,6 +17,7 @@
 //   localApps           true|false                            reach local apps through the native host
 //   localApprovals      {[descriptorId]: {command, at}}       stdio commands the user approved, each exactly
 //   historyMb           64                                    what each provider's history may hold (MB)
+//   historySteps        1000 | 0                              ...and how many steps (0: no step bound, memory only)
 //   agentProfiles       {[id]: AgentProfile}                  model endpoints for the Agent playground:
 //                                                             never the key
 //   agentKeys           {[id]: "<API key>"}                   read only by the service worker (a secret)
@@ -58,6 +59,7 @@ export const KEYS = Object.freeze({
   BRIDGE_TRUST: 'bridgeTrust',
   OPTIONS_FOCUS: 'optionsFocus',
   HISTORY_MB: 'historyMb',
+  HISTORY_STEPS: 'historySteps',
   AGENT_PROFILES: 'agentProfiles',
   AGENT_KEYS: 'agentKeys',
   AGENT_KEY_INDEX: 'agentKeyIndex',
