@@ -56,7 +56,7 @@ function syncOf(st, sub) {
  * @property {Set<Function>} coreEvent  (session, event) every core event
  * @property {Set<Function>} frame      (session, LogEntry) every frame in or out
  * @property {Set<Function>} input      (session, text) a provider frame as it came, before the core reads it
- * @property {Set<Function>} invoked    (session, {path, action}) an invoke the session sent
+ * @property {Set<Function>} invoked    (session, {path, action, params}) an invoke the session sent
  */
 
 /** @returns {SessionListeners} a fresh set of listeners */

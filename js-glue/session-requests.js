@@ -47,7 +47,7 @@ export class SessionRequests {
   invoke(path, action, params) {
     const id = this.#live().invoke(path, action, params, Date.now());
     const p = this.#track(id);
-    emit(this.listeners.invoked, this, { path, action });
+    emit(this.listeners.invoked, this, { path, action, params });
     this.pump();
     return p.then((event) => ({ requestId: id, event }));
   }

@@ -22,6 +22,11 @@
 // A tree whose state and the two mirrors time travel needs would take more than half the bound
 // keeps its steps but no states (info().states says why): a history never holds more than its bound.
 //
+// Steps a panel views or pins are held (hold): the bound keeps them as islands with their states
+// (timeline-islands.js), listed in their place, counted in the bytes. Recording can be paused:
+// no frame is kept and no step listed; resume starts a new segment from a checkpoint of the live
+// mirror (a step that says so), so every state shown after it is the true one.
+//
 // The parts, each in its module: the bounds (timeline-limits.js), the replay consumers
 // (timeline-replay.js), the bound's drops and checkpoints (timeline-checkpoints.js), and the states
 // and diffs panels ask for (timeline-queries.js). This file records the frames and the steps, and
@@ -31,9 +36,14 @@ import { TIMELINE_LIMITS, STEP_BYTES, PATHS_LISTED } from './timeline-limits.js'
 import { freeCursor, startOf } from './timeline-replay.js';
 import { fitsStates, dropStates, dropFrames, keepBound } from './timeline-checkpoints.js';
 import { notKept, stateAtStep, diffSteps } from './timeline-queries.js';
+import { matchingSteps, isHeld } from './timeline-islands.js';
 import { CoreEventName } from '../../js-glue/core-contract.js';
+import { stringifyExact } from '../../js-glue/exact-json.js';
 
 export { TIMELINE_LIMITS } from './timeline-limits.js';
+
+/** While paused, the count of patches not recorded is told to the panels at most this often. */
+const PAUSED_TELL_MS = 250;
 
 
 /**
@@ -48,8 +58,12 @@ export { TIMELINE_LIMITS } from './timeline-limits.js';
  * @property {object|null} boundary  {kind: 'restart'|'provider'|'reload'|'worker', previousVersion, previous?, provider?}
  * @property {string} [path]    invoke / result
  * @property {string} [action]
+ * @property {string} [paramsText]  invoke: its params as the JSON text sent (absent: none, or a recording made before they were kept)
  * @property {string} [status]  result: ok | error | accepted
- * @property {string} [message] error, resync: why
+ * @property {string} [message] error, resync: why; a snapshot that resumed the recording: so
+ * @property {{notRecorded: number}} [resumed]  the snapshot step that resumed a paused recording
+ * @property {boolean} [kept]   an island (timeline-islands.js): kept past the bound because a panel holds it
+ * @property {number|null} [before]  an island: the step its diff is against (null: none kept)
  */
 
 export class Timeline {
@@ -112,12 +126,26 @@ export class Timeline {
     this.blocking = 0;
     /** Checkpoints written ahead in slices. */
     this.sliced = 0;
+    /** What each panel port views and pins: holder → step numbers (Timeline.hold). @type {Map<string, Set<number>>} */
+    this.holds = new Map();
+    /** Held steps kept past the bound, oldest first. @type {import('./timeline-islands.js').Island[]} */
+    this.islands = [];
+    /** While recording is paused: {since, patches} (patches not recorded); null while recording. */
+    this.paused = null;
+    /** The last frame's text, kept or not (a hello while paused). */
+    this.lastText = null;
   }
 
   // -------------------------------------------------------------------------- recording
 
   /** A provider frame, before the core reads it. */
   input(text, t = Date.now()) {
+    this.lastText = text;
+    // Paused: the frame is not kept (resume starts again from a checkpoint of the live mirror).
+    if (this.paused) {
+      this.nextFrame++;
+      return;
+    }
     // Without states only the newest frame is kept (a snapshot's step reads it, then it goes).
     if (this.noStates) dropFrames(this);
     else this.#forgetIgnored();
@@ -140,8 +168,7 @@ export class Timeline {
 
   /** The hello frame of a connection is the last frame input (remembered for the segments). */
   helloSeen(provider) {
-    const f = this.frames.at(-1);
-    if (f) this.hello = f.text;
+    if (this.lastText !== null) this.hello = this.lastText;
     this.provider = provider ? { id: String(provider.id ?? ''), name: String(provider.name ?? '') } : null;
   }
 
@@ -152,6 +179,10 @@ export class Timeline {
   event(ev, main, status) {
     const frame = this.nextFrame - 1;
     const seg = this.segments.length - 1;
+    if (this.paused) {
+      this.#pausedEvent(ev, main);
+      return;
+    }
     switch (ev.event) {
       case CoreEventName.SNAPSHOT: {
         if (ev.sub !== main) return;
@@ -215,9 +246,92 @@ export class Timeline {
     }
   }
 
-  /** An invoke the extension sent (panel, test library, desktop bridge). */
-  invoked(path, action) {
-    this.#add({ kind: 'invoke', version: this.#version(), path, action }, { seg: this.segments.length - 1, frame: this.nextFrame - 1 });
+  /** While paused: no step; what the resume step must say is remembered. */
+  #pausedEvent(ev, main) {
+    if (ev.event === CoreEventName.PATCH && ev.sub === main) {
+      this.paused.patches++;
+      // The panels' "N patches not recorded", a few times a second (no step carries it).
+      const now = Date.now();
+      if (now - this.paused.told >= PAUSED_TELL_MS) {
+        this.paused.told = now;
+        this.emit([], false);
+      }
+    } else if (ev.event === CoreEventName.SNAPSHOT && ev.sub === main && ev.restarted) {
+      this.pendingBoundary = { kind: 'restart', previousVersion: ev.previous_version ?? null };
+    } else if (ev.event === CoreEventName.PROVIDER_CHANGED) {
+      this.pendingBoundary = { kind: 'provider', previousVersion: this.steps.at(-1)?.version ?? null, previous: ev.previous ?? null, provider: ev.provider ?? null };
+    }
+  }
+
+  /** Pauses recording: frames are not kept and no step is listed until resume(). */
+  pause() {
+    if (this.paused) return;
+    this.paused = { since: Date.now(), patches: 0, told: 0 };
+    this.resyncing = null;
+    this.emit([], false);
+  }
+
+  /**
+   * Resumes recording from the live mirror: `live()` gives {text: the core's checkpoint of the
+   * main subscription, wire, options, version, nodes} (timelines.js reads the connection's
+   * consumer), or null when there is no state to start from (then it stays paused: throws).
+   * The new segment starts at that checkpoint: the steps after it replay from there.
+   * @param {() => ({text: string, wire: string, options?: object, version: number|null, nodes?: number}|null)} live
+   */
+  resume(live) {
+    if (!this.paused) return;
+    const at = live();
+    if (!at?.text || !at.wire) throw Object.assign(new Error('No live state to resume from (the provider is not connected and live): still paused'), { code: 'not_live' });
+    const notRecorded = this.paused.patches;
+    this.paused = null;
+    if (fitsStates(this, at.text.length)) this.noStates = null;
+    else dropStates(this, at.text.length);
+    const frame = this.nextFrame - 1;
+    const start = startOf(frame, this.noStates ? null : [at.text], true);
+    if (start.parts) this.bytes += start.length;
+    this.segments.push({ wire: at.wire, options: at.options ?? {}, hello: this.hello ?? '', start });
+    const boundary = this.pendingBoundary ?? null;
+    this.pendingBoundary = null;
+    this.#add({ kind: 'snapshot', version: at.version ?? null, ops: at.nodes ?? 0, boundary, resumed: { notRecorded },
+      message: `recording resumed; ${notRecorded.toLocaleString('en-US')} patch${notRecorded === 1 ? '' : 'es'} not recorded` },
+    { seg: this.segments.length - 1, frame, full: true, touched: [] });
+  }
+
+  /**
+   * What a panel port views and pins (`holder`: the port's): those steps are not dropped at the
+   * bound (kept as islands). An empty list releases them (they go at the next drop).
+   * @param {string} holder @param {number[]} steps
+   */
+  hold(holder, steps) {
+    const set = new Set(steps.filter((x) => Number.isInteger(x)));
+    if (set.size) this.holds.set(holder, set);
+    else this.holds.delete(holder);
+  }
+
+  /** Whether a panel holds step `step`. @param {number} step */
+  held(step) {
+    return isHeld(this, step);
+  }
+
+  /** The steps a panel lists: the islands (held steps kept past the bound), then the kept ones. */
+  listed() {
+    return this.islands.length ? [...this.islands.map((x) => x.step), ...this.steps] : this.steps;
+  }
+
+  /** Step numbers of the listed steps that match a filter (timeline-islands.js matchingSteps). */
+  matching(filter) {
+    return matchingSteps(this, filter);
+  }
+
+  /**
+   * An invoke the extension sent (panel, test library, desktop bridge). Its params are kept as the
+   * JSON text sent (exact digits), for "Copy as test" (shared/test-writer.js).
+   */
+  invoked(path, action, params = undefined) {
+    if (this.paused) return;
+    const paramsText = params === undefined || params === null ? undefined : stringifyExact(params);
+    this.#add({ kind: 'invoke', version: this.#version(), path, action, ...(paramsText === undefined ? {} : { paramsText }) },
+      { seg: this.segments.length - 1, frame: this.nextFrame - 1, paramsBytes: paramsText?.length ?? 0 });
   }
 
   /** The page was loaded again and the provider came back under the same key. */
@@ -233,6 +347,7 @@ export class Timeline {
   #boundaryStep(kind, pageUrl) {
     this.label.pageUrl = pageUrl;
     this.pendingBoundary = { kind, previousVersion: this.#version() };
+    if (this.paused) return; // the resume step carries the boundary
     this.#add({ kind: 'reload', version: this.#version(), message: kind === 'worker' ? 'the extension started again' : pageUrl ?? '' },
       { seg: this.segments.length - 1, frame: this.nextFrame - 1 });
   }
@@ -289,6 +404,7 @@ export class Timeline {
     this.job = null;
     this.ready = null;
     this.noStates = null;
+    this.islands = [];
     this.emit([], true);
   }
 
@@ -305,6 +421,8 @@ export class Timeline {
     return {
       steps: this.steps.length, bytes: this.bytes, dropped: this.dropped, limits: this.limits, persist: this.persist, provider: this.provider,
       persistError: this.persistError ?? null, noStates: this.noStates, checkpoints: { sliced: this.sliced, blocking: this.blocking },
+      kept: this.islands.length, keptBytes: this.islands.reduce((n, x) => n + x.bytes, 0),
+      paused: this.paused ? { since: this.paused.since, patches: this.paused.patches } : null,
     };
   }
 
@@ -381,6 +499,8 @@ export class Timeline {
       if (rec.seg >= tl.segments.length || (rec.seg >= 0 && !tl.segments[rec.seg])) bad(`step ${s.step} names a segment the recording does not hold`);
       const { record: _r, ...step } = s;
       step.paths = Array.isArray(step.paths) ? step.paths.filter((p) => typeof p === 'string').slice(0, PATHS_LISTED) : [];
+      if (step.paramsText !== undefined && typeof step.paramsText !== 'string') delete step.paramsText; // older files have none
+      rec.paramsBytes = step.paramsText?.length ?? 0;
       tl.steps.push(step);
       rec.bytes = recordBytes(rec);
       tl.bytes += rec.bytes;
@@ -428,7 +548,7 @@ function unpackRecord(r) {
 
 /** What a step and its record count in the bytes bound. */
 function recordBytes(rec) {
-  let n = STEP_BYTES;
+  let n = STEP_BYTES + (rec.paramsBytes ?? 0); // an invoke's params text (invoked)
   for (const set of [rec.touched, rec.added, rec.removed]) for (const p of set ?? []) n += p.length;
   return n;
 }

@@ -13,7 +13,8 @@
 import { core } from './core.js';
 import { Timeline, TIMELINE_LIMITS } from './timeline.js';
 import { storageSession, onStorageChanged } from '../shared/browser.js';
-import { KEYS, historyMb } from '../shared/settings-store.js';
+import { KEYS, historyMb, historySteps } from '../shared/settings-store.js';
+import { NO_STEP_BOUND } from './timeline-limits.js';
 import { CoreEventName } from '../../js-glue/core-contract.js';
 
 /** @typedef {import('./connections.js').Connection} Connection */
@@ -43,17 +44,21 @@ const stored = new Map();
 /** @param {number} tabId @param {string} key */
 const idOf = (tabId, key) => `${tabId} ${key}`;
 
-/** The bounds every history keeps: the default, or the memory the user set in Options. */
+/** The bounds every history keeps: the defaults, or the memory and steps the user set (Options, the History pane). */
+/** @type {Readonly<{steps: number, bytes: number}>} */
 let limits = TIMELINE_LIMITS;
 function readLimits() {
-  historyMb().then((mb) => {
-    limits = mb === null ? TIMELINE_LIMITS : Object.freeze({ ...TIMELINE_LIMITS, bytes: mb * 1024 * 1024 });
+  Promise.all([historyMb(), historySteps()]).then(([mb, steps]) => {
+    limits = Object.freeze({
+      steps: steps === null ? TIMELINE_LIMITS.steps : steps === 0 ? NO_STEP_BOUND : steps,
+      bytes: mb === null ? TIMELINE_LIMITS.bytes : mb * 1024 * 1024,
+    });
     for (const tl of byId.values()) if (!tl.readOnly) tl.setLimits(limits);
   }).catch(() => { /* the default stays */ });
 }
 readLimits();
 onStorageChanged((changes, area) => {
-  if (area === 'local' && KEYS.HISTORY_MB in changes) readLimits();
+  if (area === 'local' && (KEYS.HISTORY_MB in changes || KEYS.HISTORY_STEPS in changes)) readLimits();
 });
 
 // The persisted histories of the worker's previous life (storage.session lasts a browser session).
@@ -130,9 +135,27 @@ export function recordCoreEvent(conn, ev) {
   tl.event(ev, conn.primarySub, () => conn.consumer?.status());
 }
 
-/** An invoke sent (connectionEvents.invoked): a step. @param {Connection} conn @param {{path: string, action: string}} invoke */
-export function recordInvoke(conn, { path, action }) {
-  attach(conn).invoked(path, action);
+/** An invoke sent (connectionEvents.invoked): a step. @param {Connection} conn @param {{path: string, action: string, params?: unknown}} invoke */
+export function recordInvoke(conn, { path, action, params }) {
+  attach(conn).invoked(path, action, params);
+}
+
+/**
+ * Recording paused (on) or resumed. Resuming starts from a checkpoint of the connection's live
+ * mirror (the core prints it): throws (code not_live) when there is none.
+ * @param {Timeline} tl @param {boolean} on
+ */
+export function pauseTimeline(tl, on) {
+  if (on) return tl.pause();
+  const conn = tl.conn;
+  tl.resume(() => {
+    const c = conn?.consumer;
+    if (!c || conn.disposed || !conn.primarySub) return null;
+    const st = c.status()?.subscriptions?.find((x) => x.sub === conn.primarySub);
+    if (!st?.wire || st.state !== 'live') return null;
+    const text = c.checkpoint(conn.primarySub);
+    return text ? { text, wire: st.wire, options: st.options ?? {}, version: st.version ?? null, nodes: st.nodes ?? c.status()?.nodes ?? 0 } : null;
+  });
 }
 
 /** Persist on or off for a history (the panel's switch). @param {Timeline} tl @param {boolean} on */

@@ -2,6 +2,8 @@
 // output: a node without its children, plus child_ids and path). The service worker computes the
 // history's diffs with it (timeline.js); the panel renders them (views/history-view.js).
 
+import { parseVerbatim } from '../../js-glue/exact-json.js';
+
 /** @typedef {import('./messages.js').NodeView} NodeView */
 /**
  * @typedef {{key: string, before: any, after: any, beforeText?: string, afterText?: string}} FieldChange
@@ -98,6 +100,30 @@ function diffIsEmpty(d) {
 }
 
 /**
+ * The diff of two views of which one came with its text (node-views.js `exact`): decided on the
+ * provider's digits, so that a 64-bit id that differs in its last digit (the same double) is a
+ * change; the values reported are the views' own, the texts are added by the timeline.
+ * @param {NodeView & {exact?: string}} va @param {NodeView & {exact?: string}} vb
+ */
+function exactDiff(va, vb) {
+  const d = viewDiff(va.exact ? parseVerbatim(va.exact) : va, vb.exact ? parseVerbatim(vb.exact) : vb);
+  for (const field of /** @type {const} */ (['properties', 'meta'])) {
+    for (const fc of d[field]) {
+      fc.before = va[field]?.[fc.key];
+      fc.after = vb[field]?.[fc.key];
+    }
+  }
+  const affA = new Map((va.affordances ?? []).map((a) => [a.action, a]));
+  const affB = new Map((vb.affordances ?? []).map((a) => [a.action, a]));
+  for (const a of d.affordances) {
+    if (a.before) a.before = affA.get(a.action);
+    if (a.after) a.after = affB.get(a.action);
+  }
+  if (d.contentRef) d.contentRef = { before: va.content_ref, after: vb.content_ref };
+  return d;
+}
+
+/**
  * What changed from state a to state b (two Maps path → view).
  * @param {Map<string, NodeView>} a @param {Map<string, NodeView>} b
  * @returns {{added: NodeView[], removed: NodeView[], changed: {path: string, before: NodeView, after: NodeView, diff: ViewDiff}[]}}
@@ -114,7 +140,7 @@ export function diffStates(a, b) {
     const vb = b.get(path);
     if (vb === undefined) removed.push(va);
     else if (vb !== va) {
-      const diff = viewDiff(va, vb);
+      const diff = va.exact || vb.exact ? exactDiff(va, vb) : viewDiff(va, vb);
       if (!diffIsEmpty(diff)) changed.push({ path, before: va, after: vb, diff });
     }
   }
