@@ -7,6 +7,7 @@ import { originAccess } from '../shared/browser.js';
 import { h, setChildren } from '../shared/dom.js';
 import { Request, ErrorCode } from '../shared/messages.js';
 import { $, when, worker } from './page.js';
+import { setCodeText } from '../shared/code-text.js';
 
 // ---- Agent models: the Agent playground's endpoints (a key is written here, read only by the worker) -----
 
@@ -72,7 +73,7 @@ function originOf(baseUrl) {
 /** @param {string} id @param {string} text @param {string} [kind]  ok | bad | warn */
 function sayIn(id, text, kind) {
   const m = $(id);
-  m.textContent = text;
+  setCodeText(m, text);
   m.className = `${m.classList.contains('models-message') ? 'models-message' : 'form-message'} ${kind ?? ''}`;
 }
 const sayAgent = (text, kind) => sayIn('agent-message', text, kind);

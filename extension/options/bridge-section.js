@@ -5,12 +5,13 @@
 import { setBridgeEnabled, setBridgeToken, removeBridgeToken, setBridgeUrl, bridgeSettingsInfo, setBridgeAllowUnpaired, setBridgeTrust } from '../shared/settings-store.js';
 import { h, setChildren } from '../shared/dom.js';
 import { $, when } from './page.js';
+import { setCodeText } from '../shared/code-text.js';
 
 // ---- desktop bridge: the pairing code is a secret (written here, read only by the worker) ------
 
 function sayBridge(id, text, kind) {
   const m = $(id);
-  m.textContent = text;
+  setCodeText(m, text);
   m.className = `form-message ${kind ?? ''}`;
 }
 
@@ -34,7 +35,7 @@ export function renderBridgeStatus(st) {
     return;
   }
   const shared = st.state === 'connected' ? ` Sharing ${st.shared.length} provider${st.shared.length === 1 ? '' : 's'}.` : '';
-  el.textContent = `${st.message}${shared}`;
+  setCodeText(el, `${st.message}${shared}`);
 }
 
 /** What the desktop sees now; an in-page provider can be let invoke without asking (storage.session). */

@@ -6,6 +6,7 @@ import { requestNativeMessaging, removeNativeMessaging, onPermissionsChanged } f
 import { h, setChildren } from '../shared/dom.js';
 import { Request, Push } from '../shared/messages.js';
 import { $, worker, onWorkerPush, onWorkerReconnected } from './page.js';
+import { setCodeText } from '../shared/code-text.js';
 
 // --------------------------------------------------------------------------- local apps
 // The switch asks for nativeMessaging synchronously in its change handler (Firefox grants a
@@ -16,7 +17,7 @@ let localFollowed = false;
 
 function sayLocal(text, kind = '') {
   const el = $('local-status');
-  el.textContent = text;
+  setCodeText(el, text);
   el.className = kind ? `form-message ${kind}` : 'form-message';
 }
 

@@ -32,7 +32,7 @@ onStorageChanged((changes, area) => {
   if ('tokenIndex' in changes) renderTokens();
   if ('approvals' in changes) renderApprovals();
   if ('stringWebhookIndex' in changes) renderString();
-  if (KEYS.HISTORY_MB in changes) renderHistory();
+  if (KEYS.HISTORY_MB in changes || KEYS.HISTORY_STEPS in changes) renderHistory();
   if ([KEYS.AGENT_PROFILES, KEYS.AGENT_KEY_INDEX, KEYS.AGENT_DEFAULT].some((k) => k in changes)) renderAgentProfiles();
 });
 

@@ -5,12 +5,13 @@ import { setStringWebhook, removeStringWebhook, stringWebhookInfo } from '../sha
 import { h, setChildren } from '../shared/dom.js';
 import { Request } from '../shared/messages.js';
 import { $, when, worker } from './page.js';
+import { setCodeText } from '../shared/code-text.js';
 
 // ---- String agent: the webhook URL is a secret (written here, read only by the worker) --------
 
 function sayString(text, kind) {
   const m = $('string-message');
-  m.textContent = text;
+  setCodeText(m, text);
   m.className = `form-message ${kind ?? ''}`;
 }
 
@@ -55,7 +56,7 @@ let found = null;
 
 function sayFind(text, kind) {
   const m = $('string-find-message');
-  m.textContent = text;
+  setCodeText(m, text);
   m.className = `form-message ${kind ?? ''}`;
 }
 

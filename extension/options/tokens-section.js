@@ -4,10 +4,11 @@
 import { setToken, removeToken, listTokens, takeOptionsFocus } from '../shared/settings-store.js';
 import { h, setChildren } from '../shared/dom.js';
 import { $, when } from './page.js';
+import { setCodeText } from '../shared/code-text.js';
 
 export function say(text, kind) {
   const m = $('token-message');
-  m.textContent = text;
+  setCodeText(m, text);
   m.className = `form-message ${kind ?? ''}`;
 }
 

@@ -8,6 +8,7 @@ import { activeTabId, openOptionsPage, onStorageChanged, hasSiteAccess, requestS
 import { stringWebhookInfo, bridgeStatus, KEYS, askTokenFor, setBridgeTrust } from '../shared/settings-store.js';
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
+import { codeText } from '../shared/code-text.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
 
 /**
@@ -87,7 +88,7 @@ function providerCard(p) {
     p.message && p.status !== Status.PENDING_APPROVAL ? h('div', { class: `message ${bad ? 'error-text' : 'muted'}`, text: p.message }) : null,
     p.capabilities.length ? h('div', { class: 'caps' }, p.capabilities.map((c) => h('span', { class: 'chip', text: c }))) : null,
     actions,
-    stringResults.has(p.key) ? h('div', { class: 'string-result', 'data-ok': stringResults.get(p.key).ok, text: stringResults.get(p.key).text }) : null);
+    stringResults.has(p.key) ? h('div', { class: 'string-result', 'data-ok': stringResults.get(p.key).ok }, codeText(stringResults.get(p.key).text)) : null);
 }
 
 function render(msg) {
@@ -190,7 +191,7 @@ function renderBridge() {
       ? h('p', { class: 'muted', 'data-testid': 'bridge-shared' }, st.shared.length
         ? `Agents on this machine see ${st.shared.length === 1 ? 'this provider' : `these ${st.shared.length} providers`}:`
         : 'Connected. No provider is shared yet: only connected providers are.')
-      : h('p', { class: ['refused', 'no-pairing'].includes(st.state) ? 'error-text' : 'muted' }, st.message,
+      : h('p', { class: ['refused', 'no-pairing'].includes(st.state) ? 'error-text' : 'muted' }, codeText(st.message ?? ''),
         st.state === 'retrying' && st.retryAt ? countdown(st.retryAt, ' Next try in {s} s.', '') : null),
     st.state === 'connected' && st.shared.length
       ? h('ul', { class: 'shared' }, st.shared.map((p) => h('li', { 'data-provider-key': p.providerKey, 'data-trusted': String(!!p.trusted) },

@@ -50,6 +50,8 @@ export async function connectTo(address, token, { anyway = false } = {}) {
   const found = await findPageProvider(a.url, { core: core(), meta: false });
   if (found.ok) return keep(found.url, token, anyway, [a.read, found.via].filter(Boolean).join('; '));
   if (found.inPage) return { kind: 'not-slop', message: `${found.message}: open that page instead.` };
+  // Nothing there (or a port never dialled): its /info would say the same, after as long a wait.
+  if (found.noAnswer && found.noAnswer !== 'unreadable') return { kind: 'not-slop', message: found.message };
   const info = await getJson(`${base}/info`);
   if (info.status === 200 && looksAgntGg(info.json)) {
     const [tools, resources] = await Promise.all([getJson(`${base}/tools`), getJson(`${base}/resources`)]);
@@ -59,9 +61,11 @@ export async function connectTo(address, token, { anyway = false } = {}) {
       resources: resources.status === 200 && resources.json !== undefined ? resources.json : null,
     };
   }
+  // One sentence: what answered, and what to type instead.
   return {
     kind: 'not-slop',
-    message: `${base} is not a SLOP provider: ${found.tried ?? found.message}, /info gave ${said(info)}.`,
+    message: found.noAnswer ? found.message
+      : `${base} answers, but is not a SLOP provider (/.well-known/slop: ${found.wellKnown}; /info: ${said(info)}). Type the provider’s ws:// address, or the address of a page that announces one.`,
   };
 }
 

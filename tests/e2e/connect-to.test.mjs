@@ -113,14 +113,41 @@ describe('Connect to…', () => {
     const no = await connect(panel, plainUrl);
     assert.equal(no.kind, 'not-slop');
     assert.match(await panel.locator('#connect-strip [data-role="connect-message"]').textContent(),
-      /is not a SLOP provider: \/\.well-known\/slop gave HTTP 404 text\/html: “<h1>Not here<\/h1>”, \/info gave HTTP 404/);
+      /^http:\/\/127\.0\.0\.1:\d+ answers, but is not a SLOP provider \(\/\.well-known\/slop: HTTP 404 text\/html: “<h1>Not here<\/h1>”; \/info: HTTP 404 text\/html: “<h1>Not here<\/h1>”\)\. Type the provider’s ws:\/\/ address/);
     // An answer that never ends is read only so far: the probe answers at once, not at its 5 s timeout.
     const endless = await connect(panel, `${plainUrl}/endless`);
     assert.equal(endless.kind, 'not-slop');
-    assert.match(endless.message, /\/info gave HTTP 200 text\/plain: “x{80}”/);
+    assert.match(endless.message, /\/info: HTTP 200 text\/plain: “x{80}”/);
     const bad = await connect(panel, 'ftp://example.invalid/x');
     assert.match(bad.error, /“ftp:” addresses are not SLOP providers: use ws:\/\/ or wss:\/\/ \(the provider\), or http:\/\/ or https:\/\/ \(its page\)/);
     await panel.close();
     await page.close();
+  });
+
+  test('nothing there, a blocked port: one plain sentence each, with the fix (issue 45)', { timeout: TEST_TIMEOUT }, async () => {
+    const { page, panel } = await panelPage();
+    const gone = http.createServer();
+    await new Promise((r) => gone.listen(0, '127.0.0.1', r));
+    const dead = gone.address().port;
+    await new Promise((r) => gone.close(r));
+    try {
+      const message = () => panel.locator('#connect-strip [data-role="connect-message"]').textContent();
+      const refused = await connect(panel, `127.0.0.1:${dead}`);
+      assert.equal(refused.kind, 'not-slop');
+      assert.equal(await message(), `Nothing answers at http://127.0.0.1:${dead} (connection refused). Is the app running on that port?`);
+      const blocked = await connect(panel, 'localhost:9');
+      assert.equal(await message(), 'Nothing answers at http://localhost:9: port 9 is blocked (browsers never connect to it). Is the app on another port?', JSON.stringify(blocked));
+      for (const text of [refused.message, blocked.message]) assert.doesNotMatch(text, /\([^)]*\(/, 'nothing nested');
+      await fs.mkdir(SHOTS, { recursive: true });
+      await connect(panel, `127.0.0.1:${dead}`);
+      for (const [w, scheme] of [[320, 'light'], [480, 'dark'], [700, 'light'], [1280, 'dark']]) {
+        await panel.setViewportSize({ width: w, height: 600 });
+        await panel.emulateMedia({ colorScheme: scheme });
+        await panel.screenshot({ path: path.join(SHOTS, `panel-connect-refused-${w}-${scheme}.png`) });
+      }
+    } finally {
+      await panel.close();
+      await page.close();
+    }
   });
 });

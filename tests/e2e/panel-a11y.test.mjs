@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import net from 'node:net';
 import { StateEngine } from '../fixtures/provider/state.mjs';
+import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { browserOnProvider, startProvider, launch, openPanel, openExtensionPage, waitForProvider, setTokenInExtension, wsOrigin, until, sleep, ROOT, TEST_TIMEOUT } from './helpers.mjs';
 
 const SHOTS = path.join(ROOT, 'build/screenshots/a11y');
@@ -444,5 +445,30 @@ describe('live regions: the connection\'s state, not its countdown; errors as al
     assert.equal(await panel.locator('#alert').textContent(), '', 'a restart is not an error');
     await panel.close();
     await page.close();
+  });
+});
+
+describe('tree rows in words (issue 45)', () => {
+  let browser, srv, tabId;
+  before(async () => {
+    srv = await startProvider({ engine: createMailEngine({ messages: 60 }) });
+    ({ browser, tabId } = await browserOnProvider(srv));
+  });
+  after(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  test('a row\'s accessible name says what its counts are: "50 of 60 children", "3 actions", never a bare number', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    const inbox = panel.locator('#tree .row[data-path="/inbox"]');
+    await inbox.waitFor({ timeout: 10_000 });
+    // As the browser's accessibility tree names the row (Playwright's ariaSnapshot).
+    const name = (await inbox.ariaSnapshot()).match(/treeitem "([^"]*)"/)?.[1];
+    assert.equal(name, 'inbox collection Inbox 50 of 60 children 3 actions');
+    const root = (await panel.locator('#tree .row[data-path="/"]').ariaSnapshot()).match(/treeitem "([^"]*)"/)?.[1];
+    assert.match(root, /\d+ children$|\d+ child$|\d+ children \d+ actions?$/, root);
+    for (const n of [name, root]) assert.doesNotMatch(n, /\d$/, `no bare number at the end: ${n}`);
+    await panel.close();
   });
 });

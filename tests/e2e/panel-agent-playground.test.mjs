@@ -92,7 +92,11 @@ describe('panel: the Agent playground', () => {
     await options.close();
     await panel.fill('#playground [data-role="pg-task"]', 'anything');
     assert.equal(await panel.isDisabled('#playground [data-action="pg-run"]'), true);
-    assert.match(await panel.textContent('#playground [data-role="pg-why"]'), /Add a model endpoint in Options/);
+    // Said once (issue 45): the head's notice, not again under Run (its tooltip keeps the reason).
+    const said = await panel.evaluate(() => document.querySelector('#playground').innerText.match(/model endpoint/gi)?.length ?? 0);
+    assert.equal(said, 1, 'the no-model notice is on screen once');
+    assert.equal(await panel.isHidden('#playground [data-role="pg-why"]'), true);
+    assert.match(await panel.getAttribute('#playground [data-action="pg-run"]', 'title'), /Add a model endpoint in Options/);
     await shot('no-endpoint-1280');
 
     // The options page saves a profile: the panel lists it without a reload.

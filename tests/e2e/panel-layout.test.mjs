@@ -148,4 +148,65 @@ describe('panel layout', () => {
     assert.equal(await panel.locator('#search').inputValue(), 'hl');
     await panel.close();
   });
+
+  test('at 320 px with Local apps on (and every optional button shown, and a long name): one row, the rest in the More menu (issue 45)', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.waitForSelector('#tree .row[data-path="/inbox"]', { timeout: 10_000 });
+    // Local apps on shows its button (local-apps.js); turning it on for real needs the optional
+    // nativeMessaging permission granted (local-apps.test.mjs builds a copy of the extension for that).
+    await panel.evaluate(() => { document.getElementById('toggle-local').hidden = false; });
+    const bar = () => panel.evaluate(() => {
+      const b = document.getElementById('bar');
+      return { height: Math.round(b.getBoundingClientRect().height), fold: b.dataset.fold, more: !document.getElementById('bar-more').hidden };
+    });
+    for (const [w, scheme] of [[320, 'light'], [320, 'dark'], [480, 'light'], [700, 'dark'], [1280, 'light']]) {
+      await panel.setViewportSize({ width: w, height: 600 });
+      await panel.emulateMedia({ colorScheme: scheme });
+      await panel.waitForTimeout(50);
+      assert.deepEqual(await overflows(panel), [], `${w} px, Local apps on`);
+      const b = await bar();
+      assert.ok(b.height <= 30, `${w} px: one row (${JSON.stringify(b)})`);
+      await panel.screenshot({ path: path.join(SHOTS, `panel-bar-local-${w}-${scheme}.png`), clip: { x: 0, y: 0, width: w, height: 120 } });
+    }
+    // The worst case: every optional button shown, the MUST badge, a name longer than the bar.
+    await panel.evaluate(() => {
+      for (const id of ['send-string', 'conf-badge']) document.getElementById(id).hidden = false;
+      document.getElementById('send-string').setAttribute('aria-label', 'Send to String');
+      document.getElementById('conf-badge').textContent = '12 MUST';
+      document.getElementById('provider').options[0].text = 'A provider with a very long name indeed (ws://127.0.0.1:3737/slop)';
+      dispatchEvent(new Event('resize'));
+    });
+    for (const w of [320, 480]) {
+      await panel.setViewportSize({ width: w, height: 600 });
+      await panel.waitForTimeout(50);
+      assert.deepEqual(await overflows(panel), [], `${w} px, every button shown`);
+      const b = await bar();
+      assert.deepEqual(b, { height: b.height, fold: 'true', more: true }, `${w} px: folded into More`);
+      assert.ok(b.height <= 30, `${w} px: one row`);
+    }
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-bar-folded-480.png'), clip: { x: 0, y: 0, width: 480, height: 120 } });
+    // The menu: the folded buttons by name (for screen readers too), toggles with their state; by keys.
+    await panel.locator('#bar-more').focus();
+    await panel.keyboard.press('Enter');
+    const menu = panel.locator('.row-menu[role="menu"][aria-label="More"]');
+    await menu.waitFor({ timeout: 2000 });
+    assert.equal(await panel.locator('#bar-more').getAttribute('aria-expanded'), 'true');
+    assert.deepEqual(await menu.locator('.menu-label').allTextContents(), ['Export', 'Import', 'Connect to a provider', 'Local apps', 'Send to String']);
+    assert.equal(await menu.locator('[data-action="toggle-connect"]').getAttribute('role'), 'menuitemcheckbox');
+    assert.equal(await menu.locator('[data-action="toggle-connect"]').getAttribute('aria-checked'), 'false');
+    await panel.screenshot({ path: path.join(SHOTS, 'panel-bar-more-menu-480.png'), clip: { x: 0, y: 0, width: 480, height: 240 } });
+    await panel.keyboard.press('ArrowDown');
+    await panel.keyboard.press('ArrowDown');
+    await panel.keyboard.press('Enter');
+    await panel.locator('#connect-strip:not([hidden])').waitFor({ timeout: 2000 });
+    assert.equal(await panel.locator('#toggle-connect').getAttribute('aria-pressed'), 'true');
+    assert.equal(await panel.locator('#bar-more').getAttribute('aria-expanded'), 'false');
+    // Wide again: the buttons are back in the bar, no More.
+    await panel.evaluate(() => { document.getElementById('provider').options[0].text = 'Mail'; dispatchEvent(new Event('resize')); });
+    await panel.setViewportSize({ width: 1280, height: 600 });
+    await panel.waitForTimeout(50);
+    assert.deepEqual(await bar(), { height: (await bar()).height, fold: 'false', more: false });
+    await panel.emulateMedia({ colorScheme: 'light' });
+    await panel.close();
+  });
 });

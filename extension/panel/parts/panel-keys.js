@@ -40,7 +40,22 @@ export class PanelKeys {
         return;
       }
       const id = BAR_KEYS[e.key.toLowerCase()];
-      if (id && !e.shiftKey) press(id);
+      if (id && !e.shiftKey && press(id) && id === 'toggle-history') historyFocus(doc);
     });
   }
+}
+
+/**
+ * H moves the keyboard with the History: opened, into its step list (where ← / → step, not fold
+ * tree rows); closed, back to the tree. The list is in the side pane; where that is not shown, the
+ * strip's slider (its arrows step too).
+ * @param {Document} doc
+ */
+function historyFocus(doc) {
+  const open = doc.getElementById('toggle-history')?.getAttribute('aria-pressed') === 'true';
+  const shown = (/** @type {HTMLElement|null} */ el) => (el && el.offsetParent ? el : null);
+  const to = open
+    ? shown(doc.querySelector('#history [data-role="steps"]')) ?? shown(doc.querySelector('#history-strip input[type="range"]'))
+    : shown(doc.getElementById('tree'));
+  to?.focus({ preventScroll: true });
 }

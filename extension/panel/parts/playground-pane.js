@@ -19,6 +19,9 @@ import { download, fileName } from '../export.js';
 import { PlaygroundView } from '../views/playground-view.js';
 import { outcomeText } from '../views/playground-text.js';
 
+/** Why Run is off with no model endpoint (the Run button's tooltip; the head's notice says it on screen). */
+const NO_MODEL = 'Add a model endpoint in Options → Agent models first.';
+
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
 /** @typedef {import('../selection.js').Selection} Selection */
@@ -185,7 +188,7 @@ export class PlaygroundPane {
     if (this.run && !this.run.ended) out.run = '';
     else if (out.live) out.run = out.live;
     else if (!this.profilesLoaded) out.run = 'Reading the model endpoints…';
-    else if (!this.profiles.length) out.run = 'Add a model endpoint in Options → Agent models first.';
+    else if (!this.profiles.length) out.run = NO_MODEL;
     else if (this.view.stepLimit() === null) out.run = 'The step limit is a whole number from 1 to 100.';
     return out;
   }
@@ -208,6 +211,8 @@ export class PlaygroundPane {
       stopping: !!this.run?.stopping,
       canRun: !running && !ctx.run && hasTask,
       why: running ? '' : ctx.run,
+      // The head's "No model endpoint yet" notice says it already: not a second time under Run.
+      whyInNotice: !running && this.profilesLoaded && !this.profiles.length && ctx.run === NO_MODEL,
       hasTrace: !!this.lastTrace,
       canReplay: !running && !ctx.live,
       replayWhy: running ? 'A run is going on' : ctx.live,

@@ -14,6 +14,7 @@ import { h } from '../../shared/dom.js';
  * @property {string} label
  * @property {string} [keys]    the key that does the same on the tree (shown, not handled here)
  * @property {boolean} [disabled]
+ * @property {boolean} [checked]  a toggle (menuitemcheckbox): whether it is on
  * @property {() => void} run
  */
 
@@ -40,8 +41,9 @@ export class RowMenu {
    * @param {MenuItem[][]} groups  items, in groups split by a line
    * @param {{x: number, y: number}} at
    * @param {HTMLElement} restoreFocus  focused again when the menu closes by a key or a choice
+   * @param {{label?: string}} [o]  label: the menu's accessible name
    */
-  show(groups, at, restoreFocus) {
+  show(groups, at, restoreFocus, { label = 'Node' } = {}) {
     this.close({ focus: false });
     this.#restore = restoreFocus;
     const items = [];
@@ -50,15 +52,15 @@ export class RowMenu {
       if (i > 0) kids.push(h('div', { class: 'menu-sep', role: 'separator' }));
       for (const it of g) {
         const b = h('button', {
-          type: 'button', class: 'menu-item', role: 'menuitem', tabindex: '-1', 'data-action': it.id,
-          'aria-disabled': it.disabled ? 'true' : null,
+          type: 'button', class: 'menu-item', role: it.checked === undefined ? 'menuitem' : 'menuitemcheckbox', tabindex: '-1', 'data-action': it.id,
+          'aria-disabled': it.disabled ? 'true' : null, 'aria-checked': it.checked === undefined ? null : String(it.checked),
           onclick: () => this.#choose(it),
         }, h('span', { class: 'menu-label', text: it.label }), it.keys ? h('span', { class: 'menu-keys', text: it.keys }) : null);
         items.push(b);
         kids.push(b);
       }
     });
-    this.el = h('div', { class: 'row-menu', role: 'menu', 'aria-label': 'Node', onkeydown: (e) => this.#onKey(e, items) }, ...kids);
+    this.el = h('div', { class: 'row-menu', role: 'menu', 'aria-label': label, onkeydown: (e) => this.#onKey(e, items) }, ...kids);
     this.host.append(this.el);
     // Inside the window: flipped left / up when it would stick out.
     const r = this.el.getBoundingClientRect();

@@ -2,6 +2,7 @@
 // to the clipboard with such a note.
 
 import { copyText } from '../export.js';
+import { setCodeText } from '../../shared/code-text.js';
 
 const SHOW_MS = 1600;
 
@@ -17,7 +18,7 @@ export class Toast {
   }
 
   show(text, ms = SHOW_MS) {
-    this.el.textContent = text;
+    setCodeText(this.el, text);
     this.el.hidden = false;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => { this.el.hidden = true; }, ms);

@@ -5,6 +5,7 @@
 import { h, setChildren } from '../../shared/dom.js';
 import { Status } from '../../shared/messages.js';
 import { statusLabel, statusParts, syncText, providerTitle, transportText } from '../../shared/status-text.js';
+import { RowMenu } from './row-menu.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../selection.js').Selection} Selection */
@@ -24,6 +25,8 @@ const SELECT_CHROME = 28;
 const STATUS_MIN = 90;
 /** A separator in one row: 1 px and its margins. */
 const SEP_WIDTH = 7;
+/** A bar button (.tb): its width is fixed, so a folded one's room is known without showing it. */
+const TB_WIDTH = 26;
 /** The name takes at most this share of a one-row bar. */
 const ONE_ROW_SHARE = 0.6;
 
@@ -47,11 +50,25 @@ export class Toolbar {
     this.tabId = tabId;
     els.provider.addEventListener('change', (e) => onSelect(/** @type {HTMLSelectElement} */ (e.target).value || null));
     addEventListener('resize', () => this.#fit());
+    const bar = els.provider.parentElement;
+    this.more = /** @type {HTMLButtonElement|null} */ (bar?.querySelector('#bar-more') ?? null);
+    this.menu = new RowMenu(document.body);
+    // A press on More while its menu is open closes it (the menu closes itself on a press outside
+    // it, before the click): noted first, on the window, so the click does not open it again.
+    let wasOpen = false;
+    addEventListener('pointerdown', (e) => { wasOpen = this.menu.open && e.target === this.more; }, true);
+    this.more?.addEventListener('click', () => {
+      if (wasOpen) wasOpen = false;
+      else this.#openMore();
+    });
+    // Buttons shown or hidden by their own parts (Local apps, Send to String, the MUST badge).
+    if (bar) new MutationObserver(() => this.#fit()).observe(bar, { subtree: true, attributes: true, attributeFilter: ['hidden'] });
   }
 
   /**
-   * One row while the shown name fits beside the buttons; else two (the name and its status on the
-   * first): a name is never cut for the buttons' sake, at 320 px as at 1280.
+   * One row, always (the README's promise, 320 px to 4K): while the shown name does not fit beside
+   * the buttons, the .tb-fold ones go into the More menu; a name longer than that room is cut
+   * (whole in its tooltip).
    */
   #fit() {
     const sel = this.els.provider;
@@ -64,19 +81,53 @@ export class Toolbar {
     let others = 0;
     let n = 0;
     for (const el of /** @type {HTMLCollectionOf<HTMLElement>} */ (bar.children)) {
-      if (el === sel || el.hidden || el.id === 'version' || el.classList.contains('spacer') || getComputedStyle(el).display === 'none') continue;
-      // The status gives way to its dot (and a word or two) before the name does; in two rows the
-      // first separator is the line break (its one-row width counts).
-      const w = el.getBoundingClientRect().width;
-      others += el === this.els.status ? Math.min(w, STATUS_MIN) : el.classList.contains('tb-sep') ? SEP_WIDTH : w;
+      if (el === sel || el === this.more || el.hidden || el.id === 'version' || el.classList.contains('spacer')) continue;
+      // A folded button is display: none now; its room is what it takes unfolded.
+      const folds = el.classList.contains('tb-fold');
+      if (!folds && getComputedStyle(el).display === 'none') continue;
+      // The status gives way to its dot (and a word or two) before the name does.
+      const w = el.classList.contains('tb-sep') ? SEP_WIDTH : folds ? TB_WIDTH : el.getBoundingClientRect().width;
+      others += el === this.els.status ? Math.min(w, STATUS_MIN) : w;
       n++;
     }
     const gap = parseFloat(getComputedStyle(bar).columnGap) || 0;
     const room = bar.clientWidth - (parseFloat(getComputedStyle(bar).paddingLeft) || 0) * 2 - others - gap * n;
-    const rows = need > Math.min(room, bar.clientWidth * ONE_ROW_SHARE) ? '2' : '1';
-    if (bar.dataset.rows !== rows) bar.dataset.rows = rows;
+    const fold = String(need > Math.min(room, bar.clientWidth * ONE_ROW_SHARE));
+    if (bar.dataset.fold !== fold) bar.dataset.fold = fold;
+    if (this.more) {
+      const none = !this.#folded().length;
+      if (this.more.hidden !== (fold !== 'true' || none)) this.more.hidden = fold !== 'true' || none;
+      if (this.more.hidden && this.menu.open) this.menu.close({ focus: false });
+    }
   }
   static #measure = null;
+
+  /** The folded buttons that are in use (not hidden by their part). */
+  #folded() {
+    const bar = this.els.provider.parentElement;
+    return /** @type {HTMLButtonElement[]} */ ([...(bar?.querySelectorAll('button.tb-fold') ?? [])]).filter((b) => !b.hidden);
+  }
+
+  /** The More menu: each folded button by its name, a toggle with its state; choosing one clicks it. */
+  #openMore() {
+    const more = /** @type {HTMLButtonElement} */ (this.more);
+    if (this.menu.open) return this.menu.close();
+    const items = this.#folded().map((b) => ({
+      id: b.id,
+      label: `${b.getAttribute('aria-label')}${b.dataset.count ? ` (${b.dataset.count})` : ''}`,
+      keys: b.getAttribute('aria-keyshortcuts')?.replace('Control', 'Ctrl') ?? undefined,
+      disabled: b.disabled,
+      checked: b.hasAttribute('aria-pressed') ? b.getAttribute('aria-pressed') === 'true' : undefined,
+      run: () => b.click(),
+    }));
+    const r = more.getBoundingClientRect();
+    more.setAttribute('aria-expanded', 'true');
+    this.menu.show([items], { x: r.left, y: r.bottom + 2 }, more, { label: 'More' });
+    // The menu closes by a choice, a key, a click elsewhere or a resize: the button says so.
+    const el = this.menu.el;
+    new MutationObserver((_, obs) => { if (!el?.isConnected) { more.setAttribute('aria-expanded', 'false'); obs.disconnect(); } })
+      .observe(document.body, { childList: true });
+  }
 
   render() {
     const { els, store, selection } = this;

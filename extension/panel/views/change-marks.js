@@ -75,11 +75,9 @@ export class ChangeMarks {
     if (same) {
       for (const name of /** @type {const} */ (['properties', 'meta'])) {
         for (const [k, before, after] of changedKeys(last[name], vv[name])) {
-          const id = `${name} ${k}`;
-          // A key changed again while marked: "was" keeps the value before the first change, so
-          // a fast counter reads "was 3" (what the user last saw settle), not the previous tick.
-          const prev = this.changes.get(id);
-          this.changes.set(id, { section: name, key: k, before: prev ? prev.before : before, after, at: now });
+          // A key changed again while marked: "was" is the value just before this change (the
+          // previous one shown), never one from several changes ago; the mark's time starts again.
+          this.changes.set(`${name} ${k}`, { section: name, key: k, before, after, at: now });
         }
       }
     }

@@ -112,7 +112,8 @@ export class PlaygroundView {
   /**
    * @param {{profiles: {id: string, name: string, model: string, key?: object|null}[], profileId: string|null,
    *   targets: string, allCount: number, all: boolean, running: boolean, stopping: boolean, canRun: boolean,
-   *   why: string, hasTrace: boolean, canReplay: boolean, replayWhy: string, turns: number}} s
+   *   why: string, whyInNotice?: boolean, hasTrace: boolean, canReplay: boolean, replayWhy: string, turns: number}} s
+   *   whyInNotice: the no-model notice above says `why` already (shown once, not under Run too)
    */
   controls(s) {
     // The options are rebuilt only when the list changed (a rebuild would close an open dropdown).
@@ -137,8 +138,9 @@ export class PlaygroundView {
     this.stopBtn.textContent = s.stopping ? 'Stopping…' : 'Stop';
     this.runBtn.disabled = !s.canRun;
     this.runBtn.title = s.canRun ? `${s.targets} (Ctrl+Enter in the task box)` : s.why || 'Write a task first';
-    this.why.textContent = s.why;
-    this.why.hidden = !s.why;
+    const why = s.whyInNotice ? '' : s.why;
+    this.why.textContent = why;
+    this.why.hidden = !why;
     this.exportBtn.disabled = !s.hasTrace;
     this.replayBtn.disabled = !s.canReplay;
     this.replayBtn.title = s.canReplay ? 'Run an exported session again without a model: its recorded calls against the live app, each result compared with the recording' : s.replayWhy;
