@@ -29,8 +29,10 @@ import { Notices } from './parts/notices.js';
 import { TreePane } from './parts/tree-pane.js';
 import { SearchBar } from './parts/search-bar.js';
 import { SidePane } from './parts/side-pane.js';
+import { ConsoleGlobal } from './parts/console-global.js';
 import { LogDrawer } from './parts/log-drawer.js';
 import { HistoryPane, isRecordingText } from './parts/history-pane.js';
+import { CopyAsTest } from './parts/copy-as-test.js';
 import { PlaygroundPane } from './parts/playground-pane.js';
 import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
@@ -75,7 +77,10 @@ const fill = new MirrorFill({
 });
 const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state'), crumbs: $('breadcrumbs'), filterButton: $('tree-filter-btn'), filterStrip: $('tree-filter') }, {
   store, bridge, selection, fill, marks,
-  onSelect: () => side.renderDetail(),
+  onSelect: () => {
+    side.renderDetail();
+    consoleGlobal.later();
+  },
   onOpen: () => side.openNode(),
   copy: (text, what) => copy(text, what),
   showInLog: (path) => logDrawer.showPath(path),
@@ -124,6 +129,8 @@ const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf
   },
   revealFrame: (text) => logDrawer.reveal(text),
 });
+// $slop in the inspected page's console: the selected node and the mirror (the page's own providers only).
+const consoleGlobal = new ConsoleGlobal({ selection, treeView });
 const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('toggle-history'), list: $('history'), file: $('recording-file') }, {
   store, bridge, selection, treeView, toast,
   onScrub: () => {
@@ -134,6 +141,8 @@ const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('togg
   onRecording: (key) => show(key),
   onClosed: () => side.historyClosed(),
 });
+// The strip's Test menu: the History's invokes as a runnable test (parts/copy-as-test.js).
+const copyAsTest = new CopyAsTest($('history-strip'), { store, bridge, selection, toast, pins: () => historyPane.pins });
 const playground = new PlaygroundPane($('playground'), {
   store, bridge, selection, toast,
   isShown: () => side.tab === 'playground',
@@ -241,6 +250,7 @@ function renderAll(change) {
 }
 
 store.subscribe((change) => {
+  consoleGlobal.later(); // $slop in the page's console follows the panel
   // A new port (first time, or after a service worker restart): the worker knows no watch yet.
   if (change.bridge && store.bridgeState === 'connected') {
     selection.syncWatch(true);
@@ -381,6 +391,9 @@ globalThis.slopPanel = {
   history: () => store.histories.get(selection.key) ?? null,
   openRecording: (text, name) => historyPane.openRecording(text, name),
   get lastRecording() { return historyPane.lastExport; },
+  /** "Copy as test": the test's text for the shown History ('playwright' or 'node'), as the Test menu writes it. */
+  writeTest: (form) => copyAsTest.write(form),
+  get lastTest() { return copyAsTest.last; },
   importText: (text, name) => importExport.importText(text, name),
   get lastCopied() { return toast.lastCopied; },
   get lastExport() { return importExport.lastExport; },
@@ -391,6 +404,8 @@ globalThis.slopPanel = {
   /** Replays an exported session's text, as the Replay… file chooser does. */
   playgroundReplay: (text, name) => playground.replayText(text, name),
   shortcutsOpen: () => shortcuts.open,
+  /** What $slop in the inspected page holds now (built as it is sent; no tree). */
+  consolePayload: () => consoleGlobal.payload(),
 };
 
 // The panel's own keys (parts/panel-keys.js; every key is listed in shortcuts.js and the "?" overlay).

@@ -356,6 +356,25 @@ export function inspectedTabId() {
 }
 
 /**
+ * Evaluates `expression` in the inspected page's main world (DevTools pages only; null elsewhere).
+ * Chrome (156) documents a callback form; Firefox's returns a promise of [result, exceptionInfo].
+ * Resolves to the result, or rejects with the page's exception.
+ * @param {string} expression @returns {Promise<unknown>|null}
+ */
+export function evalInInspectedPage(expression) {
+  const iw = api.devtools?.inspectedWindow;
+  if (!iw?.eval) return null;
+  return new Promise((resolve, reject) => {
+    const done = (/** @type {any} */ result, /** @type {any} */ error) => {
+      if (error && (error.isException || error.isError)) reject(new Error(String(error.value ?? error.description ?? error.code ?? 'the page threw')));
+      else resolve(result);
+    };
+    const r = iw.eval(expression, done);
+    if (r && typeof r.then === 'function') r.then((/** @type {any} */ pair) => done(pair?.[0], pair?.[1]), reject);
+  });
+}
+
+/**
  * Creates a DevTools panel (devtools page only). Chrome (156) documents only a callback form and
  * returns undefined; Firefox's browser.devtools.panels.create returns a promise. The panel object
  * is not needed, so it is called with the three common arguments in both, and a rejected promise

@@ -274,6 +274,19 @@ export const Request = Object.freeze({
   /** The history as a recording file (frames with their times, hello, subscription). {key} → {text, steps} */
   HISTORY_EXPORT: 'ui/history-export',
   /**
+   * The steps this port views and pins in a provider's history ({key, steps: number[]} → {}): the
+   * worker keeps them past the bound while the port holds them (timeline-islands.js); [] or the
+   * port's end releases them.
+   */
+  HISTORY_HOLD: 'ui/history-hold',
+  /** Pause (on: true) or resume recording a provider's history. {key, on} → {info} */
+  HISTORY_PAUSE: 'ui/history-pause',
+  /**
+   * The listed steps that match a filter, read from every path each step touched. {key, path?,
+   * kinds?: string[]} → {steps: number[] (step numbers), upTo: the newest step number checked}
+   */
+  HISTORY_FILTER: 'ui/history-filter',
+  /**
    * Opens a recording read-only, checked (its shape here, every segment through the core). {text,
    * name} → {key, name, steps, info}; the key answers HISTORY, HISTORY_STATE and HISTORY_DIFF until
    * CLOSE_RECORDING or the port closes. A file that is not a recording fails with INVALID_TREE.

@@ -251,13 +251,18 @@ async function main() {
     await panel.evaluate(() => {
       window.__seen = new Map();
       const grab = (el) => {
-        const t = el.querySelector?.('.nsum')?.textContent;
+        const t = el?.querySelector?.(".nsum")?.textContent;
         const m = t && /@(\d+\.\d+)$/.exec(t);
         if (m && !window.__seen.has(m[1])) window.__seen.set(m[1], performance.timeOrigin + performance.now());
       };
+      // A row shows a new label as a new row element, or (rows keep their element: dom.js morph)
+      // as new text in the one it has.
       new MutationObserver((records) => {
-        for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) grab(n);
-      }).observe(document.getElementById('tree'), { childList: true, subtree: true });
+        for (const r of records) {
+          if (r.type === 'characterData') grab(r.target.parentElement?.closest('.row'));
+          else for (const n of r.addedNodes) if (n.nodeType === 1) grab(n);
+        }
+      }).observe(document.getElementById('tree'), { childList: true, subtree: true, characterData: true });
       // Tasks over 50 ms on the panel's main thread: frames the user would see stall.
       window.__long = [];
       new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push(e.duration); })

@@ -93,6 +93,22 @@ describe('DevTools panel', () => {
       assert.equal(state.theme, 'light');
       assert.equal(state.tabId, tabId);
       assert.ok(state.rows.includes('/compose'));
+
+      // $slop in the page's console: the node selected in the panel, the provider, the tree; read-only.
+      await cdp.evaluate(panelTarget, `window.slopPanel.reveal('/inbox'), true`);
+      const got = await until(async () => {
+        const v = await page.evaluate(() => {
+          const s = /** @type {any} */ (globalThis).$slop;
+          if (!s || s.path !== '/inbox') return null;
+          try { s.node.id = 'changed'; } catch { /* strict code throws; this is sloppy and ignored */ }
+          return { path: s.path, id: s.node.id, type: s.node.type, provider: s.provider.id, root: s.tree?.id, kids: s.tree?.children?.map((c) => c.id),
+            frozen: Object.isFrozen(s) && Object.isFrozen(s.node) && Object.isFrozen(s.tree), json: JSON.parse(s.nodeJSON).id };
+        });
+        return v;
+      }, { what: '$slop in the page following the panel\'s selection' });
+      assert.deepEqual({ ...got, kids: undefined }, { path: '/inbox', id: 'inbox', type: got.type, provider: got.provider, root: got.root, kids: undefined, frozen: true, json: 'inbox' }, 'the id is unchanged: read-only');
+      assert.ok(got.kids.includes('inbox') && got.kids.includes('compose'), `the tree: ${got.kids}`);
+      assert.equal(got.provider, srv.engine.id ?? got.provider);
     } finally {
       await cdp.detach();
     }

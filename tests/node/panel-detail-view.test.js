@@ -233,6 +233,71 @@ test('changed-field marks: exact numbers as the provider wrote them; gone after 
   assert.deepEqual(marked(root), {}, 'a version from the history is not a change watched live');
 });
 
+test('a fast-changing value: "was" is the value just before the latest change, not one from changes ago (issue 45)', () => {
+  const { dv, root } = setup();
+  const at = (n) => ({ ...MESSAGE, properties: { subject: 'Hello', size: n } });
+  dv.show(at(1), LIVE);
+  // Changes coming faster than the mark's time: each one's "was" is the one before it.
+  for (const n of [2, 3, 4, 5]) {
+    dv.show(at(n), LIVE);
+    const row = rowOf(root, 'properties size');
+    assert.equal(row.querySelector('.fchange-was').textContent, `was ${n - 1}`, `after ${n}`);
+    assert.match(row.title, new RegExp(`size: ${n - 1} → ${n}$`));
+    assert.ok(row.classList.contains('fchange-new'), 'a fresh change draws the eye');
+  }
+  // A render for another reason (nothing changed): the mark and its "was" stay, not drawn again.
+  dv.show(at(5), LIVE);
+  const row = rowOf(root, 'properties size');
+  assert.equal(row.querySelector('.fchange-was').textContent, 'was 4');
+  assert.equal(row.classList.contains('fchange-new'), false);
+});
+
+test('the selected node removed after the user\'s own delete says so; any other removal is the provider\'s (issue 45)', async () => {
+  const INBOX = { id: 'inbox', type: 'collection', path: '/inbox', child_ids: [], properties: {}, affordances: [] };
+  const deleteIt = async (root) => {
+    invokeBtn(root, 'delete').click();
+    await settle();
+    card(root, 'delete').querySelector('[data-action="confirm"]').click();
+    await settle();
+  };
+  const note = (root) => root.querySelector('[data-role="removed-note"]');
+  {
+    const { dv, root } = setup();
+    dv.show(MESSAGE, LIVE);
+    await deleteIt(root);
+    const removed = { path: '/inbox/m1', version: 5 };
+    dv.show(INBOX, { ...LIVE, removed });
+    assert.equal(note(root).textContent, 'Removed after your delete on /inbox/m1 (version 5); its nearest remaining ancestor is shown.');
+    assert.equal(note(root).dataset.by, 'invoke');
+    dv.show(INBOX, { ...LIVE, removed });
+    assert.match(note(root).textContent, /^Removed after your delete/, 'the same removal, rendered again: still the user\'s');
+    // One invoke explains one removal: the next one is the provider's.
+    dv.show(INBOX, { ...LIVE, removed: { path: '/inbox/m1', version: 7 } });
+    assert.equal(note(root).textContent, 'The provider removed /inbox/m1 at version 7; its nearest remaining ancestor is shown.');
+  }
+  {
+    // No invoke: the provider removed it.
+    const { dv, root } = setup();
+    dv.show(MESSAGE, LIVE);
+    dv.show(INBOX, { ...LIVE, removed: { path: '/inbox/m1', version: 4 } });
+    assert.equal(note(root).dataset.by, 'provider');
+    assert.match(note(root).textContent, /^The provider removed \/inbox\/m1 at version 4/);
+  }
+  {
+    // An invoke that failed removed nothing; one on another provider is not this one's.
+    const { dv, root } = setup({ invoke: () => ({ event: { event: 'result', status: 'error', error: { code: 'x', message: 'no' } } }) });
+    dv.show(MESSAGE, LIVE);
+    await deleteIt(root);
+    dv.show(INBOX, { ...LIVE, removed: { path: '/inbox/m1', version: 6 } });
+    assert.equal(note(root).dataset.by, 'provider');
+    const other = setup();
+    other.dv.show(MESSAGE, LIVE);
+    await deleteIt(other.root);
+    other.dv.show(INBOX, { ...LIVE, providerKey: 'other', removed: { path: '/inbox/m1', version: 6 } });
+    assert.equal(note(other.root).dataset.by, 'provider');
+  }
+});
+
 // ------------------------------------------------------------------------- keys and in flight
 
 const PICK = { action: 'pick', params: { type: 'object', properties: { color: { enum: ['red', 'blue'] }, title: { type: 'string' }, body: { type: 'string' } } } };
@@ -306,11 +371,20 @@ test('a patch keeps the focus where it was: on the re-rendered control, or on wh
   const copy = root.querySelector('[data-action="copy-path"]');
   copy.focus();
   assert.equal(root.ownerDocument.activeElement, copy);
-  // The provider changes the node: the detail is built again; the focus is on the new "Copy path".
+  // The provider changes the node: the detail is built again around its head, which stays (a press
+  // on Copy path of a node patched 100 times a second ends on it); the focus stays on it.
   dv.show({ ...MESSAGE, properties: { ...MESSAGE.properties, size: 13 } }, LIVE);
   const again = root.querySelector('[data-action="copy-path"]');
-  assert.notEqual(again, copy, 'the detail was re-rendered');
-  assert.equal(root.ownerDocument.activeElement, again, 'the focus came back to Copy path');
+  assert.equal(again, copy, 'the head is kept');
+  assert.match(root.querySelector('[data-section="properties"]').textContent, /13/, 'the rest was re-rendered');
+  assert.equal(root.ownerDocument.activeElement, again, 'the focus stayed on Copy path');
+  // Another node: another head, and the focus comes to its Copy path.
+  dv.show({ ...MESSAGE, path: `${MESSAGE.path}x`, id: `${MESSAGE.id}x` }, LIVE);
+  const other = root.querySelector('[data-action="copy-path"]');
+  assert.notEqual(other, copy, 'a new head for another node');
+  assert.equal(root.ownerDocument.activeElement, other, 'the focus came to the new Copy path');
+  dv.show({ ...MESSAGE, properties: { ...MESSAGE.properties, size: 13 } }, LIVE);
+  root.querySelector('[data-action="copy-path"]').focus();
   // A property's JSON row focused, and the property goes: the focus stays in the detail.
   const summaryless = root.querySelector('[data-section="properties"]');
   summaryless.setAttribute('tabindex', '-1');

@@ -76,7 +76,7 @@ test('rows in tree order; small children start expanded; a windowed collection e
 test('views not loaded yet show as loading and are asked for; views answered missing say so', () => {
   const views = [v('/', ['x', 'y']), v('/x')];
   const { root, calls, tv } = view(source(views, { gone: new Set(['/y']) }));
-  assert.equal(text(row(root, '/y'), 'muted'), 'removed by the provider');
+  assert.equal(text(row(root, '/y'), 'muted'), 'removed from the provider’s tree');
   assert.deepEqual(calls.need.at(-1), ['/y']);
   tv.setSource(source(views, { gone: new Set(), resetId: 2 }));
   assert.equal(text(row(root, '/y'), 'muted'), 'loading…');

@@ -11,6 +11,7 @@ import { askTokenFor } from '../../shared/settings-store.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { statusLabel, statusParts, syncText, providerTitle, transportText } from '../../shared/status-text.js';
 import { clockTime } from '../../shared/time-text.js';
+import { boundText } from '../views/history-view.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
@@ -234,10 +235,12 @@ export class Notices {
 
   /** The step viewed was dropped at the history's bound: the panel went back to live (history-pane.js). */
   #droppedBanner(d) {
-    const bound = d.limits ? `, which keeps only the last ${d.limits.steps.toLocaleString()} steps (${Math.round(d.limits.bytes / 1024 / 1024)} MB)` : '';
+    // Steps viewed are held past the bound (history-pane.js): this is a step the bound took before
+    // the hold reached the worker, or one it had no room to keep. The bound is said as it is.
+    const bound = d.info?.limits ? ` The history ${boundText(d.info)}.` : '';
     return [h('span', { class: 'banner-text', 'data-role': 'scrub-dropped' },
       h('strong', { text: `The step you were viewing${d.version === null || d.version === undefined ? '' : ` (version ${d.version})`} is gone from the history` }),
-      `${bound}. The newest steps pushed it out. You are back on the live state.`),
+      `: the newest steps pushed it out before it could be kept.${bound} You are back on the live state.`),
     h('button', { type: 'button', class: 'small', 'data-action': 'dismiss-dropped', title: 'Hide this note (Esc)', onclick: () => this.o.backToLive() }, 'OK')];
   }
 

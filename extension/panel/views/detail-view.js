@@ -22,6 +22,7 @@ import { ChangeMarks } from './change-marks.js';
 import { verbatimView } from '../exact-views.js';
 import { stringifyExact } from '../../../js-glue/exact-json.js';
 import { CoreEventName } from '../../../js-glue/core-contract.js';
+import { isAtOrUnder } from '../../shared/node-path.js';
 
 /** Invoke outcomes kept per node. */
 export const MAX_OUTCOMES = 5;
@@ -56,6 +57,17 @@ function metaView(meta, shown) {
   }
   const rest = Object.fromEntries(Object.entries(shown).filter(([k]) => !(k === 'salience' && sal !== null) && k !== 'urgency'));
   return h('div', { class: 'meta-view' }, rows, jsonView(rest));
+}
+
+/**
+ * Sets el's children to `head` then `rest`, leaving `head` in place when it is there already (a
+ * node removed and put back loses the focus and a press in progress). @param {HTMLElement} el
+ * @param {Element[]} head @param {...(Node|null|false|undefined)} rest
+ */
+function afterHead(el, head, ...rest) {
+  if (!head.every((x, i) => el.childNodes[i] === x)) el.replaceChildren(...head);
+  while (el.childNodes.length > head.length) el.lastChild?.remove();
+  for (const x of rest) if (x) el.append(x);
 }
 
 export class DetailView {
@@ -95,6 +107,10 @@ export class DetailView {
     this.ctx = null;
     /** The fields a patch changed lately, marked in the detail (change-marks.js). */
     this.marks = new ChangeMarks(this.main);
+    /** The user's last invoke from here that may have removed its node: {providerKey, path, action}. */
+    this.sent = null;
+    /** Each removal said (side-pane's object) → the invoke it came after, or null: decided once. */
+    this.removedBy = new WeakMap();
   }
 
   /** How long a changed field stays marked (ms; tests shorten it). */
@@ -143,18 +159,22 @@ export class DetailView {
       import: 'Imported file: read-only.',
       query: `Query result (v${ctx.version ?? '?'}): a copy fetched on demand, not part of the live mirror; read-only.`,
     }[ctx.mode];
-    setChildren(this.main,
-      h('div', { class: 'detail-head' },
-        h('span', { class: 'nid big', text: view.id }), h('span', { class: 'ntype', text: view.type }),
-        ctx.stale ? h('span', { class: 'pill', 'data-status': 'reconnecting', text: 'last known state' }) : null,
-        h('span', { class: 'detail-keys muted small', text: 'Tab: actions · Esc: back to the tree' })),
-      h('div', { class: 'path-row' },
-        h('code', { class: 'path', text: view.path, title: 'absolute path (as invoke and query take it)' }),
-        h('button', { type: 'button', class: 'small', 'data-action': 'copy-path', onclick: () => this.actions.copy(view.path, 'path') }, 'Copy path')),
+    // The head and its Copy path stay the same elements while the node is patched: a press on the
+    // button of a node that changes 100 times a second ends on the button it started on.
+    const headSig = `${view.id}\u0000${view.type}\u0000${view.path}\u0000${!!ctx.stale}`;
+    if (this.head?.sig !== headSig) {
+      this.head = { sig: headSig, els: [
+        h('div', { class: 'detail-head' },
+          h('span', { class: 'nid big', text: view.id }), h('span', { class: 'ntype', text: view.type }),
+          ctx.stale ? h('span', { class: 'pill', 'data-status': 'reconnecting', text: 'last known state' }) : null,
+          h('span', { class: 'detail-keys muted small', text: 'Tab: actions · Esc: back to the tree' })),
+        h('div', { class: 'path-row' },
+          h('code', { class: 'path', text: view.path, title: 'absolute path (as invoke and query take it)' }),
+          h('button', { type: 'button', class: 'small', 'data-action': 'copy-path', onclick: () => this.actions.copy(view.path, 'path') }, 'Copy path'))] };
+    }
+    afterHead(this.main, this.head.els,
       modeNote ? h('div', { class: 'mode-note', text: modeNote }) : null,
-      ctx.removed ? h('div', { class: 'removed-note', role: 'status', 'data-role': 'removed-note' },
-        h('span', { text: 'The provider removed ' }), h('code', { text: ctx.removed.path }),
-        h('span', { text: ` at version ${ctx.removed.version}; its nearest remaining ancestor is shown.` })) : null,
+      ctx.removed ? this.#removedNote(ctx) : null,
       view.properties && Object.keys(view.properties).length
         ? section('Properties', jsonView(vv.properties)) : section('Properties', h('p', { class: 'muted', text: 'No properties.' })),
       view.meta && Object.keys(view.meta).length ? section('Meta', metaView(view.meta, vv.meta))
@@ -177,6 +197,26 @@ export class DetailView {
 
   #nodeKey(path) {
     return `${this.ctx?.providerKey} ${path}`;
+  }
+
+  /**
+   * The selected node was removed: after the user's own invoke on it (or on an ancestor) sent from
+   * here, the last one before the removal, it says so; else the provider removed it.
+   * @param {{providerKey: string, removed: {path: string, version: number}}} ctx
+   */
+  #removedNote(ctx) {
+    const { removed } = ctx;
+    if (!this.removedBy.has(removed)) {
+      const s = this.sent;
+      const mine = !!s && s.providerKey === ctx.providerKey && isAtOrUnder(removed.path, s.path);
+      this.removedBy.set(removed, mine ? s : null);
+      if (mine) this.sent = null; // one invoke explains one removal
+    }
+    const by = this.removedBy.get(removed);
+    const tail = ` (version ${removed.version}); its nearest remaining ancestor is shown.`;
+    return h('div', { class: 'removed-note', role: 'status', 'data-role': 'removed-note', 'data-by': by ? 'invoke' : 'provider' },
+      by ? [h('span', { text: 'Removed after your ' }), h('code', { text: by.action }), h('span', { text: ' on ' }), h('code', { text: removed.path }), h('span', { text: tail })]
+        : [h('span', { text: 'The provider removed ' }), h('code', { text: removed.path }), h('span', { text: ` at version ${removed.version}; its nearest remaining ancestor is shown.` })]);
   }
 
   /** A new outcome record for an invoke of `action` on the node at `path` (kept per node). */
@@ -374,10 +414,14 @@ export class DetailView {
       // The record outlives this card: the reply may come after the node dropped the affordance.
       const rec = this.#record(ctx.providerKey, path, aff);
       this.#changed(rec.nodeKey, aff.action);
+      const sent = { providerKey: ctx.providerKey, path, action: aff.action };
+      this.sent = sent;
       try {
         const reply = await this.actions.invoke(path, aff.action, r.value);
         Object.assign(rec.o, { pending: false, event: reply.event, at: Date.now() });
+        if (reply.event?.status === 'error' && this.sent === sent) this.sent = null; // it failed: it removed nothing
       } catch (e) {
+        if (this.sent === sent) this.sent = null;
         // The core refused it locally (bad_params, no_capability...) or the worker is away.
         Object.assign(rec.o, { pending: false, error: `${e.code ? `${e.code}: ` : ''}${e.message}`, at: Date.now() });
         if (e.code === ErrorCode.BAD_PARAMS) form?.showError(e.message);

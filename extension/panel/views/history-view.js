@@ -10,10 +10,11 @@
 // change at the same address) or another page load: such a step carries a boundary, shown in its
 // row and in a diff that crosses it.
 
-import { h, setChildren } from '../../shared/dom.js';
+import { h, morph, setChildren } from '../../shared/dom.js';
 import { boundaryText } from '../../shared/state-diff.js';
 import { clockTime } from '../../shared/time-text.js';
 import { VirtualList } from './virtual-list.js';
+import { Press } from './press.js';
 import { stringifyExact } from '../../../js-glue/exact-json.js';
 
 const SHOW_MAX = 300;
@@ -29,12 +30,39 @@ const short = (v, text) => {
 
 const mb = (n) => `${(n / 1024 / 1024).toFixed(n < 1024 * 1024 ? 2 : 1)} MB`;
 
+/** The kinds of step, for the list's kind toggles. */
+export const STEP_KINDS = Object.keys(KIND_TEXT);
+/** The step bounds offered (Options and the History tab's "Keep"); 0: none, memory alone. */
+export const KEEP_STEPS = [1000, 5000, 20000, 100000, 0];
+export const KEEP_MB = [16, 64, 256, 1024];
+/** A step bound this large is none (timeline-limits.js NO_STEP_BOUND). */
+const noStepBound = (n) => !Number.isFinite(n) || n >= Number.MAX_SAFE_INTEGER;
+
+/**
+ * Which bound holds the history back, with the real figures: the one nearer its limit (the one
+ * that drops steps). "keeps the last 1,000 steps (bound: steps; 3.1 MB of 64 MB used)".
+ * @param {{steps: number, bytes: number, dropped: number, limits: {steps: number, bytes: number}, kept?: number}} info
+ */
+export function boundText(info) {
+  const { limits } = info;
+  const steps = info.steps.toLocaleString('en-US');
+  const memory = info.bytes / limits.bytes >= (noStepBound(limits.steps) ? 0 : info.steps / limits.steps);
+  // Small amounts in KB: "0.00 MB" says nothing.
+  const size = (n) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024)).toLocaleString('en-US')} KB` : mb(n));
+  const used = `${size(info.bytes)} of ${mb(limits.bytes)} used`;
+  const stepBound = noStepBound(limits.steps) ? 'no step bound' : `step bound ${limits.steps.toLocaleString('en-US')}`;
+  const head = info.dropped ? `keeps the last ${steps} step${info.steps === 1 ? '' : 's'}` : `${steps} step${info.steps === 1 ? '' : 's'}`;
+  const why = memory ? `bound: memory, ${mb(limits.bytes)}; ${size(info.bytes)} used; ${stepBound}` : `bound: steps; ${used}`;
+  const kept = info.kept ? ` · ${info.kept} kept while viewed or pinned` : '';
+  return `${head} (${why})${info.dropped ? ` · ${info.dropped.toLocaleString('en-US')} dropped` : ''}${kept}`;
+}
+
 /** One line for a step, beside its kind's label: "v12 · 3 ops · 2 paths", "v3 · 65 nodes". @param {Step} st */
 export function stepText(st) {
   const v = st.version === null || st.version === undefined ? '' : `v${st.version}`;
   switch (st.kind) {
     // The kind is the row's label already: not said twice.
-    case 'snapshot': case 'resync': return `${v} · ${st.ops.toLocaleString()} node${st.ops === 1 ? '' : 's'}`;
+    case 'snapshot': case 'resync': return `${v} · ${st.ops.toLocaleString()} node${st.ops === 1 ? '' : 's'}${st.resumed ? ` · ${st.message}` : ''}`;
     case 'patch': return `${v} · ${st.ops} op${st.ops === 1 ? '' : 's'} · ${st.pathCount} path${st.pathCount === 1 ? '' : 's'}`;
     case 'invoke': return `${st.action} on ${st.path}`;
     case 'result': return `${st.action} on ${st.path} → ${st.status}${st.message ? `: ${st.message}` : ''}`;
@@ -48,7 +76,7 @@ export class HistoryStripView {
    * @param {HTMLElement} strip
    * @param {{onStep: (d: number) => void, onSlide: (index: number) => void, onLive: () => void,
    *          onPlay: () => void, onSpeed: (x: number) => void, onPersist: (on: boolean) => void,
-   *          onExport: () => void, onOpen: () => void}} hooks
+   *          onExport: () => void, onOpen: () => void, onPauseRecording: () => void}} hooks
    */
   constructor(strip, hooks) {
     this.strip = strip;
@@ -67,6 +95,9 @@ export class HistoryStripView {
     this.speedSel = h('select', { 'aria-label': 'Speed', 'data-role': 'history-speed', onchange: () => hooks.onSpeed(Number(this.speedSel.value)) },
       SPEEDS.map((x) => h('option', { value: String(x), text: `${x}×` })));
     this.speedSel.value = '1';
+    // Pausing the recording (not the player): no new steps until resumed; the tree stays live.
+    this.recText = h('span', { class: 'h-record-text', text: 'Pause rec' });
+    this.recBtn = btn('h-record', 'Pause recording: no new steps are kept (the tree stays live)', this.recText, () => hooks.onPauseRecording(), 'small h-record i-before i-pause');
     this.persist = h('input', { type: 'checkbox', 'data-role': 'history-persist', onchange: () => hooks.onPersist(this.persist.checked) });
     this.persistLabel = h('label', { class: 'small h-persist', title: 'Persist: keep this history even when the browser stops the extension\'s service worker (it is written to the browser session\'s storage)' }, this.persist, h('span', { class: 'h-persist-text', text: 'Persist' }));
     this.bound = h('span', { class: 'muted small h-bound', 'data-role': 'history-bound' });
@@ -75,7 +106,7 @@ export class HistoryStripView {
     this.title = h('span', { class: 'strip-title', text: 'History' });
     strip.replaceChildren(
       this.title, this.prevBtn, this.slider, this.nextBtn, this.label, this.liveBtn, this.playBtn, this.speedSel,
-      h('span', { class: 'sep' }), this.persistLabel, this.bound, this.exportBtn, this.openBtn);
+      h('span', { class: 'sep' }), this.recBtn, this.persistLabel, this.bound, this.exportBtn, this.openBtn);
   }
 
   /**
@@ -104,7 +135,9 @@ export class HistoryStripView {
     // step whose diff is shown.
     // A step is named by its version, time and kind, never by its position: steps dropped at the
     // bound would renumber it while it is viewed. Its position is in the tooltip.
-    const label = !st ? note || 'no steps yet'
+    const paused = !recording && info?.paused ? `Paused · ${info.paused.patches.toLocaleString('en-US')} patch${info.paused.patches === 1 ? '' : 'es'} not recorded` : '';
+    const label = paused && index === null ? paused
+      : !st ? note || 'no steps yet'
       : index === null && !recording ? `live · ${liveVersion === null ? 'no state' : `v${liveVersion}`} · ${n.toLocaleString()} step${n === 1 ? '' : 's'}`
         : `${st.version === null ? 'no state' : `v${st.version}`} · ${clockTime(st.t, { ms: true })} · ${KIND_TEXT[st.kind] ?? st.kind}`;
     if (this.label.textContent !== label) this.label.textContent = label;
@@ -114,7 +147,16 @@ export class HistoryStripView {
     this.label.classList.toggle('at-boundary', !!st?.boundary && index !== null);
     this.persistLabel.hidden = recording;
     this.persist.checked = !!info?.persist;
-    const bound = info ? `keeps the last ${info.limits.steps.toLocaleString()} steps, ${mb(info.limits.bytes)} · ${info.steps.toLocaleString()} kept, ${mb(info.bytes)}${info.dropped ? `, ${info.dropped.toLocaleString()} dropped` : ''}${info.noStates ? ' · steps only, no states' : ''}${info.persistError ? ` · Persist: ${info.persistError}` : ''}` : '';
+    const bound = info ? `${paused ? `${paused} · ` : ''}${boundText(info)}${info.noStates ? ' · steps only, no states' : ''}${info.persistError ? ` · Persist: ${info.persistError}` : ''}` : '';
+    this.recBtn.hidden = recording;
+    this.recText.textContent = paused ? 'Resume rec' : 'Pause rec';
+    this.recBtn.classList.toggle('i-pause', !paused);
+    this.recBtn.classList.toggle('i-record', !!paused);
+    this.recBtn.title = paused ? `Resume recording (${paused})` : 'Pause recording: no new steps are kept (the tree stays live)';
+    this.recBtn.setAttribute('aria-label', this.recBtn.title);
+    this.recBtn.setAttribute('aria-pressed', String(!!paused));
+    this.recBtn.disabled = !info;
+    this.strip.classList.toggle('rec-paused', !!paused);
     // Where the strip is too narrow for it, the bounds are in the title's tooltip (with why a
     // history keeps no states: too long for the strip).
     this.bound.textContent = bound;
@@ -125,19 +167,23 @@ export class HistoryStripView {
 }
 
 /** @typedef {import('../../service-worker/timeline.js').Step} Step */
-/** @typedef {HTMLDivElement & {step?: Step, pinText?: string}} StepRow  a row, and what it shows */
+/** @typedef {HTMLDivElement & {step?: Step, pinText?: string, gap?: number}} StepRow  a row, and what it shows */
 
 /**
  * One row of the step list; `row.step` is the Step it shows (rows are replaced when it changes).
- * @param {Step} st @returns {StepRow}
+ * gap: steps dropped at the bound between the row before it and this one (said in the row).
+ * @param {Step} st @param {number} [gap] @returns {StepRow}
  */
-function stepRow(st) {
+function stepRow(st, gap = 0) {
   /** @type {StepRow} */
-  const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}`, role: 'option', id: `step-${st.step}`, 'aria-selected': 'false', 'data-step': String(st.step), 'data-kind': st.kind },
+  const row = h('div', { class: `step-row kind-${st.kind}${st.boundary ? ' boundary' : ''}${gap ? ' after-gap' : ''}${st.kept ? ' kept' : ''}`, role: 'option', id: `step-${st.step}`, 'aria-selected': 'false', 'data-step': String(st.step), 'data-kind': st.kind },
     h('span', { class: 'step-time mono', text: clockTime(st.t, { ms: true }) }),
     h('span', { class: `step-kind k-${st.kind}`, text: KIND_TEXT[st.kind] ?? st.kind }),
+    st.kept ? h('span', { class: 'step-kept', 'data-role': 'step-kept', title: 'Kept past the history\'s bound while a panel views or pins it', text: 'kept' }) : null,
     h('span', { class: 'step-text', text: stepText(st), title: st.paths?.length ? `${st.paths.join('\n')}${st.pathCount > st.paths.length ? `\n… ${st.pathCount - st.paths.length} more` : ''}` : stepText(st) }),
     st.boundary ? h('span', { class: 'step-boundary', text: boundaryText(st) }) : null,
+    // Said at the end of the row under the dashed line that marks the gap: the version comes first.
+    gap ? h('span', { class: 'step-gap', 'data-role': 'step-gap', title: `${gap.toLocaleString('en-US')} steps before this one were dropped at the history's bound`, text: `… ${gap.toLocaleString('en-US')} dropped …` }) : null,
     // Nothing focusable inside an option (a listbox's rows are read as one item): the Pin is for
     // the mouse; the keyboard pins the selected step with P.
     h('span', { class: 'small step-pin', 'data-action': 'pin', title: 'Pin to diff two steps (P pins the selected step)', 'aria-hidden': 'true', text: 'Pin' }));
@@ -169,18 +215,40 @@ export class StepListView {
   /**
    * @param {HTMLElement} root   the History tab's body
    * @param {{onSelect: (step: number) => void, onPin: (step: number) => void, onClearPins: () => void, onKey: (d: number) => void,
-   *   onNewest: () => void}} hooks
-   *   onNewest: "▼ newest" was pressed (back to the live state, the list following it again)
+   *   onNewest: () => void, onFilter: (f: {path: string, kinds: string[]|null}) => void, onKeep: (k: {steps?: number, mb?: number}) => void}} hooks
+   *   onNewest: "▼ newest" was pressed (back to the live state, the list following it again);
+   *   onFilter: the filter changed (kinds: those shown, null: all); onKeep: a bound was chosen
    */
   constructor(root, hooks) {
     this.hooks = hooks;
     this.head = h('div', { class: 'steps-head small' });
+    // Above the list: the filter (a path prefix, the kinds shown: the worker answers which steps
+    // match, from every path each touched) and what the history keeps (the user's bounds).
+    this.filterInput = h('input', { type: 'search', class: 'steps-filter mono', placeholder: 'Path filter, e.g. /list', spellcheck: 'false',
+      'aria-label': 'Filter the steps by path: a step that touched it or below it', 'data-role': 'steps-filter', oninput: () => this.#filterChanged() });
+    this.kindBtns = STEP_KINDS.map((k) => h('button', { type: 'button', class: `steps-kind k-${k}`, 'aria-pressed': 'true', 'data-kind': k, title: `Show ${k} steps`, text: KIND_TEXT[k],
+      onclick: (e) => {
+        const b = /** @type {HTMLElement} */ (e.currentTarget);
+        b.setAttribute('aria-pressed', String(b.getAttribute('aria-pressed') !== 'true'));
+        this.#filterChanged();
+      } }));
+    this.countEl = h('span', { class: 'muted steps-count', 'data-role': 'steps-count' });
+    this.keepSteps = h('select', { 'aria-label': 'Steps the history keeps', 'data-role': 'keep-steps', onchange: () => hooks.onKeep({ steps: Number(this.keepSteps.value) }) },
+      KEEP_STEPS.map((n) => h('option', { value: String(n), text: n ? `${n.toLocaleString('en-US')} steps` : 'no step bound' })));
+    this.keepMb = h('select', { 'aria-label': 'Memory the history may take', 'data-role': 'keep-mb', onchange: () => hooks.onKeep({ mb: Number(this.keepMb.value) }) },
+      KEEP_MB.map((n) => h('option', { value: String(n), text: `${n} MB` })));
+    this.keepText = h('span', { class: 'muted steps-bound', 'data-role': 'steps-bound' });
+    this.tools = h('div', { class: 'steps-tools small' },
+      h('div', { class: 'steps-tools-row' }, this.filterInput, h('span', { class: 'steps-kinds', role: 'group', 'aria-label': 'Kinds of step shown' }, this.kindBtns), this.countEl),
+      h('div', { class: 'steps-tools-row' }, h('span', { class: 'steps-keep-label', text: 'Keep' }), this.keepSteps, h('span', { class: 'muted', text: '·' }), this.keepMb, this.keepText));
+    /** Steps dropped at the bound before a listed step: step number → how many (history-pane.js). @type {Map<number, number>} */
+    this.gaps = new Map();
     this.list = h('div', { class: 'steps', role: 'listbox', tabindex: '0', 'aria-label': 'History steps', 'data-role': 'steps' });
     // Shown while the list does not follow the newest step and newer ones are below the view.
     this.newestBtn = h('button', { type: 'button', class: 'steps-newest small', 'data-action': 'newest', hidden: true,
       title: 'Show the newest step and follow new ones again', onclick: () => this.resume() });
     this.diffEl = h('div', { class: 'steps-diff', 'data-role': 'history-diff' });
-    root.replaceChildren(this.head, this.list, this.newestBtn, this.diffEl);
+    root.replaceChildren(this.tools, this.head, this.list, this.newestBtn, this.diffEl);
     this.empty = h('div', { class: 'muted empty small' });
     // Only the rows on screen are in the DOM: a history of 1,000 steps that grows 100 times a
     // second (and loses a quarter at its bound) costs a few rows a frame, not a layout of all.
@@ -224,12 +292,13 @@ export class StepListView {
       this.vl.scrollToEnd();
       this.vl.render();
     }).observe(this.list);
+    // A click is the step row it was pressed on (press.js), whatever re-rendered or moved since.
+    const press = new Press(this.list, '.step-row');
     this.list.addEventListener('click', (e) => {
-      const target = /** @type {Element} */ (e.target);
-      const row = /** @type {HTMLElement|null} */ (target.closest('.step-row'));
+      const { row, closest } = press.resolve(e);
       if (!row) return;
       const step = Number(row.dataset.step);
-      if (target.closest('[data-action="pin"]')) hooks.onPin(step);
+      if (closest('[data-action="pin"]')) hooks.onPin(step);
       else hooks.onSelect(step);
     });
     // The listbox keys: ↑ ↓ a step, PageUp / PageDown a screenful, Home / End the oldest and the
@@ -253,6 +322,31 @@ export class StepListView {
     this.shownStamp = null;
     this.selected = null;
     this.pins = [];
+  }
+
+  #filterChanged() {
+    const kinds = this.kindBtns.filter((b) => b.getAttribute('aria-pressed') === 'true').map((b) => b.dataset.kind);
+    this.hooks.onFilter({ path: this.filterInput.value.trim(), kinds: kinds.length === STEP_KINDS.length ? null : kinds });
+  }
+
+  /** "N of M steps" and the bounds' controls and words. @param {number} total @param {number} shown @param {boolean} filtered @param {object|null} info */
+  #tools(total, shown, filtered, info) {
+    const count = filtered ? `${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} steps` : `${total.toLocaleString('en-US')} step${total === 1 ? '' : 's'}`;
+    if (this.countEl.textContent !== count) this.countEl.textContent = count;
+    this.keepSteps.disabled = this.keepMb.disabled = !info || !!info.readOnly;
+    if (!info?.limits) return;
+    const steps = noStepBound(info.limits.steps) ? '0' : String(info.limits.steps);
+    // A bound set elsewhere (a recording's, an older setting) is offered as it is.
+    if (![...this.keepSteps.options].some((o) => o.value === steps)) this.keepSteps.append(h('option', { value: steps, text: `${Number(steps).toLocaleString('en-US')} steps` }));
+    if (this.keepSteps.value !== steps && document.activeElement !== this.keepSteps) this.keepSteps.value = steps;
+    const mbs = String(Math.round(info.limits.bytes / 1024 / 1024));
+    if (![...this.keepMb.options].some((o) => o.value === mbs)) this.keepMb.append(h('option', { value: mbs, text: `${mbs} MB` }));
+    if (this.keepMb.value !== mbs && document.activeElement !== this.keepMb) this.keepMb.value = mbs;
+    const text = boundText(info);
+    if (this.keepText.textContent !== text) {
+      this.keepText.textContent = text;
+      this.keepText.title = text;
+    }
   }
 
   /** Whether the list keeps the newest step in view: live, and nobody pointing, focused or scrolled up. */
@@ -289,8 +383,17 @@ export class StepListView {
   #row(i) {
     const st = this.steps[i];
     let row = this.rows.get(st.step);
-    if (row?.step !== st) {
-      row = stepRow(st);
+    const gap = this.gaps.get(st.step) ?? 0;
+    if (row?.step !== st || row.gap !== gap) {
+      // The same step anew (the worker sent the list again): the same element, so that a press
+      // or a Playwright click on it in progress ends on it.
+      const fresh = stepRow(st, gap);
+      if (row) {
+        morph(row, fresh);
+        row.step = st;
+        row.pinText = undefined; // the pin's words are set again below
+      } else row = fresh;
+      row.gap = gap;
       this.rows.set(st.step, row);
     }
     const sel = st.step === this.selected;
@@ -310,11 +413,14 @@ export class StepListView {
 
   /**
    * @param {{steps: Step[], stamp: number|string, selected: number|null, pins: number[], note: string, live?: boolean,
-   *   noStates?: string|null}} st
+   *   noStates?: string|null, total?: number, filtered?: boolean, gaps?: Map<number, number>|null, info?: object|null}} st
+   *   steps: those shown (filtered); total: all listed; gaps: steps dropped before a listed one
    *   selected: the step the tree, banner, strip and diff show (live: the step whose diff is shown)
    *   live: the live state is shown (the list follows the newest step unless the user is there)
    */
-  show({ steps, stamp, selected, pins, note, live = false, noStates = null }) {
+  show({ steps, stamp, selected, pins, note, live = false, noStates = null, total = steps.length, filtered = false, gaps = null, info = null }) {
+    this.#tools(total, steps.length, filtered, info);
+    if (gaps) this.gaps = gaps;
     const changed = this.shownStamp !== stamp;
     const selChanged = this.selected !== selected;
     this.noStates = noStates;

@@ -108,20 +108,19 @@ export function nodeRow(at, view, r, open, flash) {
     h('span', { class: 'nid', text: view.id }),
     h('span', { class: 'ntype', text: view.type }),
     h('span', { class: 'nsum', text: nodeSummary(view) }),
-    count ? h('span', { class: 'ncount', text: count, title: countTitle(view) }) : null,
+    // Counts in words for a screen reader ("50 of 364 children", "3 actions"), as the flags are:
+    // a bare "3" after the label says nothing.
+    count ? h('span', { class: 'ncount', text: count, title: countTitle(view), role: 'img', 'aria-label': countTitle(view) }) : null,
     view.meta?.pinned ? h('span', { class: 'flag pinned', title: 'pinned: never compacted', text: 'pinned' }) : null,
     view.meta?.focus ? h('span', { class: 'flag focus dot-flag', title: 'focus: the user is here', role: 'img', 'aria-label': 'focus' }) : null,
     view.meta?.changed ? h('span', { class: 'flag changed dot-flag', title: 'changed in the last patch', role: 'img', 'aria-label': 'changed' }) : null,
     urgency && urgency !== 'none' ? h('span', { class: `urgency u-${String(urgency)}`, title: `urgency: ${urgency}${view.meta?.reason ? ` (${view.meta.reason})` : ''}`, text: String(urgency) }) : null,
     view.content_ref ? h('span', { class: 'flag cref', title: `content reference: ${view.content_ref.mime ?? view.content_ref.type ?? ''}`, text: 'content' }) : null,
-    affs ? h('span', { class: 'naff i-before i-bolt', title: `affordances: ${view.affordances.map((a) => a.action).join(', ')}`, text: String(affs) }) : null,
+    affs ? h('span', { class: 'naff i-before i-bolt', title: `affordances: ${view.affordances.map((a) => a.action).join(', ')}`, text: String(affs),
+      role: 'img', 'aria-label': `${affs} ${affs === 1 ? 'action' : 'actions'}` }) : null,
   );
-  if (flash) {
-    // Once: a row scrolled out mid-flash must not flash again when it comes back.
-    const done = () => el.classList.remove('flash');
-    el.addEventListener('animationend', done, { once: true });
-    el.addEventListener('animationcancel', done, { once: true });
-  }
+  // The flash is taken off when it ends by the tree (tree-view.js), so a row scrolled out mid-flash
+  // does not flash again when it comes back.
   return el;
 }
 
@@ -131,7 +130,7 @@ export function placeholderRow(at, r) {
   const el = at.base(r, 'node placeholder', { role: 'treeitem', 'data-path': r.path });
   const gone = at.source.gone?.has(r.path);
   add(el, h('span', { class: 'twisty' }), h('span', { class: 'sal none' }, h('i')), h('span', { class: 'nid', text: id }),
-    h('span', { class: 'muted', text: gone ? 'removed by the provider' : 'loading…' }));
+    h('span', { class: 'muted', text: gone ? 'removed from the provider’s tree' : 'loading…' }));
   return el;
 }
 
@@ -158,8 +157,9 @@ export function queryRow(at, r) {
     h('span', { class: 'nid', text: q.id }),
     h('span', { class: 'ntype', text: q.type }),
     h('span', { class: 'nsum', text: nodeSummary(q) }),
-    countText(q) ? h('span', { class: 'ncount', text: countText(q), title: countTitle(q) }) : null,
-    q.affordances?.length ? h('span', { class: 'naff i-before i-bolt', text: String(q.affordances.length) }) : null,
+    countText(q) ? h('span', { class: 'ncount', text: countText(q), title: countTitle(q), role: 'img', 'aria-label': countTitle(q) }) : null,
+    q.affordances?.length ? h('span', { class: 'naff i-before i-bolt', text: String(q.affordances.length),
+      role: 'img', 'aria-label': `${q.affordances.length} ${q.affordances.length === 1 ? 'action' : 'actions'}` }) : null,
   );
   return el;
 }
