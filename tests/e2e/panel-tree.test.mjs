@@ -195,12 +195,17 @@ describe('panel tree', () => {
     await panel.click('#tree .row[data-path="/big"] .twisty');
     const row = panel.locator('#tree .row[data-path="/big/item-3"]');
     await row.waitFor({ timeout: 5000 });
-    // The flash is removed when its animation ends; record it as it is added.
+    // The flash is removed when its animation ends; record it as it is added: on a new row, or on
+    // the row already there (a patched row keeps its element).
     await panel.evaluate(() => {
       window.__flashed = [];
       new MutationObserver((ms) => {
-        for (const m of ms) for (const n of m.addedNodes) if (n.classList?.contains('flash')) window.__flashed.push(n.dataset.path);
-      }).observe(document.getElementById('tree'), { childList: true, subtree: true });
+        for (const m of ms) {
+          if (m.type === 'attributes') {
+            if (m.target.classList.contains('flash') && !(m.oldValue ?? '').split(' ').includes('flash')) window.__flashed.push(m.target.dataset.path);
+          } else for (const n of m.addedNodes) if (n.classList?.contains('flash')) window.__flashed.push(n.dataset.path);
+        }
+      }).observe(document.getElementById('tree'), { childList: true, subtree: true, attributes: true, attributeFilter: ['class'], attributeOldValue: true });
     });
     srv.engine.mutate((root) => {
       const it = root.children[0].children[3];

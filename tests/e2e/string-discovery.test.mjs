@@ -57,7 +57,7 @@ describe('Find String agents on this machine', () => {
     const options = await openExtensionPage(browser.ctx, browser.extId, 'extension/options/options.html');
     assert.equal(await options.locator('#string-daemon').inputValue(), 'http://127.0.0.1:3923', 'the default address');
 
-    assert.match(await find(options, deadOrigin), /^No String daemon answers at http:\/\/127\.0\.0\.1:\d+: is it running \(`string daemon start`\)\?/);
+    assert.match(await find(options, deadOrigin), /^No String daemon answers at http:\/\/127\.0\.0\.1:\d+: is it running \(string daemon start\)\? /);
     assert.match(await find(options, `http://127.0.0.1:${html.address().port}`), /but not as a String daemon \(GET \/agents gave an answer that is not JSON\)/);
     assert.match(await find(options, empty.origin), /has no agents yet: start a String agent, then look again/);
     assert.match(await find(options, 'example.com:3923'), /Only a String daemon on this machine \(127\.0\.0\.1, localhost or \[::1\]\)/);

@@ -97,7 +97,7 @@ export class HistoryStripView {
     this.speedSel.value = '1';
     // Pausing the recording (not the player): no new steps until resumed; the tree stays live.
     this.recText = h('span', { class: 'h-record-text', text: 'Pause rec' });
-    this.recBtn = btn('h-record', 'Pause recording: no new steps are kept (the tree stays live)', this.recText, () => hooks.onPauseRecording(), 'small h-record i-before i-pause');
+    this.recBtn = btn('h-record', 'Pause rec: no new steps are kept (the tree stays live)', this.recText, () => hooks.onPauseRecording(), 'small h-record i-before i-pause');
     this.persist = h('input', { type: 'checkbox', 'data-role': 'history-persist', onchange: () => hooks.onPersist(this.persist.checked) });
     this.persistLabel = h('label', { class: 'small h-persist', title: 'Persist: keep this history even when the browser stops the extension\'s service worker (it is written to the browser session\'s storage)' }, this.persist, h('span', { class: 'h-persist-text', text: 'Persist' }));
     this.bound = h('span', { class: 'muted small h-bound', 'data-role': 'history-bound' });
@@ -153,7 +153,8 @@ export class HistoryStripView {
     this.recBtn.classList.toggle('i-pause', !paused);
     this.recBtn.classList.toggle('i-record', !!paused);
     this.recBtn.title = paused ? `Resume recording (${paused})` : 'Pause recording: no new steps are kept (the tree stays live)';
-    this.recBtn.setAttribute('aria-label', this.recBtn.title);
+    // The name starts with the words shown (WCAG 2.5.3: a voice user says what they see).
+    this.recBtn.setAttribute('aria-label', paused ? `Resume rec: record steps again (${paused})` : 'Pause rec: no new steps are kept (the tree stays live)');
     this.recBtn.setAttribute('aria-pressed', String(!!paused));
     this.recBtn.disabled = !info;
     this.strip.classList.toggle('rec-paused', !!paused);
