@@ -4,7 +4,7 @@
 #   1. C unit tests (build/native/test_*, ASan+UBSan)
 #   2. libFuzzer targets (build/fuzz/*_fuzzer), FUZZ_TIME seconds each (default 20)
 #   3. node --test tests/node/       (the wasm build and the JS glue)
-#   4. node --test tests/e2e/        (Playwright + Chromium), under timeout -k 10 900
+#   4. node --test tests/e2e/        (Playwright + Chromium), under timeout -k 10 1500
 #   5. node --test tests/firefox/    (web-ext lint; puppeteer-core + Firefox ESR over WebDriver
 #                                     BiDi), under timeout -k 10 600
 #
@@ -119,7 +119,7 @@ node_suite "Node (core build, glue)" 900 tests/node/
 
 if [ ${#e2e_files[@]} -gt 0 ]; then
     step "end-to-end: node --test tests/e2e/ (Playwright, Chromium)"
-    node_suite "end-to-end (Chromium)" 900 tests/e2e/
+    node_suite "end-to-end (Chromium)" 1500 tests/e2e/
 fi
 
 step "Firefox: node --test tests/firefox/ (web-ext lint, puppeteer-core + Firefox ESR)"
