@@ -652,6 +652,45 @@ describe('with the extension\'s own bridge client (extension/service-worker/desk
   });
 });
 
+describe('the agent that asks, from this bridge to the extension\'s bridge client', () => {
+  test('an invoke it holds for approval names the consumer: its id on the bridge, and the name it gave', async () => {
+    const srv = await bridge();
+    const core = await loadCore();
+    const page = { got: [] };
+    const conn = {
+      tabId: 5, key: 'postmessage', isPostMessage: true, status: 'connected', disposed: false, wire: {},
+      provider: { id: 'tab-app', name: 'Tab App' }, pageUrl: 'http://app.test/', consumer: null, primarySub: null,
+      page: { send: (m) => { page.got.push(m); if (m.type === 'connect') setImmediate(() => ext.pageFrame(conn, '{"type":"hello","provider":{"id":"tab-app","name":"Tab App","slop_version":"0.1","capabilities":["state","affordances"]}}')); } },
+    };
+    const ext = new DesktopBridge({ core: () => core, connections: () => [conn], publish: () => {}, WebSocket, pairTimeoutMs: 1000 });
+    const named = new Client(srv.url);
+    const bare = new Client(srv.url);
+    try {
+      ext.configure({ enabled: true, url: srv.url, token: normalizeCode(CODE), allowUnpaired: false });
+      await until(() => srv.providers().some((p) => p.providerKey === '5:postmessage'), 'its tab announced');
+      await Promise.all([named.opened, bare.opened]);
+      named.send({ type: 'relay-open', providerKey: '5:postmessage', client: { name: 'codex' } });
+      await named.slop('hello');
+      bare.send({ type: 'relay-open', providerKey: '5:postmessage' });
+      await bare.slop('hello');
+      // No mirror in this test: the extension does not know the affordance, so it asks.
+      named.relay('5:postmessage', { type: 'invoke', id: 'inv-1', path: '/', action: 'wipe' });
+      bare.relay('5:postmessage', { type: 'invoke', id: 'inv-1', path: '/', action: 'wipe' });
+      await until(() => ext.status().approvals.length === 2, 'two asks held');
+      const ids = srv.consumers().map((c) => String(c.n));
+      const agents = ext.status().approvals.map((a) => a.agent);
+      assert.ok(agents.every((a) => ids.includes(a.id)), JSON.stringify(agents));
+      assert.notEqual(agents[0].id, agents[1].id);
+      assert.deepEqual(agents.map((a) => a.name).sort(), ['codex', null]);
+    } finally {
+      named.close();
+      bare.close();
+      ext.configure({ enabled: false, url: srv.url });
+      await srv.close();
+    }
+  });
+});
+
 describe('the command: slop-inspector bridge', () => {
   test('prints where it listens and the code once, one line per event, no code after; Ctrl-C closes it; tree bridge:<name> reads a tab', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'slop-bridge-cli-'));
