@@ -12,8 +12,9 @@ import { bridgeModeText, bridgeSharedText } from '../shared/bridge-text.js';
 // ---- desktop bridge: the code or token is a secret (written here, read only by the worker) -----
 
 /**
- * The "saved" line under the field waits for what the bridge makes of it: it goes once the worker
- * dialled (connecting) and reached an outcome, so it never sits beside a status that moved on.
+ * The "saved" (or "removed") line under the field waits for what the bridge makes of it: it goes
+ * once the worker dialled (connecting) and reached an outcome, so it never sits beside a status
+ * that moved on.
  */
 let savedLine = { shown: false, dialled: false };
 
@@ -96,7 +97,7 @@ $('bridge-form').addEventListener('submit', async (e) => {
 });
 $('bridge-remove').addEventListener('click', async () => {
   await removeBridgeToken();
-  savedLine = { shown: false, dialled: false };
+  savedLine = { shown: true, dialled: false };
   sayBridge('bridge-message', $('bridge-unpaired').checked
     ? 'Removed: only a bridge that does not pair is used now.'
     : 'Removed: nothing is shared until a code or token is saved.', 'ok');

@@ -312,8 +312,8 @@ export class DesktopBridge {
     this.#setState('connected', mode === 'paired'
       ? `Connected to ${url}, paired: the bridge proved it knows your pairing code.`
       : mode === 'token'
-        ? `Connected to ${url} with the SLOP desktop app’s token: token checked by the bridge when it connected. The app does not confirm what it is told, so providers are announced, not confirmed.`
-        : `Connected to ${url} without pairing: any program on this computer that opens this port sees what is shared. This bridge does not confirm what it is told.`);
+        ? `Connected to ${url} with the SLOP desktop app’s token: token checked by the bridge when it connected.`
+        : `Connected to ${url} without pairing: any program on this computer that opens this port sees what is shared.`);
     this.sync();
   }
 

@@ -113,7 +113,7 @@ describe('desktop bridge, unpaired (the bridges that exist)', () => {
     assert.equal(on.mode, 'unpaired');
     await bridge.waitForConnection();
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-mode')) === 'unpaired', { what: 'options connected unpaired' });
-    assert.match(await options.locator('#bridge-status').textContent(), /without pairing: any program on this computer that opens this port sees what is shared\. This bridge does not confirm what it is told\. 0 providers announced: only connected providers are\./);
+    assert.match(await options.locator('#bridge-status').textContent(), /without pairing: any program on this computer that opens this port sees what is shared\. 0 providers announced: only connected providers are\./);
 
     // Without a code: connected at once, no challenge.
     const before = bridge.connections;
