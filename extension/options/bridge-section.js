@@ -84,23 +84,27 @@ $('bridge-unpaired').addEventListener('change', (e) => setBridgeAllowUnpaired(/*
 $('bridge-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   const input = $('bridge-token');
+  // Marked before the write: the worker may dial and reach an outcome before it resolves.
+  const mine = savedLine = { shown: true, dialled: false };
   try {
     const kind = await setBridgeToken(input.value);
     input.value = '';
     sayBridge('bridge-message', kind === 'app-token'
       ? 'Saved as the SLOP desktop app’s token. It is offered only if the bridge refuses a plain connection.'
       : 'Saved as a pairing code. The bridge must now prove it knows it.', 'ok');
-    savedLine = { shown: true, dialled: false };
+    if (savedLine !== mine) clearSaved(); // the state moved on already (the saved line above still says which)
   } catch (err) {
+    savedLine = { shown: false, dialled: false };
     sayBridge('bridge-message', err.message, 'bad'); // setBridgeToken never quotes what was typed
   }
 });
 $('bridge-remove').addEventListener('click', async () => {
+  const mine = savedLine = { shown: true, dialled: false };
   await removeBridgeToken();
-  savedLine = { shown: true, dialled: false };
   sayBridge('bridge-message', $('bridge-unpaired').checked
     ? 'Removed: only a bridge that does not pair is used now.'
     : 'Removed: nothing is shared until a code or token is saved.', 'ok');
+  if (savedLine !== mine) clearSaved();
 });
 $('bridge-url-form').addEventListener('submit', async (e) => {
   e.preventDefault();
