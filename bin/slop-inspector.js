@@ -371,30 +371,27 @@ async function bridge() {
   const port = int('port', opt.port, BRIDGE_PORT);
   if (port < 0 || port > 65535) usage('--port must be 0 to 65535');
   const host = opt.host ?? BRIDGE_HOST;
-  let pc;
-  try {
-    if (opt['new-code']) {
-      const file = codeFile();
-      pc = { code: await saveNewCode(file), from: 'new', file };
-    } else {
-      pc = await resolvePairingCode();
-    }
-  } catch (e) {
-    process.stderr.write(`slop-inspector: ${e.message}\n`);
-    process.exit(1);
-  }
   if (opt['print-code']) {
+    let pc;
+    try {
+      pc = opt['new-code'] ? { code: await saveNewCode(codeFile()) } : await resolvePairingCode();
+    } catch (e) {
+      process.stderr.write(`slop-inspector: ${e.message}\n`);
+      process.exit(1);
+    }
     out(displayCode(pc.code));
     process.exit(0);
   }
   const stamp = () => new Date().toTimeString().slice(0, 8);
   let srv;
   try {
-    srv = await startBridgeServer({ host, port, code: pc.code, log: (line) => out(`${stamp()} ${line}`) });
+    // The server takes the port before it looks for a code: a busy port makes and saves none.
+    srv = await startBridgeServer({ host, port, newCode: Boolean(opt['new-code']), log: (line) => out(`${stamp()} ${line}`) });
   } catch (e) {
     process.stderr.write(`slop-inspector: ${e.message}\n`);
     process.exit(1);
   }
+  const pc = srv.pairingCode;
   const where = {
     file: `kept in ${pc.file}`,
     new: `new, saved in ${pc.file}`,
@@ -406,6 +403,7 @@ async function bridge() {
     `SLOP desktop bridge listening at ${srv.url}`,
     `Pairing code: ${displayCode(pc.code)}   (${where})`,
     'Paste it in SLOP Inspector: Options → Desktop bridge → Pairing code',
+    '(The SLOP project\'s own browser extension pairs with it too: paste the code as its bridge token.)',
     'Desktop consumers (the Claude Code and Codex plugins, SLOP command-line tools) connect here as to any SLOP bridge.',
     ...(loopback ? [] : [`Warning: listening on ${host}, not loopback: other machines can reach this bridge and try pairing codes.`]),
     'Ctrl-C stops it.',

@@ -10,6 +10,7 @@ import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { codeText } from '../shared/code-text.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
+import { bridgePill, bridgeModeText, bridgeSharedText, bridgeNeedsUser } from '../shared/bridge-text.js';
 
 /**
  * The element of popup.html with this id, as the element its tag makes it (the caller's type).
@@ -124,10 +125,6 @@ function render(msg) {
 let bridge = null;
 /** The tab this popup is for: its own providers are marked in the bridge's list. */
 let shownTab = null;
-const BRIDGE_PILL = {
-  connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Pairing failed',
-  'no-token': 'Not paired', 'no-pairing': 'Does not pair',
-};
 
 /** "Don't ask again" goes to storage.session first, so the worker trusts the next invoke too. */
 async function decide(button, a, allow) {
@@ -154,10 +151,22 @@ function countdown(at, format, cls = 'muted') {
   return h('span', { class: cls, 'data-until': String(at), 'data-format': format, text: format.replace('{s}', String(secondsLeft(at))) });
 }
 
+/**
+ * Who asks: the desktop consumer the bridge named (ours relays `agent: {id, name?}`), else "an
+ * agent on this machine": two asks at once must not read the same.
+ * @param {{id: string, name: string|null}|null|undefined} agent
+ */
+function askerWords(agent) {
+  if (!agent) return ['An agent on this machine'];
+  // The id is the bridge's number for the consumer; the name is what the agent calls itself.
+  if (agent.name) return ['The agent ', h('b', { 'data-role': 'agent', text: agent.name }), agent.id ? ` (consumer ${agent.id} of the bridge)` : ''];
+  return ['The agent that is consumer ', h('b', { 'data-role': 'agent', text: agent.id }), ' of the bridge'];
+}
+
 function bridgeAsk(a) {
   const cancel = h('button', { type: 'button', 'data-action': 'bridge-refuse', onclick: (e) => decide(e.target, a, false) }, 'Refuse');
   return h('div', { class: 'approval bridge-ask', 'data-approval': a.id },
-    h('p', {}, 'A desktop agent asks to invoke ', h('code', { text: a.action }), ' on ', h('code', { text: a.path }), ' in ',
+    h('p', {}, ...askerWords(a.agent), ' asks to invoke ', h('code', { text: a.action }), ' on ', h('code', { text: a.path }), ' in ',
       h('b', { text: a.provider }), a.why === 'dangerous' ? ', which the provider marks dangerous.' : ', which this page’s state does not show as safe.'),
     a.params && a.params !== '{}' ? h('p', { class: 'params mono', text: `params ${a.params}` }) : null,
     h('p', {}, countdown(a.expiresAt, 'Refused by itself in {s} s.')),
@@ -173,27 +182,25 @@ function renderBridge() {
   const st = bridge;
   el.hidden = !st || st.state === 'off';
   if (el.hidden) return;
-  const retry = ['refused', 'retrying', 'no-pairing'].includes(st.state)
+  const retry = ['refused', 'retrying', 'no-pairing', 'token-refused'].includes(st.state)
     ? h('button', { type: 'button', 'data-action': 'bridge-retry', onclick: (e) => { e.target.disabled = true; port.request(Request.BRIDGE_RETRY, {}).catch(() => {}); } }, 'Retry now') : null;
-  const toOptions = st.state === 'no-pairing' || st.state === 'refused' ? h('button', { type: 'button', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Options…') : null;
-  const unpaired = st.state === 'connected' && st.mode === 'unpaired';
-  const paired = st.state === 'connected' && st.mode === 'paired';
+  const toOptions = bridgeNeedsUser(st) ? h('button', { type: 'button', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Options…') : null;
+  const connected = st.state === 'connected';
   // A re-render (a provider announced meanwhile) keeps a ticked "don't ask again".
   /** @param {Element} ask @returns {HTMLInputElement|null} */
   const trustBox = (ask) => ask.querySelector('[data-action="bridge-trust"]');
   const asks = /** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('.bridge-ask'));
   const ticked = [...asks].filter((a) => trustBox(a)?.checked).map((a) => a.dataset.approval);
+  // The words are Options' too (shared/bridge-text.js): both say the same thing.
   setChildren(el,
-    h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, 'data-mode': st.mode ?? '', text: unpaired ? 'Connected, unpaired' : paired ? 'Connected, paired' : BRIDGE_PILL[st.state] ?? st.state })),
-    unpaired ? h('p', { class: 'unpaired', text: 'Not paired: any program on this computer that opens the bridge’s port sees what is shared.' }) : null,
-    paired ? h('p', { class: 'muted', text: 'Paired: the bridge proved it knows your pairing code.' }) : null,
-    st.state === 'connected'
-      ? h('p', { class: 'muted', 'data-testid': 'bridge-shared' }, st.shared.length
-        ? `Agents on this machine see ${st.shared.length === 1 ? 'this provider' : `these ${st.shared.length} providers`}:`
-        : 'Connected. No provider is shared yet: only connected providers are.')
-      : h('p', { class: ['refused', 'no-pairing'].includes(st.state) ? 'error-text' : 'muted' }, codeText(st.message ?? ''),
+    h('h2', {}, 'Desktop bridge', h('span', { class: 'pill', 'data-bridge': st.state, 'data-mode': st.mode ?? '', text: bridgePill(st) })),
+    connected ? h('p', { class: st.mode === 'unpaired' ? 'unpaired' : 'muted', 'data-testid': 'bridge-mode', text: bridgeModeText(st) }) : null,
+    connected
+      ? h('p', { class: 'muted', 'data-testid': 'bridge-shared', 'data-sharing': st.sharing ?? '', text: bridgeSharedText(st) })
+      : h('p', { class: bridgeNeedsUser(st) ? 'error-text' : 'muted' }, codeText(st.message ?? ''),
         st.state === 'retrying' && st.retryAt ? countdown(st.retryAt, ' Next try in {s} s.', '') : null),
-    st.state === 'connected' && st.shared.length
+    connected && st.note ? h('p', { class: 'error-text', 'data-testid': 'bridge-note', text: st.note }) : null,
+    connected && st.shared.length
       ? h('ul', { class: 'shared' }, st.shared.map((p) => h('li', { 'data-provider-key': p.providerKey, 'data-trusted': String(!!p.trusted) },
         h('b', { text: p.name || p.id }), ` (${p.transport === 'ws' ? 'WebSocket: the agent connects itself' : `in-page${p.relayed ? ', relayed now' : ''}`}${p.trusted ? '; invoked without asking' : ''})`,
         p.tabId === shownTab ? h('span', { class: 'muted', text: ' · this tab' }) : null)))
@@ -229,6 +236,8 @@ async function main() {
     return;
   }
   port = new UiPort(PORTS.POPUP, tabId, {
+    // counts: the "N nodes mirrored" lines follow the patches, not only status changes.
+    counts: true,
     onPush: (msg) => { if (msg.type === Push.PROVIDERS) render(msg); },
   }).start();
   renderBridge();

@@ -1,16 +1,25 @@
 // desktop-bridge.js: the desktop bridge: SLOP consumers on this machine (agent integrations,
 // CLIs) see the browser's SLOP apps.
 //
-// The desktop side hosts ws://127.0.0.1:9339/slop-bridge; the extension dials it, always bare (no
+// The desktop side hosts ws://127.0.0.1:9339/slop-bridge; the extension dials it bare first (no
 // subprotocol: a selected one proves nothing, since the SLOP project's TypeScript bridge echoes
 // whatever is offered first, and Chrome fails a handshake in which the Go and Rust bridges select
 // none). Then, with a pairing code saved, the two prove to each other that they know it
 // (js-glue/bridge-pairing.js: a challenge and an HMAC answer each way; the code never crosses the
-// wire). Two modes:
+// wire). The order of dials is js-glue/bridge-dial.js's (nextDial). Three modes:
 //   paired    the bridge proved the code (`slop-inspector bridge`) and accepted ours;
-//   unpaired  the bridges that exist (the SLOP project's CLI, desktop app and TypeScript package)
-//             prove nothing; used only when the user allowed it in Options: any program that
-//             opens the port then sees what is shared.
+//   token     the bridge refused the bare dial and then upgraded a dial offering the SLOP desktop
+//             app's token (["slop.bearer", token]), selecting exactly slop.bearer: the token was
+//             checked by the bridge when it connected. It is never offered to a bridge that
+//             accepts a bare dial, and never logged or shown.
+//   unpaired  the bridges that exist (the SLOP project's CLI, older desktop app and TypeScript
+//             package) prove nothing; used only when the user allowed it in Options: any program
+//             that opens the port then sees what is shared.
+// What counts as shared: on a paired bridge (ours), what was announced (ours takes a paired
+// browser's announcements; a bridge-error would say otherwise); on the others, announced only
+// ("this bridge does not confirm"). A bridge-error from the bridge is never just logged: not_paired
+// (our bridge refusing an unpaired browser) closes and says the bridge asks for pairing; the others
+// are said in the status.
 // Nothing but the challenge is sent before the mode is known. Messages, JSON text both ways:
 //   → provider-available {tabId, providerKey, provider: {id, name, transport, url?}}
 //   → provider-unavailable {tabId, providerKey}
@@ -40,7 +49,8 @@
 // so it can be driven outside the browser.
 
 import { WsTransport, backoffDelay } from '../../js-glue/ws-transport.js';
-import { BrowserPairing, pairingMessage, normalizeCode, PAIR_TIMEOUT_MS } from '../../js-glue/bridge-pairing.js';
+import { BrowserPairing, pairingMessage, PAIR_TIMEOUT_MS } from '../../js-glue/bridge-pairing.js';
+import { classifyBridgeSecret, nextDial } from '../../js-glue/bridge-dial.js';
 import { stringifyExact } from '../../js-glue/exact-json.js';
 
 /** How long a relayed dangerous invoke waits for the user before it is refused. */
@@ -58,19 +68,27 @@ const TRUST_MAX = 200;
 
 /**
  * @typedef {object} BridgeStatus   what the popup and the options page show
- * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'no-pairing'} state
- *   no-token: on, but neither a pairing code nor unpaired bridges allowed;
+ * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'no-pairing'|'token-refused'|'wants-pairing'} state
+ *   no-token: on, but nothing saved (neither a pairing code nor the app's token) and unpaired bridges not allowed;
  *   no-pairing: the bridge did not prove a pairing code and the user has not allowed unpaired bridges;
- *   refused: a pairing that failed (the bridge has another code, or proved a wrong one)
- * @property {'paired'|'unpaired'|null} mode   how the open connection was made (connected only)
- * @property {string} message       for a person; never the code
+ *   refused: a pairing that failed (the bridge has another code, or proved a wrong one);
+ *   token-refused: the dial offering the app's token failed, or opened without selecting slop.bearer;
+ *   wants-pairing: the bridge answered bridge-error not_paired (our bridge, to a browser that did not pair)
+ * @property {'paired'|'unpaired'|'token'|null} mode   how the open connection was made (connected only)
+ * @property {'code'|'app-token'|null} secret   what is saved (never the secret itself)
+ * @property {'confirmed'|'unconfirmed'|null} sharing   connected only: confirmed when the bridge is
+ *   ours and paired (it takes every announcement of a paired browser), unconfirmed when it never says
+ * @property {string} message       for a person; never the code or the token
+ * @property {string|null} note     the bridge's last complaint (bridge-error) about one message, in words
  * @property {string} url
  * @property {number|null} retryAt
  * @property {number} ignored       bridge messages dropped since the worker started (echoes, junk)
  * @property {{providerKey: string, tabId: number, page: string, name: string, id: string, transport: string,
  *             relayed: boolean, trustKey: string, trusted: boolean}[]} shared
  * @property {{id: string, providerKey: string, tabId: number, provider: string, path: string, action: string,
- *             why: 'dangerous'|'unknown', params: string, expiresAt: number, trustKey: string}[]} approvals
+ *             why: 'dangerous'|'unknown', params: string, expiresAt: number, trustKey: string,
+ *             agent: {id: string, name: string|null}|null}[]} approvals
+ *   agent: the desktop consumer that asked, when the bridge says (ours relays `agent: {id, name?}`)
  */
 
 /** @typedef {import('./connections.js').Connection} Connection */
@@ -87,8 +105,11 @@ const TRUST_MAX = 200;
 /** @type {Record<string, string>} */
 const STATE_TEXT = {
   off: 'Off.',
-  'no-token': 'On, but no pairing code is saved: paste the one `slop-inspector bridge` prints, or allow bridges that do not pair.',
+  'no-token': 'On, but nothing is saved: paste the pairing code `slop-inspector bridge` prints or the SLOP desktop app’s token, or allow bridges that do not pair.',
 };
+
+/** How long a bridge's own words may be in the status. */
+const NOTE_MAX = 200;
 
 /**
  * Who a trust is for: the provider under its bridge key, on the page origin and with the hello
@@ -102,6 +123,20 @@ function trustKeyOf(providerKey, conn) {
 /** @param {Connection} conn */
 function pageOriginOf(conn) {
   try { return new URL(conn.pageUrl).origin; } catch { return ''; }
+}
+
+/**
+ * The desktop consumer a relayed request names (`slop-inspector bridge` adds `agent: {id, name?}`;
+ * other bridges say nothing): short strings, or null.
+ * @param {unknown} a @returns {{id: string, name: string|null}|null}
+ */
+export function agentOf(a) {
+  if (!a || typeof a !== 'object') return null;
+  const text = (v, max) => (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+    ? String(v).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, max) : '');
+  const id = text(/** @type {any} */ (a).id, 64);
+  const name = text(/** @type {any} */ (a).name, 80);
+  return id || name ? { id, name: name || null } : null;
 }
 
 export class DesktopBridge {
@@ -118,6 +153,14 @@ export class DesktopBridge {
     this.wire = null;
     /** @type {BrowserPairing|null} the pairing under way on this connection */
     this.pairing = null;
+    /** @type {'bare'|'token'} the dial under way: bare, or offering the app's token */
+    this.dial = 'bare';
+    /** The last pairing's detail in words (bridge-pairing.js), for the status. */
+    this.pairDetail = '';
+    /** The close code of a connection that had opened (1009: a message too large for the bridge). */
+    this.lostCode = 0;
+    /** The bridge's last bridge-error on this connection, in words (never a secret). */
+    this.note = null;
     this.attempt = 0;
     this.timer = null;
     this.generation = 0;
@@ -138,9 +181,14 @@ export class DesktopBridge {
 
   // ----------------------------------------------------------------------- connection
 
-  /** The saved pairing code, normalised; null when none (or one saved before codes had a shape). */
-  get #code() {
-    return normalizeCode(this.settings.token);
+  /** What is saved: our pairing code or the desktop app's token (bridge-dial.js), or null. */
+  get #secret() {
+    return classifyBridgeSecret(this.settings.token);
+  }
+
+  /** The dial order's inputs (bridge-dial.js). */
+  get #setup() {
+    return { secret: this.#secret?.kind ?? null, allowUnpaired: this.settings.allowUnpaired };
   }
 
   /** Applies the user's settings ({enabled, url, token, allowUnpaired}); reconnects when they changed. */
@@ -152,101 +200,149 @@ export class DesktopBridge {
     const sameLine = s.enabled === prev.enabled && s.url === prev.url && s.token === prev.token;
     this.settings = s;
     if (sameLine && s.allowUnpaired === prev.allowUnpaired && this.state !== 'off') return;
-    // A paired connection does not depend on the unpaired switch: it stays up.
-    if (sameLine && this.state === 'connected' && this.mode === 'paired') return;
+    // A paired or token-checked connection does not depend on the unpaired switch: it stays up.
+    if (sameLine && this.state === 'connected' && this.mode !== 'unpaired') return;
     this.#stop();
     this.attempt = 0;
     if (!s.enabled) return this.#setState('off', STATE_TEXT.off);
-    if (!this.#code && !s.allowUnpaired) {
-      // A token saved before bridges paired by proof is no pairing code: said, not used.
-      return this.#setState('no-token', s.token
-        ? 'On, but the saved pairing token is not a pairing code (it was saved before bridges proved their pairing): paste the code `slop-inspector bridge` prints, or allow bridges that do not pair.'
-        : STATE_TEXT['no-token']);
-    }
-    this.#connect();
+    this.#step({ on: 'start' });
   }
 
   /** "Retry now" (popup): a refused or waiting bridge is dialled again at once. */
   retry() {
     const s = this.settings;
-    if (!s.enabled || (!this.#code && !s.allowUnpaired) || this.state === 'connected') return;
+    if (!s.enabled || (!this.#secret && !s.allowUnpaired) || this.state === 'connected') return;
     this.#stop();
     this.attempt = 0;
-    this.#connect();
+    this.#step({ on: 'start' });
   }
 
-  /** Dials bare: the same for every bridge, and nothing secret in the handshake. */
-  #connect() {
+  /**
+   * Does what the dial order says after `event` (bridge-dial.js nextDial).
+   * @param {import('../../js-glue/bridge-dial.js').DialEvent} event
+   */
+  #step(event) {
+    const next = nextDial(this.#setup, event);
+    const url = this.settings.url;
+    switch (next.do) {
+      case 'dial-bare': return this.#connect(false);
+      case 'dial-token': return this.#connect(true);
+      case 'pair': return this.#pair();
+      case 'live': return this.#live(next.mode);
+      case 'retry': return this.#retryLater(event.on === 'lost');
+      case 'stop': {
+        // Not one more word goes to this bridge, and it is not dialled again on its own: the
+        // settings (a new code or token) or Retry start over.
+        this.#stop();
+        if (next.state === 'no-token') {
+          // A token saved before bridges paired by proof is neither a code nor the app's token: said, not used.
+          return this.#setState('no-token', this.settings.token
+            ? 'On, but what is saved is neither a pairing code nor the SLOP desktop app’s token (it was saved before bridges proved their pairing): paste the code `slop-inspector bridge` prints or the app’s token, or allow bridges that do not pair.'
+            : STATE_TEXT['no-token']);
+        }
+        if (next.state === 'no-pairing') {
+          const why = event.on === 'pairing' && this.pairDetail ? this.pairDetail : next.why;
+          return this.#setState('no-pairing', `The bridge at ${url} did not prove a pairing code (${why}); allow unpaired bridges in Options to use it. Nothing is shared.`);
+        }
+        if (next.state === 'refused') {
+          return this.#setState('refused', next.why === 'refused'
+            ? `The bridge at ${url} has another pairing code: copy the one \`slop-inspector bridge\` prints (or \`--print-code\`) and save it here. Nothing is shared.`
+            : `The bridge at ${url} could not prove your pairing code (${this.pairDetail}): it is not the bridge you paired with, or its code changed. Nothing is shared.`);
+        }
+        return this.#setState('token-refused', next.why === 'refused'
+          // What a browser can tell: a plain dial and the one offering the token both failed at
+          // the handshake. A 401 (token refused) and a closed port look the same to it.
+          ? `The bridge at ${url} refused a plain connection, and the connection offering the SLOP desktop app’s token failed too: the app refused this token (it was regenerated, or is another app’s), or nothing listens there (a browser cannot tell the two apart). Paste the app’s current token in Options, or start the app, then Retry. Nothing is shared.`
+          : `The bridge at ${url} opened the connection offering the SLOP desktop app’s token but selected ${next.why === 'no subprotocol selected' ? 'no subprotocol' : 'another subprotocol'} instead of exactly slop.bearer: closed, nothing shared. It does not check the app’s token as the app does; check the address, or paste the app’s current token.`);
+      }
+      default: return undefined;
+    }
+  }
+
+  /**
+   * Dials: bare (nothing secret in the handshake), or offering the app's token, which WsTransport
+   * uses only if the bridge selected exactly slop.bearer.
+   * @param {boolean} withToken
+   */
+  #connect(withToken) {
     const gen = ++this.generation;
     clearTimeout(this.timer);
     this.timer = null;
     this.warned = false;
-    this.#setState('connecting', `Connecting to ${this.settings.url}…`);
+    this.note = null;
+    this.dial = withToken ? 'token' : 'bare';
+    this.#setState('connecting', withToken
+      ? `Connecting to ${this.settings.url} with the SLOP desktop app’s token (it refused a plain connection)…`
+      : `Connecting to ${this.settings.url}…`);
     this.wire = new WsTransport(this.settings.url, {
       WebSocket: this.host.WebSocket,
-      onOpen: () => { if (gen === this.generation) this.#opened(gen); },
+      token: withToken ? this.#secret?.secret : null,
+      onOpen: () => { if (gen === this.generation) this.#opened(); },
       onFrame: (text) => { if (gen === this.generation) this.#onFrame(text); },
-      onClose: (info) => { if (gen === this.generation) this.#closed(info, gen); },
+      onClose: (info) => { if (gen === this.generation) this.#closed(info); },
     });
   }
 
-  #opened(gen) {
+  #opened() {
     this.attempt = 0;
-    const code = this.#code;
-    if (!code) return this.#unpaired('no pairing code is saved');
+    if (this.dial === 'token') return this.#step({ on: 'token-opened', protocol: 'slop.bearer' }); // WsTransport checked it
+    this.#step({ on: 'bare-opened' });
+  }
+
+  #pair() {
+    const gen = this.generation;
+    const code = /** @type {string} */ (this.#secret?.secret);
     this.#setState('connecting', `Pairing with the bridge at ${this.settings.url}…`);
     this.pairing = new BrowserPairing(code, (text) => this.wire?.send(text), (outcome, detail) => {
       if (gen !== this.generation) return;
       this.pairing = null;
-      if (outcome === 'paired') return this.#live('paired');
-      if (outcome === 'no-answer') return this.#unpaired(detail);
-      // A bridge that speaks the pairing but with another code: not shared with, not dialled
-      // again by itself (it would only fail again); a new code or Retry starts over.
-      this.#stop();
-      this.#setState('refused', outcome === 'refused'
-        ? `The bridge at ${this.settings.url} has another pairing code: copy the one \`slop-inspector bridge\` prints (or \`--print-code\`) and save it here. Nothing is shared.`
-        : `The bridge at ${this.settings.url} could not prove your pairing code (${detail}): it is not the bridge you paired with, or its code changed. Nothing is shared.`);
+      this.pairDetail = detail;
+      // no-answer: the bridge did not take part (unpaired); refused: it said no to our proof;
+      // anything else: its own proof was wrong.
+      const o = outcome === 'paired' || outcome === 'no-answer' || outcome === 'refused' ? outcome : 'bad-proof';
+      this.#step({ on: 'pairing', outcome: o });
     });
     this.pairing.start(this.host.pairTimeoutMs ?? PAIR_TIMEOUT_MS);
   }
 
-  /** The bridge proved nothing (why: in words). Used only when the user allowed it. */
-  #unpaired(why) {
-    if (!this.settings.allowUnpaired) {
-      // Not one more word goes to a bridge that does not pair until the user allows it, and it
-      // is not dialled again on its own: the settings (or Retry) start over.
-      this.#stop();
-      return this.#setState('no-pairing', `The bridge at ${this.settings.url} did not prove a pairing code (${why}); allow unpaired bridges in Options to use it. Nothing is shared.`);
-    }
-    this.#live('unpaired');
-  }
-
-  /** @param {'paired'|'unpaired'} mode */
+  /** @param {'paired'|'unpaired'|'token'} mode */
   #live(mode) {
     this.mode = mode;
+    const url = this.settings.url;
     this.#setState('connected', mode === 'paired'
-      ? `Connected to ${this.settings.url}, paired: the bridge proved it knows your pairing code.`
-      : `Connected to ${this.settings.url} without pairing: any program on this computer that opens this port sees what is shared.`);
+      ? `Connected to ${url}, paired: the bridge proved it knows your pairing code.`
+      : mode === 'token'
+        ? `Connected to ${url} with the SLOP desktop app’s token: token checked by the bridge when it connected.`
+        : `Connected to ${url} without pairing: any program on this computer that opens this port sees what is shared.`);
     this.sync();
   }
 
-  async #closed(info, gen) {
+  async #closed(info) {
     this.wire = null;
     this.mode = null;
     this.pairing?.cancel();
     this.pairing = null;
     this.#dropAll();
     if (info.kind === 'construct') return this.#setState('refused', info.message);
-    if (gen !== this.generation) return;
-    // Nothing can tell a refused upgrade from nobody listening here (both are code 1006 to a
-    // page); a bridge that went away after opening is dialled again the same way.
+    if (info.kind === 'subprotocol') return this.#step({ on: 'token-opened', protocol: info.none ? '' : 'other' });
+    this.lostCode = info.opened ? info.code : 0;
+    if (info.opened) return this.#step({ on: 'lost' });
+    this.#step({ on: this.dial === 'token' ? 'token-failed' : 'bare-failed', noListener: info.noListener === true });
+  }
+
+  /** Dials again after the back-off, bare first. @param {boolean} lost the connection had been open */
+  #retryLater(lost) {
+    const gen = this.generation;
     const delay = backoffDelay(this.attempt++, { baseMs: 1000, capMs: RETRY_CAP_MS });
     this.retryAt = Date.now() + delay;
-    this.timer = setTimeout(() => { if (gen === this.generation) this.#connect(); }, delay);
-    const lost = info.code === 1009 ? ' It closed the connection because a message was larger than it accepts (code 1009).' : '';
-    this.#setState('retrying', info.opened
-      ? `The desktop bridge went away; dialling again…${lost}`
-      : `No desktop bridge answers at ${this.settings.url} (nothing listening there, or it refused a WebSocket); dialling again…`, this.retryAt);
+    this.timer = setTimeout(() => { if (gen === this.generation) this.#step({ on: 'start' }); }, delay);
+    const url = this.settings.url;
+    // Nothing can tell a refused upgrade from nobody listening here (both are code 1006 to a
+    // page); a bridge that went away after opening is dialled again the same way.
+    const big = this.lostCode === 1009 ? ' It closed the connection because a message was larger than it accepts (code 1009).' : '';
+    this.#setState('retrying', lost
+      ? `The desktop bridge went away; dialling again…${big}`
+      : `No desktop bridge answers at ${url} (nothing listening there, or it refused a WebSocket); dialling again…`, this.retryAt);
   }
 
   #stop() {
@@ -292,7 +388,10 @@ export class DesktopBridge {
     return {
       state: this.state,
       mode: this.state === 'connected' ? this.mode : null,
+      secret: this.#secret?.kind ?? null,
+      sharing: this.state !== 'connected' ? null : this.mode === 'paired' ? 'confirmed' : 'unconfirmed',
       message: this.message,
+      note: this.note,
       url: this.settings.url,
       retryAt: this.retryAt,
       ignored: this.ignored,
@@ -370,6 +469,7 @@ export class DesktopBridge {
       return;
     }
     if (this.state !== 'connected') return this.#ignore(null);
+    if (msg && typeof msg === 'object' && msg.type === 'bridge-error') return this.#bridgeError(msg.error);
     const key = msg && typeof msg === 'object' && typeof msg.providerKey === 'string' ? msg.providerKey : null;
     if (key === null) return this.#ignore(pairingMessage(msg) ? null : 'a bridge message that is not a JSON object with a string providerKey');
     switch (msg.type) {
@@ -383,12 +483,42 @@ export class DesktopBridge {
         return this.#publish();
       }
       case 'slop-relay':
-        if (msg.message !== null && typeof msg.message === 'object') return this.#fromDesktop(key, msg.message);
+        if (msg.message !== null && typeof msg.message === 'object') return this.#fromDesktop(key, msg.message, agentOf(msg.agent));
         return this.#ignore('a slop-relay without a message');
       // Our own announcements coming back (their server sends every message to everyone), or
       // another browser's; and types this extension does not know.
       default: return this.#ignore(null);
     }
+  }
+
+  /**
+   * The bridge refused something we sent (`{type: 'bridge-error', error: {code, message}}`, as
+   * `slop-inspector bridge` answers). not_paired: it takes announcements only from a browser that
+   * paired, so nothing was shared: closed, and the state says what the bridge wants. Any other
+   * code concerns one message: said in the status (the bridge names no message to pin it on).
+   * @param {any} err
+   */
+  #bridgeError(err) {
+    const code = typeof err?.code === 'string' && /^[a-z_]{1,40}$/.test(err.code) ? err.code : 'unnamed';
+    if (code === 'not_paired') {
+      this.shared.clear(); // refused, so nothing to withdraw
+      this.#stop();
+      const saved = this.#secret?.kind === 'app-token' ? ' (what is saved is the SLOP desktop app’s token, not this bridge’s code)' : '';
+      return this.#setState('wants-pairing', `This bridge asks for pairing: paste the code it printed (\`slop-inspector bridge --print-code\` shows it again) in Options → Desktop bridge${saved}. Nothing is shared.`);
+    }
+    const words = this.#bridgeWords(err?.message);
+    this.note = `The bridge refused a message (${code})${words ? `: ${words}` : ''}.`;
+    this.#publish();
+  }
+
+  /** A bridge's own words, made fit for the status: one short line, never a saved secret. @param {unknown} text */
+  #bridgeWords(text) {
+    if (typeof text !== 'string') return '';
+    let t = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+    for (const secret of [this.settings.token, this.#secret?.secret]) {
+      if (typeof secret === 'string' && secret.length >= 8) t = t.split(secret).join('••••');
+    }
+    return t.length > NOTE_MAX ? `${t.slice(0, NOTE_MAX - 1)}…` : t;
   }
 
   /**
@@ -466,7 +596,8 @@ export class DesktopBridge {
     r.relay.free();
   }
 
-  #fromDesktop(providerKey, message) {
+  /** @param {string} providerKey @param {object} message @param {{id: string, name: string|null}|null} [agent] */
+  #fromDesktop(providerKey, message, agent = null) {
     let r = this.relays.get(providerKey);
     let fresh = null;
     if (!r) {
@@ -494,7 +625,7 @@ export class DesktopBridge {
     if (out.type !== 'invoke') return r.conn.page.send(out.message);
     const why = this.#needsApproval(r.conn, out.path, out.action);
     if (!why || this.trusted.has(trustKeyOf(providerKey, r.conn))) return r.conn.page.send(out.message);
-    this.#ask(providerKey, r, out, why);
+    this.#ask(providerKey, r, out, why, agent);
   }
 
   /** null when the extension's mirror shows the affordance and it is not dangerous. */
@@ -506,7 +637,7 @@ export class DesktopBridge {
     return aff.dangerous === true ? 'dangerous' : null;
   }
 
-  #ask(providerKey, r, out, why) {
+  #ask(providerKey, r, out, why, agent) {
     const refuse = (message) => this.#toDesktop(providerKey, JSON.stringify(this.host.core().relayRefusal('invoke', out.id, 'unauthorized', message)));
     if (this.approvals.size >= APPROVALS_MAX) return refuse('too many invokes are waiting for approval in SLOP Inspector');
     const id = `a${++this.approvalSeq}`;
@@ -515,7 +646,7 @@ export class DesktopBridge {
     const entry = {
       id, providerKey, tabId: r.conn.tabId, provider: r.conn.provider?.name || r.conn.provider?.id || providerKey,
       path: out.path, action: out.action, why, params, expiresAt: Date.now() + this.approvalTimeoutMs,
-      trustKey: trustKeyOf(providerKey, r.conn),
+      trustKey: trustKeyOf(providerKey, r.conn), agent,
     };
     const timer = setTimeout(() => decide(false, `no answer in SLOP Inspector within ${Math.round(this.approvalTimeoutMs / 1000)} s: not invoked`), this.approvalTimeoutMs);
     const decide = (allow, reason) => {

@@ -17,6 +17,7 @@
 
 import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
 import { isOwnExtensionPage } from '../shared/browser.js';
+import { CoreEventName } from '../../js-glue/core-contract.js';
 import { withCore } from './core.js';
 import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, reconnectTab } from './tabs.js';
 
@@ -28,6 +29,8 @@ import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, re
  * @property {boolean} flushDue   a flush is scheduled (a timer, or a microtask)
  * @property {ReturnType<typeof setTimeout>|null} flushTimer
  * @property {number} lastFlush   performance.now() of the last post
+ * @property {boolean} [counts]   follows node counts (HELLO {counts: true}, the popup): its provider
+ *   list comes again while patches change a mirror, not only on status changes
  * What a request table keeps per port (watches, imports, recordings...) is its own (perPort).
  */
 
@@ -211,6 +214,32 @@ function flushProviders() {
   }
 }
 
+// A patch changes a mirror's node count without changing the provider's status, so the list is
+// not pushed for it (a panel has the tree itself). A port that follows counts (the popup) gets its
+// list again after patches, at most every COUNTS_EVERY_MS while they stream in.
+const COUNTS_EVERY_MS = 250;
+/** @type {Set<UiPort>} */
+const countsDue = new Set();
+/** @type {ReturnType<typeof setTimeout>|null} */
+let countsTimer = null;
+
+/**
+ * A core event of a connection (connectionEvents.coreEvent, wired in sw.js): after a patch the
+ * ports that follow counts on its tab are due their list again.
+ * @param {import('./connections.js').Connection} conn @param {{event: string}} ev
+ */
+export function mirrorPatched(conn, ev) {
+  if (ev.event !== CoreEventName.PATCH) return;
+  for (const u of uiPorts) if (u.counts && u.tabId !== null && (u.tabId === conn.tabId || conn.tabId === MANUAL_TAB)) countsDue.add(u);
+  if (countsDue.size && !countsTimer) countsTimer = setTimeout(flushCounts, COUNTS_EVERY_MS);
+}
+function flushCounts() {
+  countsTimer = null;
+  const due = [...countsDue];
+  countsDue.clear();
+  for (const ui of due) if (uiPorts.has(ui) && ui.tabId !== null) post(ui, providersPush(ui.tabId));
+}
+
 // ------------------------------------------------------------------------------ requests
 
 /** @param {UiPort} ui @param {any} msg what the UI posted (checked here) */
@@ -220,6 +249,7 @@ async function onUiMessage(ui, msg) {
     if (msg.v !== PROTOCOL_VERSION) console.warn('SLOP Inspector: UI speaks version', msg.v);
     releasePort(ui);
     ui.tabId = Number.isInteger(msg.tabId) ? msg.tabId : null;
+    ui.counts = msg.counts === true;
     if (ui.tabId !== null) post(ui, providersPush(ui.tabId));
     // A panel or the popup opened on this tab: whoever waits out a back-off dials now.
     if (ui.tabId !== null) reconnectTab(ui.tabId);

@@ -23,7 +23,7 @@ import {
   acceptContentPort, dropTab, tickAll, settingsChanged, tabs, tabEvents, connectionOf, allConnections, reconcileManual, updateBadge,
   connectionChanged,
 } from './tabs.js';
-import { acceptUiPort, serveRequests, providersChanged, RequestError } from './panel-ports.js';
+import { acceptUiPort, serveRequests, providersChanged, mirrorPatched, RequestError } from './panel-ports.js';
 import { connectionEvents } from './connections.js';
 import { DesktopBridge } from './desktop-bridge.js';
 import { dropTimelinesOf, pruneTimelines, recordInput, recordCoreEvent, recordInvoke, timelineEvents } from './timelines.js';
@@ -70,6 +70,7 @@ const bridge = new DesktopBridge({
 connectionEvents.input.add(recordInput);
 connectionEvents.coreEvent.add(recordCoreEvent);
 connectionEvents.coreEvent.add(pushCoreEvent);
+connectionEvents.coreEvent.add(mirrorPatched);
 connectionEvents.frame.add(pushFrame);
 connectionEvents.invoked.add(recordInvoke);
 connectionEvents.change.add(connectionChanged);

@@ -124,7 +124,10 @@ export const ToContent = Object.freeze({
 
 /** UI → service worker. All but HELLO and PING are requests: they carry `id` and get a reply. */
 export const Request = Object.freeze({
-  /** First message on every (re)connected UI port: which tab this UI shows. {v, tabId} */
+  /**
+   * First message on every (re)connected UI port: which tab this UI shows. {v, tabId, counts?}
+   * counts: true: the provider list comes again while patches change node counts (the popup).
+   */
   HELLO: 'ui/hello',
   /** Liveness ping, no reply. {} */
   PING: 'ui/ping',

@@ -29,11 +29,14 @@ export class UiPort {
   /**
    * @param {string} name      PORTS.PANEL or PORTS.POPUP
    * @param {number} tabId     the tab this UI shows
-   * @param {{onPush: (msg: object) => void, onState?: (state: 'connected'|'reconnecting', info: {reconnected: boolean}) => void}} handlers
+   * @param {{onPush: (msg: object) => void, onState?: (state: 'connected'|'reconnecting', info: {reconnected: boolean}) => void,
+   *          counts?: boolean}} handlers
+   *   counts: the provider list comes again while patches change node counts (the popup)
    */
-  constructor(name, tabId, { onPush, onState = () => {} }) {
+  constructor(name, tabId, { onPush, onState = () => {}, counts = false }) {
     this.name = name;
     this.tabId = tabId;
+    this.counts = counts;
     this.onPush = onPush;
     this.onState = onState;
     /** @type {'connecting'|'connected'|'reconnecting'} */
@@ -111,7 +114,7 @@ export class UiPort {
       this.onState('reconnecting', { reconnected: false });
       this.#scheduleReconnect();
     });
-    this.#post({ type: Request.HELLO, v: PROTOCOL_VERSION, tabId: this.tabId });
+    this.#post({ type: Request.HELLO, v: PROTOCOL_VERSION, tabId: this.tabId, ...(this.counts ? { counts: true } : {}) });
   }
 
   #scheduleReconnect() {

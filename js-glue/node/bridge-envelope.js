@@ -3,13 +3,61 @@
 // a 64-bit id), and JSON.parse then JSON.stringify would not keep them: the message's text is
 // spliced into the envelope, and sliced back out of one written the same way. Shared by the
 // bridge server and the Node client that dials it (both Node-only).
+//
+// The names beyond the SLOP project's own envelope live in this one table: the bridge server
+// writes them, docs/desktop-bridge.md describes them, the extension reads them if present.
 
 /**
- * `{"type":"slop-relay","providerKey":…,"message":<messageText>}`: messageText as it is.
- * @param {string} providerKey @param {string} messageText one JSON value
+ * `agent`: on a slop-relay that `slop-inspector bridge` passes from a desktop consumer to the
+ * browser, who asks: `{id, name?}`, id the consumer's connection number on the bridge, name what
+ * the consumer called itself, if it did (untrusted text: a label, never a proof).
+ * A consumer names itself with `client: {name}` (or MCP's `clientInfo: {name}`) on `relay-open`
+ * or on the SLOP `connect` it relays.
  */
-export function relayEnvelope(providerKey, messageText) {
-  return `${envelopeHead(providerKey)}${messageText}}`;
+export const EnvelopeField = Object.freeze({
+  AGENT: 'agent',
+  AGENT_ID: 'id',
+  AGENT_NAME: 'name',
+  /** Where a consumer's message may carry its name (each an object with a string `name`). */
+  CLIENT: Object.freeze(['client', 'clientInfo']),
+});
+/** An agent's name is cut to this many characters (it is shown in a popup). */
+export const AGENT_NAME_MAX = 64;
+
+/**
+ * `{"type":"slop-relay","providerKey":…,"message":<messageText>}`: messageText as it is. With an
+ * agent (agentOf), `"agent":{…}` goes before `"message"`, which stays last.
+ * @param {string} providerKey @param {string} messageText one JSON value @param {object|null} [agent]
+ */
+export function relayEnvelope(providerKey, messageText, agent = null) {
+  if (!agent) return `${envelopeHead(providerKey)}${messageText}}`;
+  return `{"type":"slop-relay","providerKey":${JSON.stringify(providerKey)},${JSON.stringify(EnvelopeField.AGENT)}:${JSON.stringify(agent)},"message":${messageText}}`;
+}
+
+/**
+ * The `agent` of a consumer's relayed message: its id on the bridge, and its name when it gave one.
+ * @param {number} id @param {string|null} name @returns {Record<string, string|number>}
+ */
+export function agentOf(id, name) {
+  const agent = { [EnvelopeField.AGENT_ID]: id };
+  if (name) agent[EnvelopeField.AGENT_NAME] = name;
+  return agent;
+}
+
+/**
+ * The name a consumer's message gives it (`client.name` or `clientInfo.name`), made printable and
+ * cut short; null when it gives none.
+ * @param {unknown} msg @returns {string|null}
+ */
+export function consumerName(msg) {
+  if (msg === null || typeof msg !== 'object') return null;
+  for (const field of EnvelopeField.CLIENT) {
+    const info = /** @type {any} */ (msg)[field];
+    const name = info !== null && typeof info === 'object' && typeof info.name === 'string'
+      ? info.name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').trim().slice(0, AGENT_NAME_MAX) : '';
+    if (name) return name;
+  }
+  return null;
 }
 
 /** @param {string} providerKey */

@@ -5,7 +5,10 @@
 //
 //   - Only a browser that proved the pairing code (bridge-pairing.js) may announce providers and
 //     speak for them. Every client starts as a consumer; one that sends pair-challenge and proves
-//     the code becomes a browser; one that fails is closed (4403). A web page cannot connect at all
+//     the code becomes a browser; one that fails is closed (4403). The SLOP project's newer
+//     extension pairs the way the SLOP desktop app checks it: it offers the subprotocols
+//     ["slop.bearer", <code>] at the upgrade; the right code makes it a browser from the start
+//     (only the label is selected), anything else gets 401. A web page cannot connect at all
 //     (its Origin is refused), so only programs on this machine and extensions reach the port.
 //   - Consumers are kept apart. The project's TypeScript server sends every message to every
 //     client, so two consumers see each other's results, and one's unsubscribe ends the other's
@@ -19,11 +22,12 @@
 // Node-only (js-glue/node/ stays out of the extension build).
 
 import http from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { WebSocketServer, WebSocket } from 'ws';
 import { loadSlopCoreNode } from './load-core.js';
-import { BridgePairing, pairingMessage, PAIR_TIMEOUT_MS } from '../bridge-pairing.js';
-import { resolvePairingCode } from './bridge-code.js';
-import { relayEnvelope, relayedMessageText, bridgeError } from './bridge-envelope.js';
+import { BridgePairing, pairingMessage, normalizeCode, PAIR_TIMEOUT_MS } from '../bridge-pairing.js';
+import { resolvePairingCode, saveNewCode, codeFile, displayCode } from './bridge-code.js';
+import { relayEnvelope, relayedMessageText, bridgeError, agentOf, consumerName } from './bridge-envelope.js';
 import { stringifyExact } from '../exact-json.js';
 
 export const BRIDGE_HOST = '127.0.0.1';
@@ -39,6 +43,10 @@ export const CLOSE_PAIRING_REFUSED = 4403;
 const KEY_MAX = 2048;
 /** Only extension pages may connect with an Origin; a web page (http, https, null) never. */
 const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension):\/\/[^/]+$/i;
+/** The subprotocol label a client offers beside its token (the SLOP desktop app's scheme). */
+export const BEARER = 'slop.bearer';
+/** A client's refusals logged one line each, up to this many; then one line says the rest are not. */
+const REFUSALS_LOGGED = 5;
 
 /** @typedef {import('../slop-core.js').SlopCore} SlopCore */
 /** @typedef {InstanceType<SlopCore['SlopRelay']>} SlopRelay */
@@ -47,15 +55,26 @@ const EXTENSION_ORIGIN = /^(chrome-extension|moz-extension):\/\/[^/]+$/i;
  * One connection. Every client starts as a consumer; it becomes a browser when it pairs.
  */
 class Peer {
-  /** @param {number} n connection number (from 1) @param {WebSocket} ws @param {string|undefined} origin */
-  constructor(n, ws, origin) {
+  /**
+   * @param {number} n connection number (from 1) @param {WebSocket} ws @param {string|undefined} origin
+   * @param {boolean} byToken it offered the right code at the upgrade: a browser from the start
+   */
+  constructor(n, ws, origin, byToken) {
     this.n = n;
     this.ws = ws;
     this.origin = origin;
     /** @type {'consumer'|'browser'} */
-    this.role = 'consumer';
+    this.role = byToken ? 'browser' : 'consumer';
+    /** How it became a browser. @type {'proof'|'token'|null} */
+    this.pairedBy = byToken ? 'token' : null;
     /** @type {BridgePairing|null} */
     this.pairing = null;
+    /** Its refusal has been logged already (its leaving is then not a line of its own). */
+    this.refused = false;
+    /** Refusals of its messages logged so far. */
+    this.refusals = 0;
+    /** Consumer: the name it gave itself (client.name or clientInfo.name), if any. @type {string|null} */
+    this.name = null;
     /** Consumer: its relays, by the providerKey consumers see. @type {Map<string, SlopRelay>} */
     this.relays = new Map();
     /** Browser: its providerKeys → the keys consumers see. @type {Map<string, string>} */
@@ -85,7 +104,7 @@ class Peer {
  * @property {number} port
  * @property {string} code      the pairing code, normalised (print it once; never log it)
  * @property {import('./bridge-code.js').PairingCode} pairingCode  the code and where it is kept
- * @property {() => {n: number, origin: string|null, providers: string[]}[]} browsers  paired browsers (providers: keys as consumers see them)
+ * @property {() => {n: number, origin: string|null, pairedBy: 'proof'|'token', providers: string[]}[]} browsers  paired browsers (pairedBy: the challenge, or the code offered at the upgrade; providers: keys as consumers see them)
  * @property {() => {providerKey: string, browser: number, tabId: unknown, provider: any}[]} providers  what consumers are told
  * @property {() => {n: number, relays: string[]}[]} consumers
  * @property {() => Promise<void>} close   closes every connection and stops listening
@@ -94,18 +113,21 @@ class Peer {
 /**
  * Starts a paired desktop bridge. Rejects when the code is not a pairing code, or the port is
  * taken (error.code 'EADDRINUSE', a message that says who may be there).
- * @param {{host?: string, port?: number, path?: string, code?: string|null,
+ * The port is taken before the code is looked for, so a busy port makes and saves no code.
+ * @param {{host?: string, port?: number, path?: string, code?: string|null, newCode?: boolean,
  *   log?: (line: string) => void, pairTimeoutMs?: number}} [options]
  *   code: the pairing code (else $SLOP_BRIDGE_CODE, else the config file's, else a new one saved
- *   there: bridge-code.js). log: one line per event (pairing, clients, providers); never the code.
+ *   there: bridge-code.js). newCode: make a new code and save it over the kept one (--new-code).
+ *   log: one line per event (pairing, clients, providers, refusals); never the code.
  *   pairTimeoutMs: how long a pairing client has for its proof (tests shorten it).
  * @returns {Promise<BridgeServer>}
  */
 export async function startBridgeServer({
-  host = BRIDGE_HOST, port = BRIDGE_PORT, path = BRIDGE_PATH, code = null, log = () => {}, pairTimeoutMs = PAIR_TIMEOUT_MS,
+  host = BRIDGE_HOST, port = BRIDGE_PORT, path = BRIDGE_PATH, code = null, newCode = false, log = () => {}, pairTimeoutMs = PAIR_TIMEOUT_MS,
 } = {}) {
-  const pairingCode = await resolvePairingCode({ code });
   const core = await loadSlopCoreNode();
+  /** Set once the port is ours (below); nothing is accepted before that. @type {import('./bridge-code.js').PairingCode} */
+  let pairingCode;
 
   /** @type {Set<Peer>} */
   const peers = new Set();
@@ -125,28 +147,51 @@ export async function startBridgeServer({
   });
   // No subprotocol is selected: a client that offers none opens in every browser, and one
   // selected would prove nothing anyway (the pairing does).
-  const wss = new WebSocketServer({ noServer: true, maxPayload: PAYLOAD_MAX, handleProtocols: () => false, perMessageDeflate: false });
+  // A client that offered the right code beside slop.bearer (checked before handleUpgrade) gets
+  // the label alone, never the code.
+  /** @type {WeakSet<http.IncomingMessage>} */
+  const admitted = new WeakSet();
+  const wss = new WebSocketServer({
+    noServer: true, maxPayload: PAYLOAD_MAX, perMessageDeflate: false,
+    handleProtocols: (_offered, req) => (admitted.has(req) ? BEARER : false),
+  });
 
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => {});
     let pathname = '';
     try { pathname = new URL(req.url ?? '/', 'http://bridge').pathname; } catch { /* stays '' */ }
     if (pathname !== path) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket endpoint here; the SLOP desktop bridge is at ${path}`);
+    if (!pairingCode) return refuseUpgrade(socket, 503, 'Service Unavailable', 'the SLOP desktop bridge is starting; try again');
     const origin = req.headers.origin;
     if (origin !== undefined && !EXTENSION_ORIGIN.test(origin)) {
+      say(`refused a web page (Origin ${printable(origin, 120)}): 403`);
       return refuseUpgrade(socket, 403, 'Forbidden', 'a web page may not connect to the SLOP desktop bridge');
     }
-    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, origin));
+    const offered = offeredProtocols(req.headers['sec-websocket-protocol']);
+    if (offered.includes(BEARER)) {
+      const tokens = offered.filter((p) => p !== BEARER);
+      // Every offered token is compared, in constant time, and none is ever printed.
+      let right = false;
+      for (const t of tokens) right = sameCode(t, pairingCode.code) || right;
+      if (!right) {
+        say(`refused a client${origin ? ` (${origin})` : ''} that offered ${BEARER} with ${tokens.length ? 'a wrong pairing code' : 'no pairing code'}: 401`);
+        return refuseUpgrade(socket, 401, 'Unauthorized', `${BEARER}: the pairing code is ${tokens.length ? 'wrong' : 'missing'}; use the code slop-inspector bridge printed`);
+      }
+      admitted.add(req);
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, origin, admitted.has(req)));
   });
 
   // ---------------------------------------------------------------------- connections
-  /** @param {WebSocket} ws @param {string|undefined} origin */
-  function opened(ws, origin) {
-    const peer = new Peer(++seq, ws, origin);
+  /** @param {WebSocket} ws @param {string|undefined} origin @param {boolean} byToken */
+  function opened(ws, origin, byToken) {
+    const peer = new Peer(++seq, ws, origin, byToken);
     peers.add(peer);
-    say(`client ${peer.n} connected${origin ? ` (${origin})` : ''}`);
-    // As the project's server does: what is shared now, at once (a client that then pairs ignores it).
-    for (const p of shared.values()) peer.send(p.text);
+    say(`client ${peer.n} connected${origin ? ` (${origin})` : ''}`); // an extension's origin, checked above
+    if (byToken) say(`browser ${peer.n} paired (the pairing code offered with ${BEARER} at the upgrade)`);
+    // As the project's server does: what is shared now, at once (a client that then pairs ignores
+    // it; a browser that paired at the upgrade is not a consumer, so it gets none).
+    else for (const p of shared.values()) peer.send(p.text);
     // Text or binary, a message is read as UTF-8 text, as the project's server reads it.
     ws.on('message', (data) => {
       const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
@@ -165,6 +210,8 @@ export async function startBridgeServer({
   /** @param {Peer} peer @param {number} closeCode */
   function left(peer, closeCode) {
     if (!peers.delete(peer)) return;
+    // It asked to pair, had the bridge's proof, and left without giving its own: its code is another.
+    const leftMidPairing = peer.pairing?.step === 'waiting';
     peer.pairing?.cancel();
     const why = closeCode === 1009 ? ' (a message over 16 MiB)' : '';
     if (peer.role === 'browser') {
@@ -173,8 +220,20 @@ export async function startBridgeServer({
       say(`browser ${peer.n} left${why}`);
     } else {
       for (const key of [...peer.relays.keys()]) closeRelay(peer, key);
-      say(`consumer ${peer.n} left${why}`);
+      if (peer.refused) return; // its refusal was its line
+      if (leftMidPairing) {
+        say(`pairing failed: client ${peer.n} left after the bridge's proof without giving its own (it holds another pairing code)`);
+      } else {
+        say(`consumer ${peer.n} left${why}`);
+      }
     }
+  }
+
+  /** One line for a refused message of a client, up to REFUSALS_LOGGED of them. @param {Peer} peer @param {string} what */
+  function refusal(peer, what) {
+    peer.refusals++;
+    if (peer.refusals <= REFUSALS_LOGGED) say(`client ${peer.n}: ${what}`);
+    if (peer.refusals === REFUSALS_LOGGED) say(`client ${peer.n}: its further refusals are not logged`);
   }
 
   // -------------------------------------------------------------------------- pairing
@@ -186,9 +245,11 @@ export async function startBridgeServer({
       if (outcome === 'paired') {
         for (const key of [...peer.relays.keys()]) closeRelay(peer, key);
         peer.role = 'browser';
+        peer.pairedBy = 'proof';
         say(`browser ${peer.n} paired`);
       } else {
-        say(`client ${peer.n} refused: ${detail}`);
+        peer.refused = true;
+        say(`pairing failed: client ${peer.n}: ${detail}; closed (${CLOSE_PAIRING_REFUSED})`);
         peer.ws.close(CLOSE_PAIRING_REFUSED, 'pairing refused');
       }
     }, pairTimeoutMs);
@@ -213,9 +274,11 @@ export async function startBridgeServer({
     switch (msg.type) {
       case 'provider-available':
       case 'provider-unavailable':
+        refusal(c, `${msg.type} refused (not_paired: it has not paired with this bridge)`);
         return c.send(bridgeError('not_paired', `only a paired browser may send ${msg.type}: pair this client with the bridge's code first`));
       case 'relay-open':
         if (!isKey(msg.providerKey)) return c.send(bridgeError('bad_message', 'relay-open needs a string "providerKey"'));
+        named(c, msg);
         return openRelay(c, msg.providerKey);
       case 'relay-close':
         if (!isKey(msg.providerKey)) return c.send(bridgeError('bad_message', 'relay-close needs a string "providerKey"'));
@@ -268,7 +331,15 @@ export async function startBridgeServer({
     const p = shared.get(key);
     if (!p) return unknownProvider(c, key, null);
     const hello = relayOf(c, key, p).open();
-    if (hello) p.browser.send(relayEnvelope(p.key, stringifyExact(hello)));
+    if (hello) p.browser.send(relayEnvelope(p.key, stringifyExact(hello), agentOf(c.n, c.name)));
+  }
+
+  /** A consumer that names itself (relay-open or its connect): kept as its agent's name. */
+  function named(/** @type {Peer} */ c, /** @type {any} */ m) {
+    const name = consumerName(m);
+    if (name === null || name === c.name) return;
+    c.name = name;
+    say(`consumer ${c.n} is ${JSON.stringify(name)}`);
   }
 
   /** A consumer's SLOP message: through its relay, then to the browser under the browser's key. */
@@ -279,6 +350,7 @@ export async function startBridgeServer({
     const key = msg.providerKey;
     const p = shared.get(key);
     if (!p) return unknownProvider(c, key, msg.message);
+    if (msg.message.type === 'connect') named(c, msg.message);
     const had = c.relays.get(key);
     // A slop-relay before relay-open opens the relay, but only for a message that passes.
     const relay = had ?? new core.SlopRelay(c.tag);
@@ -290,7 +362,7 @@ export async function startBridgeServer({
     }
     if (!had) relayOf(c, key, p, relay);
     if (out.forward === false) return undefined; // the relay answers it, or holds it
-    p.browser.send(relayEnvelope(p.key, stringifyExact(out.message)));
+    p.browser.send(relayEnvelope(p.key, stringifyExact(out.message), agentOf(c.n, c.name)));
   }
 
   /**
@@ -307,7 +379,7 @@ export async function startBridgeServer({
     const p = shared.get(key);
     try {
       if (p) {
-        for (const m of relay.close()) p.browser.send(relayEnvelope(p.key, stringifyExact(m)));
+        for (const m of relay.close()) p.browser.send(relayEnvelope(p.key, stringifyExact(m), agentOf(c.n, c.name)));
         if (!users?.size) p.browser.send(JSON.stringify({ type: 'relay-close', providerKey: p.key }));
       }
     } finally {
@@ -403,7 +475,7 @@ export async function startBridgeServer({
   await new Promise((resolve, reject) => {
     const fail = (/** @type {NodeJS.ErrnoException} */ e) => {
       if (e.code === 'EADDRINUSE') {
-        const err = /** @type {NodeJS.ErrnoException} */ (new Error(`port ${port} is in use: another bridge (the SLOP desktop app, a Claude Code or Codex plugin, another slop-inspector bridge) runs there`));
+        const err = /** @type {NodeJS.ErrnoException} */ (new Error(portInUse(port)));
         err.code = 'EADDRINUSE';
         return reject(err);
       }
@@ -416,6 +488,20 @@ export async function startBridgeServer({
       resolve(undefined);
     });
   });
+  // The port is ours: only now is a code looked for (and made and saved when there is none), so
+  // a busy port leaves nothing behind. A client that comes meanwhile gets 503 (upgrade handler).
+  try {
+    if (newCode) {
+      const file = codeFile();
+      const c = await saveNewCode(file);
+      pairingCode = { code: c, display: displayCode(c), from: 'new', file };
+    } else {
+      pairingCode = await resolvePairingCode({ code });
+    }
+  } catch (e) {
+    await new Promise((resolve) => server.close(resolve));
+    throw e;
+  }
   const addr = /** @type {import('node:net').AddressInfo} */ (server.address());
   const hostInUrl = host.includes(':') ? `[${host}]` : host;
 
@@ -426,7 +512,7 @@ export async function startBridgeServer({
     code: pairingCode.code,
     pairingCode,
     browsers: () => [...peers].filter((p) => p.role === 'browser')
-      .map((p) => ({ n: p.n, origin: p.origin ?? null, providers: [...p.keys.values()] })),
+      .map((p) => ({ n: p.n, origin: p.origin ?? null, pairedBy: /** @type {'proof'|'token'} */ (p.pairedBy), providers: [...p.keys.values()] })),
     providers: () => [...shared.entries()].map(([providerKey, p]) => ({
       providerKey, browser: p.browser.n, tabId: p.announcement.tabId, provider: p.announcement.provider,
     })),
@@ -450,6 +536,36 @@ export async function startBridgeServer({
 function refuseUpgrade(socket, status, reason, body) {
   const text = `${body}\n`;
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+}
+
+/**
+ * What `slop-inspector bridge` says of a busy port: who is likely there, and what to do.
+ * @param {number} port
+ */
+export function portInUse(port) {
+  return `port ${port} is in use: another bridge (the SLOP desktop app, or a Claude Code/Codex plugin's own server) is running. `
+    + `Start \`slop-inspector bridge\` before the plugins (they then use it as clients), or stop the program holding ${port}`;
+}
+
+/** The subprotocols a client offered: one comma-separated header or repeated ones (Node joins them). */
+function offeredProtocols(/** @type {string|undefined} */ header) {
+  return typeof header === 'string' ? header.split(',').map((p) => p.trim()).filter(Boolean) : [];
+}
+
+/**
+ * Whether an offered token is the pairing code (read leniently, as a pasted code is), in time
+ * that does not depend on where they differ: both are hashed to equal lengths first.
+ * @param {string} offered @param {string} code normalised
+ */
+function sameCode(offered, code) {
+  const digest = (/** @type {string} */ t) => createHash('sha256').update(t, 'utf8').digest();
+  const mine = digest(code);
+  return timingSafeEqual(digest(normalizeCode(offered) ?? `\u0000${offered}`), mine);
+}
+
+/** A client's text for the log: control characters out, cut short. @param {string} s @param {number} max */
+function printable(s, max) {
+  return JSON.stringify(String(s).replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, max));
 }
 
 /** @param {unknown} v @returns {v is Record<string, any>} */

@@ -77,13 +77,13 @@ describe('desktop bridge, unpaired (the bridges that exist)', () => {
     // On, no code, unpaired not allowed: nothing is dialled.
     await options.check('#bridge-enabled');
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-state')) === 'no-token', { what: 'no-token status' });
-    assert.match(await options.locator('#bridge-status').textContent(), /no pairing code is saved.*allow bridges that do not pair/);
+    assert.match(await options.locator('#bridge-status').textContent(), /nothing is saved.*allow bridges that do not pair/);
     assert.equal(bridge.connections, 0);
 
     // Not a pairing code: refused in words that do not repeat it.
     await options.fill('#bridge-token', 'a'.repeat(32));
     await options.click('#bridge-form button[type="submit"]');
-    await until(async () => /not a pairing code/.test(await options.locator('#bridge-message').textContent()), { what: 'refused' });
+    await until(async () => /neither a pairing code nor the SLOP desktop app’s token/.test(await options.locator('#bridge-message').textContent()), { what: 'refused' });
     assert.ok(!(await options.locator('#bridge-message').textContent()).includes('a'.repeat(32)));
 
     // A code (say, of another bridge): dialled bare, challenged; their server answers nothing
@@ -113,7 +113,7 @@ describe('desktop bridge, unpaired (the bridges that exist)', () => {
     assert.equal(on.mode, 'unpaired');
     await bridge.waitForConnection();
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-mode')) === 'unpaired', { what: 'options connected unpaired' });
-    assert.match(await options.locator('#bridge-status').textContent(), /without pairing: any program on this computer that opens this port sees what is shared\. Sharing 0 providers\./);
+    assert.match(await options.locator('#bridge-status').textContent(), /without pairing: any program on this computer that opens this port sees what is shared\. 0 providers announced: only connected providers are\./);
 
     // Without a code: connected at once, no challenge.
     const before = bridge.connections;

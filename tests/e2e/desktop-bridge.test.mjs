@@ -46,7 +46,7 @@ describe('desktop bridge', () => {
 
     await options.check('#bridge-enabled');
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-state')) === 'no-token', { what: 'no-token status' });
-    assert.match(await options.locator('#bridge-status').textContent(), /no pairing code is saved/);
+    assert.match(await options.locator('#bridge-status').textContent(), /nothing is saved/);
 
     await options.fill('#bridge-token', bridge.token);
     await options.click('#bridge-form button[type="submit"]');
@@ -56,8 +56,10 @@ describe('desktop bridge', () => {
     assert.ok(!saved.includes(bridge.token) && !saved.includes(normalizeCode(bridge.token)));
     await until(async () => (await options.locator('#bridge-status').getAttribute('data-state')) === 'connected', { what: 'connected status' });
     await bridge.waitForConnection();
-    assert.match(await options.locator('#bridge-status').textContent(), /^Connected to ws:\/\/127\.0\.0\.1:\d+\/slop-bridge, paired: the bridge proved it knows your pairing code\. Sharing 0 providers\.$/);
+    assert.match(await options.locator('#bridge-status').textContent(), /^Connected to ws:\/\/127\.0\.0\.1:\d+\/slop-bridge, paired: the bridge proved it knows your pairing code\. Sharing 0 providers: only connected providers are shared\.$/);
     assert.equal(await options.locator('#bridge-status').getAttribute('data-mode'), 'paired');
+    // The "saved" line does not sit beside a status that moved on.
+    await until(async () => (await options.locator('#bridge-message').textContent()) === '', { what: 'the saved line gone once paired' });
     assert.equal(bridge.refusals.length, 0);
     await fs.mkdir(SHOTS, { recursive: true });
     await options.locator('#bridge-h').scrollIntoViewIfNeeded();

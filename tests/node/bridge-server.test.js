@@ -9,8 +9,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
+import net from 'node:net';
 import { WebSocket } from 'ws';
-import { startBridgeServer, CLOSE_PAIRING_REFUSED } from '../../js-glue/node/bridge-server.js';
+import { startBridgeServer, CLOSE_PAIRING_REFUSED, portInUse } from '../../js-glue/node/bridge-server.js';
 import { BrowserPairing, newPairingCode, normalizeCode, newNonce, proofOf, PAIR_VERSION } from '../../js-glue/bridge-pairing.js';
 import { connect, bridgeProviders, SlopTestError, SlopTestCode } from '../../js-glue/node/client.js';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
@@ -651,6 +652,45 @@ describe('with the extension\'s own bridge client (extension/service-worker/desk
   });
 });
 
+describe('the agent that asks, from this bridge to the extension\'s bridge client', () => {
+  test('an invoke it holds for approval names the consumer: its id on the bridge, and the name it gave', async () => {
+    const srv = await bridge();
+    const core = await loadCore();
+    const page = { got: [] };
+    const conn = {
+      tabId: 5, key: 'postmessage', isPostMessage: true, status: 'connected', disposed: false, wire: {},
+      provider: { id: 'tab-app', name: 'Tab App' }, pageUrl: 'http://app.test/', consumer: null, primarySub: null,
+      page: { send: (m) => { page.got.push(m); if (m.type === 'connect') setImmediate(() => ext.pageFrame(conn, '{"type":"hello","provider":{"id":"tab-app","name":"Tab App","slop_version":"0.1","capabilities":["state","affordances"]}}')); } },
+    };
+    const ext = new DesktopBridge({ core: () => core, connections: () => [conn], publish: () => {}, WebSocket, pairTimeoutMs: 1000 });
+    const named = new Client(srv.url);
+    const bare = new Client(srv.url);
+    try {
+      ext.configure({ enabled: true, url: srv.url, token: normalizeCode(CODE), allowUnpaired: false });
+      await until(() => srv.providers().some((p) => p.providerKey === '5:postmessage'), 'its tab announced');
+      await Promise.all([named.opened, bare.opened]);
+      named.send({ type: 'relay-open', providerKey: '5:postmessage', client: { name: 'codex' } });
+      await named.slop('hello');
+      bare.send({ type: 'relay-open', providerKey: '5:postmessage' });
+      await bare.slop('hello');
+      // No mirror in this test: the extension does not know the affordance, so it asks.
+      named.relay('5:postmessage', { type: 'invoke', id: 'inv-1', path: '/', action: 'wipe' });
+      bare.relay('5:postmessage', { type: 'invoke', id: 'inv-1', path: '/', action: 'wipe' });
+      await until(() => ext.status().approvals.length === 2, 'two asks held');
+      const ids = srv.consumers().map((c) => String(c.n));
+      const agents = ext.status().approvals.map((a) => a.agent);
+      assert.ok(agents.every((a) => ids.includes(a.id)), JSON.stringify(agents));
+      assert.notEqual(agents[0].id, agents[1].id);
+      assert.deepEqual(agents.map((a) => a.name).sort(), ['codex', null]);
+    } finally {
+      named.close();
+      bare.close();
+      ext.configure({ enabled: false, url: srv.url });
+      await srv.close();
+    }
+  });
+});
+
 describe('the command: slop-inspector bridge', () => {
   test('prints where it listens and the code once, one line per event, no code after; Ctrl-C closes it; tree bridge:<name> reads a tab', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'slop-bridge-cli-'));
@@ -684,14 +724,24 @@ describe('the command: slop-inspector bridge', () => {
     }
   });
 
-  test('a port in use: exit 1 and who may be there; a bad code: exit 1', async () => {
-    const a = await bridge();
+  test('a port in use (a real listener holds it): exit 1, who may be there and what to do, and no code made or saved; a bad code: exit 1', async () => {
+    const holder = net.createServer((sock) => sock.destroy());
+    await new Promise((r) => holder.listen(0, '127.0.0.1', r));
+    const port = holder.address().port;
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'slop-bridge-busy-'));
     try {
-      const r = await runCli(['bridge', '--port', String(a.port)], { SLOP_BRIDGE_CODE: CODE });
-      assert.equal(r.code, 1);
-      assert.equal(r.stderr, `slop-inspector: port ${a.port} is in use: another bridge (the SLOP desktop app, a Claude Code or Codex plugin, another slop-inspector bridge) runs there\n`);
+      for (const args of [['bridge', '--port', String(port)], ['bridge', '--port', String(port), '--new-code']]) {
+        const r = await runCli(args, { XDG_CONFIG_HOME: dir, SLOP_BRIDGE_CODE: '' });
+        assert.equal(r.code, 1, args.join(' '));
+        assert.equal(r.stderr, `slop-inspector: ${portInUse(port)}\n`);
+        assert.equal(r.stdout, '', 'no code printed');
+        assert.deepEqual(await fs.readdir(dir), [], 'nothing created');
+      }
+      assert.equal(portInUse(9339), 'port 9339 is in use: another bridge (the SLOP desktop app, or a Claude Code/Codex plugin\'s own server) is running. '
+        + 'Start `slop-inspector bridge` before the plugins (they then use it as clients), or stop the program holding 9339');
     } finally {
-      await a.close();
+      await new Promise((r) => holder.close(r));
+      await fs.rm(dir, { recursive: true, force: true });
     }
     const bad = await runCli(['bridge', '--port', '0'], { SLOP_BRIDGE_CODE: 'nope' });
     assert.equal(bad.code, 1);
@@ -785,16 +835,26 @@ describe('the pairing code and the port', () => {
     }
   });
 
-  test('a port in use: EADDRINUSE, in words that say who may be there', async () => {
+  test('a port in use: EADDRINUSE, in words that say who may be there and what to do; no code made', async () => {
     const a = await bridge();
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'slop-bridge-busy-'));
+    const saved = { xdg: process.env.XDG_CONFIG_HOME, code: process.env.SLOP_BRIDGE_CODE };
+    process.env.XDG_CONFIG_HOME = dir;
+    delete process.env.SLOP_BRIDGE_CODE;
     try {
-      await assert.rejects(bridge({ port: a.port }), (e) => {
-        assert.equal(e.code, 'EADDRINUSE');
-        assert.equal(e.message, `port ${a.port} is in use: another bridge (the SLOP desktop app, a Claude Code or Codex plugin, another slop-inspector bridge) runs there`);
-        return true;
-      });
+      for (const o of [{ code: undefined }, { code: undefined, newCode: true }]) {
+        await assert.rejects(bridge({ port: a.port, ...o }), (e) => {
+          assert.equal(e.code, 'EADDRINUSE');
+          assert.equal(e.message, portInUse(a.port));
+          return true;
+        });
+      }
+      assert.deepEqual(await fs.readdir(dir), [], 'no code saved');
     } finally {
+      if (saved.xdg === undefined) delete process.env.XDG_CONFIG_HOME; else process.env.XDG_CONFIG_HOME = saved.xdg;
+      if (saved.code !== undefined) process.env.SLOP_BRIDGE_CODE = saved.code;
       await a.close();
+      await fs.rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -864,7 +864,7 @@ for (const kind of ['ts', 'go', 'rust']) {
 
 test('startDesktopBridge: kinds and modes', async () => {
   await assert.rejects(startDesktopBridge({ mode: 'pairless' }), /mode must be 'paired'.*kind: 'ts', 'go' or 'rust'/);
-  await assert.rejects(startDesktopBridge({ kind: 'java' }), /kind must be 'ts', 'go' or 'rust'/);
+  await assert.rejects(startDesktopBridge({ kind: 'java' }), /kind must be 'ts', 'go', 'rust' or 'app'/);
   await assert.rejects(startDesktopBridge({ kind: 'ts', mode: 'paired' }), /kind or mode, not both/);
   const old = await startDesktopBridge({ mode: 'open' });
   try {

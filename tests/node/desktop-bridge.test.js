@@ -155,7 +155,7 @@ describe('desktop bridge: paired means the bridge proved the code', () => {
     const b = new DesktopBridge(host);
     b.configure({ enabled: true, url, token: 'a'.repeat(32), allowUnpaired: false });
     assert.equal(b.state, 'no-token');
-    assert.match(b.message, /the saved pairing token is not a pairing code/);
+    assert.match(b.message, /what is saved is neither a pairing code nor the SLOP desktop app’s token/);
     assert.equal(FakeSocket.made.length, 0);
     b.configure({ enabled: false, url });
   });

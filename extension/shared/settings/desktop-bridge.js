@@ -4,7 +4,7 @@
 import { storageLocal, storageSession } from '../browser.js';
 import { KEYS } from './keys.js';
 import { isLoopbackHost } from '../../../js-glue/provider-address.js';
-import { normalizeCode } from '../../../js-glue/bridge-pairing.js';
+import { classifyBridgeSecret } from '../../../js-glue/bridge-dial.js';
 
 /** Where desktop SLOP consumers host the bridge (the extension dials it). */
 export const BRIDGE_DEFAULT_URL = 'ws://127.0.0.1:9339/slop-bridge';
@@ -28,16 +28,19 @@ export function normalizeBridgeUrl(input) {
 }
 
 /**
- * Stores the pairing code `slop-inspector bridge` prints (normalised: bridge-pairing.js). Throws
- * with a user-facing message that never quotes what was typed.
- * @param {string} text
+ * Stores what the user pasted: the pairing code `slop-inspector bridge` prints (normalised) or the
+ * SLOP desktop app's token (43 characters of base64url, from its bridge-pairing.json), told apart
+ * by form (js-glue/bridge-dial.js). Returns which was saved. Throws with a user-facing message that
+ * never quotes what was typed.
+ * @param {string} text @returns {Promise<'code'|'app-token'>}
  */
 export async function setBridgeToken(text) {
-  const code = normalizeCode(text);
-  if (!code) {
-    throw new Error('That is not a pairing code: `slop-inspector bridge` prints one of 26 letters and digits in groups of four (dashes and spaces may be left out).');
+  const got = classifyBridgeSecret(text);
+  if (!got) {
+    throw new Error('That is neither a pairing code nor the SLOP desktop app’s token: `slop-inspector bridge` prints a code of 26 letters and digits in groups of four (dashes and spaces may be left out); the app’s token is 43 letters, digits, - and _ (the "token" in its bridge-pairing.json).');
   }
-  await storageLocal.set({ [KEYS.BRIDGE_TOKEN]: code, [KEYS.BRIDGE_TOKEN_INDEX]: { setAt: Date.now(), length: code.length } });
+  await storageLocal.set({ [KEYS.BRIDGE_TOKEN]: got.secret, [KEYS.BRIDGE_TOKEN_INDEX]: { setAt: Date.now(), length: got.secret.length, kind: got.kind } });
+  return got.kind;
 }
 
 export async function removeBridgeToken() {
@@ -57,20 +60,22 @@ export async function setBridgeUrl(input) {
   return url;
 }
 
-/** Bridges that select no subprotocol (the SLOP project's own) are used only with this on. @param {boolean} allow */
+/** Bridges that accept a bare dial and prove no pairing code (the SLOP project's own) are used only with this on. @param {boolean} allow */
 export async function setBridgeAllowUnpaired(allow) {
   await storageLocal.set({ [KEYS.BRIDGE_ALLOW_UNPAIRED]: !!allow });
 }
 
 /**
- * What pages may show: {enabled, url, allowUnpaired, token: {setAt, length}|null}, never the token.
- * @returns {Promise<{enabled: boolean, url: string, allowUnpaired: boolean, token: {setAt: number, length: number}|null}>}
+ * What pages may show: {enabled, url, allowUnpaired, token: {setAt, length, kind}|null}, never the
+ * token (kind: 'code' or 'app-token'; an index saved before app tokens were taken is a code's).
+ * @returns {Promise<{enabled: boolean, url: string, allowUnpaired: boolean, token: {setAt: number, length: number, kind: 'code'|'app-token'}|null}>}
  */
 export async function bridgeSettingsInfo() {
   const got = await storageLocal.get([KEYS.BRIDGE_ENABLED, KEYS.BRIDGE_URL, KEYS.BRIDGE_TOKEN_INDEX, KEYS.BRIDGE_ALLOW_UNPAIRED]);
   return {
     enabled: got[KEYS.BRIDGE_ENABLED] === true, url: got[KEYS.BRIDGE_URL] ?? BRIDGE_DEFAULT_URL,
-    allowUnpaired: got[KEYS.BRIDGE_ALLOW_UNPAIRED] === true, token: got[KEYS.BRIDGE_TOKEN_INDEX] ?? null,
+    allowUnpaired: got[KEYS.BRIDGE_ALLOW_UNPAIRED] === true,
+    token: got[KEYS.BRIDGE_TOKEN_INDEX] ? { kind: 'code', ...got[KEYS.BRIDGE_TOKEN_INDEX] } : null,
   };
 }
 

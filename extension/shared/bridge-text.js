@@ -1,0 +1,46 @@
+// bridge-text.js: the desktop bridge's state in words, one wording for the popup and Options, so
+// the two never say different things (BridgeStatus of service-worker/desktop-bridge.js).
+
+/** The popup's pill, per state (connected: per mode, below). */
+const PILL = {
+  connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Pairing failed',
+  'no-token': 'Not paired', 'no-pairing': 'Does not pair', 'token-refused': 'Token refused', 'wants-pairing': 'Asks for pairing',
+};
+const MODE_PILL = { paired: 'Connected, paired', token: 'Connected, token checked', unpaired: 'Connected, unpaired' };
+
+/** @param {any} st BridgeStatus @returns {string} */
+export function bridgePill(st) {
+  if (st?.state === 'connected' && MODE_PILL[st.mode]) return MODE_PILL[st.mode];
+  return PILL[st?.state] ?? String(st?.state ?? '');
+}
+
+/** How the open connection was made, in one sentence; '' when not connected. @param {any} st */
+export function bridgeModeText(st) {
+  if (st?.state !== 'connected') return '';
+  if (st.mode === 'paired') return 'Paired: the bridge proved it knows your pairing code.';
+  if (st.mode === 'token') return 'Token checked by the bridge when it connected: the SLOP desktop app’s token, offered only because the bridge refused a plain connection.';
+  return 'Not paired: any program on this computer that opens the bridge’s port sees what is shared.';
+}
+
+/** States the user must act on (a code or token to paste, a switch to turn on). @param {any} st */
+export function bridgeNeedsUser(st) {
+  return ['refused', 'no-pairing', 'token-refused', 'wants-pairing'].includes(st?.state);
+}
+
+/**
+ * What is shared, in one sentence; '' when not connected (the state's message says why nothing is).
+ * Shared only when the bridge accepted the announcements: a paired bridge (ours) takes every one;
+ * the others never say, so theirs are "announced", never "shared".
+ * @param {any} st
+ */
+export function bridgeSharedText(st) {
+  if (st?.state !== 'connected') return '';
+  const n = st.shared?.length ?? 0;
+  const providers = `${n} provider${n === 1 ? '' : 's'}`;
+  const them = n === 1 ? 'it' : 'them';
+  if (st.sharing === 'confirmed') {
+    return n ? `Sharing ${providers}: agents on this machine see ${them}.` : 'Sharing 0 providers: only connected providers are shared.';
+  }
+  return n ? `${providers} announced (this bridge does not confirm): agents on this machine may see ${them}.`
+    : '0 providers announced: only connected providers are.';
+}
