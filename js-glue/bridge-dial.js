@@ -71,6 +71,7 @@ export function classifyBridgeSecret(text) {
  */
 export function nextDial(setup, event) {
   const { secret, allowUnpaired } = setup;
+  /** @type {(why: string) => DialAction} */
   const unpaired = (why) => (allowUnpaired ? { do: 'live', mode: 'unpaired' } : { do: 'stop', state: 'no-pairing', why });
   switch (event.on) {
     case 'start':

@@ -52,44 +52,18 @@ import { WsTransport, backoffDelay } from '../../js-glue/ws-transport.js';
 import { BrowserPairing, pairingMessage, PAIR_TIMEOUT_MS } from '../../js-glue/bridge-pairing.js';
 import { classifyBridgeSecret, nextDial } from '../../js-glue/bridge-dial.js';
 import { stringifyExact } from '../../js-glue/exact-json.js';
+import { BridgeApprovals, needsApproval, trustKeyOf, pageOriginOf, agentOf } from './bridge-approvals.js';
 
-/** How long a relayed dangerous invoke waits for the user before it is refused. */
-export const APPROVAL_TIMEOUT_MS = 60_000;
-/** Approvals waiting at once; more are refused at once (a desktop flooding the popup). */
-const APPROVALS_MAX = 20;
+export { APPROVAL_TIMEOUT_MS, agentOf } from './bridge-approvals.js';
+
 /** A desktop request larger than this is refused with an answer (a request is small; snapshots go the other way). */
 const ENVELOPE_MAX = 1024 * 1024;
 /** Larger still, it is not even read for its id: dropped and counted. */
 const ENVELOPE_READ_MAX = 16 * 1024 * 1024;
 /** Dialling a bridge that is not there: 1 s, doubling to this (loopback dials are cheap; their extension waits 5 s). */
 export const RETRY_CAP_MS = 5000;
-/** Providers the user let the desktop invoke without asking, at most (a session's worth). */
-const TRUST_MAX = 200;
 
-/**
- * @typedef {object} BridgeStatus   what the popup and the options page show
- * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'no-pairing'|'token-refused'|'wants-pairing'} state
- *   no-token: on, but nothing saved (neither a pairing code nor the app's token) and unpaired bridges not allowed;
- *   no-pairing: the bridge did not prove a pairing code and the user has not allowed unpaired bridges;
- *   refused: a pairing that failed (the bridge has another code, or proved a wrong one);
- *   token-refused: the dial offering the app's token failed, or opened without selecting slop.bearer;
- *   wants-pairing: the bridge answered bridge-error not_paired (our bridge, to a browser that did not pair)
- * @property {'paired'|'unpaired'|'token'|null} mode   how the open connection was made (connected only)
- * @property {'code'|'app-token'|null} secret   what is saved (never the secret itself)
- * @property {'confirmed'|'unconfirmed'|null} sharing   connected only: confirmed when the bridge is
- *   ours and paired (it takes every announcement of a paired browser), unconfirmed when it never says
- * @property {string} message       for a person; never the code or the token
- * @property {string|null} note     the bridge's last complaint (bridge-error) about one message, in words
- * @property {string} url
- * @property {number|null} retryAt
- * @property {number} ignored       bridge messages dropped since the worker started (echoes, junk)
- * @property {{providerKey: string, tabId: number, page: string, name: string, id: string, transport: string,
- *             relayed: boolean, trustKey: string, trusted: boolean}[]} shared
- * @property {{id: string, providerKey: string, tabId: number, provider: string, path: string, action: string,
- *             why: 'dangerous'|'unknown', params: string, expiresAt: number, trustKey: string,
- *             agent: {id: string, name: string|null}|null}[]} approvals
- *   agent: the desktop consumer that asked, when the bridge says (ours relays `agent: {id, name?}`)
- */
+/** @typedef {import('../shared/bridge-text.js').BridgeStatus} BridgeStatus */
 
 /** @typedef {import('./connections.js').Connection} Connection */
 
@@ -111,33 +85,6 @@ const STATE_TEXT = {
 /** How long a bridge's own words may be in the status. */
 const NOTE_MAX = 200;
 
-/**
- * Who a trust is for: the provider under its bridge key, on the page origin and with the hello
- * id it had when the user said yes, so a tab that navigates elsewhere is asked about again.
- * @param {string} providerKey @param {Connection} conn
- */
-function trustKeyOf(providerKey, conn) {
-  return `${providerKey} ${pageOriginOf(conn)} ${conn.provider?.id ?? ''}`;
-}
-
-/** @param {Connection} conn */
-function pageOriginOf(conn) {
-  try { return new URL(conn.pageUrl).origin; } catch { return ''; }
-}
-
-/**
- * The desktop consumer a relayed request names (`slop-inspector bridge` adds `agent: {id, name?}`;
- * other bridges say nothing): short strings, or null.
- * @param {unknown} a @returns {{id: string, name: string|null}|null}
- */
-export function agentOf(a) {
-  if (!a || typeof a !== 'object') return null;
-  const text = (v, max) => (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
-    ? String(v).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, max) : '');
-  const id = text(/** @type {any} */ (a).id, 64);
-  const name = text(/** @type {any} */ (a).name, 80);
-  return id || name ? { id, name: name || null } : null;
-}
 
 export class DesktopBridge {
   /** @param {BridgeHost} host */
@@ -171,12 +118,8 @@ export class DesktopBridge {
     this.shared = new Map();
     /** providerKey → {relay: SlopRelay, conn} */
     this.relays = new Map();
-    /** approval id → {entry, decide(allow, why)} */
-    this.approvals = new Map();
-    this.approvalSeq = 0;
-    this.approvalTimeoutMs = APPROVAL_TIMEOUT_MS;
-    /** Trust keys (trustKeyOf) of providers the desktop may invoke without asking. */
-    this.trusted = new Set();
+    /** Relayed invokes waiting for the user, and the providers the desktop may invoke without asking. */
+    this.approvals = new BridgeApprovals(() => this.#publish());
   }
 
   // ----------------------------------------------------------------------- connection
@@ -368,7 +311,7 @@ export class DesktopBridge {
   #dropAll() {
     for (const key of [...this.relays.keys()]) this.#closeRelay(key);
     this.shared.clear();
-    for (const a of [...this.approvals.values()]) a.decide(false, 'the desktop bridge disconnected');
+    this.approvals.refuseAll('the desktop bridge disconnected');
   }
 
   /** @param {BridgeStatus['state']} state @param {string} message @param {number|null} [retryAt] */
@@ -399,19 +342,16 @@ export class DesktopBridge {
         const trustKey = trustKeyOf(providerKey, s.conn);
         return {
           providerKey, tabId: s.announcement.tabId, page: pageOriginOf(s.conn), name: s.announcement.provider.name, id: s.announcement.provider.id,
-          transport: s.announcement.provider.transport, relayed: this.relays.has(providerKey), trustKey, trusted: this.trusted.has(trustKey),
+          transport: s.announcement.provider.transport, relayed: this.relays.has(providerKey), trustKey, trusted: this.approvals.trusted.has(trustKey),
         };
       }),
-      approvals: [...this.approvals.values()].map((a) => ({ ...a.entry })),
+      approvals: this.approvals.entries(),
     };
   }
 
   /** The providers the user let the desktop invoke without asking (trust keys, from storage.session). */
   setTrust(keys) {
-    const next = new Set((Array.isArray(keys) ? keys : []).filter((k) => typeof k === 'string').slice(0, TRUST_MAX));
-    if (next.size === this.trusted.size && [...next].every((k) => this.trusted.has(k))) return;
-    this.trusted = next;
-    this.#publish();
+    if (this.approvals.setTrust(keys)) this.#publish();
   }
 
   #send(obj) {
@@ -589,7 +529,7 @@ export class DesktopBridge {
     const r = this.relays.get(providerKey);
     if (!r) return;
     this.relays.delete(providerKey);
-    for (const a of [...this.approvals.values()]) if (a.entry.providerKey === providerKey) a.decide(false, 'the relay closed');
+    this.approvals.refuseAll('the relay closed', providerKey);
     try {
       if (!r.conn.disposed && r.conn.wire) for (const m of r.relay.close()) r.conn.page.send(m);
     } catch { /* the page is gone */ }
@@ -623,50 +563,24 @@ export class DesktopBridge {
     }
     if (out.forward === false) return; // kept by the relay (see slop_relay_outbound)
     if (out.type !== 'invoke') return r.conn.page.send(out.message);
-    const why = this.#needsApproval(r.conn, out.path, out.action);
-    if (!why || this.trusted.has(trustKeyOf(providerKey, r.conn))) return r.conn.page.send(out.message);
-    this.#ask(providerKey, r, out, why, agent);
+    const why = needsApproval(r.conn, out.path, out.action);
+    if (!why || this.approvals.trusts(providerKey, r.conn)) return r.conn.page.send(out.message);
+    this.approvals.ask({
+      providerKey, conn: r.conn, out, why, agent,
+      refuse: (message) => this.#toDesktop(providerKey, JSON.stringify(this.host.core().relayRefusal('invoke', out.id, 'unauthorized', message))),
+      // Allowed: sent only if that relay is still the provider's and its page is there.
+      send: () => {
+        if (this.relays.get(providerKey) !== r || r.conn.disposed) return false;
+        r.conn.page.send(out.message);
+        return true;
+      },
+    });
   }
 
-  /** null when the extension's mirror shows the affordance and it is not dangerous. */
-  #needsApproval(conn, path, action) {
-    let view = null;
-    try { view = conn.consumer && conn.primarySub ? conn.consumer.node(conn.primarySub, path) : null; } catch { view = null; }
-    const aff = Array.isArray(view?.affordances) ? view.affordances.find((a) => a?.action === action) : null;
-    if (!aff) return 'unknown';
-    return aff.dangerous === true ? 'dangerous' : null;
-  }
-
-  #ask(providerKey, r, out, why, agent) {
-    const refuse = (message) => this.#toDesktop(providerKey, JSON.stringify(this.host.core().relayRefusal('invoke', out.id, 'unauthorized', message)));
-    if (this.approvals.size >= APPROVALS_MAX) return refuse('too many invokes are waiting for approval in SLOP Inspector');
-    const id = `a${++this.approvalSeq}`;
-    let params = '';
-    try { params = JSON.stringify(out.message.params ?? {}).slice(0, 500); } catch { /* not JSON */ }
-    const entry = {
-      id, providerKey, tabId: r.conn.tabId, provider: r.conn.provider?.name || r.conn.provider?.id || providerKey,
-      path: out.path, action: out.action, why, params, expiresAt: Date.now() + this.approvalTimeoutMs,
-      trustKey: trustKeyOf(providerKey, r.conn), agent,
-    };
-    const timer = setTimeout(() => decide(false, `no answer in SLOP Inspector within ${Math.round(this.approvalTimeoutMs / 1000)} s: not invoked`), this.approvalTimeoutMs);
-    const decide = (allow, reason) => {
-      if (!this.approvals.has(id)) return;
-      clearTimeout(timer);
-      this.approvals.delete(id);
-      if (allow && this.relays.get(providerKey) === r && !r.conn.disposed) r.conn.page.send(out.message);
-      else refuse(allow ? 'the provider went away' : reason);
-      this.#publish();
-    };
-    this.approvals.set(id, { entry, decide });
-    this.#publish();
-  }
 
   /** The user's answer (popup). false when the approval is no longer waiting. */
   decide(id, allow) {
-    const a = this.approvals.get(id);
-    if (!a) return false;
-    a.decide(!!allow, 'declined in SLOP Inspector');
-    return true;
+    return this.approvals.decide(id, allow);
   }
 
   /** A provider frame of a postMessage connection (tabs.js, before or after the core saw it). */
@@ -681,7 +595,6 @@ export class DesktopBridge {
 
   /** Approvals waiting for a tab: its badge asks for attention. */
   waitingFor(tabId) {
-    for (const a of this.approvals.values()) if (a.entry.tabId === tabId) return true;
-    return false;
+    return this.approvals.waitingFor(tabId);
   }
 }

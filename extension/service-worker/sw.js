@@ -199,7 +199,7 @@ globalThis.slopInspector = {
   /** The desktop bridge: its status, and a shorter approval wait for tests. */
   bridge: {
     status: () => bridge.status(),
-    setApprovalTimeout: (ms) => { bridge.approvalTimeoutMs = ms; },
+    setApprovalTimeout: (ms) => { bridge.approvals.timeoutMs = ms; },
   },
   /** Local apps as a UI is told of them (LocalAppsState). */
   localApps: () => localAppsState(),

@@ -1,6 +1,32 @@
 // bridge-text.js: the desktop bridge's state in words, one wording for the popup and Options, so
 // the two never say different things (BridgeStatus of service-worker/desktop-bridge.js).
 
+// What the service worker publishes (service-worker/desktop-bridge.js, status()):
+/**
+ * @typedef {object} BridgeStatus   what the popup and the options page show
+ * @property {'off'|'no-token'|'connecting'|'connected'|'retrying'|'refused'|'no-pairing'|'token-refused'|'wants-pairing'} state
+ *   no-token: on, but nothing saved (neither a pairing code nor the app's token) and unpaired bridges not allowed;
+ *   no-pairing: the bridge did not prove a pairing code and the user has not allowed unpaired bridges;
+ *   refused: a pairing that failed (the bridge has another code, or proved a wrong one);
+ *   token-refused: the dial offering the app's token failed, or opened without selecting slop.bearer;
+ *   wants-pairing: the bridge answered bridge-error not_paired (our bridge, to a browser that did not pair)
+ * @property {'paired'|'unpaired'|'token'|null} mode   how the open connection was made (connected only)
+ * @property {'code'|'app-token'|null} secret   what is saved (never the secret itself)
+ * @property {'confirmed'|'unconfirmed'|null} sharing   connected only: confirmed when the bridge is
+ *   ours and paired (it takes every announcement of a paired browser), unconfirmed when it never says
+ * @property {string} message       for a person; never the code or the token
+ * @property {string|null} note     the bridge's last complaint (bridge-error) about one message, in words
+ * @property {string} url
+ * @property {number|null} retryAt
+ * @property {number} ignored       bridge messages dropped since the worker started (echoes, junk)
+ * @property {{providerKey: string, tabId: number, page: string, name: string, id: string, transport: string,
+ *             relayed: boolean, trustKey: string, trusted: boolean}[]} shared
+ * @property {{id: string, providerKey: string, tabId: number, provider: string, path: string, action: string,
+ *             why: 'dangerous'|'unknown', params: string, expiresAt: number, trustKey: string,
+ *             agent: {id: string, name: string|null}|null}[]} approvals
+ *   agent: the desktop consumer that asked, when the bridge says (ours relays `agent: {id, name?}`)
+ */
+
 /** The popup's pill, per state (connected: per mode, below). */
 const PILL = {
   connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Pairing failed',

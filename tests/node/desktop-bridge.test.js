@@ -289,8 +289,8 @@ describe('desktop bridge against a bridge that sends everything to everyone', ()
     b.pageFrame(pm, '{"type":"hello","provider":{"id":"todo","name":"Todo"}}');
     await r.next((m) => m.type === 'hello');
     r.send({ type: 'invoke', id: 'i1', path: '/x', action: 'go' }); // the mirror shows nothing: asked
-    await waitUntil(() => b.approvals.size === 1, 'the approval');
-    assert.equal(b.decide([...b.approvals.keys()][0], false), true);
+    await waitUntil(() => b.status().approvals.length === 1, 'the approval');
+    assert.equal(b.decide(b.status().approvals[0].id, false), true);
     const refused = await r.next((m) => m.type === 'result' && m.id === 'i1');
     assert.equal(refused.error.code, 'unauthorized');
     desk.send({ type: 'relay-open', providerKey: '7:ws://p.test/slop' });
