@@ -11,18 +11,9 @@ import { WebSocket } from 'ws';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
 import { DesktopBridge } from '../../extension/service-worker/desktop-bridge.js';
 import { loadCore } from './helpers.js';
+import { settle, waitUntil } from './bridge-kit.js';
 
-const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
-async function waitUntil(fn, what, timeout = 5000) {
-  const end = Date.now() + timeout;
-  while (Date.now() < end) {
-    const v = fn();
-    if (v) return v;
-    await settle(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** An upgrade request with the given headers (arrays: repeated headers); resolves with the status (0: no answer). */
 function upgradeStatus(port, headers) {

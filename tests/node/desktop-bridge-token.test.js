@@ -9,36 +9,9 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { DesktopBridge, agentOf } from '../../extension/service-worker/desktop-bridge.js';
 import { loadCore } from './helpers.js';
+import { FakeSocket, settle } from './bridge-kit.js';
 
-const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
-/** A browser WebSocket whose handshake answer and messages the test gives. */
-class FakeSocket {
-  static made = [];
-  constructor(url, protocols) {
-    this.url = url;
-    this.offered = protocols === undefined ? [] : [protocols].flat();
-    this.protocol = '';
-    this.readyState = 0;
-    this.sent = [];
-    this.closedWith = null;
-    FakeSocket.made.push(this);
-  }
-  send(text) { this.sent.push(text); }
-  close(code) { this.readyState = 3; this.closedWith = code ?? 1000; }
-  accept(protocol = '') {
-    this.protocol = protocol;
-    this.readyState = 1;
-    this.onopen?.();
-  }
-  deliver(obj) { this.onmessage?.({ data: typeof obj === 'string' ? obj : JSON.stringify(obj) }); }
-  /** The handshake failed (a 401, a 403 or nothing listening: a browser sees only this). */
-  fail(code = 1006) {
-    this.readyState = 3;
-    this.onclose?.({ code });
-  }
-  get messages() { return this.sent.map((t) => JSON.parse(t)); }
-}
 
 const PM = {
   tabId: 3, key: 'postmessage', isPostMessage: true, status: 'connected', disposed: false, wire: {},

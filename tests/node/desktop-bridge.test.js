@@ -14,18 +14,9 @@ import { DesktopBridge, RETRY_CAP_MS } from '../../extension/service-worker/desk
 import { BridgePairing, newPairingCode, normalizeCode } from '../../js-glue/bridge-pairing.js';
 import { startDesktopBridge } from '../fixtures/desktop-bridge.mjs';
 import { loadCore } from './helpers.js';
+import { FakeSocket, settle, waitUntil } from './bridge-kit.js';
 
-const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));
 
-async function waitUntil(fn, what, timeout = 5000) {
-  const end = Date.now() + timeout;
-  while (Date.now() < end) {
-    const v = fn();
-    if (v) return v;
-    await settle(10);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A port nobody listens on. */
 async function deadUrl() {
@@ -36,32 +27,6 @@ async function deadUrl() {
   return `ws://127.0.0.1:${port}/slop-bridge`;
 }
 
-/** A browser WebSocket whose handshake answer and messages the test gives. */
-class FakeSocket {
-  static made = [];
-  constructor(url, protocols) {
-    this.url = url;
-    this.offered = protocols === undefined ? [] : [protocols].flat();
-    this.protocol = '';
-    this.readyState = 0;
-    this.sent = [];
-    FakeSocket.made.push(this);
-  }
-  send(text) { this.sent.push(text); }
-  close() { this.readyState = 3; }
-  /** Opens, selecting `protocol` (the TypeScript server echoes the first one offered). */
-  accept(protocol = '') {
-    this.protocol = protocol;
-    this.readyState = 1;
-    this.onopen?.();
-  }
-  deliver(obj) { this.onmessage?.({ data: typeof obj === 'string' ? obj : JSON.stringify(obj) }); }
-  fail(code = 1006) {
-    this.readyState = 3;
-    this.onclose?.({ code });
-  }
-  get messages() { return this.sent.map((t) => JSON.parse(t)); }
-}
 
 /** The bridge's side of a pairing on a FakeSocket: what `slop-inspector bridge` does. */
 function bridgeSide(sock, code) {
