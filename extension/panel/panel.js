@@ -130,7 +130,7 @@ const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf
   revealFrame: (text) => logDrawer.reveal(text),
 });
 // $slop in the inspected page's console: the selected node and the mirror (the page's own providers only).
-const consoleGlobal = new ConsoleGlobal({ selection, treeView });
+const consoleGlobal = new ConsoleGlobal({ selection, treeView, enabled: inspectedTabId() !== null });
 const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('toggle-history'), list: $('history'), file: $('recording-file') }, {
   store, bridge, selection, treeView, toast,
   onScrub: () => {

@@ -96,17 +96,19 @@ export class ConsoleGlobal {
   last = null;
 
   /**
-   * @param {{selection: import('../selection.js').Selection, treeView: import('../views/tree-view.js').TreeView}} o
+   * @param {{selection: import('../selection.js').Selection, treeView: import('../views/tree-view.js').TreeView,
+   *   enabled?: boolean}} o  enabled: false where there is no inspected page (the panel opened as a tab)
    * @param {(expression: string) => Promise<unknown>|null} [evaluate]  the page's eval (browser.js)
    */
   constructor(o, evaluate = evalInInspectedPage) {
     this.o = o;
     this.evaluate = evaluate;
+    this.enabled = o.enabled ?? true;
   }
 
   /** Something the page's copy shows may have changed: it is sent again soon, once. */
   later() {
-    if (this.#timer) return;
+    if (this.#timer || !this.enabled) return;
     this.#timer = setTimeout(() => {
       this.#timer = 0;
       this.#send();
