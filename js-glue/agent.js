@@ -488,10 +488,18 @@ async function runCall(run, history, views, turn, tc, n, clock) {
     clock.invokeMs += now() - ti;
     call.diff = changes.stop();
   }
+  // Read plainly (the worker), an event that may hold a number JSON.parse changes comes with the
+  // core's text (`exact`, exact-json.js exactEvent): the model reads that text, with the
+  // provider's digits; the trace keeps the values, without the text twice.
+  const text = typeof event?.exact === 'string' ? event.exact : null;
+  if (text !== null) {
+    event = { ...event };
+    delete event.exact;
+  }
   call.result = event;
   call.versionAfter = versionOf(view.session.consumer ?? consumer, view.session.primarySub);
   call.stepAfter = stepOf(view.session);
-  answer(JSON.stringify(event));
+  answer(text ?? JSON.stringify(event));
 }
 
 /**

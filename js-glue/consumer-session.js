@@ -460,8 +460,8 @@ export class ConsumerSession extends SessionRequests {
   /** @param {any} ev a core event (slop_core.h) */
   #handleEvent(ev) {
     if (ev.event !== CoreEventName.PATCH) {
-      // A query's tree goes to its caller, not into this list (it may be megabytes).
-      this.events.push(ev.event === CoreEventName.QUERY ? { at: Date.now(), ...ev, tree: undefined } : { at: Date.now(), ...ev });
+      // A query's tree goes to its caller, not into this list (it may be megabytes), nor its text.
+      this.events.push(ev.event === CoreEventName.QUERY ? { at: Date.now(), ...ev, tree: undefined, exact: undefined } : { at: Date.now(), ...ev });
       if (this.events.length > EVENTS_KEPT) this.events.splice(0, this.events.length - EVENTS_KEPT);
     }
     switch (ev.event) {

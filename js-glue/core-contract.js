@@ -211,4 +211,13 @@ export const DEFAULT_LIMITS = Object.freeze({
  *   one event of the core, told apart by `event` (one of CoreEventName)
  */
 /** @typedef {CoreEvent['event']} CoreEventNameValue */
+/**
+ * @typedef {object} EventText  what SlopConsumer.drain() adds to an event when it reads numbers
+ *   plainly (numbers: 'plain', the extension's worker: its events cross ports, which carry doubles)
+ * @property {string} [exact]  the core's JSON text of the whole event, only on an event that is not
+ *   a patch and whose text may hold a number JSON.parse or a port would change (-0, 1.50, 1E5, an
+ *   integer a double cannot hold: exact-json.js ODD_NUMBER). Whoever shows or returns the event's
+ *   values reads them from it: exactEvent(ev) in exact-json.js.
+ */
+/** @typedef {CoreEvent & EventText} DrainedEvent  a core event as drain() gives it */
 

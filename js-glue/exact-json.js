@@ -6,7 +6,8 @@
 //                  wasm/src/json_limits.c);
 //   parseVerbatim  values to write out (exports, copies, the detail, the Log, the CLI's JSON):
 //                  every number whose JavaScript text is not the text it was written as is kept.
-// and one writer, stringifyExact, which writes a kept number as its text and -0 as -0.
+// and one writer, stringifyExact, which writes a kept number as its text and -0 as -0. An event the
+// worker read plainly may come with the core's text beside it (`exact`): exactEvent reads that.
 //
 // A kept number is JSON.rawJSON(text) where the engine has it (Chrome 114, Firefox 135, Node 21),
 // else a frozen {rawJSON: text} of the same shape: read `.rawJSON` for its text either way. Without
@@ -77,6 +78,17 @@ export function parseExact(text) {
 /** JSON.parse for writing out again: every number JavaScript would write otherwise is kept. @param {string} text */
 export function parseVerbatim(text) {
   return read(text, writtenOtherwise, ODD_NUMBER);
+}
+
+/**
+ * A core event read again from its own text when it came with one (`exact`: SlopConsumer.drain()
+ * adds it where numbers are read plainly, as in the worker, and the event may hold a number a
+ * port would change), else the event itself. `read`: parseVerbatim (the default) to show or write
+ * its values, parseExact to compute with them. The result has no `exact` member.
+ * @param {any} ev @param {(text: string) => any} [read] @returns {any}
+ */
+export function exactEvent(ev, read = parseVerbatim) {
+  return typeof ev?.exact === 'string' ? read(ev.exact) : ev;
 }
 
 /** @param {unknown} _k @param {unknown} v */

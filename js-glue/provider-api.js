@@ -32,6 +32,11 @@ export const providerApi = Object.freeze({
   /** The canonical tree text of the mirror (one line per node). @param {Connection} conn @param {string} [sub] */
   text: (conn, sub = undefined) => consumerOf(conn).treeText(subOf(conn, sub)),
   /**
+   * The same text for the node at path, depth levels deep (-1: all); null when there is none.
+   * @param {Connection} conn @param {string} path @param {number} [depth] @param {string} [sub]
+   */
+  subtreeText: (conn, path, depth = -1, sub = undefined) => consumerOf(conn).subtreeText(subOf(conn, sub), path, depth),
+  /**
    * The affordances as LLM tools (the agent view); with maxTools, the core's most salient that many.
    * @param {Connection} conn @param {string} [sub] @param {number} [maxTools]
    */

@@ -16,8 +16,8 @@
 // result is copied and released with slop_free.
 
 import createSlopCore from '../dist/slop_core.mjs';
-import { parseExact, parseVerbatim, stringifyExact } from './exact-json.js';
-import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS } from './core-contract.js';
+import { parseExact, parseVerbatim, stringifyExact, ODD_NUMBER } from './exact-json.js';
+import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS, CoreEventName } from './core-contract.js';
 import { makeMemory } from './slop-core-memory.js';
 
 // The header's codes, kinds and limits are declared once, in core-contract.js; kept importable from here.
@@ -44,7 +44,7 @@ export class SlopError extends Error {
  * @property {number} [requestTimeoutMs]
  * @property {number} [maxPending]
  */
-/** @typedef {{kind: 'send', frame: string} | {kind: 'event', event: any}} SlopOutput */
+/** @typedef {{kind: 'send', frame: string} | {kind: 'event', event: any}} SlopOutput  event: a DrainedEvent (core-contract.js) */
 /**
  * @typedef {object} SlopCore
  * @property {ReturnType<typeof makeConsumerClass>['SlopConsumer']} SlopConsumer
@@ -235,6 +235,8 @@ function makeConsumerClass(M, mem) {
     #ptr = 0;
     /** @type {(text: string) => any} */
     #read = JSON.parse;
+    /** drain() adds an event's text (`exact`) where a plain reading may lose a number. */
+    #withText = true;
     static {
       pointerOf = (c) => {
         if (!(c instanceof SlopConsumer) || !c.#ptr) throw new TypeError('not a live SlopConsumer');
@@ -248,10 +250,12 @@ function makeConsumerClass(M, mem) {
      *   without a transport the core refuses (E_ARG). numbers: how the core's JSON (events, trees,
      *   views) is read (exact-json.js): 'plain' (the default) is JSON.parse, whose values any port
      *   can carry; 'exact' keeps integers a double cannot hold; 'verbatim' keeps every number
-     *   JavaScript would write otherwise (for writing it out again).
+     *   JavaScript would write otherwise (for writing it out again). Read plainly, an event that
+     *   may hold such a number comes with its text beside it (`exact`, see drain()).
      */
     constructor({ transport, seed, limits, numbers = 'plain' } = {}) {
       this.#read = numbers === 'verbatim' ? parseVerbatim : numbers === 'exact' ? parseExact : JSON.parse;
+      this.#withText = this.#read === JSON.parse;
       if (seed === undefined) seed = crypto.getRandomValues(new BigUint64Array(1))[0];
       seed = BigInt.asUintN(64, BigInt(seed));
       let lim = 0;
@@ -309,7 +313,14 @@ function makeConsumerClass(M, mem) {
     /** @param {number} nowMs @returns {number} outputs queued */
     reset(nowMs) { return M._slop_consumer_reset(this.#live(), nowMs); }
 
-    /** Takes every queued output. @returns {SlopOutput[]} */
+    /**
+     * Takes every queued output. Read plainly (numbers 'plain': the worker, whose events cross
+     * ports as doubles), an event other than a patch whose text may hold a number JSON.parse or a
+     * port would change (-0, 1.50, 1E5, a 64-bit integer: ODD_NUMBER) carries the core's text as
+     * `exact`, for the reader that shows or returns its values (exact-json.js exactEvent). Patches
+     * never do: they carry paths, and are the stream's bulk.
+     * @returns {SlopOutput[]}
+     */
     drain() {
       const c = this.#live();
       /** @type {SlopOutput[]} */
@@ -318,7 +329,13 @@ function makeConsumerClass(M, mem) {
         const kind = M._slop_consumer_next(c, mem.outPtr, mem.lenPtr);
         if (kind === OUT_NONE) return outs;
         const text = mem.read(mem.u32(mem.outPtr), mem.u32(mem.lenPtr));
-        outs.push(kind === OUT_SEND ? { kind: 'send', frame: text } : { kind: 'event', event: this.#read(text) });
+        if (kind === OUT_SEND) {
+          outs.push({ kind: 'send', frame: text });
+          continue;
+        }
+        const event = this.#read(text);
+        if (this.#withText && event.event !== CoreEventName.PATCH && ODD_NUMBER.test(text)) event.exact = text;
+        outs.push({ kind: 'event', event });
       }
     }
 
@@ -433,6 +450,16 @@ function makeConsumerClass(M, mem) {
     treeText(subId) {
       const c = this.#live();
       return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_tree_text(c, s.ptr, mem.lenPtr)));
+    }
+    /**
+     * The canonical text of the node at path and depth levels below it (slop_consumer_subtree_text);
+     * a node the depth cuts says how many children it has. null when there is no node at path.
+     * @param {string} subId @param {string} path @param {number} depth -1: all
+     * @returns {string|null}
+     */
+    subtreeText(subId, path, depth) {
+      const c = this.#live();
+      return mem.withStrings([subId, path], ([s, p]) => this.#out(M._slop_consumer_subtree_text(c, s.ptr, p.ptr, depth | 0, mem.lenPtr)));
     }
     /**
      * The affordances as LLM tools (slop_consumer_tools): all of them (maxTools 0), or the maxTools

@@ -35,8 +35,25 @@ import { stringRequests } from './string-requests.js';
 import { agentRequests } from './agent-requests.js';
 import { localAppsRequests, configureLocalApps, localApprovalsChanged, localAppsState } from './local-apps.js';
 import { callProviderApi } from '../../js-glue/provider-api.js';
-import { readPortText, textForPort } from '../../js-glue/exact-json.js';
+import { readPortText, textForPort, exactEvent, parseExact } from '../../js-glue/exact-json.js';
 import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus, bridgeTrust, clearBridgeTrust } from '../shared/settings-store.js';
+
+/**
+ * An answer's core events read from their own text where they came with it (`exact`, added by the
+ * worker's plain reading: exact-json.js exactEvent), so that an invoke's data, a query's tree, a
+ * drift's values and the events() list cross to the Playwright library with the provider's digits
+ * and without that text beside them.
+ * @param {string} method @param {any} answer
+ */
+function exactAnswer(method, answer) {
+  if (method === 'events' && Array.isArray(answer)) {
+    return answer.map((e) => (typeof e?.exact === 'string' ? { at: e.at, ...parseExact(e.exact) } : e));
+  }
+  if (answer && typeof answer === 'object' && answer.event && typeof answer.event === 'object') {
+    return { ...answer, event: exactEvent(answer.event, parseExact) };
+  }
+  return answer;
+}
 
 onConnect((port) => {
   if (port.name === PORTS.CONTENT) acceptContentPort(port);
@@ -192,7 +209,7 @@ globalThis.slopInspector = {
     const [a0, a1, a2] = args.value;
     if (method === 'tree' && c.consumer) return c.consumer.treeJson(a2 ?? c.primarySub, a0 ?? '/', a1 ?? -1) ?? 'null';
     if (method === 'node' && c.consumer) return c.consumer.nodeText(a1 ?? c.primarySub, a0) ?? 'null';
-    return textForPort(await callProviderApi(c, method, args.value));
+    return textForPort(exactAnswer(method, await callProviderApi(c, method, args.value)));
   },
   /** Stores a token as the options page does; returns the provider origin it is kept under. */
   setToken: (origin, token) => setToken(origin, token),

@@ -352,7 +352,11 @@ export const Push = Object.freeze({
   TREE_RESET: 'sw/tree-reset',
   /** One patch: views of changed/added nodes, removed paths. TreeDeltaPush */
   TREE_DELTA: 'sw/tree-delta',
-  /** A core event other than a patch or a snapshot; a snapshot only when restarted: true. {key, event: CoreEvent} */
+  /**
+   * A core event other than a patch or a snapshot; a snapshot only when restarted: true.
+   * {key, event: CoreEvent}, with the core's text as event.exact when it may hold a number a port
+   * would change (EventText): read its values with exactEvent (exact-json.js).
+   */
   EVENT: 'sw/event',
   /**
    * The events the worker kept for a provider since it connected (the last 1,000 but patches),
@@ -656,16 +660,20 @@ export function catalogued(msg, ...groups) {
  */
 
 /**
- * @typedef {import('../../js-glue/core-contract.js').CoreEvent} CoreEvent  one event of the core
- *   (wasm/include/slop_core.h, slop_consumer_next()), its names in CoreEventName. Push.EVENT carries
- *   every event but patch and snapshot, and a snapshot when it has restarted: true.
+ * @typedef {import('../../js-glue/core-contract.js').DrainedEvent} CoreEvent  one event of the core
+ *   (wasm/include/slop_core.h, slop_consumer_next()), its names in CoreEventName, as the worker's
+ *   consumer drained it: an event that may hold a number a port would change (-0, 1.50, a 64-bit
+ *   integer) has the core's text beside it as `exact` (EventText), from which the UI reads the
+ *   values it shows (exact-json.js exactEvent). Push.EVENT carries every event but patch and
+ *   snapshot, and a snapshot when it has restarted: true.
  */
 /** @typedef {import('../../js-glue/core-contract.js').DriftEvent} DriftEvent */
 
 /**
  * @typedef {object} RequestAnswer  the reply to Request.INVOKE and Request.QUERY
  * @property {string} requestId   the core's id of the request
- * @property {CoreEvent} event    the request's first event with that id: its answer
+ * @property {CoreEvent} event    the request's first event with that id: its answer (a result's
+ *                                data, a query's tree: read them through exactEvent(event))
  */
 
 /**
@@ -689,8 +697,13 @@ export function catalogued(msg, ...groups) {
  *   no-host: the native host is not installed (or not for this extension); failed: it stopped
  * @property {string} message         the state in words, with what to do ("" when ready)
  * @property {LocalAppInfo[]} apps
- * @property {{dir: string, why: string, fix: string}[]} refused   directories not read, why, and the fix
- * @property {{dir: string, file: string, why: string}[]} ignored  descriptor files not read, and why
+ * @property {{dir: string, why: string, fix: string, advice: string}[]} refused   directories not read, why, and
+ *   the fix (a shell command, '' when only a person can decide; advice: in words)
+ * @property {{dir: string, file: string, why: string, fix: string, advice: string, recreated: boolean,
+ *   direct: string|null, id: string|null}[]} ignored  descriptor files not read, why and the fix; recreated:
+ *   0644 as the SDKs write it at each start (a chmod lasts until then); direct: the address that needs no
+ *   descriptor (unix:/path); id: what the file says its id is (js-glue/node/local-fixes.js)
+ * @property {string|null} fixAll      one shell line running every fix there is a command for
  * @property {string[]} dirs           the directories the host reads
  */
 

@@ -472,6 +472,25 @@ TEST(results_errors_and_tasks) {
     stop(&l);
 }
 
+/* A number written 0.50 or 5E-1 keeps its text (json_limits.c) and is the
+ * number it says to every rule: a salience, a min_salience filter. */
+TEST(numbers_written_with_their_own_text_are_numbers_to_the_rules) {
+    live l;
+    begin(&l, HELLO_ALL, "{\"path\":\"/\",\"filter\":{\"min_salience\":0.50}}", one("\"meta\":{\"salience\":0.50}"));
+    CHECK_STR(found(l.c), "");
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/n/meta/salience\",\"value\":5E-1},"
+                    "{\"op\":\"add\",\"path\":\"/m\",\"value\":{\"id\":\"m\",\"type\":\"item\",\"meta\":{\"salience\":1.0}}}]");
+    CHECK(count_ev(&l.o, "patch") == 1 && count_ev(&l.o, "resync") == 0);
+    CHECK_STR(found(l.c), "");
+    CHECK_CONTAINS(slop_consumer_node(l.c, l.sub, "/n", NULL), "\"salience\":5E-1");
+    CHECK_CONTAINS(slop_consumer_node(l.c, l.sub, "/m", NULL), "\"salience\":1.0");
+    /* and out of range or below the filter, found as before */
+    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/n/meta/salience\",\"value\":1.50},"
+                    "{\"op\":\"replace\",\"path\":\"/m/meta/salience\",\"value\":0.490}]");
+    CHECK_STR(found(l.c), "meta-salience,sub-filter");
+    stop(&l);
+}
+
 TEST(what_the_subscription_asked_for) {
     live l;
     begin(&l, HELLO_ALL, "{\"path\":\"/\",\"depth\":1}", TODOS); /* t1, t2 at depth 2 */
@@ -738,6 +757,7 @@ TEST(a_provider_that_never_goes_live_is_judged_and_says_why) {
 
 int main(void) {
     RUN(a_conforming_provider_has_no_finding_and_the_report_lists_every_rule);
+    RUN(numbers_written_with_their_own_text_are_numbers_to_the_rules);
     RUN(frames_that_are_not_messages);
     RUN(the_finding_keeps_the_first_frame_cut_and_counts_the_rest);
     RUN(hello_rules);

@@ -152,7 +152,7 @@ TEST(patched_fields_printed_back_to_text_keep_their_values_and_take_new_patches)
         patch(&l, v, v - 1, ops);
     }
     CHECK_PROP(&l, "/i0", "n", "0.1");         /* printed back long ago */
-    CHECK_PROP(&l, "/i1", "n", "1e+300");
+    CHECK_PROP(&l, "/i1", "n", "1e300");      /* its text, which the print would write 1e+300 */
     CHECK_PROP(&l, "/i2", "n", "\"\xc3\xa9\\\"\\\\\\n\"");
     CHECK_PROP(&l, "/i0", "label", "\"item 0\"");
     CHECK_PROP(&l, "/i" "191", "n", "\"\xc3\xa9\\\"\\\\\\n\""); /* still parsed */
@@ -960,7 +960,9 @@ TEST(accepted_with_task_id_is_tracked_to_its_task_node) {
     CHECK(e && strcmp(str(e, "status"), "running") == 0 && strcmp(str(e, "path"), "/tasks/task-9") == 0);
     CHECK(e && cJSON_GetObjectItem(e, "progress")->valuedouble == 0.1);
     cJSON_Delete(e);
-    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/tasks/task-9/properties/progress\",\"value\":0.6}]");
+    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/tasks/task-9/properties/progress\",\"value\":0.60}]");
+    /* the provider's progress as it wrote it */
+    CHECK(l.o.n > 0 && strstr(l.o.text[l.o.n - 1], "\"event\":\"task\"") && strstr(l.o.text[l.o.n - 1], "\"progress\":0.60,"));
     patch(&l, 4, 3, "[{\"op\":\"replace\",\"path\":\"/tasks/task-9/properties/status\",\"value\":\"done\"}]");
     CHECK(count_ev(&l.o, "task") == 3);
     e = ev(&l.o, "task", 2);

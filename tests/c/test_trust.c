@@ -133,53 +133,105 @@ TEST(frames_after_close_are_never_applied) {
 static char *root_prop(live *l, const char *key) { return prop(l, "/", key); }
 
 TEST(numbers_come_out_exactly_as_the_provider_sent_them) {
-    static const struct {
-        const char *in, *out;
-    } cases[] = {
-        {"0.39999999999999997", "0.39999999999999997"}, /* cJSON printed 0.4 */
-        {"0.30000000000000004", "0.30000000000000004"}, /* and 0.3 */
-        {"5e-324", "5e-324"},                           /* the smallest subnormal */
-        {"2.2250738585072e-308", "2.2250738585072e-308"}, /* a subnormal */
+    static const char *const cases[] = {
+        "0.39999999999999997", /* cJSON printed 0.4 */
+        "0.30000000000000004", /* and 0.3 */
+        "5e-324",              /* the smallest subnormal */
+        "2.2250738585072e-308", /* a subnormal */
         /* integer literals a double cannot hold stay the provider's digits,
          * patched or not (64-bit ids): 2^53+1 never reads as 2^53 */
-        {"9007199254740993", "9007199254740993"},
-        {"-9223372036854775807", "-9223372036854775807"},
-        {"-9223372036854775808", "-9223372036854775808"}, /* -2^63: a double, but not in exponent form */
-        {"9007199254740992", "9007199254740992"},       /* 2^53 itself is a double */
-        {"9007199254740991", "9007199254740991"},
-        {"1e21", "1e+21"},
-        {"-0", "-0"},
-        {"1.7976931348623157e308", "1.7976931348623157e+308"},
-        {"123456789012345680000", "123456789012345680000"},
-        {"1.2345678901234568e20", "1.2345678901234568e+20"}, /* not an integer literal */
-        {"0.1", "0.1"},
-        {"100", "100"},
-        {"-2.5e-8", "-2.5e-08"},
+        "9007199254740993",
+        "-9223372036854775807",
+        "-9223372036854775808", /* -2^63: a double, but not in exponent form */
+        "9007199254740992",     /* 2^53 itself is a double */
+        "9007199254740991",
+        /* texts the shortest print would change (1e+21, 1.5, 100000, -0):
+         * kept as written, patched or not */
+        "1e21", "1E5", "1e5", "1.50", "-0.0", "0.00001", "2.5E-8",
+        "-0",
+        "1.7976931348623157e308",
+        "123456789012345680000",
+        "1.2345678901234568e20", /* not an integer literal */
+        "0.1",
+        "100",
+        "-2.5e-8",
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char tree[256];
-        snprintf(tree, sizeof tree, "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"x\":%s}}", cases[i].in);
+        snprintf(tree, sizeof tree, "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"x\":%s}}", cases[i]);
         live l;
         start(&l, HELLO_ALL, "/", tree);
         /* Untouched by patches, a field's text is the provider's own: node views
          * copy it as sent. */
         char *got = root_prop(&l, "x");
-        CHECK_STR(got, cases[i].in);
+        CHECK_STR(got, cases[i]);
         /* whatever the text, it reads back as the same double */
-        if (got) CHECK(strtod(got, NULL) == strtod(cases[i].in, NULL) && signbit(strtod(got, NULL)) == signbit(strtod(cases[i].in, NULL)));
+        if (got) CHECK(strtod(got, NULL) == strtod(cases[i], NULL) && signbit(strtod(got, NULL)) == signbit(strtod(cases[i], NULL)));
         free(got);
-        /* through a patch: printed from the double, the fewest digits that read
-         * back the same (or, for an integer beyond a double, its digits) */
-        char ops[200];
-        snprintf(ops, sizeof ops, "[{\"op\":\"add\",\"path\":\"/properties/y\",\"value\":[%s]}]", cases[i].in);
+        /* through a patch, parsed into values and printed again: the same text
+         * (a patch to a sibling parses x too) */
+        char ops[300];
+        snprintf(ops, sizeof ops, "[{\"op\":\"add\",\"path\":\"/properties/y\",\"value\":[%s]}]", cases[i]);
         patch(&l, 2, 1, ops);
         char *arr = root_prop(&l, "y");
         char want[80];
-        snprintf(want, sizeof want, "[%s]", cases[i].out);
+        snprintf(want, sizeof want, "[%s]", cases[i]);
         CHECK_STR(arr, want);
         free(arr);
+        CHECK_PROP(&l, "/", "x", cases[i]);
         stop(&l);
     }
+}
+
+/* A patched field keeps the text of each number, where the printer would
+ * write 1.50 as 1.5, 1E5 as 100000 and 0.000010 as 1e-05: in the node view,
+ * the tree, the tree text, the checkpoint, the patch's value echoed in a
+ * result's data, and after a rollback. The text is only how it is written:
+ * the value compares and checks as the number it is. */
+TEST(patched_numbers_keep_the_providers_text) {
+    live l;
+    start(&l, HELLO_ALL, "/", "{\"id\":\"r\",\"type\":\"root\",\"properties\":{\"a\":1,\"kept\":2.50},"
+                             "\"affordances\":[{\"action\":\"go\"}]}");
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/properties/a\",\"value\":1.50},"
+                    "{\"op\":\"add\",\"path\":\"/properties/b\",\"value\":1E5},"
+                    "{\"op\":\"add\",\"path\":\"/properties/c\",\"value\":-0},"
+                    "{\"op\":\"add\",\"path\":\"/properties/d\",\"value\":{\"e\":[0.000010,-1.0e-3,12.340]}}]");
+    CHECK(count_ev(&l.o, "patch") == 1 && count_ev(&l.o, "resync") == 0);
+    CHECK_PROP(&l, "/", "a", "1.50");
+    CHECK_PROP(&l, "/", "b", "1E5");
+    CHECK_PROP(&l, "/", "c", "-0");
+    CHECK_PROP(&l, "/", "d", "{\"e\":[0.000010,-1.0e-3,12.340]}");
+    CHECK_PROP(&l, "/", "kept", "2.50"); /* parsed with its field, printed again */
+    CHECK_CONTAINS(slop_consumer_tree(l.c, l.sub, "/", -1, NULL), "\"a\":1.50,\"kept\":2.50,\"b\":1E5,\"c\":-0");
+    CHECK_CONTAINS(slop_consumer_tree_text(l.c, l.sub, NULL), "a=1.50");
+    CHECK_CONTAINS(slop_consumer_checkpoint(l.c, l.sub, NULL), "\"b\":1E5");
+    /* A failed patch rolls back to the same texts. */
+    outs_free(&l.o);
+    patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/properties/a\",\"value\":7},"
+                    "{\"op\":\"remove\",\"path\":\"/nope\"}]");
+    CHECK(count_ev(&l.o, "resync") == 1);
+    CHECK_PROP(&l, "/", "a", "1.50");
+    /* An event's and a result's data: parsed, copied and printed, as sent. */
+    outs_free(&l.o);
+    feed(l.c, "{\"type\":\"event\",\"name\":\"n\",\"data\":{\"v\":[1.50,1E5,-0,-0.0,0.30000000000000004,9223372036854775807]}}", &l.o);
+    CHECK(l.o.n == 1 && strstr(l.o.text[0], "\"data\":{\"v\":[1.50,1E5,-0,-0.0,0.30000000000000004,9223372036854775807]}"));
+    stop(&l);
+
+    /* The numbers' values are what checks read: a type, an enum. */
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"p\":{\"type\":\"number\"},"
+                         "\"q\":{\"type\":\"number\",\"enum\":[2.50,1E5]},\"r\":{\"type\":\"integer\"}}}";
+    const char *ok = "{\"p\":1.50,\"q\":2.5,\"r\":1E2}";
+    CHECK(slop_validate_params(schema, strlen(schema), ok, strlen(ok)) == NULL);
+    const char *ok2 = "{\"q\":100000.0,\"r\":-0.0}";
+    CHECK(slop_validate_params(schema, strlen(schema), ok2, strlen(ok2)) == NULL);
+    const char *off = "{\"q\":2.51}";
+    char *err = slop_validate_params(schema, strlen(schema), off, strlen(off));
+    CHECK(err && strstr(err, "\"code\":\"enum\""));
+    slop_free(err);
+    const char *frac = "{\"r\":1.50}";
+    err = slop_validate_params(schema, strlen(schema), frac, strlen(frac));
+    CHECK(err && strstr(err, "\"code\":\"type\""));
+    slop_free(err);
 }
 
 TEST(exact_numbers_reach_trees_text_and_events) {
@@ -257,13 +309,14 @@ TEST(numbers_beyond_a_double_are_refused_anywhere_in_a_frame) {
     /* 1.7976931348623157e308 is the largest double; 1.8e308 is not one */
     start(&l, HELLO_ALL, "/", TODOS);
     patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":1.7976931348623157e308}]");
-    CHECK_PROP(&l, "/todos", "count", "1.7976931348623157e+308");
+    CHECK_PROP(&l, "/todos", "count", "1.7976931348623157e308");
     outs_free(&l.o);
     patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":1.8e308}]");
     CHECK(count_ev(&l.o, "protocol_error") == 1);
-    /* a number that underflows is a representable 0, taken */
+    /* a number that underflows is a representable 0, taken (written as sent,
+     * which every reader reads as 0) */
     patch(&l, 3, 2, "[{\"op\":\"replace\",\"path\":\"/todos/properties/count\",\"value\":1e-400}]");
-    CHECK_PROP(&l, "/todos", "count", "0");
+    CHECK_PROP(&l, "/todos", "count", "1e-400");
     stop(&l);
 }
 
@@ -550,6 +603,7 @@ int main(void) {
     RUN(a_restart_while_a_resync_is_in_flight_still_rebases);
     RUN(frames_after_close_are_never_applied);
     RUN(numbers_come_out_exactly_as_the_provider_sent_them);
+    RUN(patched_numbers_keep_the_providers_text);
     RUN(exact_numbers_reach_trees_text_and_events);
     RUN(integers_beyond_a_double_keep_their_digits_everywhere);
     RUN(params_take_integers_beyond_a_double_as_integers_and_compare_their_digits);

@@ -3,6 +3,8 @@
 // Agent tab's text (what a model reads) has them, a copy has them, and a change in the last
 // digit is a change; in the Playground a model passes the id back as it read it, and the confirm
 // card and the provider get its digits. Before, 1234567890123456789 showed as 1234567890123456800.
+// An invoke's result data (2^63-1, 1.50, -0) shows as the provider wrote it in the panel and comes
+// back exact from the Playwright library's invoke(); a patched field keeps 1.50 and 1E5.
 
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { StateEngine } from '../fixtures/provider/state.mjs';
 import { exactIntegers } from '../fixtures/provider/ws-server.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { browserOnProvider, startProvider, openPanel, until, ROOT, TEST_TIMEOUT } from './helpers.mjs';
+import { Slop, isExactNumber } from '../../js-glue/node/playwright.js';
 
 const SHOTS = path.join(ROOT, 'build/screenshots/exact-numbers');
 
@@ -39,19 +42,22 @@ function tree() {
     }, {
       id: 'as-written', type: 'item',
       properties: { neg0: 'num:-0', cents: 'num:1.50', sum: 'num:0.30000000000000004', max: `int:${MAX63}`, min: `int:-${MAX63}`, exp: 'num:1E5' },
+      affordances: [{ action: 'measure', label: 'Measure' }],
     }],
   };
 }
 
 describe('panel: integers beyond a double keep their digits', () => {
-  let srv, browser, tabId;
+  let srv, browser, tabId, page;
   const received = []; // the frames the provider got, as text (its engine parses them into doubles)
   before(async () => {
     srv = await startProvider({
-      engine: new StateEngine({ tree: tree() }), encode: exactIntegers,
+      // measure: a result whose data a port would change (a double rounds 2^63-1, JSON drops -0's sign).
+      engine: new StateEngine({ tree: tree(), handlers: { measure: () => ({ max: `int:${MAX63}`, cents: 'num:1.50', neg0: 'num:-0' }) } }),
+      encode: exactIntegers,
       onSession: (_s, ws) => ws.on('message', (data) => received.push(data.toString('utf8'))),
     });
-    ({ browser, tabId } = await browserOnProvider(srv));
+    ({ browser, tabId, page } = await browserOnProvider(srv));
   });
   after(async () => {
     await browser?.close();
@@ -190,5 +196,47 @@ describe('panel: integers beyond a double keep their digits', () => {
     } finally {
       await llm.close();
     }
+  });
+  test('an invoke\'s result data shows 2^63-1, 1.50 and -0 as the provider wrote them', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/as-written"]', { timeout: 10_000 });
+    const card = panel.locator('.affordance[data-action-name="measure"]');
+    await card.locator('button[data-action="invoke"]').click();
+    await card.locator('.aff-result .pill[data-outcome="ok"]').waitFor({ timeout: 10_000 });
+    const rows = await card.locator('.aff-result .result-data .jt-row').allTextContents();
+    assert.deepEqual(rows, [`max: ${MAX63}`, 'cents: 1.50', 'neg0: -0']);
+    await panel.close();
+  });
+
+  test('the Playwright library: invoke() returns 2^63-1 as an exact number; query() and events() keep their digits too', { timeout: TEST_TIMEOUT }, async () => {
+    const app = await new Slop(browser.ctx).provider(page);
+    const r = await app.invoke('/as-written', 'measure');
+    assert.equal(r.status, 'ok');
+    assert.equal(isExactNumber(r.data.max), true, `max is ${JSON.stringify(r.data.max)}`);
+    assert.equal(r.data.max.rawJSON, MAX63);
+    assert.ok(Object.is(r.data.neg0, -0), '-0 stays -0');
+    assert.equal(r.data.cents, 1.5);
+    const q = await app.query({ path: '/as-written', depth: 0 });
+    assert.equal(q.tree.properties.max.rawJSON, MAX63);
+    assert.equal('exact' in q, false, 'the answer, not its text beside it');
+    const result = (await app.events()).findLast((e) => e.event === 'result' && e.action === 'measure');
+    assert.equal(result?.data.max.rawJSON, MAX63);
+    assert.equal(typeof result.at, 'number');
+    assert.equal('exact' in result, false);
+  });
+
+  test('a patched field keeps 1.50 and 1E5 as written, in the detail and after the patch', { timeout: TEST_TIMEOUT }, async () => {
+    const panel = await openPanel(browser.ctx, browser.extId, tabId);
+    await panel.click('#tree .row[data-path="/as-written"]', { timeout: 10_000 });
+    assert.equal(await propText(panel, 'cents'), 'cents: 1.50');
+    // The core parses the node's properties to apply the patch, and prints them all again.
+    srv.engine.mutate((root) => { root.children[1].properties.price = 'num:1.50'; });
+    await until(async () => (await propText(panel, 'price').catch(() => null)) === 'price: 1.50', { what: 'the patched price', timeout: 10_000 });
+    for (const [k, v] of [['neg0', '-0'], ['cents', '1.50'], ['sum', '0.30000000000000004'], ['max', MAX63], ['min', `-${MAX63}`], ['exp', '1E5']]) {
+      assert.equal(await propText(panel, k), `${k}: ${v}`, `${k} after the patch`);
+    }
+    srv.engine.mutate((root) => { root.children[1].properties.cents = 'num:1.250'; });
+    await until(async () => (await propText(panel, 'cents')) === 'cents: 1.250', { what: 'cents patched to 1.250', timeout: 10_000 });
+    await panel.close();
   });
 });

@@ -8,7 +8,9 @@
  * has that very double); where it refuses, the parse refuses at the same
  * byte for the same reason. A frame parsed into an arena builds the same
  * values as one parsed onto the heap. And what is accepted comes out of the
- * core's printer exactly. Traps otherwise.
+ * core's printer exactly: a number keeps its text only where the printer
+ * would write its double otherwise, and a text that is one number prints
+ * back as itself. Traps otherwise.
  */
 #include <math.h>
 #include <stddef.h>
@@ -47,6 +49,24 @@ static int same(const cJSON *a, const cJSON *b) {
     for (; x && y; x = x->next, y = y->next)
         if (!same(x, y)) return 0;
     return x == NULL && y == NULL;
+}
+
+/* Every number that keeps its text (valuestring) reads as its value and
+ * would be printed otherwise from the double (json_limits.c keeps no more
+ * than it must); a Raw one is an integer literal. */
+static int texts_kept_right(const cJSON *v) {
+    if (cJSON_IsNumber(v) || cJSON_IsRaw(v)) {
+        if (!v->valuestring) return cJSON_IsNumber(v);
+        double d = strtod(v->valuestring, NULL);
+        char printed[SLOP__NUMBER_BUF];
+        size_t k = slop__format_number(v->valuedouble, printed);
+        if (d != v->valuedouble || signbit(d) != signbit(v->valuedouble)) return 0;
+        if (k == strlen(v->valuestring) && memcmp(printed, v->valuestring, k) == 0) return 0;
+        return !cJSON_IsRaw(v) || strcspn(v->valuestring, ".eE") == strlen(v->valuestring);
+    }
+    for (const cJSON *k = v->child; k; k = k->next)
+        if (!texts_kept_right(k)) return 0;
+    return 1;
 }
 
 /* A frame against the same text parsed whole: a snapshot's tree left as
@@ -101,7 +121,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cJSON_Delete(ref);
         char *printed = slop__json_print(v);
         cJSON *again = printed ? slop__json_parse(printed, strlen(printed), 64, &st, NULL, NULL) : NULL;
-        if (!again || !cJSON_Compare(v, again, 1) || !same(again, v)) __builtin_trap();
+        if (!again || !cJSON_Compare(v, again, 1) || !same(again, v) || !texts_kept_right(v)) __builtin_trap();
+        /* one number alone: its own text (whitespace around it aside), whatever
+         * the printer makes of doubles */
+        if (cJSON_IsNumber(v) || cJSON_IsRaw(v)) {
+            size_t from = 0, to = size;
+            while (from < to && s[from] != '-' && (s[from] < '0' || s[from] > '9')) from++; /* JSON whitespace */
+            while (to > from && (s[to - 1] < '0' || s[to - 1] > '9')) to--;
+            if (!printed || strlen(printed) != to - from || memcmp(printed, s + from, to - from) != 0) __builtin_trap();
+        }
         free(printed);
         cJSON_Delete(again);
     }

@@ -6,7 +6,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { startWsProvider } from '../fixtures/provider/ws-server.mjs';
+import { startWsProvider, exactIntegers } from '../fixtures/provider/ws-server.mjs';
 import { createMailEngine, createTodoEngine } from '../fixtures/demo-trees.mjs';
 import { StateEngine } from '../fixtures/provider/state.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
@@ -596,6 +596,36 @@ describe('agent: several providers', () => {
     });
     return s;
   }
+
+  test('read plainly (as the worker does), a result the model is given keeps the provider\'s numbers; the trace has no text twice', async () => {
+    const core = await loadSlopCoreNode();
+    const engine = new StateEngine({
+      tree: { id: 'root', type: 'root', children: [{ id: 'box', type: 'item', affordances: [{ action: 'measure' }] }] },
+      handlers: { measure: () => ({ id: 'int:9223372036854775807', cents: 'num:1.50', neg0: 'num:-0' }) },
+    });
+    const srv = await startWsProvider({ host: '127.0.0.1', port: 0, allowMissingOrigin: true, engine, encode: exactIntegers });
+    const s = await liveSession(srv, core);
+    try {
+      await withLlm({ kind: 'openai', script: [{ calls: [{ name: 'box__measure', arguments: {} }] }, { text: 'Measured.' }] }, async (llm) => {
+        const trace = await runAgent(s, { kind: 'openai', baseUrl: llm.baseUrl, model: 'm' }, 'measure the box');
+        assert.equal(trace.outcome, 'answered', JSON.stringify(trace.error));
+        const answer = llm.chats[1].body.messages.find((m) => m.role === 'tool').content;
+        assert.match(answer, /"data":\{"id":9223372036854775807,"cents":1\.50,"neg0":-0\}/, answer);
+        assert.doesNotMatch(answer, /"exact"/);
+        const call = trace.turns[0].calls[0];
+        assert.equal(call.result.status, 'ok');
+        assert.equal('exact' in call.result, false, 'the trace keeps the values once');
+        // The session's events list keeps a result's text (the library reads it), not a query's.
+        assert.equal(typeof s.events.findLast((e) => e.event === 'result')?.exact, 'string');
+        const { event } = await s.query({ path: '/box', depth: 0 });
+        assert.equal(event.event, 'query');
+        assert.equal(s.events.findLast((e) => e.event === 'query')?.exact, undefined);
+      });
+    } finally {
+      s.dispose();
+      await srv.close();
+    }
+  });
 
   test('tools are prefixed with each provider\'s id and calls go to their own provider', async () => {
     const core = await loadSlopCoreNode();

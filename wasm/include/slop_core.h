@@ -59,13 +59,19 @@
  *   "bad_snapshot". Versions and seqs must be integers from 0 to 2^53.
  *
  * Exact output.
- *   Everything the core prints carries numbers that read back as the very
- *   same double (the shortest such text: 0.30000000000000004 stays so, -0
- *   stays -0) and strings byte for byte as the provider sent them. An
+ *   Everything the core prints carries each number as the provider wrote
+ *   it and strings byte for byte as the provider sent them: a field no patch
+ *   touched is its own text, and a value the core parsed (a patched field,
+ *   a result's or an event's data) keeps its text wherever the shortest text
+ *   that reads back as the same double would differ (1.50, 1E5, 1e21,
+ *   0.000010, -0.0, 0.30000000000000004 all stay so; 1.5 and -0 are their
+ *   own shortest text). The text is only how the number is written: every
+ *   check reads its value (salience 0.50 is 0.5, enum [2.50] takes 2.5). An
  *   integer a double cannot hold (beyond 2^53, as 64-bit ids are) keeps the
  *   provider's digits wherever it goes: views, tree text, patches, events,
  *   params checks (1234567890123456789 is never ...784). As a version or a
- *   seq it is refused. A node
+ *   seq it is refused. What the core makes up itself (versions, counts,
+ *   indexes in events) it prints in the shortest form. A node
  *   without children has no "children" member, whether the provider wrote
  *   it absent, null or [] (the one canonical form for exports and diffs).
  *
@@ -421,6 +427,13 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
 /* The canonical tree text (one line per node, 2-space indent) of a
  * subscription's mirror. NULL if absent. */
 const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len);
+
+/* The same text for the node at path (absolute; NULL: the subscription's
+ * root) and depth levels below it (-1: all). A node whose children the
+ * depth cuts gets the line "(N children below depth D)" under it. NULL (and
+ * E_NOT_FOUND) when there is no node at path. */
+const char *slop_consumer_subtree_text(slop_consumer *c, const char *sub_id, const char *path, int depth,
+                                       size_t *out_len);
 
 /*
  * The affordances of a subscription's mirror as LLM tools, one per action

@@ -60,6 +60,7 @@
  *     [collection] cart: Cart  — "3 items, $24.97"
  *       (3 children not loaded)
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -439,6 +440,7 @@ typedef struct mwalk {
     size_t mark_len;        /* the last point where the cut line fits      */
     size_t mark_shown;
     size_t shown;           /* node lines put                              */
+    int depth_cut;          /* levels below the root shown + 1; 0: all     */
     int cut;                /* a line did not fit: the walk stopped        */
     int oom;
 } mwalk;
@@ -504,15 +506,25 @@ static int mwalk_node(mwalk *w, const slop__node *n, unsigned depth) {
         slop__buf_puts(l, un);
         if (mwalk_emit(w, 0) != 0) return -1;
     }
+    if (w->depth_cut && depth + 1 >= (unsigned)w->depth_cut && inline_n > 0) {
+        /* Cut by the caller's depth: said as the unloaded children are, so a
+         * reader never takes the cut for a leaf. */
+        line_reset(l);
+        sb_indent(l, depth + 1);
+        snprintf(un, sizeof un, "(%lld %s below depth %d)", inline_n, inline_n == 1 ? "child" : "children", w->depth_cut - 1);
+        slop__buf_puts(l, un);
+        return mwalk_emit(w, 0);
+    }
     slop__kid_iter it;
     for (const slop__node *k = slop__kids_first(n, &it); k; k = slop__kids_next(&it))
         if (mwalk_node(w, k, depth + 1) != 0) return -1;
     return 0;
 }
 
-char *slop__mirror_tree_text(const slop__node *root) {
+char *slop__mirror_tree_text(const slop__node *root, int max_depth) {
     slop__buf b = {0};
     mwalk w = {0};
+    w.depth_cut = max_depth < 0 || max_depth >= INT_MAX ? 0 : max_depth + 1;
     w.out = &b;
     if (root) mwalk_node(&w, root, 0);
     free(w.line.s);

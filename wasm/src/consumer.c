@@ -428,7 +428,8 @@ void slop__check_tasks(slop_consumer *c, sub *s) {
             const cJSON *msg = cJSON_GetObjectItemCaseSensitive(props, "message");
             const char *status = cJSON_IsString(st) ? st->valuestring : "unknown";
             cJSON_AddStringToObject(e, "status", status);
-            if (cJSON_IsNumber(pr)) cJSON_AddNumberToObject(e, "progress", pr->valuedouble);
+            /* a copy, not a new number: the provider's text (0.50) goes with it */
+            if (cJSON_IsNumber(pr)) cJSON_AddItemToObject(e, "progress", cJSON_Duplicate(pr, 0));
             if (cJSON_IsString(msg)) cJSON_AddStringToObject(e, "message", msg->valuestring);
             int done = strcmp(status, "done") == 0 || strcmp(status, "failed") == 0 ||
                        strcmp(status, "cancelled") == 0;

@@ -235,11 +235,16 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
 }
 
 const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len) {
+    return slop_consumer_subtree_text(c, sub_id, NULL, -1, out_len);
+}
+
+const char *slop_consumer_subtree_text(slop_consumer *c, const char *sub_id, const char *path, int depth,
+                                       size_t *out_len) {
     if (!c) return NULL;
     slop__ok(c);
-    slop__node *n = lookup(c, sub_id, NULL, NULL);
+    slop__node *n = lookup(c, sub_id, path, NULL);
     if (!n) return slop__give(c, NULL, out_len);
-    char *text = slop__mirror_tree_text(n);
+    char *text = slop__mirror_tree_text(n, depth);
     if (!text) slop__fail(c, SLOP_E_NOMEM, "out of memory");
     return slop__give(c, text, out_len);
 }

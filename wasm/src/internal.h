@@ -43,7 +43,7 @@ const char *slop__str_member(const cJSON *obj, const char *key);
 /* Canonical tree text (the reference consumers' format, described in
  * agent_view.c) of the mirror under root (NULL: ""). Malloc'd (caller frees
  * with free()); NULL on OOM. */
-char *slop__mirror_tree_text(const slop__node *root);
+char *slop__mirror_tree_text(const slop__node *root, int max_depth);
 
 /* The tools a slop__mirror_tools() call offered: name, path and action of
  * each, in order, kept to resolve names later. */
@@ -169,7 +169,11 @@ typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_s
  * holding the provider's digits, so everything the core prints from it says
  * what the provider sent, and a comparison tells 12345678901234567891 from
  * ...892. Such a value is not cJSON_IsNumber: read it with
- * slop__json_is_number(). Returns the value (caller cJSON_Delete()s) or NULL
+ * slop__json_is_number(). Any other number the printer would write
+ * otherwise (1.50, 1E5, 0.30000000000000004) stays a cJSON_Number whose
+ * valuestring holds the provider's text, printed instead of the double:
+ * code that gives an existing number a new value must free and clear it
+ * (none does: new values are new items). Returns the value (caller cJSON_Delete()s) or NULL
  * with *status set and, for bad JSON, *offset (may be NULL) at the byte
  * where parsing stopped and *why (may be NULL) the reason, static text. */
 cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__json_status *status,

@@ -525,22 +525,11 @@ static char *b_string(build *b) {
     return b_copy(b, sc->buf, n);
 }
 
-/* Every integer below 10^15 is a double exactly: only a literal of 16
- * digits or more is in question. Kept as digits when the core's number
- * printer would not write it back as it is: a double cannot hold it (2^53+1
- * reads as 2^53), or it would come out in exponent form (-2^63 as
- * -9.223372036854776e+18), which an id's reader takes for a float. */
-static int keeps_digits(const char *tok, size_t n, double d) {
-    if (n < 16 || memchr(tok, '.', n) || memchr(tok, 'e', n) || memchr(tok, 'E', n)) return 0;
-    char printed[SLOP__NUMBER_BUF];
-    size_t k = slop__format_number(d, printed);
-    return k != n || memcmp(printed, tok, n) != 0;
-}
-
 /* The value of a plain integer literal of at most 15 digits, which a
  * double holds exactly, so the sum below is what strtod would give (-0
  * included): counters, versions and indexes, most of a frame's numbers,
- * skip strtod's general path. 0 for any other literal. */
+ * skip strtod's general path. 0 for any other literal. The core's printer
+ * writes every such value back as the same text. */
 static int integer_value(const char *tok, size_t n, double *d) {
     size_t i = tok[0] == '-';
     if (n - i == 0 || n - i > 15) return 0;
@@ -553,8 +542,46 @@ static int integer_value(const char *tok, size_t n, double *d) {
     return 1;
 }
 
-/* A number as cJSON's parse makes it (strtod; valueint saturated), or a
- * cJSON_Raw of the provider's digits (keeps_digits). */
+/* Whether the printer (slop__format_number) writes a literal that is not a
+ * short plain integer otherwise, judged from its text alone so that 1.5 or
+ * 0.25 never pay for a print: 0 the same text, 2 another, 1 maybe (the
+ * print decides). It writes the shortest digits that read back (at most 15
+ * significant ones reproduce a literal's own), in %g form: never an 'E',
+ * never a fraction ending in 0 (1.50, -0.0: surely another text), an 'e'
+ * always with a sign and two digits (1e5 is 1e+05, but 5e-324 is itself),
+ * and below 1e-4 with an exponent (0.00001 is 1e-05). 16 digits or more
+ * (0.30000000000000004, 64-bit integers) may or may not read back as
+ * written. (-0 alone is a plain integer, printed back as -0.) */
+static int prints_text_otherwise(const char *tok, size_t n) {
+    size_t digits = 0, point = 0;
+    int exp_lower = 0;
+    for (size_t k = 0; k < n; k++) {
+        char ch = tok[k];
+        if (ch == 'E') return 2;
+        if (ch == 'e') exp_lower = 1;
+        else if (ch == '.') point = k;
+        else if (ch != '-' && ch != '+' && !exp_lower) digits++;
+    }
+    if (point && !exp_lower && tok[n - 1] == '0') return 2;
+    if (exp_lower || digits >= 16) return 1;
+    return point && point + 5 <= n && tok[point - 1] == '0' && memcmp(tok + point + 1, "0000", 4) == 0;
+}
+
+/* Whether the printer writes d as other text than the literal. */
+static int prints_otherwise(const char *tok, size_t n, double d) {
+    char printed[SLOP__NUMBER_BUF];
+    size_t k = slop__format_number(d, printed);
+    return k != n || memcmp(printed, tok, n) != 0;
+}
+
+/* A number as cJSON's parse makes it (strtod; valueint saturated). When the
+ * core's printer would write it otherwise, it keeps the provider's text in
+ * valuestring, printed instead of the double (json_print.c): an integer
+ * literal (16 digits or more: a double cannot hold it, 2^53+1 reads as 2^53,
+ * or it would print in exponent form, -2^63 as -9.223372036854776e+18, which
+ * an id's reader takes for a float) as a cJSON_Raw, compared by its digits;
+ * any other (1.50, 1E5, 0.30000000000000004) stays a cJSON_Number, so every
+ * numeric check (salience, the params check, indexes) reads it as before. */
 static cJSON *b_number(build *b) {
     slop__scan *sc = &b->sc;
     size_t at = sc->pos;
@@ -562,7 +589,8 @@ static cJSON *b_number(build *b) {
     const char *tok = sc->s + at;
     size_t n = sc->pos - at;
     double d;
-    if (!integer_value(tok, n, &d)) {
+    int plain = integer_value(tok, n, &d);
+    if (!plain) {
         char small[64], *text = n < sizeof small ? small : malloc(n + 1); /* strtod needs a NUL */
         if (!text) {
             b->oom = 1;
@@ -578,12 +606,13 @@ static cJSON *b_number(build *b) {
     if (!v) return NULL;
     v->valuedouble = d;
     v->valueint = d >= INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
-    if (keeps_digits(tok, n, d)) {
+    int other = plain ? 0 : prints_text_otherwise(tok, n);
+    if (other == 2 || (other == 1 && prints_otherwise(tok, n, d))) {
         if (!(v->valuestring = b_copy(b, tok, n))) {
             b_drop(b, v);
             return NULL;
         }
-        v->type = cJSON_Raw;
+        if (!memchr(tok, '.', n) && !memchr(tok, 'e', n) && !memchr(tok, 'E', n)) v->type = cJSON_Raw;
     }
     return v;
 }

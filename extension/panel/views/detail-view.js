@@ -20,7 +20,7 @@ import { ParamsForm } from './params-form.js';
 import { salienceOf } from './tree-rows.js';
 import { ChangeMarks } from './change-marks.js';
 import { verbatimView } from '../exact-views.js';
-import { stringifyExact } from '../../../js-glue/exact-json.js';
+import { stringifyExact, exactEvent } from '../../../js-glue/exact-json.js';
 import { CoreEventName } from '../../../js-glue/core-contract.js';
 import { isAtOrUnder } from '../../shared/node-path.js';
 
@@ -281,7 +281,7 @@ export class DetailView {
       ...kids, dismiss);
     if (o.error) return [head(h('span', { class: 'pill outcome-error', 'data-outcome': 'not-sent', text: 'not sent' }), h('span', { class: 'error-text', text: ` ${o.error}` }))];
     if (o.pending) return [head(h('span', { class: 'muted', text: 'invoking…' }))];
-    const ev = o.event ?? {};
+    const ev = o.event ?? {}; // read from the core's text where it had one (send, exactEvent)
     const outcome = ev.event === CoreEventName.RESULT ? ev.status : ev.event;
     const task = ev.task_id ? this.tasks.get(ev.task_id) : null;
     return [
@@ -325,7 +325,7 @@ export class DetailView {
       let next;
       try {
         const reply = await this.actions.invoke(view.path, 'read_content', undefined);
-        const ev = reply.event ?? {};
+        const ev = exactEvent(reply.event) ?? {}; // a JSON content's numbers as the provider wrote them
         if (ev.event === CoreEventName.RESULT && ev.status === 'ok') next = { state: 'ok', ...contentText(ev.data), at: Date.now() };
         else next = { state: 'error', error: ev.error ? `${ev.error.code}: ${ev.error.message}` : `${ev.event}: ${ev.message ?? ev.status ?? ''}` };
       } catch (e) {
@@ -418,7 +418,9 @@ export class DetailView {
       this.sent = sent;
       try {
         const reply = await this.actions.invoke(path, aff.action, r.value);
-        Object.assign(rec.o, { pending: false, event: reply.event, at: Date.now() });
+        // Read once from the core's text when it came with one: #outcomeEls shows the data and
+        // the error with the provider's numbers (a port carried them as doubles: -0, 1.50, 2^63-1).
+        Object.assign(rec.o, { pending: false, event: exactEvent(reply.event), at: Date.now() });
         if (reply.event?.status === 'error' && this.sent === sent) this.sent = null; // it failed: it removed nothing
       } catch (e) {
         if (this.sent === sent) this.sent = null;
