@@ -14,7 +14,7 @@
 // A local provider is `unix:<socket path>`, `local:<id or name>` (its descriptor in
 // ~/.slop/providers/ or /tmp/slop/providers/), or a command after `--` (run with stdio, as its
 // argv, never through a shell). A descriptor's command runs only when the user confirms it (asked
-// on a terminal; --yes otherwise).
+// on a terminal; --run-command otherwise). --yes is only for invoking a dangerous affordance.
 //
 // tree, watch, invoke and tools also take `bridge:<provider>` (a providerKey, or a provider's name
 // or id) for a browser tab's provider that a desktop bridge shares (--bridge URL, default
@@ -30,13 +30,15 @@ import { parseArgs } from 'node:util';
 import { readAddress } from '../js-glue/provider-address.js';
 import { findPageProvider } from '../js-glue/page-discovery.js';
 import { loadSlopCoreNode } from '../js-glue/node/load-core.js';
-import { connect, checkConformance, stableText } from '../js-glue/node/client.js';
+import { connect, checkConformance } from '../js-glue/node/client.js';
 import { parseExact, stringifyExact } from '../js-glue/exact-json.js';
 import { CoreEventName } from '../js-glue/core-contract.js';
+import { eventText, restartOf, restartText } from '../js-glue/event-text.js';
 import { reportLines, reportMarkdown } from '../js-glue/conformance-report.js';
 import { startBridgeServer, BRIDGE_HOST, BRIDGE_PORT } from '../js-glue/node/bridge-server.js';
 import { resolvePairingCode, saveNewCode, codeFile, displayCode, CODE_ENV } from '../js-glue/node/bridge-code.js';
-import { scanLocalProviders, watchLocalProviders, pickLocalProvider, providerDirs } from '../js-glue/node/local-discovery.js';
+import { scanLocalProviders, watchLocalProviders, pickLocalProvider, descriptorMismatch } from '../js-glue/node/local-discovery.js';
+import { ignoredLines } from '../js-glue/node/local-fixes.js';
 import { commandText, localAddress } from '../js-glue/provider-address.js';
 import { runInstallHost } from '../js-glue/node/native-host-install.js';
 
@@ -78,7 +80,8 @@ for tree, watch, invoke and tools it may be bridge:<provider>: a provider a desk
 (its providerKey, name or id).
 A local provider: unix:/path/to/app.sock, local:<id or name> (its descriptor, see list), or its
 command after -- (slop-inspector tree -- my-tool --slop): run with stdio, never through a shell.
-A descriptor's stdio command runs only once you confirm it: asked on a terminal, else --yes.`;
+A descriptor's stdio command runs only once you confirm it: asked on a terminal, else
+--run-command (--yes confirms a dangerous invoke, never a command).`;
 
 function usage(message) {
   if (message) process.stderr.write(`slop-inspector: ${message}\n`);
@@ -102,6 +105,7 @@ try {
     options: {
       'token-file': { type: 'string' }, origin: { type: 'string' }, timeout: { type: 'string' },
       path: { type: 'string' }, depth: { type: 'string' }, json: { type: 'boolean' }, yes: { type: 'boolean' },
+      'run-command': { type: 'boolean' },
       watch: { type: 'string' }, allow: { type: 'string' }, markdown: { type: 'boolean' }, drift: { type: 'boolean' },
       invoke: { type: 'string' }, params: { type: 'string' },
       port: { type: 'string' }, host: { type: 'string' }, 'new-code': { type: 'boolean' }, 'print-code': { type: 'boolean' },
@@ -165,6 +169,13 @@ if (opt.invoke !== undefined) {
 } else if (opt.params !== undefined) usage('--params goes with check --invoke');
 
 const BRIDGE_PREFIX = 'bridge:';
+/** The descriptor a local:<id> address was read from: its hello is compared with it. @type {any} */
+let descriptor = null;
+/** Says when the provider that answered is not the one the descriptor names. @param {any} hello */
+const sayMismatch = (hello) => {
+  const text = descriptor && descriptorMismatch(descriptor, hello);
+  if (text) process.stderr.write(`slop-inspector: ${text}\n`);
+};
 const isLocal = typeof url !== 'string' || url.startsWith('unix:') || url.startsWith('local:');
 if (typeof url === 'string') {
   if (opt.bridge !== undefined && !url.startsWith(BRIDGE_PREFIX)) usage('--bridge goes with a bridge:<provider> address');
@@ -178,25 +189,27 @@ if (typeof url === 'string') {
 
 /**
  * A local:<id> address: its descriptor's transport. A WebSocket is its URL; a socket, unix:<path>;
- * a command runs only when the user confirms that exact argv (asked on a terminal, else --yes).
+ * a command runs only when the user confirms that exact argv (asked on a terminal, else
+ * --run-command: not --yes, which confirms a dangerous invoke and should not also run programs).
  * @param {string} text
  */
 async function localProvider(text) {
   let p;
   try {
-    p = pickLocalProvider(scanLocalProviders(await loadSlopCoreNode()), text.slice(6));
+    p = pickLocalProvider(scanLocalProviders(await loadSlopCoreNode()), text.slice(6), { verb: `slop-inspector ${command}` });
   } catch (e) {
     process.stderr.write(`slop-inspector: ${e.message}\n`);
     process.exit(1);
   }
   if (p.stale) process.stderr.write(`slop-inspector: ${p.file} names pid ${p.pid}, which is not running: the descriptor may be stale\n`);
+  descriptor = p;
   const t = p.transport;
   if (t.type === 'ws') return t.url;
   if (t.type === 'unix') return localAddress(t);
   process.stderr.write(`slop-inspector: local provider "${p.name}" (${p.file}) runs the command:\n  ${commandText(t.command)}\n`);
-  if (!opt.yes) {
+  if (!opt['run-command']) {
     if (!process.stdin.isTTY || !process.stderr.isTTY) {
-      process.stderr.write('slop-inspector: not run: confirm it with --yes (it runs as that argv, without a shell)\n');
+      process.stderr.write(`slop-inspector: not run: confirm it with --run-command (it runs as that argv, without a shell)${opt.yes ? '; --yes confirms a dangerous invoke, not a command' : ''}\n`);
       process.exit(1);
     }
     const readline = await import('node:readline/promises');
@@ -248,13 +261,14 @@ try {
   client = typeof url === 'string' && url.startsWith(BRIDGE_PREFIX)
     ? await connect({ bridge: opt.bridge, provider: url.slice(BRIDGE_PREFIX.length), token, origin: opt.origin, timeout, requestTimeout: timeout, numbers: 'verbatim' })
     : await connect(url, { token, origin: opt.origin, timeout, requestTimeout: timeout, surface: 'cli', numbers: 'verbatim' });
+  sayMismatch((await client.info()).provider);
   if (command === 'tree') {
     const path = opt.path ?? '/';
     const depth = int('depth', opt.depth, -1);
-    const tree = await client.tree(path, depth);
-    if (!tree) throw new Error(`no node at ${path}`);
-    if (opt.json) out(stringifyExact(tree, 2));
-    else out(path === '/' && depth === -1 ? await client.text() : stableText(tree, { ignore: [] }));
+    // One format whatever the path and depth: the core's canonical text, or the JSON.
+    const found = opt.json ? await client.tree(path, depth) : await client.text({ path, depth });
+    if (!found) throw new Error(`no node at ${path}`);
+    out(opt.json ? stringifyExact(found, 2) : found);
   } else if (command === 'tools') {
     out(stringifyExact(await client.tools(), 2));
   } else if (command === 'invoke') {
@@ -276,6 +290,7 @@ try {
  */
 async function check(ms, allow) {
   const r = await checkConformance(url, { token, origin: opt.origin, timeout, watch: ms, drift: !!opt.drift, invoke, surface: 'cli', numbers: 'verbatim' });
+  sayMismatch(r.provider);
   if (r.drift && r.drift.event === CoreEventName.DRIFT && r.drift.status === 'inconclusive') {
     process.stderr.write(`slop-inspector: drift check inconclusive: ${r.drift.message}\n`);
   } else if (r.drift && r.drift.event !== CoreEventName.DRIFT) {
@@ -291,21 +306,50 @@ async function check(ms, allow) {
   return r.report.live ? 0 : 1;
 }
 
-/** Prints the tree, then one line per event until the connection ends or Ctrl-C. */
+/**
+ * Prints the tree, then one line per event until Ctrl-C. The connection follows the provider
+ * across restarts (the session's reconnect policy): a lost connection is said once, and a
+ * restart (the core's snapshot with restarted: true) as "provider restarted: version 3 after
+ * 380" followed by the new tree. --json: each core event as a line, and {"event": "restarted",
+ * version, previous_version, provider, tree} after a restart's snapshot.
+ */
 async function watch(c, json) {
   if (json) out(stringifyExact({ event: 'tree', tree: await c.tree() }));
   else out(await c.text());
+  let lost = false;
   await new Promise((resolve) => {
-    c.onEvent((ev) => {
-      if (json) { out(stringifyExact(ev)); return; }
+    // Events come one at a time, but reading the new tree is asynchronous: lines keep their order.
+    let chain = Promise.resolve();
+    const say = (fn) => { chain = chain.then(fn).catch((e) => process.stderr.write(`slop-inspector: ${e.message}\n`)); };
+    c.onEvent((ev) => say(async () => {
+      const r = restartOf(ev);
+      if (json) {
+        out(stringifyExact(ev));
+        if (r) {
+          const info = await c.info();
+          out(stringifyExact({ event: 'restarted', version: r.version, previous_version: r.previousVersion, provider: info.provider ?? null, tree: await c.tree() }));
+        }
+        return;
+      }
       if (ev.event === CoreEventName.PATCH) {
         const parts = [['changed', ev.changed], ['added', ev.added], ['removed', ev.removed]]
           .filter(([, list]) => list?.length).map(([k, list]) => `${k} ${list.join(' ')}`);
         out(`v${ev.version} ${ev.ops} op${ev.ops === 1 ? '' : 's'}: ${parts.join('; ') || 'no node changed'}${ev.truncated ? ' (truncated)' : ''}`);
+      } else if (ev.event === CoreEventName.CLOSED && ev.request === 'subscribe') {
+        // The subscription ends with the connection: said once per loss, not once per dial.
+        if (!lost) out('connection lost: reconnecting (the tree above is the last one seen)');
+        lost = true;
+      } else if (ev.event === CoreEventName.SNAPSHOT && (r || lost)) {
+        out(r ? `${restartText(r)}; the new tree:` : `back: version ${ev.version}, the tree:`);
+        out(await c.text());
+        lost = false;
+      } else if (ev.event === CoreEventName.HELLO && lost) {
+        out(`hello: ${eventText(ev)}`);
       } else {
-        out(`${ev.event}${ev.code ? ` ${ev.code}` : ''}${ev.message ? `: ${ev.message}` : ''}`);
+        const words = eventText(ev);
+        out(`${ev.event}${words ? `: ${words}` : ''}`);
       }
-    });
+    }));
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
@@ -344,7 +388,9 @@ function listText(scan) {
   const lines = [];
   if (!scan.providers.length) lines.push('No local SLOP providers.');
   else {
-    const rows = scan.providers.map((p) => [
+    // By id, whatever order the directories list their files in (a refresh keeps the rows in place).
+    const byId = [...scan.providers].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const rows = byId.map((p) => [
       p.id, p.name,
       p.transport.type === 'ws' ? p.transport.url : localAddress(p.transport),
       p.pid === null ? '-' : `${p.pid} ${p.stale ? 'stale (not running)' : 'running'}`,
@@ -357,9 +403,10 @@ function listText(scan) {
   for (const d of scan.dirs) {
     if (d.state === 'absent') lines.push(`${d.dir}: absent`);
     else if (d.state === 'ok') lines.push(`${d.dir}: ${scan.providers.filter((p) => p.dir === d.dir).length} provider(s)`);
-    else lines.push(`${d.dir}: refused, not read: ${d.why}${d.fix ? `\n  fix: ${d.fix}` : ''}`);
+    else lines.push(`${d.dir}: refused, not read: ${d.why}${d.fix ? `\n  fix: ${d.fix}` : d.advice ? `\n  ${d.advice}` : ''}`);
   }
-  for (const f of scan.ignored) lines.push(`ignored ${f.dir}/${f.file}: ${f.why}`);
+  for (const f of scan.ignored) lines.push(...ignoredLines(f, 'slop-inspector tree'));
+  if (scan.fixAll && scan.refused.length + scan.ignored.length > 1) lines.push('', `fix all: ${scan.fixAll}`);
   return lines.join('\n');
 }
 

@@ -9,7 +9,10 @@
 
 /** @typedef {'extension'|'node'|'cli'} Surface */
 /** @typedef {'unreachable'|'not_found'|'auth_failed'|'timeout'|'protocol_error'} FailureCode */
-/** @typedef {{code: FailureCode, message: string}} Failure */
+/**
+ * @typedef {{code: FailureCode, message: string, silence?: {since: number, what: 'WebSocket'|'socket'|'command'}}} Failure
+ *   silence: a transport open without a hello since `since` (ms), for finalFailure
+ */
 
 /** @type {Record<Surface, string>} */
 const TOKEN_ADVICE = {
@@ -59,11 +62,25 @@ export function handshakeFailure(url, { surface = 'extension', httpStatus = null
  * The transport opened and nothing came that a SLOP provider says first.
  * @param {string} url the address @param {number} ms how long it waited
  * @param {'WebSocket'|'socket'|'command'} [what] what opened
+ * @param {boolean} [final] the waiting is over (a command gave up): no late hello will be taken
  * @returns {Failure}
  */
-export function noHello(url, ms, what = 'WebSocket') {
+export function noHello(url, ms, what = 'WebSocket', final = false) {
   const opened = what === 'command' ? `${url} started` : `The ${what} at ${url} opened`;
-  return { code: 'timeout', message: `${opened}, but no hello came in ${Math.round(ms / 100) / 10} s: is it a SLOP provider? (A late hello is still taken.)` };
+  return {
+    code: 'timeout', silence: { since: Date.now() - ms, what },
+    message: `${opened}, but no hello came in ${Math.round(ms / 100) / 10} s: is it a SLOP provider?${final ? '' : ' (A late hello is still taken.)'}`,
+  };
+}
+
+/**
+ * The failure a caller that stops waiting gives up with: a silence says how long it lasted by
+ * now, not the 5 s after which the session first said it (and no late hello will be taken).
+ * @param {Failure|null} f @param {string} url @param {boolean} stillSilent no hello came since
+ * @returns {Failure|null}
+ */
+export function finalFailure(f, url, stillSilent) {
+  return f?.silence && stillSilent ? noHello(url, Date.now() - f.silence.since, f.silence.what, true) : f;
 }
 
 /**

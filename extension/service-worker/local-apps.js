@@ -36,8 +36,8 @@ const RESTART_MS = 5000;
 /** @type {LocalAppsState['state']} */
 let state = 'off';
 let message = '';
-/** The host's last list. @type {{providers: any[], refused: any[], ignored: any[], dirs: any[]}} */
-let scan = { providers: [], refused: [], ignored: [], dirs: [] };
+/** The host's last list. @type {{providers: any[], refused: any[], ignored: any[], dirs: any[], fixAll: string|null}} */
+let scan = { providers: [], refused: [], ignored: [], dirs: [], fixAll: null };
 /** @type {import('../shared/browser.js').NativePort|null} */
 let port = null;
 let joiner = chunkJoiner();
@@ -80,8 +80,12 @@ export async function localAppsState() {
   }));
   return {
     state, message, apps,
-    refused: scan.refused.map((d) => ({ dir: String(d.dir), why: String(d.why ?? ''), fix: String(d.fix ?? '') })),
-    ignored: scan.ignored.map((f) => ({ dir: String(f.dir), file: String(f.file), why: String(f.why ?? '') })),
+    refused: scan.refused.map((d) => ({ dir: String(d.dir), why: String(d.why ?? ''), fix: String(d.fix ?? ''), advice: String(d.advice ?? '') })),
+    ignored: scan.ignored.map((f) => ({
+      dir: String(f.dir), file: String(f.file), why: String(f.why ?? ''), fix: String(f.fix ?? ''), advice: String(f.advice ?? ''),
+      recreated: f.recreated === true, direct: typeof f.direct === 'string' ? f.direct : null, id: typeof f.id === 'string' ? f.id : null,
+    })),
+    fixAll: typeof scan.fixAll === 'string' ? scan.fixAll : null,
     dirs: scan.dirs.map((d) => String(typeof d === 'string' ? d : d.dir)),
   };
 }
@@ -111,7 +115,7 @@ export async function configureLocalApps() {
   if (!on) {
     stopHost();
     closeAll();
-    scan = { providers: [], refused: [], ignored: [], dirs: [] };
+    scan = { providers: [], refused: [], ignored: [], dirs: [], fixAll: null };
     setState('off', 'Local apps are off: turn them on in the extension’s Options (Local apps).');
     return;
   }
@@ -192,6 +196,7 @@ function onHostMessage(m) {
         refused: Array.isArray(m.refused) ? m.refused : [],
         ignored: Array.isArray(m.ignored) ? m.ignored : [],
         dirs: Array.isArray(m.dirs) ? m.dirs : [],
+        fixAll: typeof m.fixAll === 'string' ? m.fixAll : null,
       };
       setState('ready', '');
       break;

@@ -3,6 +3,7 @@
 // history's diffs with it (timeline.js); the panel renders them (views/history-view.js).
 
 import { parseVerbatim } from '../../js-glue/exact-json.js';
+import { restartText } from '../../js-glue/event-text.js';
 
 /** @typedef {import('./messages.js').NodeView} NodeView */
 /**
@@ -91,7 +92,7 @@ export function boundaryText(entry) {
   if (b.kind === 'reload') return 'page loaded again (history kept)';
   if (b.kind === 'worker') return 'the extension started again (history kept by Persist)';
   if (b.kind === 'provider') return `provider changed: ${who(b.previous)} → ${who(b.provider)}, version ${entry.version}${after}`;
-  return `provider restarted: version ${entry.version}${after}`;
+  return restartText({ version: entry.version, previousVersion: b.previousVersion ?? null });
 }
 
 /** @param {ViewDiff} d */

@@ -1,7 +1,7 @@
 // slop-inspector/node: a SLOP consumer in Node, on the extension's own wasm core and connection
 // code, for providers that have no page and for scripts.
 
-import { SlopProvider, SlopEvent, ConformanceReport } from './provider.js';
+import { SlopProvider, SlopEvent, SlopRestart, ConformanceReport } from './provider.js';
 
 export * from './provider.js';
 
@@ -70,9 +70,19 @@ export interface BridgeProvider {
 export class SlopClient extends SlopProvider {
   /** The ws:// URL this client connects to (through a desktop bridge: the bridge's). */
   readonly url: string;
+  /**
+   * What the client noticed and did not refuse, in words: a local:<id> descriptor whose provider
+   * answered under another id (a stale descriptor, another app on its socket).
+   */
+  readonly warnings: string[];
   /** Calls fn for every core event from now on, patches included; returns a function that stops it. */
   onEvent(fn: (event: SlopEvent | ({ event: 'patch'; version: number; ops: number; changed: string[];
     added: string[]; removed: string[] } & Record<string, unknown>)) => void): () => void;
+  /**
+   * Calls fn each time the provider restarts from now on (a new process whose version went back),
+   * once the mirror holds its new tree; returns a function that stops it.
+   */
+  onRestart(fn: (restart: SlopRestart) => void): () => void;
   /**
    * An LLM agent on this provider: the model sees the core's agent view (the state tail and the
    * tool list the panel's Agent tab shows) and acts through this connection's invokes. Throws a

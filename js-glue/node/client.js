@@ -12,8 +12,10 @@ import { SlopProvider, SlopTestError, SlopTestCode } from './provider.js';
 import { runAgent, replaySession, sessionText, listModels, endpointProblem } from '../agent.js';
 import { BridgeLink, bridgePage, pickProvider, DEFAULT_BRIDGE } from './bridge-client.js';
 import { openLocalTransport } from './local-transport.js';
-import { scanLocalProviders, pickLocalProvider, providerDirs } from './local-discovery.js';
+import { scanLocalProviders, pickLocalProvider, providerDirs, descriptorMismatch } from './local-discovery.js';
 import { localAddress, commandText } from '../provider-address.js';
+import { finalFailure } from '../failure-text.js';
+import { restartOf } from '../event-text.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider.js';
 /** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
@@ -37,6 +39,12 @@ const GIVE_UP = new Map([
 const NOBODY_THERE = new Map([...GIVE_UP, [Status.UNREACHABLE, SlopTestCode.UNREACHABLE]]);
 
 export class SlopClient extends SlopProvider {
+  /**
+   * What the client noticed and did not refuse, in words: a local:<id> descriptor whose provider
+   * answered under another id (a stale descriptor, another app on its socket).
+   * @type {string[]}
+   */
+  warnings = [];
   #conn;
   #timer;
   #listeners = new Set();
@@ -63,6 +71,19 @@ export class SlopClient extends SlopProvider {
   onEvent(fn) {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
+  }
+
+  /**
+   * Calls fn(restart) each time the provider restarts from now on (a new process whose version
+   * went back: restarts() says the same), after the mirror holds its new tree; returns a
+   * function that stops it.
+   * @param {(restart: import('../event-text.js').Restart) => void} fn
+   */
+  onRestart(fn) {
+    return this.onEvent((ev) => {
+      const r = restartOf(ev);
+      if (r) fn({ ...r, at: Date.now() });
+    });
   }
 
   /**
@@ -130,9 +151,12 @@ export class SlopClient extends SlopProvider {
 export async function connect(url, options = {}) {
   // {command: [...]}: a stdio provider the caller names itself; {bridge?, provider}: a bridge's.
   if (url !== null && typeof url === 'object' && !('command' in url)) return connectThroughBridge(url);
-  const { conn, client } = await open(url, options);
+  const { conn, client, descriptor } = await open(url, options);
   const { timeout = 10_000, waitForServer = false } = options;
-  return goLive(conn, client, conn.address, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
+  await goLive(conn, client, conn.address, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
+  const mismatch = descriptor ? descriptorMismatch(descriptor, conn.provider) : null;
+  if (mismatch) client.warnings.push(mismatch);
+  return client;
 }
 
 /** Resolves with client once conn is live; else closes it and rejects, with the core's report when the provider answered. */
@@ -216,7 +240,7 @@ export async function bridgeProviders({ bridge = DEFAULT_BRIDGE, timeout = 10_00
 /**
  * Judges a provider against the core's rules whether or not it goes live: connects, waits until
  * it is live or cannot be (a MUST rule broken before, a fatal error) or `timeout`, then, when
- * live, watches for `watch` ms, checks for drift and invokes one affordance if asked. The core's
+ * live, watches for `watch` ms, invokes one affordance and then checks for drift if asked. The core's
  * request timeout is `timeout`, so "no snapshot" and "no result" are judged within it.
  * Rejects with a SlopTestError only when nothing could be judged (nothing answered, the token
  * was refused).
@@ -234,11 +258,13 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
     const out = {};
     if (live) {
       await new Promise((r) => setTimeout(r, Math.max(0, watch)));
-      if (drift) out.drift = (await conn.checkDrift()).event;
+      // The invoke first: the drift check then judges the state the invoke left (its patches come
+      // before its result), which is where a provider that forgets to send one is caught.
       if (invoke) {
         const { requestId, event } = await conn.invoke(invoke.path, invoke.action, invoke.params);
         out.invoke = { path: invoke.path, action: invoke.action, requestId, event };
       }
+      if (drift) out.drift = (await conn.checkDrift()).event;
     }
     conn.tick(Date.now());
     return { report: conn.consumer.conformance(), provider: conn.provider ?? null, ...out };
@@ -252,8 +278,9 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
  * descriptor in the provider directories), or {type: 'stdio', command}. A descriptor's stdio
  * command runs only when runCommand is true or is that exact argv.
  * @param {any} address @param {{runCommand?: boolean|string[], dirs?: string[]}} o
- * @returns {Promise<{transport: {type: 'unix', path: string}|{type: 'stdio', command: string[]}|{type: 'ws', url: string}, label: string}|null>}
- *   null: not a local address
+ * @returns {Promise<{transport: {type: 'unix', path: string}|{type: 'stdio', command: string[]}|{type: 'ws', url: string}, label: string,
+ *   descriptor?: import('./local-discovery.js').LocalProvider}|null>}
+ *   null: not a local address; descriptor: the one a local:<id> address was read from
  */
 async function localTransportOf(address, { runCommand = false, dirs = providerDirs() } = {}) {
   if (address && typeof address === 'object' && 'command' in address) {
@@ -275,7 +302,9 @@ async function localTransportOf(address, { runCommand = false, dirs = providerDi
   try {
     p = pickLocalProvider(scan, address.slice(6));
   } catch (e) {
-    throw new SlopTestError(SlopTestCode.NO_PROVIDER, String(/** @type {any} */ (e).message), { refused: scan.refused });
+    // The words name an ignored descriptor under that id and its fix; ignored and fixAll are for tools.
+    throw new SlopTestError(SlopTestCode.NO_PROVIDER, String(/** @type {any} */ (e).message),
+      { refused: scan.refused, ignored: /** @type {any} */ (e).ignored ?? [], fixAll: scan.fixAll });
   }
   const t = p.transport;
   const label = `"${p.name}" (${address}, ${p.file})`;
@@ -287,12 +316,13 @@ async function localTransportOf(address, { runCommand = false, dirs = providerDi
         { command: t.command });
     }
   }
-  return { transport: t, label };
+  return { transport: t, label, descriptor: p };
 }
 
 /** The Connection and its client, not yet started. */
 async function open(url, { token = null, origin = undefined, requestTimeout = 0, surface = 'node', numbers = 'exact', runCommand = false, dirs = undefined } = {}) {
   const local = await localTransportOf(url, { runCommand, ...(dirs ? { dirs } : {}) });
+  const descriptor = local?.descriptor ?? null;
   if (local && local.transport.type === 'ws') url = local.transport.url;
   else if (local) {
     const core = withConsumerOptions(await loadCore(), { requestTimeout, numbers: numbers === 'verbatim' ? 'verbatim' : 'exact' });
@@ -301,7 +331,7 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0,
       key: localAddress(transport), transport,
       host: { core: () => core, tokenFor: async () => null, surface: /** @type {'node'|'cli'} */ (surface), openStream: (t, h) => openLocalTransport(t, h) },
     });
-    return { conn, client: new SlopClient(conn, `provider ${local.label}`) };
+    return { conn, client: new SlopClient(conn, `provider ${local.label}`), descriptor };
   }
   let parsed;
   try {
@@ -317,7 +347,7 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0,
     key: url, transport: { type: 'ws', url },
     host: { core: () => core, tokenFor: async () => token, WebSocket: origin === undefined ? WebSocket : withOrigin(origin), surface: /** @type {'node'|'cli'} */ (surface) },
   });
-  return { conn, client: new SlopClient(conn, `provider ${url}`) };
+  return { conn, client: new SlopClient(conn, `provider ${url}`), descriptor };
 }
 
 /**
@@ -376,7 +406,7 @@ function waitSettled(conn, url, timeout) {
  * @param {ConsumerSession} conn @param {string} url @param {any} code the status's code (a SlopTestCode)
  */
 function failed(conn, url, code) {
-  const f = conn.failure;
+  const f = finalFailure(conn.failure, conn.address, !conn.provider);
   return f
     ? new SlopTestError(/** @type {any} */ (f.code), `provider ${url}: ${f.message}`, { status: conn.status })
     : new SlopTestError(code, `provider ${url}: ${conn.status}: ${conn.message}`, { status: conn.status });

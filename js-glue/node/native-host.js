@@ -74,7 +74,7 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
   const closed = (channel, info) => send({ type: FromHost.CLOSED, channel, info });
 
   const list = (scan) => {
-    const msg = { type: FromHost.LOCAL_PROVIDERS, providers: scan.providers, refused: scan.refused, ignored: scan.ignored, dirs: scan.dirs ?? [] };
+    const msg = { type: FromHost.LOCAL_PROVIDERS, providers: scan.providers, refused: scan.refused, ignored: scan.ignored, dirs: scan.dirs ?? [], fixAll: scan.fixAll ?? null };
     const text = JSON.stringify(msg);
     if (text === lastList) return;
     lastList = text;

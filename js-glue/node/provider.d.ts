@@ -210,6 +210,19 @@ export function stableText(tree: SlopNode | null, options?: StableTextOptions): 
 /** Deep partial match: every key of `want` is in `have` with an equal value (arrays exactly). */
 export function matchesPartial(have: unknown, want: unknown): boolean;
 
+/** A provider's restart: a new process answered, its version below the mirror's. */
+export interface SlopRestart {
+  event: 'restarted';
+  /** The subscription re-based on the new process's tree. */
+  sub: string;
+  /** The new process's version. */
+  version: number;
+  /** The mirror's version before (null when not known). */
+  previousVersion: number | null;
+  /** When it was seen (ms since the epoch). */
+  at?: number;
+}
+
 export class SlopProvider {
   /**
    * Made by slop.provider() and connect(), not by user code: `call(method, ...args)` runs the
@@ -224,8 +237,12 @@ export class SlopProvider {
   tree(path?: string, depth?: number, options?: { sub?: string }): Promise<SlopNode | null>;
   /** The node view at path, or null if there is no such node. */
   node(path: string, options?: { sub?: string }): Promise<SlopNodeView | null>;
-  /** The core's canonical tree text: one line per node, as the panel's "copy as text". */
+  /**
+   * The core's canonical tree text, one line per node, as the panel's "copy as text"; with path or depth, of the node at path and depth levels below
+   * it (-1: all), a cut node saying how many children it has; null when there is no node at path.
+   */
   text(options?: { sub?: string }): Promise<string>;
+  text(options: { sub?: string; path?: string; depth?: number }): Promise<string | null>;
   /** stableText() of the subtree at path: for toMatchSnapshot. */
   snapshot(path?: string, options?: StableTextOptions & { sub?: string }): Promise<string>;
   /** The affordances as LLM tools (the agent view); maxTools: the most salient that many (meta.salience, then tree order). */
@@ -233,6 +250,17 @@ export class SlopProvider {
     resolve: Record<string, { path: string; action: string }>; total: number }>;
   /** Core events other than patches (protocol errors, resyncs, results...), oldest first; bounded. */
   events(options?: { since?: number }): Promise<SlopEvent[]>;
+  /**
+   * The provider's restarts seen since `since` (a new process whose version went back), oldest
+   * first: what the CLI's watch says as "provider restarted: version 3 after 380".
+   */
+  restarts(options?: { since?: number }): Promise<SlopRestart[]>;
+  /**
+   * Resolves with the first restart after `since` (default: now; take Date.now() before you
+   * restart the provider) once the mirror holds the new tree; rejects with a SlopTestError
+   * "timeout" (default 10000 ms).
+   */
+  waitForRestart(options?: { since?: number; timeout?: number; interval?: number }): Promise<SlopRestart>;
   /** The frame log, oldest first; bounded. */
   frames(): Promise<SlopFrame[]>;
   /**

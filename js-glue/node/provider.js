@@ -7,6 +7,7 @@
 
 import { stringifyExact, isExactNumber } from '../exact-json.js';
 import { CoreEventName } from '../core-contract.js';
+import { restartOf } from '../event-text.js';
 
 export { stringifyExact, isExactNumber };
 
@@ -148,8 +149,14 @@ export class SlopProvider {
   tree(path = '/', depth = -1, { sub } = {}) { return this.#call('tree', path, depth, sub); }
   /** The node view at path (no children; child_ids and path added), or null. @param {string} path @param {SubOption} [o] */
   node(path, { sub } = {}) { return this.#call('node', path, sub); }
-  /** The core's canonical tree text. @param {SubOption} [o] */
-  text({ sub } = {}) { return this.#call('text', sub); }
+  /**
+   * The core's canonical tree text: the whole mirror, or the node at path and depth levels below
+   * it (-1: all; a node the depth cuts says how many children it has; null when there is no node).
+   * @param {SubOption & {path?: string, depth?: number}} [o]
+   */
+  text({ sub, path, depth } = {}) {
+    return path === undefined && depth === undefined ? this.#call('text', sub) : this.#call('subtreeText', path ?? '/', depth ?? -1, sub);
+  }
   /**
    * stableText() of the tree at path: for toMatchSnapshot.
    * @param {string} [path] @param {Parameters<typeof stableText>[1] & SubOption} [options]
@@ -159,6 +166,32 @@ export class SlopProvider {
   tools({ sub, maxTools } = {}) { return this.#call('tools', sub, maxTools); }
   /** @param {{since?: number}} [o] */
   events({ since = 0 } = {}) { return this.#call('events', since); }
+  /**
+   * The provider's restarts seen since `since` (ms; a new process whose version went back, the
+   * core's snapshot with restarted: true), oldest first: {event: 'restarted', sub, version,
+   * previousVersion, at}. The same reading as the CLI's watch and the panel's History.
+   * @param {{since?: number}} [o]
+   * @returns {Promise<import('../event-text.js').Restart[]>}
+   */
+  async restarts({ since = 0 } = {}) {
+    return /** @type {import('../event-text.js').Restart[]} */ ((await this.events({ since })).map(restartOf).filter(Boolean));
+  }
+  /**
+   * Waits until the provider has restarted after `since` (take it before you restart the
+   * provider: Date.now()); resolves with that restart, once the mirror holds the new tree.
+   * @param {{since?: number, timeout?: number, interval?: number}} [o]
+   */
+  async waitForRestart({ since = Date.now(), timeout = 10_000, interval = 50 } = {}) {
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const [first] = await this.restarts({ since });
+      if (first) return first;
+      if (Date.now() >= deadline) break;
+      await sleep(interval);
+    }
+    const info = await this.info();
+    throw new SlopTestError(SlopTestCode.TIMEOUT, `${this.#label}: no restart in ${timeout} ms (status: ${info.status}${info.message ? `: ${info.message}` : ''})`);
+  }
   frames() { return this.#call('frames'); }
   /** @param {object} [options] {path, depth, max_nodes, filter} */
   subscribe(options = {}) { return this.#call('subscribe', options); }

@@ -91,6 +91,14 @@ describe('local apps through the native host (Chromium)', () => {
     const refused = await panel.textContent('#local-strip [data-role="local-refused"]');
     assert.ok(refused.includes(open), refused);
     assert.match(refused, /0755[\s\S]*chmod 700/);
+    // The SDK-made descriptor inside it: named with its fix, that the app writes it again, and the
+    // address that needs none; one line fixes both, with a Copy button.
+    const ignored = panel.locator('#local-strip [data-role="local-ignored"] li[data-file="other.json"]');
+    assert.match(await ignored.textContent(), new RegExp(`its mode is 0644[\\s\\S]*Fix: chmod 600 ${open}/other\\.json`));
+    assert.match(await ignored.locator('[data-role="local-recreated"]').textContent(),
+      /write it again as 0644 each time the app starts[\s\S]*Without a descriptor: npx slop-inspector tree unix:\/nonexistent\.sock/);
+    assert.equal(await panel.textContent('#local-strip [data-role="local-fix-all"] code'), `chmod 700 ${open} && chmod 600 ${open}/other.json`);
+    assert.ok(await panel.locator('#local-strip [data-action="copy-fix-all"]').isVisible());
     const stdioApp = panel.locator('#local-strip .local-app[data-id="todo-stdio"]');
     assert.match(await stdioApp.textContent(), /runs .*local-server\.mjs stdio/);
     for (const [w, hgt] of [[320, 640], [480, 700], [700, 600], [1280, 800]]) {

@@ -12,6 +12,8 @@ import assert from 'node:assert/strict';
 import { createMailEngine } from '../fixtures/demo-trees.mjs';
 import { startScriptedProvider, frames } from '../fixtures/provider/scripted.mjs';
 import { POLICY } from '../../js-glue/reconnect-policy.js';
+import { restartText } from '../../js-glue/event-text.js';
+import { Slop } from '../../js-glue/node/playwright.js';
 import { launch, startProvider, setTokenInExtension, wsOrigin, waitForProvider, waitForSw, swEval, openExtensionPage, until, sleep } from './helpers.mjs';
 
 const PAGE = { '/app.html': '<!doctype html><meta charset="utf-8"><meta name="slop" content="{{WS_URL}}"><title>dev app</title>' };
@@ -135,6 +137,26 @@ describe('a dev server restarted again and again', () => {
     // Never live with a tree that is not the current process's (the old one after its close, or a
     // mix of both).
     assert.deepEqual(final.wrong, [], 'live with a tree other than the provider\'s');
+    await page.close();
+  });
+
+  test('the Playwright library says a restart as the Node client and the CLI do: waitForRestart() and restarts()', { timeout: 60_000 }, async () => {
+    let srv = await startProvider({ engine: createMailEngine({ live: false, messages: 3, initialVersion: 300 }), pages: PAGE });
+    closers.push(() => srv.close());
+    const port = portOf(srv);
+    await setTokenInExtension(browser.ctx, wsOrigin(srv), srv.token);
+    const page = await browser.ctx.newPage();
+    await page.goto(srv.url('/app.html'));
+    const app = await new Slop(browser.ctx).provider(page);
+    const since = Date.now();
+    const waiting = app.waitForRestart({ since, timeout: 20_000 });
+    await srv.close();
+    srv = await startProvider({ engine: createMailEngine({ live: false, messages: 4 }), pages: PAGE, port, token: srv.token });
+    const r = await waiting;
+    assert.deepEqual({ event: r.event, version: r.version, previousVersion: r.previousVersion }, { event: 'restarted', version: 1, previousVersion: 300 });
+    assert.equal(restartText(r), 'provider restarted: version 1 after 300');
+    assert.deepEqual((await app.restarts({ since })).map((x) => x.version), [1]);
+    assert.equal((await app.tree('/inbox', 0)).meta.total_children, 4, 'the new process\'s tree');
     await page.close();
   });
 

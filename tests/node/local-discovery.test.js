@@ -69,7 +69,7 @@ test('a directory open to group or others is refused whole, said once with the f
     assert.equal(scan.refused[0].code, 'dir_mode');
     assert.match(scan.refused[0].why, new RegExp(`its mode is 0${mode.toString(8)}; the spec requires 0700`));
     assert.equal(scan.refused[0].fix, `chmod 700 ${dir}`);
-    assert.deepEqual(scan.ignored, [], 'nothing inside a refused directory is listed');
+    assert.deepEqual(scan.ignored, [], 'a conforming descriptor inside a refused directory is neither read nor said');
   }
   const ok = goodDir(tempRoot());
   fs.chmodSync(ok, 0o500); // stricter than 0700 is fine
@@ -270,7 +270,10 @@ test('slop-inspector list: a table, the refused directory with its fix, the igno
   const json = JSON.parse(execFileSync(process.execPath, [CLI, 'list', '--json'], { env, encoding: 'utf8' }));
   assert.deepEqual(json.providers.map((p) => p.id).sort(), ['good', 'tool']);
   assert.deepEqual(json.refused.map((d) => [d.dir, d.code]), [[sdk, 'dir_mode']]);
-  assert.deepEqual(json.ignored.map((i) => [i.file, i.code]), [['loose.json', 'file_mode']]);
+  // The refused directory's descriptor is said too (not read as a provider), so one line fixes both.
+  assert.deepEqual(json.ignored.map((i) => [i.file, i.code, !!i.inRefusedDir]), [['loose.json', 'file_mode', false], ['sdk.json', 'file_mode', true]]);
+  assert.equal(json.fixAll, `chmod 700 ${sdk} && chmod 600 ${dir}/loose.json ${sdk}/sdk.json`);
+  assert.match(text, new RegExp(`\\nfix all: chmod 700 ${sdk} && chmod 600 ${dir}/loose.json ${sdk}/sdk.json\\n`));
 });
 
 test('slop-inspector list --watch --json prints a line per change', async () => {

@@ -270,9 +270,14 @@ test('the CLI on local providers: tree, invoke and check on unix:, a command aft
     assert.equal(JSON.parse(viaDashes.stdout).id, 'todo-app');
     const notRun = await cli(['tree', 'local:tool'], env);
     assert.equal(notRun.code, 1);
-    assert.match(notRun.stderr, /runs the command:\n  .*\nslop-inspector: not run: confirm it with --yes/);
+    assert.match(notRun.stderr, /runs the command:\n  .*\nslop-inspector: not run: confirm it with --run-command/);
     assert.equal(fs.existsSync(marker), false, 'the command did not run');
-    const run = await cli(['tree', 'local:tool', '--yes'], env);
+    // --yes confirms a dangerous invoke: it never runs a program.
+    const yes = await cli(['tree', 'local:tool', '--yes'], env);
+    assert.equal(yes.code, 1);
+    assert.match(yes.stderr, /confirm it with --run-command .*; --yes confirms a dangerous invoke, not a command/);
+    assert.equal(fs.existsSync(marker), false, '--yes did not run the command');
+    const run = await cli(['tree', 'local:tool', '--run-command'], env);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /\[item\] t1: Buy milk/);
     assert.equal(fs.existsSync(marker), true);

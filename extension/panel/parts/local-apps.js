@@ -3,7 +3,8 @@
 // page's providers. Each with its name, id, transport (the socket's path, or the command's argv),
 // whether its process runs, and Inspect, which connects to it and shows it like any provider. An
 // app that runs a command shows the exact argv first and runs only once the user approved that
-// command. Directories the host refused are said with the fix; without the host, how to install it.
+// command. Directories the host refused and descriptors it ignored are said with the command that
+// fixes each, and one that fixes them all; without the host, how to install it.
 
 import { Request } from '../../shared/messages.js';
 import { h, setChildren } from '../../shared/dom.js';
@@ -126,12 +127,26 @@ export class LocalAppsStrip {
     setChildren(this.body,
       apps.length ? h('ul', { class: 'local-list' }, apps)
         : h('p', { class: 'muted small', 'data-role': 'local-none', text: `No local app is announced now (in ${st.dirs.join(' and ') || 'the providers directories'}).` }),
+      st.fixAll && st.refused.length + st.ignored.length > 1 ? h('p', { class: 'small local-fix-all', 'data-role': 'local-fix-all' },
+        h('span', { class: 'muted', text: 'Fix all in a terminal:' }), ' ', h('code', { class: 'local-fix', text: st.fixAll }), ' ',
+        h('button', { type: 'button', class: 'small', 'data-action': 'copy-fix-all', onclick: () => this.o.copy(st.fixAll ?? '', 'The fix') }, 'Copy')) : null,
       st.refused.length ? h('div', { class: 'local-refused', 'data-role': 'local-refused' },
         st.refused.map((d) => h('p', { class: 'small' },
           h('span', { class: 'error-text', text: `${d.dir} was not read: ` }), h('span', { text: d.why }),
-          d.fix ? [' ', h('span', { class: 'muted', text: 'Fix:' }), ' ', h('code', { class: 'local-fix', text: d.fix })] : null))) : null,
-      st.ignored.length ? h('details', { class: 'local-ignored small' }, h('summary', { text: `${st.ignored.length} file${st.ignored.length === 1 ? '' : 's'} not read` }),
-        h('ul', {}, st.ignored.map((f) => h('li', {}, h('code', { text: f.file }), ` in ${f.dir}: ${f.why}`)))) : null);
+          this.#fix(d)))) : null,
+      st.ignored.length ? h('details', { class: 'local-ignored small', 'data-role': 'local-ignored', open: st.ignored.length <= 5 },
+        h('summary', { text: `${st.ignored.length} file${st.ignored.length === 1 ? '' : 's'} not read` }),
+        h('ul', {}, st.ignored.map((f) => h('li', { 'data-file': f.file },
+          h('code', { text: f.file }), ` in ${f.dir}: ${f.why}`, this.#fix(f),
+          f.recreated ? h('div', { class: 'muted', 'data-role': 'local-recreated' },
+            'SLOP SDKs write it again as 0644 each time the app starts, so this fix lasts until then.',
+            f.direct ? [' Without a descriptor: ', h('code', { text: `npx slop-inspector tree ${f.direct}` })] : null) : null)))) : null);
+  }
+
+  /** A refusal's fix: its command (copyable), else its advice. @param {{fix?: string, advice?: string}} x */
+  #fix(x) {
+    if (x.fix) return [' ', h('span', { class: 'muted', text: 'Fix:' }), ' ', h('code', { class: 'local-fix', text: x.fix })];
+    return x.advice ? [' ', h('span', { class: 'muted', text: x.advice })] : null;
   }
 
   /** @param {import('../../shared/messages.js').LocalAppsState} st */

@@ -12,7 +12,7 @@ import { VirtualList } from './virtual-list.js';
 import { Press } from './press.js';
 import { clockTime } from '../../shared/time-text.js';
 import { parseVerbatim, stringifyExact } from '../../../js-glue/exact-json.js';
-import { CoreEventName } from '../../../js-glue/core-contract.js';
+import { eventText } from '../../../js-glue/event-text.js';
 
 const LOG_ROW = 20;
 
@@ -20,29 +20,6 @@ const LOG_ROW = 20;
 export const size = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`);
 const utf8 = new TextEncoder();
 
-/** A core event in one line, for the Events tab. @param {import('../../../js-glue/core-contract.js').CoreEvent} ev @returns {string} */
-export function eventText(ev) {
-  switch (ev.event) {
-    case CoreEventName.RESULT: return `${ev.action ?? ''} on ${ev.path ?? ''}: ${ev.status}${ev.error ? ` (${ev.error.code}: ${ev.error.message})` : ''}${ev.task_id ? ` task ${ev.task_id}` : ''}`;
-    case CoreEventName.TASK: return `task ${ev.task_id}: ${ev.status ?? ''}${typeof ev.progress === 'number' ? ` ${Math.round(ev.progress * 100)}%` : ''} ${ev.message ?? ''}`;
-    case CoreEventName.ERROR: return `${ev.code}: ${ev.message}`;
-    case CoreEventName.PROTOCOL_ERROR: return `${ev.fatal ? 'FATAL ' : ''}${ev.code}: ${ev.message}`;
-    case CoreEventName.RESYNC: return `${ev.reason}: ${ev.message ?? ''}`;
-    case CoreEventName.TIMEOUT: return `${ev.request} ${ev.id} got no answer`;
-    case CoreEventName.CLOSED: return `${ev.request} ${ev.id} ended by disconnect`;
-    case CoreEventName.HELLO: return `${ev.provider?.name ?? ''} (${ev.provider?.id ?? ''})`;
-    case CoreEventName.PROVIDER_EVENT: return `${ev.name}`;
-    case CoreEventName.QUERY: return `query ${ev.id} answered (v${ev.version})`;
-    case CoreEventName.SNAPSHOT: return ev.restarted
-      ? `provider restarted: version ${ev.version}${Number.isFinite(ev.previous_version) ? ` after ${ev.previous_version}` : ''}; the history marks the boundary`
-      : `v${ev.version}, ${ev.nodes ?? '?'} nodes`;
-    case CoreEventName.PROVIDER_CHANGED: {
-      const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : 'an unknown provider');
-      return `a different provider answers at this address: ${who(ev.provider)}, was ${who(ev.previous)}; the old mirror was dropped`;
-    }
-    default: return '';
-  }
-}
 
 /**
  * The parsed frame, or undefined when it is not JSON (or was cut). Kept beside the frame, not in
