@@ -1,7 +1,7 @@
 // shortcuts.js: every keyboard shortcut of the panel, in one list. The "?" overlay
-// (parts/shortcuts-overlay.js) shows it and the README's table is checked against it
+// (parts/shortcuts-overlay.js) shows it and the guide's table (docs/guide/panel.md) is checked against it
 // (tests/node/shortcuts.test.js), so a key added in code but not here, or here but not in the
-// README, fails a test. The handlers live beside what they drive; this file only says what exists.
+// guide (docs/guide/panel.md), fails a test. The handlers live beside what they drive; this file only says what exists.
 //
 // Safety rule for every entry: no key, nor any sequence of them, on a tree row invokes an action.
 // Enter opens a node's detail without focusing any of its buttons; an invoke needs the user to
@@ -11,7 +11,7 @@
 
 /** @typedef {{keys: string[], what: string}} Shortcut */
 
-/** Groups in the order the overlay and the README show them. @type {{title: string, where: string, items: Shortcut[]}[]} */
+/** Groups in the order the overlay and the guide show them. @type {{title: string, where: string, items: Shortcut[]}[]} */
 export const SHORTCUT_GROUPS = [
   {
     title: 'Anywhere in the panel',

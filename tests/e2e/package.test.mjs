@@ -273,6 +273,11 @@ describe("the npm package in a user's project", () => {
       'package/bin/slop-inspector.js', 'package/README.md', 'package/LICENSE']) {
       assert.ok(list.includes(f), `${f} is in the tarball`);
     }
+    // The README is a front page: the guide pages it links (docs/guide/, docs/*.md) ship with it.
+    const readme = await fs.readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const linked = [...readme.matchAll(/\]\((docs\/[^)#\s]+\.md)/g)].map((m) => `package/${m[1]}`);
+    assert.ok(linked.some((f) => f.startsWith('package/docs/guide/')), 'the README links the guide');
+    for (const f of linked) assert.ok(list.includes(f), `${f} (linked from the README) is in the tarball`);
     for (const f of list) assert.doesNotMatch(f, /^package\/(tests|wasm|build|node_modules|\.ci)\//, f);
   });
 });

@@ -1,7 +1,9 @@
 // The layout listing (docs/architecture.md, between <!-- layout:start --> and <!-- layout:end -->)
 // stays true: every file or folder it names exists, and every source file is named, so a file added,
 // moved or removed without its line fails here. The README links the listing, and no relative link
-// in the README or docs/ points at a file that is not there.
+// in the README or docs/ (docs/guide/ included) points at a file that is not there, or at a heading
+// that file does not have. The README is a front page: at most 300 lines, linking every page of the
+// user's guide (docs/guide/).
 //
 // The listing's form: a heading line (`### ...`) whose first backticked name ending in "/" is the
 // folder its items are under (none: the top level); items `- \`name\`, \`name\`: what they are`,
@@ -121,18 +123,73 @@ test('the check catches a file named but gone, a source file not named, and a ma
   }
 });
 
+/** The Markdown files a reader follows: the README and everything under docs/, repo-relative. */
+function markdownFiles() {
+  const out = ['README.md'];
+  const walk = (rel) => {
+    for (const e of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
+      const p = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.md')) out.push(p);
+    }
+  };
+  walk('docs');
+  return out.sort();
+}
+
+/** The anchors GitHub gives a Markdown file's headings ("## The two commands" → "the-two-commands"). */
+export function headingAnchors(text) {
+  const anchors = new Set();
+  const seen = new Map();
+  let fence = false;
+  for (const line of text.split('\n')) {
+    if (/^```/.test(line)) fence = !fence;
+    const m = !fence && line.match(/^#{1,6} (.*)$/);
+    if (!m) continue;
+    const base = m[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    anchors.add(n ? `${base}-${n}` : base);
+  }
+  return anchors;
+}
+
 test('the README links the layout, and no relative link in the README or docs/ is broken', () => {
   const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   assert.ok(readme.includes(`](${LAYOUT_DOC}`), `README.md links ${LAYOUT_DOC}`);
-  const docs = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
   const broken = [];
-  for (const f of docs) {
+  for (const f of markdownFiles()) {
     const text = fs.readFileSync(path.join(ROOT, f), 'utf8');
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue; // a URL, or a heading here
-      const file = target.split('#')[0];
-      if (!fs.existsSync(path.join(ROOT, path.dirname(f), file))) broken.push(`${f}: ${target}`);
+      if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // a URL
+      const [file, anchor] = target.split('#');
+      const to = file ? path.join(ROOT, path.dirname(f), file) : path.join(ROOT, f);
+      if (!fs.existsSync(to)) broken.push(`${f}: ${target}`);
+      else if (anchor !== undefined && to.endsWith('.md') && !headingAnchors(fs.readFileSync(to, 'utf8')).has(anchor)) {
+        broken.push(`${f}: ${target} (no such heading)`);
+      }
     }
   }
   assert.deepEqual(broken, []);
+});
+
+test('the README is a front page: at most 300 lines, and it links every page of the guide', () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const lines = readme.split('\n').length - (readme.endsWith('\n') ? 1 : 0);
+  assert.ok(lines <= 300, `README.md has ${lines} lines; at most 300: move the detail to a page of docs/guide/ and link it`);
+  const pages = fs.readdirSync(path.join(ROOT, 'docs/guide')).filter((f) => f.endsWith('.md')).map((f) => `docs/guide/${f}`);
+  assert.ok(pages.length > 0, 'docs/guide/ has the guide\'s pages');
+  const unlinked = pages.filter((p) => !readme.includes(`](${p})`) && !readme.includes(`](${p}#`));
+  assert.deepEqual(unlinked, [], 'pages of docs/guide/ that the README\'s "Where to read on" does not link');
+  for (const p of pages) {
+    const head = fs.readFileSync(path.join(ROOT, p), 'utf8').split('\n').slice(0, 8).join('\n');
+    assert.match(head, /^# .+\n\n[^#\n]/, `${p} starts with its title, then a line saying what the page is`);
+    assert.ok(head.includes('](../../README.md)'), `${p} links back to the README near its top`);
+  }
+});
+
+test('heading anchors are the ones GitHub makes', () => {
+  const a = headingAnchors('# The panel\n## When it does not connect: what each message means\n```\n# not a heading\n```\n## Can a model use your app? (an LLM agent through SLOP)\n## Keys\n## Keys\n');
+  assert.deepEqual([...a], ['the-panel', 'when-it-does-not-connect-what-each-message-means',
+    'can-a-model-use-your-app-an-llm-agent-through-slop', 'keys', 'keys-1']);
 });

@@ -1,5 +1,6 @@
 // The panel's keys are written down once (extension/panel/shortcuts.js): the "?" overlay shows
-// that list and the README's key table must be exactly it, so neither can drift from the other.
+// that list and the key table of the user's guide (docs/guide/panel.md, "Keys") must be exactly it,
+// so neither can drift from the other.
 // The bar's letter keys and modifier keys in parts/panel-keys.js, and the keys its buttons announce
 // (aria-keyshortcuts), must be in the list too.
 
@@ -13,7 +14,7 @@ import { SHORTCUT_GROUPS, allShortcuts } from '../../extension/panel/shortcuts.j
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (rel) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 
-/** The README's table, as made from the list. */
+/** The guide's key table, as made from the list. */
 export function keysTable() {
   const cell = (s) => s.replace(/\|/g, '\\|');
   const lines = ['| Where | Keys | What they do |', '|---|---|---|'];
@@ -23,17 +24,18 @@ export function keysTable() {
   return lines.join('\n');
 }
 
-// UPDATE_README=1 node --test tests/node/shortcuts.test.js writes the table into the README.
-test('the README\'s key table is the list in shortcuts.js', () => {
+// UPDATE_KEYS=1 node --test tests/node/shortcuts.test.js writes the table into the guide's page.
+const KEYS_DOC = 'docs/guide/panel.md';
+test('the guide\'s key table is the list in shortcuts.js', () => {
   const TABLE = /(<!-- keys:start[^>]*-->\n)([\s\S]*?)(\n<!-- keys:end -->)/;
-  let readme = read('README.md');
-  if (process.env.UPDATE_README === '1') {
-    readme = readme.replace(TABLE, (_, a, _t, b) => a + keysTable() + b);
-    fs.writeFileSync(path.join(ROOT, 'README.md'), readme);
+  let doc = read(KEYS_DOC);
+  if (process.env.UPDATE_KEYS === '1') {
+    doc = doc.replace(TABLE, (_, a, _t, b) => a + keysTable() + b);
+    fs.writeFileSync(path.join(ROOT, KEYS_DOC), doc);
   }
-  const m = readme.match(TABLE);
-  assert.ok(m, 'README.md has a table between <!-- keys:start --> and <!-- keys:end -->');
-  assert.equal(m[2], keysTable(), `README.md's key table differs from extension/panel/shortcuts.js; it should read:\n${keysTable()}`);
+  const m = doc.match(TABLE);
+  assert.ok(m, `${KEYS_DOC} has a table between <!-- keys:start --> and <!-- keys:end -->`);
+  assert.equal(m[2], keysTable(), `${KEYS_DOC}'s key table differs from extension/panel/shortcuts.js; it should read:\n${keysTable()}`);
 });
 
 test('every key the panel binds in parts/panel-keys.js and announces in panel.html is listed', () => {

@@ -66,7 +66,7 @@ export class Toolbar {
   }
 
   /**
-   * One row, always (the README's promise, 320 px to 4K): while the shown name does not fit beside
+   * One row, always (the guide's promise, docs/guide/panel.md: 320 px to 4K): while the shown name does not fit beside
    * the buttons, the .tb-fold ones go into the More menu; a name longer than that room is cut
    * (whole in its tooltip).
    */
