@@ -274,8 +274,11 @@ test('the CLI on local providers: tree, invoke and check on unix:, a command aft
     assert.equal(fs.existsSync(marker), false, 'the command did not run');
     // --yes confirms a dangerous invoke: it never runs a program.
     const yes = await cli(['tree', 'local:tool', '--yes'], env);
-    assert.equal(yes.code, 1);
-    assert.match(yes.stderr, /confirm it with --run-command .*; --yes confirms a dangerous invoke, not a command/);
+    assert.equal(yes.code, 2);
+    assert.match(yes.stderr, /--yes goes with invoke: it confirms a dangerous invoke \(a descriptor's command runs with --run-command\)/);
+    const invokeYes = await cli(['invoke', 'local:tool', '/todos/t1', 'toggle', '--yes'], env);
+    assert.equal(invokeYes.code, 1);
+    assert.match(invokeYes.stderr, /confirm it with --run-command .*; --yes confirms a dangerous invoke, not a command/);
     assert.equal(fs.existsSync(marker), false, '--yes did not run the command');
     const run = await cli(['tree', 'local:tool', '--run-command'], env);
     assert.equal(run.code, 0, run.stderr);
