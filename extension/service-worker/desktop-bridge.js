@@ -52,6 +52,7 @@ import { WsTransport, backoffDelay } from '../../js-glue/ws-transport.js';
 import { BrowserPairing, pairingMessage, PAIR_TIMEOUT_MS } from '../../js-glue/bridge-pairing.js';
 import { classifyBridgeSecret, nextDial } from '../../js-glue/bridge-dial.js';
 import { stringifyExact } from '../../js-glue/exact-json.js';
+import { BridgeType, BridgeErrorCode, relayEnvelope } from '../../js-glue/bridge-envelope.js';
 import { BridgeApprovals, needsApproval, trustKeyOf, pageOriginOf, agentOf } from './bridge-approvals.js';
 
 export { APPROVAL_TIMEOUT_MS, agentOf } from './bridge-approvals.js';
@@ -300,7 +301,7 @@ export class DesktopBridge {
     // Their server forgets a provider only when told (or when no client is left): every agent
     // still connected would list the tabs as there, and its invokes would hang.
     if (this.state === 'connected') for (const [providerKey, s] of this.shared) {
-      try { w?.send(JSON.stringify({ type: 'provider-unavailable', tabId: s.announcement.tabId, providerKey })); } catch { /* closing */ }
+      try { w?.send(JSON.stringify({ type: BridgeType.PROVIDER_UNAVAILABLE, tabId: s.announcement.tabId, providerKey })); } catch { /* closing */ }
     }
     this.mode = null;
     this.#dropAll();
@@ -377,14 +378,14 @@ export class DesktopBridge {
       if (now.get(key) === s.conn) continue;
       this.#closeRelay(key);
       this.shared.delete(key);
-      this.#send({ type: 'provider-unavailable', tabId: s.announcement.tabId, providerKey: key });
+      this.#send({ type: BridgeType.PROVIDER_UNAVAILABLE, tabId: s.announcement.tabId, providerKey: key });
       changed = true;
     }
     for (const [key, conn] of now) {
       if (this.shared.has(key)) continue;
       const provider = { id: conn.provider.id, name: conn.provider.name, transport: conn.isPostMessage ? 'postmessage' : 'ws' };
       if (!conn.isPostMessage) provider.url = conn.transport.url;
-      const announcement = { type: 'provider-available', tabId: conn.tabId, providerKey: key, provider };
+      const announcement = { type: BridgeType.PROVIDER_AVAILABLE, tabId: conn.tabId, providerKey: key, provider };
       this.shared.set(key, { conn, announcement });
       this.#send(announcement);
       changed = true;
@@ -409,12 +410,12 @@ export class DesktopBridge {
       return;
     }
     if (this.state !== 'connected') return this.#ignore(null);
-    if (msg && typeof msg === 'object' && msg.type === 'bridge-error') return this.#bridgeError(msg.error);
+    if (msg && typeof msg === 'object' && msg.type === BridgeType.ERROR) return this.#bridgeError(msg.error);
     const key = msg && typeof msg === 'object' && typeof msg.providerKey === 'string' ? msg.providerKey : null;
     if (key === null) return this.#ignore(pairingMessage(msg) ? null : 'a bridge message that is not a JSON object with a string providerKey');
     switch (msg.type) {
-      case 'relay-open': return this.#openRelay(key);
-      case 'relay-close': {
+      case BridgeType.RELAY_OPEN: return this.#openRelay(key);
+      case BridgeType.RELAY_CLOSE: {
         const r = this.relays.get(key);
         if (!r) return this.#ignore(null);
         // Consumers a broadcasting bridge cannot tell apart each opened it: the last one out closes it.
@@ -422,7 +423,7 @@ export class DesktopBridge {
         this.#closeRelay(key);
         return this.#publish();
       }
-      case 'slop-relay':
+      case BridgeType.RELAY:
         if (msg.message !== null && typeof msg.message === 'object') return this.#fromDesktop(key, msg.message, agentOf(msg.agent));
         return this.#ignore('a slop-relay without a message');
       // Our own announcements coming back (their server sends every message to everyone), or
@@ -440,7 +441,7 @@ export class DesktopBridge {
    */
   #bridgeError(err) {
     const code = typeof err?.code === 'string' && /^[a-z_]{1,40}$/.test(err.code) ? err.code : 'unnamed';
-    if (code === 'not_paired') {
+    if (code === BridgeErrorCode.NOT_PAIRED) {
       this.shared.clear(); // refused, so nothing to withdraw
       this.#stop();
       const saved = this.#secret?.kind === 'app-token' ? ' (what is saved is the SLOP desktop app’s token, not this bridge’s code)' : '';
@@ -470,7 +471,7 @@ export class DesktopBridge {
     if (text.length <= ENVELOPE_READ_MAX && this.state === 'connected' && !this.pairing) {
       try { msg = JSON.parse(text); } catch { msg = null; }
     }
-    const m = msg?.type === 'slop-relay' && typeof msg.providerKey === 'string' && msg.message && typeof msg.message === 'object' ? msg.message : null;
+    const m = msg?.type === BridgeType.RELAY && typeof msg.providerKey === 'string' && msg.message && typeof msg.message === 'object' ? msg.message : null;
     const kb = Math.round(text.length / 1024);
     if (!m || !this.shared.get(msg.providerKey)?.conn.isPostMessage || typeof m.type !== 'string') {
       return this.#ignore(`a bridge message of ${kb} KiB (over the 1 MiB limit)`);
@@ -493,8 +494,7 @@ export class DesktopBridge {
 
   /** A SLOP message to the desktop, as the provider wrote it (its text is spliced in, never re-printed). */
   #toDesktop(providerKey, messageText) {
-    if (this.state !== 'connected' || !this.wire?.isOpen) return;
-    this.wire.send(`{"type":"slop-relay","providerKey":${JSON.stringify(providerKey)},"message":${messageText}}`);
+    if (this.state === 'connected' && this.wire?.isOpen) this.wire.send(relayEnvelope(providerKey, messageText));
   }
 
   #newRelay(conn) {

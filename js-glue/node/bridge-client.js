@@ -6,7 +6,7 @@
 // Node-only (js-glue/node/ stays out of the extension build).
 
 import { WebSocket } from 'ws';
-import { relayEnvelope, relayedMessageText } from './bridge-envelope.js';
+import { relayEnvelope, relayedMessageText, BridgeType } from '../bridge-envelope.js';
 import { SlopTestError, SlopTestCode } from './provider.js';
 
 export const DEFAULT_BRIDGE = 'ws://127.0.0.1:9339/slop-bridge';
@@ -115,18 +115,18 @@ export class BridgeLink {
     if (!isObject(msg) || typeof msg.providerKey !== 'string') return; // bridge-error and the like: nothing to route
     const key = msg.providerKey;
     switch (msg.type) {
-      case 'provider-available':
+      case BridgeType.PROVIDER_AVAILABLE:
         this.providers.set(key, { providerKey: key, tabId: msg.tabId, provider: isObject(msg.provider) ? /** @type {any} */ (msg.provider) : { id: key, name: key, transport: 'postmessage' } });
         this.#onAnnounce?.();
         break;
-      case 'provider-unavailable': {
+      case BridgeType.PROVIDER_UNAVAILABLE: {
         this.providers.delete(key);
         const r = this.#relays.get(key);
         this.#relays.delete(key);
         r?.onGone(`the provider ${key} went away (provider-unavailable from the bridge)`);
         break;
       }
-      case 'slop-relay':
+      case BridgeType.RELAY:
         if (isObject(msg.message)) this.#relays.get(key)?.onMessage(relayedMessageText(text, /** @type {any} */ (msg)));
         break;
       default:
@@ -172,10 +172,10 @@ export function bridgePage(link, key) {
   };
   return {
     page: {
-      open: () => link.send(JSON.stringify({ type: 'relay-open', providerKey: key })),
+      open: () => link.send(JSON.stringify({ type: BridgeType.RELAY_OPEN, providerKey: key })),
       send: (/** @type {object} */ message) => out(JSON.stringify(message)),
       sendText: out,
-      close: () => link.send(JSON.stringify({ type: 'relay-close', providerKey: key })),
+      close: () => link.send(JSON.stringify({ type: BridgeType.RELAY_CLOSE, providerKey: key })),
     },
     /** True (and forgotten) when text is a message this channel sent. @param {string} text */
     isEcho(text) {

@@ -27,7 +27,7 @@ import { WebSocketServer, WebSocket } from 'ws';
 import { loadSlopCoreNode } from './load-core.js';
 import { BridgePairing, pairingMessage, normalizeCode, PAIR_TIMEOUT_MS } from '../bridge-pairing.js';
 import { resolvePairingCode, saveNewCode, codeFile, displayCode } from './bridge-code.js';
-import { relayEnvelope, relayedMessageText, bridgeError, agentOf, consumerName } from './bridge-envelope.js';
+import { relayEnvelope, relayedMessageText, bridgeError, agentOf, consumerName, BridgeType, BridgeErrorCode } from '../bridge-envelope.js';
 import { stringifyExact } from '../exact-json.js';
 
 export const BRIDGE_HOST = '127.0.0.1';
@@ -264,26 +264,26 @@ export async function startBridgeServer({
       msg = JSON.parse(text);
     } catch {
       if (bytes > CONSUMER_MESSAGE_MAX) return tooLarge(c, null, bytes);
-      return c.send(bridgeError('bad_json', 'a bridge message must be one JSON object; this one is not JSON'));
+      return c.send(bridgeError(BridgeErrorCode.BAD_JSON, 'a bridge message must be one JSON object; this one is not JSON'));
     }
     if (bytes > CONSUMER_MESSAGE_MAX) return tooLarge(c, msg, bytes);
     if (!isObject(msg) || typeof msg.type !== 'string') {
-      return c.send(bridgeError('bad_message', 'a bridge message must be a JSON object with a string "type"'));
+      return c.send(bridgeError(BridgeErrorCode.BAD_MESSAGE, 'a bridge message must be a JSON object with a string "type"'));
     }
     if (pairingMessage(msg)) return pairingStep(c, msg);
     switch (msg.type) {
-      case 'provider-available':
-      case 'provider-unavailable':
+      case BridgeType.PROVIDER_AVAILABLE:
+      case BridgeType.PROVIDER_UNAVAILABLE:
         refusal(c, `${msg.type} refused (not_paired: it has not paired with this bridge)`);
-        return c.send(bridgeError('not_paired', `only a paired browser may send ${msg.type}: pair this client with the bridge's code first`));
-      case 'relay-open':
-        if (!isKey(msg.providerKey)) return c.send(bridgeError('bad_message', 'relay-open needs a string "providerKey"'));
+        return c.send(bridgeError(BridgeErrorCode.NOT_PAIRED, `only a paired browser may send ${msg.type}: pair this client with the bridge's code first`));
+      case BridgeType.RELAY_OPEN:
+        if (!isKey(msg.providerKey)) return c.send(bridgeError(BridgeErrorCode.BAD_MESSAGE, 'relay-open needs a string "providerKey"'));
         named(c, msg);
         return openRelay(c, msg.providerKey);
-      case 'relay-close':
-        if (!isKey(msg.providerKey)) return c.send(bridgeError('bad_message', 'relay-close needs a string "providerKey"'));
+      case BridgeType.RELAY_CLOSE:
+        if (!isKey(msg.providerKey)) return c.send(bridgeError(BridgeErrorCode.BAD_MESSAGE, 'relay-close needs a string "providerKey"'));
         return closeRelay(c, msg.providerKey);
-      case 'slop-relay':
+      case BridgeType.RELAY:
         return relayOut(c, msg, text);
       default:
         return undefined; // as the project's clients do: a type not known is not an error
@@ -298,7 +298,7 @@ export async function startBridgeServer({
       const kind = typeof m.type === 'string' ? m.type : 'request';
       return c.send(relayEnvelope(msg.providerKey, JSON.stringify(core.relayRefusal(kind, m.id, 'too_large', why))));
     }
-    return c.send(bridgeError('too_large', why));
+    return c.send(bridgeError(BridgeErrorCode.TOO_LARGE, why));
   }
 
   /** A SLOP error for a key nobody shares: with the request's id when it has one. */
@@ -322,7 +322,7 @@ export async function startBridgeServer({
     let users = relayUsers.get(key);
     if (!users) relayUsers.set(key, users = new Map());
     users.set(c, relay);
-    if (users.size === 1) p.browser.send(JSON.stringify({ type: 'relay-open', providerKey: p.key }));
+    if (users.size === 1) p.browser.send(JSON.stringify({ type: BridgeType.RELAY_OPEN, providerKey: p.key }));
     return relay;
   }
 
@@ -345,7 +345,7 @@ export async function startBridgeServer({
   /** A consumer's SLOP message: through its relay, then to the browser under the browser's key. */
   function relayOut(/** @type {Peer} */ c, /** @type {any} */ msg, /** @type {string} */ text) {
     if (!isKey(msg.providerKey) || !isObject(msg.message)) {
-      return c.send(bridgeError('bad_message', 'a slop-relay needs a string "providerKey" and a "message" object'));
+      return c.send(bridgeError(BridgeErrorCode.BAD_MESSAGE, 'a slop-relay needs a string "providerKey" and a "message" object'));
     }
     const key = msg.providerKey;
     const p = shared.get(key);
@@ -358,7 +358,7 @@ export async function startBridgeServer({
     if (!out.ok) {
       if (!had) relay.free();
       if (out.reply) return c.send(relayEnvelope(key, stringifyExact(out.reply)));
-      return c.send(bridgeError('not_relayed', out.error));
+      return c.send(bridgeError(BridgeErrorCode.NOT_RELAYED, out.error));
     }
     if (!had) relayOf(c, key, p, relay);
     if (out.forward === false) return undefined; // the relay answers it, or holds it
@@ -380,7 +380,7 @@ export async function startBridgeServer({
     try {
       if (p) {
         for (const m of relay.close()) p.browser.send(relayEnvelope(p.key, stringifyExact(m), agentOf(c.n, c.name)));
-        if (!users?.size) p.browser.send(JSON.stringify({ type: 'relay-close', providerKey: p.key }));
+        if (!users?.size) p.browser.send(JSON.stringify({ type: BridgeType.RELAY_CLOSE, providerKey: p.key }));
       }
     } finally {
       relay.free();
@@ -395,17 +395,17 @@ export async function startBridgeServer({
     try { msg = JSON.parse(text); } catch { return; }
     if (!isObject(msg) || pairingMessage(msg)) return;
     switch (msg.type) {
-      case 'provider-available':
+      case BridgeType.PROVIDER_AVAILABLE:
         if (isKey(msg.providerKey)) announce(b, msg);
         return;
-      case 'provider-unavailable': {
+      case BridgeType.PROVIDER_UNAVAILABLE: {
         const exposed = isKey(msg.providerKey) ? b.keys.get(msg.providerKey) : undefined;
         if (exposed === undefined) return;
         b.keys.delete(msg.providerKey);
         withdraw(exposed, msg);
         return;
       }
-      case 'slop-relay': {
+      case BridgeType.RELAY: {
         const exposed = isKey(msg.providerKey) ? b.keys.get(msg.providerKey) : undefined;
         if (exposed === undefined || !isObject(msg.message)) return;
         relayIn(exposed, relayedMessageText(text, /** @type {any} */ (msg)));
@@ -452,7 +452,7 @@ export async function startBridgeServer({
       relay.free();
     }
     relayUsers.delete(exposed);
-    const notice = msg ? { ...msg, providerKey: exposed } : { type: 'provider-unavailable', tabId: p.announcement.tabId, providerKey: exposed };
+    const notice = msg ? { ...msg, providerKey: exposed } : { type: BridgeType.PROVIDER_UNAVAILABLE, tabId: p.announcement.tabId, providerKey: exposed };
     toConsumers(JSON.stringify(notice));
     say(`provider withdrawn: ${nameOf(p.announcement)} as ${JSON.stringify(exposed)}${msg ? '' : ` (browser ${p.browser.n} left)`}`);
   }

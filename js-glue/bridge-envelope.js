@@ -1,11 +1,34 @@
-// bridge-envelope.js: the desktop bridge's `slop-relay` envelope, written and read so that
-// the SLOP message inside keeps its bytes. A provider's numbers must arrive as written (1.50, -0,
-// a 64-bit id), and JSON.parse then JSON.stringify would not keep them: the message's text is
-// spliced into the envelope, and sliced back out of one written the same way. Shared by the
-// bridge server and the Node client that dials it (both Node-only).
+// bridge-envelope.js: the desktop bridge's messages, named once for the three that speak them
+// (the extension's worker, `slop-inspector bridge` and the Node client that dials it): their
+// types, the bridge's error codes, and the `slop-relay` envelope, written and read so that the
+// SLOP message inside keeps its bytes. A provider's numbers must arrive as written (1.50, -0, a
+// 64-bit id), and JSON.parse then JSON.stringify would not keep them: the message's text is
+// spliced into the envelope, and sliced back out of one written the same way.
 //
-// The names beyond the SLOP project's own envelope live in this one table: the bridge server
-// writes them, docs/desktop-bridge.md describes them, the extension reads them if present.
+// The types are the SLOP project's bridge protocol (docs/desktop-bridge.md); the error codes and
+// the names beyond its envelope are ours: the bridge server writes them, the extension reads them
+// if present. Nothing here touches Node or the browser.
+
+/** The bridge protocol's message types. */
+export const BridgeType = Object.freeze({
+  PROVIDER_AVAILABLE: 'provider-available',
+  PROVIDER_UNAVAILABLE: 'provider-unavailable',
+  RELAY_OPEN: 'relay-open',
+  RELAY_CLOSE: 'relay-close',
+  RELAY: 'slop-relay',
+  /** `slop-inspector bridge`'s complaint about a message (bridgeError). */
+  ERROR: 'bridge-error',
+});
+
+/** The codes of a bridge-error. */
+export const BridgeErrorCode = Object.freeze({
+  BAD_JSON: 'bad_json',
+  BAD_MESSAGE: 'bad_message',
+  /** Announcements come only from a browser that paired: nothing was shared. */
+  NOT_PAIRED: 'not_paired',
+  TOO_LARGE: 'too_large',
+  NOT_RELAYED: 'not_relayed',
+});
 
 /**
  * `agent`: on a slop-relay that `slop-inspector bridge` passes from a desktop consumer to the
@@ -31,7 +54,7 @@ export const AGENT_NAME_MAX = 64;
  */
 export function relayEnvelope(providerKey, messageText, agent = null) {
   if (!agent) return `${envelopeHead(providerKey)}${messageText}}`;
-  return `{"type":"slop-relay","providerKey":${JSON.stringify(providerKey)},${JSON.stringify(EnvelopeField.AGENT)}:${JSON.stringify(agent)},"message":${messageText}}`;
+  return `{"type":"${BridgeType.RELAY}","providerKey":${JSON.stringify(providerKey)},${JSON.stringify(EnvelopeField.AGENT)}:${JSON.stringify(agent)},"message":${messageText}}`;
 }
 
 /**
@@ -62,7 +85,7 @@ export function consumerName(msg) {
 
 /** @param {string} providerKey */
 function envelopeHead(providerKey) {
-  return `{"type":"slop-relay","providerKey":${JSON.stringify(providerKey)},"message":`;
+  return `{"type":"${BridgeType.RELAY}","providerKey":${JSON.stringify(providerKey)},"message":`;
 }
 
 /**
@@ -90,5 +113,5 @@ export function relayedMessageText(text, envelope) {
  * @param {string} code @param {string} message
  */
 export function bridgeError(code, message) {
-  return JSON.stringify({ type: 'bridge-error', error: { code, message } });
+  return JSON.stringify({ type: BridgeType.ERROR, error: { code, message } });
 }
