@@ -10,7 +10,7 @@ import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { codeText } from '../shared/code-text.js';
 import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
-import { bridgePill, bridgeModeText, bridgeSharedText, bridgeNeedsUser } from '../shared/bridge-text.js';
+import { bridgePill, bridgeModeText, bridgeSharedText, bridgeNeedsUser, bridgeCanRetry } from '../shared/bridge-text.js';
 
 /**
  * The element of popup.html with this id, as the element its tag makes it (the caller's type).
@@ -182,7 +182,7 @@ function renderBridge() {
   const st = bridge;
   el.hidden = !st || st.state === 'off';
   if (el.hidden) return;
-  const retry = ['refused', 'retrying', 'no-pairing', 'token-refused'].includes(st.state)
+  const retry = bridgeCanRetry(st)
     ? h('button', { type: 'button', 'data-action': 'bridge-retry', onclick: (e) => { e.target.disabled = true; port.request(Request.BRIDGE_RETRY, {}).catch(() => {}); } }, 'Retry now') : null;
   const toOptions = bridgeNeedsUser(st) ? h('button', { type: 'button', 'data-action': 'options', onclick: () => openOptionsPage() }, 'Options…') : null;
   const connected = st.state === 'connected';

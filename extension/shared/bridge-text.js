@@ -53,6 +53,11 @@ export function bridgeNeedsUser(st) {
   return ['refused', 'no-pairing', 'token-refused', 'wants-pairing'].includes(st?.state);
 }
 
+/** States a "Retry now" can help (a dial that failed or waits; not one that asks for a code first). @param {any} st */
+export function bridgeCanRetry(st) {
+  return ['refused', 'retrying', 'no-pairing', 'token-refused'].includes(st?.state);
+}
+
 /**
  * What is shared, in one sentence; '' when not connected (the state's message says why nothing is).
  * Shared only when the bridge accepted the announcements: a paired bridge (ours) takes every one;
