@@ -15,8 +15,8 @@
 // A request is answered with exactly one reply, a failure with one of ErrorCode. See
 // shared/messages.js.
 
-import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued } from '../shared/messages.js';
-import { isOwnExtensionPage } from '../shared/browser.js';
+import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued, pageMayAsk } from '../shared/messages.js';
+import { uiPageOf } from '../shared/browser.js';
 import { CoreEventName } from '../../js-glue/core-contract.js';
 import { withCore } from './core.js';
 import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, reconnectTab } from './tabs.js';
@@ -24,6 +24,7 @@ import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, re
 /**
  * @typedef {object} UiPort
  * @property {import('../shared/browser.js').Port} port
+ * @property {string} page       which UI page it comes from (UiPage): what it may ask (PAGE_REQUESTS)
  * @property {number|null} tabId
  * @property {object[]} outbox   pushes not posted yet (see post)
  * @property {boolean} flushDue   a flush is scheduled (a timer, or a microtask)
@@ -93,12 +94,13 @@ export function perPort(make) {
 
 /** A UI page opened a port ("slop-panel", "slop-popup", "slop-options"). @param {import('../shared/browser.js').Port} port */
 export function acceptUiPort(port) {
-  if (!isOwnExtensionPage(port.sender)) {
+  const page = uiPageOf(port.sender);
+  if (page === null) {
     port.disconnect();
     return;
   }
   /** @type {UiPort} */
-  const ui = { port, tabId: null, outbox: [], flushDue: false, flushTimer: null, lastFlush: -Infinity };
+  const ui = { port, page, tabId: null, outbox: [], flushDue: false, flushTimer: null, lastFlush: -Infinity };
   uiPorts.add(ui);
   port.onMessage.addListener((msg) => withCore(() => onUiMessage(ui, msg)).catch((e) => {
     console.error('SLOP Inspector: UI message failed:', e?.message ?? e);
@@ -259,6 +261,10 @@ async function onUiMessage(ui, msg) {
   const handler = handlers[msg.type] ?? null;
   const id = msg.id;
   if (!Number.isInteger(id)) return;
+  if (handler && !pageMayAsk(ui.page, msg.type)) {
+    post(ui, { type: Push.REPLY, id, ok: false, error: { code: ErrorCode.NOT_ALLOWED, message: `the ${ui.page} page may not ask for ${msg.type}` } });
+    return;
+  }
   if (!handler) {
     post(ui, { type: Push.REPLY, id, ok: false, error: { code: ErrorCode.BAD_REQUEST, message: `unknown request ${String(msg.type).slice(0, 40)}` } });
     return;

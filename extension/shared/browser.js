@@ -55,6 +55,18 @@ export function isOwnExtensionPage(sender) {
 }
 
 /**
+ * Which of this extension's UI pages a sender is ('panel', 'popup', 'options': messages.js
+ * UiPage), from the page's URL; null for anything else.
+ * @param {MessageSender|undefined} sender @returns {string|null}
+ */
+export function uiPageOf(sender) {
+  if (!isOwnExtensionPage(sender)) return null;
+  const path = new URL(/** @type {string} */ (sender?.url)).pathname;
+  const m = /\/extension\/(panel|popup|options)\/\1\.html$/.exec(path);
+  return m ? m[1] : null;
+}
+
+/**
  * The sender of a port is this extension's content script in the top frame of a tab. Firefox does
  * not set sender.origin (Chrome ≥ 80 does), so the check uses sender.url and frameId, which both
  * browsers set.

@@ -416,6 +416,33 @@ export { ToHost, FromHost, HOST_NAME } from '../../js-glue/native-host-protocol.
 // ---------------------------------------------------------------------------------------------
 // errors in replies
 
+
+/**
+ * The UI pages, as the worker tells them apart: by the page a port comes from (browser.js
+ * uiPageOf reads the sender's URL), never by the name the port gives itself.
+ */
+export const UiPage = Object.freeze({ PANEL: 'panel', POPUP: 'popup', OPTIONS: 'options' });
+
+/**
+ * What each page may ask beyond HELLO, PING and WAKE (every page's port sends those): the panel
+ * everything, the popup and Options only what they show. A request another page sends is refused
+ * (ErrorCode.NOT_ALLOWED), so a bug or a script in a small page cannot invoke, read trees or
+ * run an agent.
+ * @type {Readonly<Record<string, readonly string[]|'all'>>}
+ */
+export const PAGE_REQUESTS = Object.freeze({
+  [UiPage.PANEL]: 'all',
+  [UiPage.POPUP]: Object.freeze([Request.APPROVE, Request.DENY, Request.RETRY, Request.SEND_TO_STRING, Request.BRIDGE_DECIDE, Request.BRIDGE_RETRY]),
+  [UiPage.OPTIONS]: Object.freeze([Request.LOCAL_APPS, Request.AGENT_MODELS, Request.STRING_FIND_AGENTS, Request.STRING_USE_AGENT]),
+});
+
+/** Whether `page` may send a request of `type`. @param {string|null} page @param {string} type */
+export function pageMayAsk(page, type) {
+  if (type === Request.HELLO || type === Request.PING || type === Request.WAKE) return page !== null;
+  const allowed = page === null ? undefined : PAGE_REQUESTS[page];
+  return allowed === 'all' || (Array.isArray(allowed) && allowed.includes(type));
+}
+
 /**
  * The `code` of a failed reply ({type: Push.REPLY, ok: false, error: {code, message}}), and of
  * the RequestFailed a UI's request() rejects with. The message says it for a person; a context
@@ -441,6 +468,8 @@ export const ErrorCode = Object.freeze({
   OUT_OF_MEMORY: 'out_of_memory',
   /** INSPECT_TREE: the document is not JSON, too large, or the core refused its tree. */
   INVALID_TREE: 'invalid_tree',
+  /** The page that asked may not ask that (PAGE_REQUESTS): the popup and Options ask for little. */
+  NOT_ALLOWED: 'not_allowed',
   /** Anything else: a bug, or the core failed to load. The message says what. */
   INTERNAL: 'internal',
   /** UI side, never sent: the port closed before the reply came (the service worker stopped). */

@@ -141,4 +141,39 @@ describe('security', () => {
     if (process.env.SLOP_E2E_DEBUG) console.log(consoleLines.join("\n"));
     for (const p of [...pages, panel, badPanel, popup, options]) await p.close();
   });
+  test('each UI page asks only for what it shows: the popup and Options cannot invoke, watch or run an agent, whatever name their port gives', { timeout: TEST_TIMEOUT }, async () => {
+    /** Opens a port from the page under `name`, says hello, sends one request; resolves with its reply. */
+    const ask = (page, name, type, extra = {}) => page.evaluate(async ([n, t, x]) => {
+      const port = chrome.runtime.connect({ name: n });
+      port.postMessage({ type: 'ui/hello', v: 4, tabId: null });
+      const reply = new Promise((resolve) => port.onMessage.addListener((m) => { if (m.type === 'sw/reply' && m.id === 7) resolve(m); }));
+      port.postMessage({ type: t, id: 7, ...x });
+      const r = await Promise.race([reply, new Promise((resolve) => setTimeout(() => resolve({ none: true }), 5000))]);
+      port.disconnect();
+      return r;
+    }, [name, type, extra]);
+    const popup = await openExtensionPage(browser.ctx, browser.extId, 'extension/popup/popup.html?tabId=1');
+    const options = await openExtensionPage(browser.ctx, browser.extId, 'extension/options/options.html');
+    const panel = await openExtensionPage(browser.ctx, browser.extId, 'extension/panel/panel.html?tabId=1');
+    try {
+      for (const [page, what] of [[popup, 'popup'], [options, 'options']]) {
+        for (const type of ['ui/invoke', 'ui/watch', 'ui/agent-run']) {
+          // The port's name is the page's claim; the worker goes by the page's URL.
+          const r = await ask(page, 'slop-panel', type, { key: 'x', path: '/', action: 'a' });
+          assert.equal(r.ok, false, `${what} ${type}`);
+          assert.equal(r.error.code, 'not_allowed', `${what} ${type}: ${JSON.stringify(r)}`);
+          assert.match(r.error.message, new RegExp(`the ${what} page may not ask for ${type}`));
+        }
+      }
+      // What each shows it may still ask: Options its local apps; the panel anything (here an
+      // invoke on a provider that is not there: refused for that, not for the page).
+      const local = await ask(options, 'slop-options', 'ui/local-apps');
+      assert.equal(local.ok, true, JSON.stringify(local));
+      const inv = await ask(panel, 'slop-panel', 'ui/invoke', { key: 'x', path: '/', action: 'a' });
+      assert.equal(inv.ok, false);
+      assert.equal(inv.error.code, 'not_found', JSON.stringify(inv));
+    } finally {
+      for (const p of [popup, options, panel]) await p.close();
+    }
+  });
 });
