@@ -457,7 +457,7 @@ export class ConsumerSession extends SessionRequests {
 
   // ----------------------------------------------------------------------------- private
 
-  /** @param {any} ev a core event (slop_core.h) */
+  /** @param {import('./core-contract.js').DrainedEvent} ev a core event (slop_core.h) */
   #handleEvent(ev) {
     if (ev.event !== CoreEventName.PATCH) {
       // A query's tree goes to its caller, not into this list (it may be megabytes), nor its text.
@@ -491,9 +491,10 @@ export class ConsumerSession extends SessionRequests {
         break;
     }
     // A request's first event with its id is its answer (slop_core.h, the events).
-    if (ev.id !== undefined && this.pending.has(ev.id)) {
-      this.pending.get(ev.id).resolve(ev);
-      this.pending.delete(ev.id);
+    const id = 'id' in ev ? ev.id : undefined;
+    if (id !== undefined && this.pending.has(id)) {
+      this.pending.get(id).resolve(ev);
+      this.pending.delete(id);
     }
     emit(this.listeners.coreEvent, this, ev);
   }

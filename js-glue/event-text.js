@@ -61,9 +61,18 @@ export function eventText(ev) {
       return r ? restartText(r) : `v${ev.version}, ${ev.nodes ?? '?'} nodes`;
     }
     case CoreEventName.PROVIDER_CHANGED: {
-      const who = (p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : 'an unknown provider');
+      const who = (/** @type {any} */ p) => (p ? `${p.name ?? '?'} (${p.id ?? '?'})` : 'an unknown provider');
       return `a different provider answers at this address: ${who(ev.provider)}, was ${who(ev.previous)}; the old mirror was dropped`;
     }
-    default: return '';
+    case CoreEventName.DRIFT:
+      return ev.status === 'differs' ? `the mirror differs from the provider at v${ev.version}: ${ev.count ?? ev.differences?.length ?? '?'} difference(s)`
+        : ev.status === 'same' ? `the mirror equals the provider at v${ev.version}` : `drift check inconclusive: ${ev.message ?? ''}`;
+    case CoreEventName.PATCH: return `v${ev.version}, ${ev.ops} op${ev.ops === 1 ? '' : 's'}`;
+    default: {
+      // Every event of the contract has its words: a new one fails to type-check here.
+      /** @type {never} */
+      const unknown = ev;
+      return String(/** @type {any} */ (unknown)?.event ?? '');
+    }
   }
 }

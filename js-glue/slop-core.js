@@ -44,7 +44,7 @@ export class SlopError extends Error {
  * @property {number} [requestTimeoutMs]
  * @property {number} [maxPending]
  */
-/** @typedef {{kind: 'send', frame: string} | {kind: 'event', event: any}} SlopOutput  event: a DrainedEvent (core-contract.js) */
+/** @typedef {{kind: 'send', frame: string} | {kind: 'event', event: import('./core-contract.js').DrainedEvent}} SlopOutput */
 /**
  * @typedef {object} SlopCore
  * @property {ReturnType<typeof makeConsumerClass>['SlopConsumer']} SlopConsumer

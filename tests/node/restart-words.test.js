@@ -47,6 +47,9 @@ test('the words: a restart read from the core\'s snapshot event, and said once f
   assert.equal(eventText(ev), 'provider restarted: version 3 after 380');
   assert.equal(restartOf({ ...ev, restarted: undefined }), null, 'a resync on the same connection is no restart');
   assert.equal(eventText({ ...ev, restarted: undefined }), 'v3, 19 nodes');
+  // Every event has words (a drift check's used to fall through to nothing).
+  assert.equal(eventText({ event: 'drift', id: 'q1', sub: 's1', status: 'differs', version: 7, count: 2 }), 'the mirror differs from the provider at v7: 2 difference(s)');
+  assert.equal(eventText({ event: 'drift', id: 'q1', sub: 's1', status: 'same', version: 7 }), 'the mirror equals the provider at v7');
 });
 
 test('watch across a restart: "provider restarted: version N after M", then the new tree; --json says it as one line with the tree', { timeout: 60_000 }, async () => {
