@@ -2,9 +2,14 @@
 //
 // The module is loaded by a static import (a service worker cannot use import()); instantiating
 // the wasm is asynchronous, so callers either await coreReady or, once it has resolved, use
-// core() synchronously. Every protocol decision goes through this object.
+// core() synchronously. Every protocol decision goes through this object. In the extension it
+// loads itself; a Node test of a worker module hands it one (provideCore), as Node cannot fetch
+// the wasm by URL.
 
 import { loadSlopCore } from '../../js-glue/slop-core.js';
+
+/** Node (a test of a worker module) cannot fetch the wasm by its file: URL: the test provides the core. */
+const IN_NODE = typeof (/** @type {any} */ (globalThis).process?.versions?.node) === 'string';
 
 /** @typedef {import('../../js-glue/slop-core.js').SlopCore} SlopCore */
 
@@ -13,11 +18,18 @@ let instance = null;
 /** @type {Error|null} */
 let failure = null;
 
+/** @type {(c: SlopCore) => void} */
+let provided = () => {};
 /** Resolves with the core (the SlopCore object of js-glue/slop-core.js). */
-export const coreReady = loadSlopCore().then(
+export const coreReady = (IN_NODE ? new Promise((resolve) => { provided = resolve; }) : loadSlopCore()).then(
   (c) => { instance = c; return c; },
   (e) => { failure = e; console.error('SLOP Inspector: the wasm core failed to load:', e?.message ?? e); throw e; },
 );
+
+/** Outside an extension (a Node test): the core to use (js-glue/node/load-core.js loadSlopCoreNode). @param {SlopCore} c */
+export function provideCore(c) {
+  provided(c);
+}
 
 /** The loaded core; throws before coreReady has resolved. @returns {SlopCore} */
 export function core() {

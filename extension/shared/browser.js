@@ -6,13 +6,27 @@
 
 import { catalogued, ToHost } from './messages.js';
 
-/** `browser` in Firefox (promise-based), `chrome` in Chromium (MV3: promise-based too). */
-const api = globalThis.browser?.runtime?.id ? globalThis.browser : globalThis.chrome;
-if (!api?.runtime?.id) throw new Error('browser.js: not running in an extension context');
+/**
+ * `browser` in Firefox (promise-based), `chrome` in Chromium (MV3: promise-based too). Outside an
+ * extension (a Node test importing a worker module) there is none until the test installs one
+ * (a fake `chrome` global before the import): importing works, and a call that needs the API
+ * fails in words (outside).
+ */
+const found = globalThis.browser?.runtime?.id ? globalThis.browser : globalThis.chrome;
+const api = found?.runtime?.id ? found : outside();
 
-export const extensionId = api.runtime.id;
-/** "chrome-extension://<id>/" or "moz-extension://<uuid>/" */
-export const extensionBase = api.runtime.getURL('');
+/** An API whose every use says there is none (importing this module outside an extension works). */
+function outside() {
+  const fail = () => { throw new Error('browser.js: not running in an extension context'); };
+  /** @type {ProxyHandler<any>} */
+  const handler = { get: (_, key) => (key === 'then' ? undefined : new Proxy(fail, handler)), apply: fail };
+  return new Proxy(fail, handler);
+}
+
+/** This extension's id ('' outside an extension). */
+export const extensionId = found?.runtime?.id ? String(api.runtime.id) : '';
+/** "chrome-extension://<id>/" or "moz-extension://<uuid>/" ('' outside an extension) */
+export const extensionBase = found?.runtime?.id ? api.runtime.getURL('') : '';
 
 // ------------------------------------------------------------------------------------ runtime
 
@@ -97,7 +111,7 @@ export const storageLocal = {
 // memory (it then lives only as long as this context, which is the documented fallback).
 const memorySession = new Map();
 /** @type {StorageArea} */
-export const storageSession = api.storage.session
+export const storageSession = found?.runtime?.id && api.storage.session
   ? {
       get: (keys) => api.storage.session.get(keys),
       set: (items) => api.storage.session.set(items),
