@@ -36,7 +36,8 @@ describe('agent playground: the worker', () => {
     const found = await waitForProvider(browser.ctx, srv.origin, (p) => p.status === 'connected' && p.nodes > 0);
     tabId = found.tabId;
     key = found.provider.key;
-    page = await openExtensionPage(browser.ctx, browser.extId, 'extension/options/options.html');
+    // The panel's page: only the panel may run an agent (messages.js PAGE_REQUESTS).
+    page = await openExtensionPage(browser.ctx, browser.extId, `extension/panel/panel.html?tabId=${tabId}`);
     await page.evaluate(async ([baseUrl, apiKey]) => {
       await chrome.storage.local.set({
         agentProfiles: { p1: { id: 'p1', name: 'Fixture', kind: 'openai', baseUrl, model: 'fixture-model', addedAt: 1 } },
