@@ -29,6 +29,25 @@ export const CoreEventName = Object.freeze({
 });
 
 /**
+ * The codes slop_local_refusal gives (wasm/src/discovery.c): why a provider directory, a file
+ * name or a descriptor file is not read (local discovery's filesystem hardening).
+ */
+export const LocalRefusalCode = Object.freeze({
+  TEMP_FILE: 'temp_file',
+  BAD_NAME: 'bad_name',
+  BAD_KIND: 'bad_kind',
+  NOT_A_DIRECTORY: 'not_a_directory',
+  NOT_A_FILE: 'not_a_file',
+  DIR_OWNER: 'dir_owner',
+  FILE_OWNER: 'file_owner',
+  DIR_MODE: 'dir_mode',
+  FILE_MODE: 'file_mode',
+});
+
+/** A request's kind, as closed and timeout events name it (RequestKind). */
+export const RequestKindName = Object.freeze({ SUBSCRIBE: 'subscribe', QUERY: 'query', INVOKE: 'invoke', REQUEST: 'request' });
+
+/**
  * The codes of a protocol_error event (its `code`), as the header lists them. bad_snapshot,
  * too_many_nodes, bad_seq and version_regressed also come as a query's error event code.
  */

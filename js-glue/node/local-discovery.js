@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LocalRefusalCode as L } from '../core-contract.js';
 import { dirFix, fileFix, directAddress, fixAllLine, ignoredLines, SDK_FILE_MODE } from './local-fixes.js';
 
 /** A descriptor is a few hundred bytes; the core refuses more than 64 KiB. */
@@ -138,7 +139,7 @@ function readDescriptor(core, dir, name, me, inRefusedDir = false) {
   const named = core.localRefusal({ kind: 'name', name });
   // Not opened either way; said only of what looks meant as a descriptor (not a provider's socket,
   // nor its temp file mid-rename, which would flicker in a watch).
-  if (named) return named.code === 'temp_file' || !name.includes('.json') ? { skipped: true } : ignore({ dir, file: name, ...named, ...also });
+  if (named) return named.code === L.TEMP_FILE || !name.includes('.json') ? { skipped: true } : ignore({ dir, file: name, ...named, ...also });
   let fd;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
@@ -146,7 +147,7 @@ function readDescriptor(core, dir, name, me, inRefusedDir = false) {
     const code = /** @type {any} */ (e).code;
     if (code === 'ELOOP') {
       const r = core.localRefusal({ kind: 'file', type: 'l', mode: 0o120777, uid: me, me });
-      return ignore({ dir, file: name, code: r?.code ?? 'not_a_file', why: r?.why ?? 'a symbolic link', ...also });
+      return ignore({ dir, file: name, code: r?.code ?? L.NOT_A_FILE, why: r?.why ?? 'a symbolic link', ...also });
     }
     return ignore({ dir, file: name, code: 'unreadable', why: `cannot open it (${code ?? e})`, ...also });
   }
@@ -155,8 +156,8 @@ function readDescriptor(core, dir, name, me, inRefusedDir = false) {
     const st = fs.fstatSync(fd);
     const refused = core.localRefusal({ kind: 'file', type: typeOf(st), mode: st.mode, uid: st.uid, me });
     if (refused) {
-      const sdk = refused.code === 'file_mode' && (st.mode & 0o777) === SDK_FILE_MODE;
-      const seen = refused.code === 'file_mode' ? peek(core, fd, st, me) : null;
+      const sdk = refused.code === L.FILE_MODE && (st.mode & 0o777) === SDK_FILE_MODE;
+      const seen = refused.code === L.FILE_MODE ? peek(core, fd, st, me) : null;
       return ignore({ dir, file: name, ...refused, ...also, ...(sdk ? { recreated: true } : {}), ...(seen ?? {}) });
     }
     if (inRefusedDir) return { skipped: true };
@@ -207,7 +208,7 @@ export function scanLocalProviders(core, { dirs = providerDirs(), me = process.g
     }
     const type = typeOf(st);
     const refused = core.localRefusal({ kind: 'dir', type, mode: st.mode, uid: st.uid, me });
-    const listed = refused && refused.code !== 'dir_mode' ? null : listNames(dir);
+    const listed = refused && refused.code !== L.DIR_MODE ? null : listNames(dir);
     if (listed && 'error' in listed) {
       const d = { dir, state: /** @type {'refused'} */ ('refused'), code: 'unreadable', why: listed.error, fix: '', advice: '' };
       scan.dirs.push(d);
@@ -318,7 +319,7 @@ export function watchLocalProviders(core, onScan, { dirs = providerDirs(), me, r
     // A directory that appeared is watched from now on; inotify cannot watch one that is not there.
     for (const d of scan.dirs) {
       // A refused 0755 directory too: a chmod inside it changes what is said.
-      if ((d.state === 'ok' || d.code === 'dir_mode') && !watchers.has(d.dir)) {
+      if ((d.state === 'ok' || d.code === L.DIR_MODE) && !watchers.has(d.dir)) {
         try {
           const w = fs.watch(d.dir, { persistent: false }, () => soon());
           w.on('error', () => { w.close(); watchers.delete(d.dir); });

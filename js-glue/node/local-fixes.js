@@ -11,6 +11,7 @@
 
 import path from 'node:path';
 import { commandText } from '../provider-address.js';
+import { LocalRefusalCode as L } from '../core-contract.js';
 
 /** A path as a shell reads it, for a fix to copy. @param {string} p */
 export const shellPath = (p) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
@@ -30,8 +31,8 @@ export const RECREATED =
  */
 export function dirFix(code, dir, type) {
   const d = shellPath(dir);
-  if (code === 'dir_mode') return { command: `chmod 700 ${d}`, advice: 'make it private to you (the SDKs create it 0755; this lasts)' };
-  if (code === 'dir_owner') {
+  if (code === L.DIR_MODE) return { command: `chmod 700 ${d}`, advice: 'make it private to you (the SDKs create it 0755; this lasts)' };
+  if (code === L.DIR_OWNER) {
     return { command: '', advice: 'it belongs to another user: remove it (or have its owner remove it) and let your providers create it again' };
   }
   // rm on a symbolic link removes the link, not the directory it points to.
@@ -46,10 +47,10 @@ export function dirFix(code, dir, type) {
 export function fileFix(f) {
   const p = shellPath(path.join(f.dir, f.file));
   switch (f.code) {
-    case 'file_mode': return { command: `chmod 600 ${p}`, advice: 'make it private to you' };
-    case 'file_owner': return { command: '', advice: 'another user wrote it: remove it if you do not know it' };
-    case 'not_a_file': return { command: '', advice: 'a descriptor is a regular file: a provider writes it there itself' };
-    case 'bad_name': {
+    case L.FILE_MODE: return { command: `chmod 600 ${p}`, advice: 'make it private to you' };
+    case L.FILE_OWNER: return { command: '', advice: 'another user wrote it: remove it if you do not know it' };
+    case L.NOT_A_FILE: return { command: '', advice: 'a descriptor is a regular file: a provider writes it there itself' };
+    case L.BAD_NAME: {
       const near = f.file.toLowerCase().replace(/\.json$/, '').replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 64);
       return near ? { command: `mv ${p} ${shellPath(path.join(f.dir, `${near}.json`))}`, advice: 'rename it to a name the spec allows' } : { command: '', advice: '' };
     }

@@ -75,6 +75,14 @@ test('the protocol_error codes are the header\'s list and the codes the source r
   assert.ok(Object.isFrozen(contract.ProtocolErrorCode));
 });
 
+test('the local refusal codes are every code slop_local_refusal gives', () => {
+  const body = /char \*slop_local_refusal\([\s\S]*?\n\}/.exec(read('wasm/src/discovery.c'))?.[0];
+  assert.ok(body, 'discovery.c defines slop_local_refusal');
+  const fromC = new Set([...body.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]).filter((c) => /_/.test(c) || c === 'dir_mode'));
+  assert.deepEqual(Object.values(contract.LocalRefusalCode).sort(), [...fromC].sort());
+  assert.ok(Object.isFrozen(contract.LocalRefusalCode));
+});
+
 // ---------------------------------------------------------------------------------------------
 // The JSDoc types: one typedef per event, with the header's members.
 
@@ -152,6 +160,7 @@ const alt = (values) => values.map((v) => v.replace(/[^a-zA-Z0-9_]/g, '\\$&')).j
 const EVENT = alt(Object.values(contract.CoreEventName));
 const E_CODE = alt(Object.keys(contract.SlopCode).filter((k) => k !== 'OK'));
 const P_CODE = alt(Object.values(contract.ProtocolErrorCode));
+const L_CODE = alt(Object.values(contract.LocalRefusalCode));
 const Q = `(['"\`])`;
 /** [what, pattern]: each match is a hit. A `case` is a hit only inside a switch on an event (below). */
 const RULES = [
@@ -160,9 +169,10 @@ const RULES = [
   ['a core event made up with a literal name', new RegExp(`\\bevent\\s*:\\s*${Q}(?:${EVENT})\\1`)],
   ['a slop_code name as a literal', new RegExp(`${Q}(?:${E_CODE})\\1`)],
   ['a slop_code value compared with a code', /\b\w*[cC]ode\w*(?:\([^)]*\))?\s*[!=]==?\s*-[1-9]\b/],
+  ['a local refusal code compared with a code', new RegExp(`\\bcode\\s*[!=]==?\\s*${Q}(?:${L_CODE})\\1`)],
   ['a protocol_error code compared with a code', new RegExp(`\\bcode\\s*[!=]==?\\s*${Q}(?:${P_CODE})\\1|${Q}(?:${P_CODE})\\2\\s*[!=]==?\\s*[\\w$.?]*\\bcode\\b(?![\\w$])`)],
 ];
-const CASE = new RegExp(`\\bcase\\s+${Q}(${EVENT}|${P_CODE})\\1\\s*:`, 'g');
+const CASE = new RegExp(`\\bcase\\s+${Q}(${EVENT}|${P_CODE}|${L_CODE})\\1\\s*:`, 'g');
 
 /** The discriminant of the switch whose block holds position `at`, or null. */
 function switchOf(text, at) {
@@ -213,6 +223,8 @@ test('the scan finds the literals it is meant to, and nothing else', () => {
     "if (M._slop_consumer_last_code(c) !== -4) x();",
     "if (ev.code === 'resync_loop') x();",
     "switch (ev.reason.code) { case 'bad_json': break; }",
+    "if (refused.code === 'file_mode') x();",
+    "switch (f.code) { case 'dir_owner': break; }",
   ]) assert.equal(found(src).length >= 1, true, `a hit in: ${src}`);
   for (const src of [
     "if (last?.kind === 'patch') x();",             // a history step's kind

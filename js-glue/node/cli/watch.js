@@ -5,7 +5,7 @@
 // version, previous_version, provider, tree} after a restart's snapshot.
 
 import { stringifyExact } from '../../exact-json.js';
-import { CoreEventName } from '../../core-contract.js';
+import { CoreEventName, RequestKindName } from '../../core-contract.js';
 import { eventText, restartOf, restartText } from '../../event-text.js';
 import { out, say, untilStopped } from './common.js';
 import { CONNECT_OPTIONS, resolveTarget, withClient } from './target.js';
@@ -45,7 +45,7 @@ async function watch(c, json) {
       const parts = /** @type {[string, string[]][]} */ ([['changed', p.changed], ['added', p.added], ['removed', p.removed]])
         .filter(([, list]) => list?.length).map(([k, list]) => `${k} ${list.join(' ')}`);
       out(`v${ev.version} ${ev.ops} op${ev.ops === 1 ? '' : 's'}: ${parts.join('; ') || 'no node changed'}${ev.truncated ? ' (truncated)' : ''}`);
-    } else if (ev.event === CoreEventName.CLOSED && ev.request === 'subscribe') {
+    } else if (ev.event === CoreEventName.CLOSED && ev.request === RequestKindName.SUBSCRIBE) {
       // The subscription ends with the connection: said once per loss, not once per dial.
       if (!lost) out('connection lost: reconnecting (the tree above is the last one seen)');
       lost = true;
