@@ -18,7 +18,7 @@ import { handshakeFailure, noHello, notSlop, helloRefused } from './failure-text
 import { INITIAL_STATE, isLoopbackUrl, noteEnd, noteUserRetry, reconnectDelay } from './reconnect-policy.js';
 import { logEntry, FRAME_LOG } from './frame-log.js';
 import { localAddress } from './provider-address.js';
-import { CoreEventName } from './core-contract.js';
+import { CoreEventName, SubscriptionState } from './core-contract.js';
 import { syncOf, sessionListeners, emit } from './session-host.js';
 import { SessionRequests, FIRST_SUBSCRIPTION } from './session-requests.js';
 
@@ -141,7 +141,7 @@ export class ConsumerSession extends SessionRequests {
 
   /** Connected, and the first subscription's mirror is what the provider holds now. */
   get live() {
-    return this.status === Status.CONNECTED && this.sync.state === 'live';
+    return this.status === Status.CONNECTED && this.sync.state === SubscriptionState.LIVE;
   }
 
   /** A summary of the session (the extension adds its tab's part: ProviderInfo of messages.js). Never contains a token. */
@@ -198,7 +198,7 @@ export class ConsumerSession extends SessionRequests {
     const sync = syncOf(st, this.primarySub);
     this.sync = sync;
     // How long it is live decides, when it ends, between a restart and a crash loop.
-    if (sync.state === 'live' && this.status === Status.CONNECTED && this.liveAt === null) {
+    if (sync.state === SubscriptionState.LIVE && this.status === Status.CONNECTED && this.liveAt === null) {
       this.liveAt = Date.now();
       this.refusedInRestart = false;
       if (this.reconnect) this.reconnect = { ...this.reconnect, settled: true };
@@ -392,7 +392,7 @@ export class ConsumerSession extends SessionRequests {
       } else {
         const ev = out.event;
         // Any event but a patch may change a subscription's state; a patch only revives one.
-        if (ev.event !== CoreEventName.PATCH || this.sync.state !== 'live') recheck = true;
+        if (ev.event !== CoreEventName.PATCH || this.sync.state !== SubscriptionState.LIVE) recheck = true;
         if (ev.event === CoreEventName.SNAPSHOT) snapshot = true;
         this.#handleEvent(ev);
         if (!this.consumer) return; // a listener disposed of the connection
@@ -422,7 +422,7 @@ export class ConsumerSession extends SessionRequests {
   }
 
   #dropConsumer() {
-    for (const [id, { resolve }] of this.pending) resolve({ event: CoreEventName.CLOSED, id, request: 'request', message: 'the provider went away' });
+    for (const [id, { resolve, kind }] of this.pending) resolve({ event: CoreEventName.CLOSED, id, request: kind, message: 'the provider went away' });
     this.pending.clear();
     this.consumer?.free();
     this.consumer = null;

@@ -1,11 +1,13 @@
 // session-host.js: what a consumer session (consumer-session.js) is given and how it reports: the
 // host it runs in (the core, tokens, the WebSocket class, a local transport's opener) and its
 // transports' shapes, its listeners and how they are told, and the first subscription's state as
-// the core says it. Imports nothing.
+// the core says it. Imports only the core's names (core-contract.js).
+
+import { SubscriptionState } from './core-contract.js';
 
 /**
  * @typedef {object} SyncState   the first subscription's state (ProviderInfo.sync)
- * @property {'none'|'waiting'|'live'|'resyncing'|'stale'|'failed'} state   none: no subscription
+ * @property {'none'|import('./core-contract.js').SubscriptionStateValue} state   none: no subscription
  * @property {{code: string, message: string}|null} reason   why it is not live
  * @property {number|null} retryAt   when the core retries a stale subscription by itself
  */
@@ -20,7 +22,7 @@ function syncOf(st, sub) {
   const r = s.reason;
   return {
     state: /** @type {SyncState['state']} */ (String(s.state)), // the core's (slop_core.h)
-    reason: s.state !== 'live' && r && typeof r === 'object'
+    reason: s.state !== SubscriptionState.LIVE && r && typeof r === 'object'
       ? { code: String(r.code ?? ''), message: String(r.message ?? '') } : null,
     retryAt: typeof s.retry_at === 'number' ? s.retry_at : null,
   };

@@ -4,6 +4,7 @@
 // its id (its #handleEvent, and every pending request when its consumer goes away).
 
 import { emit } from './session-host.js';
+import { RequestKindName } from './core-contract.js';
 
 /** @typedef {import('./session-host.js').SessionListeners} SessionListeners */
 
@@ -24,8 +25,8 @@ export class SessionRequests {
   consumer = null;
   /** @type {string|null} */
   primarySub = null;
-  /** @type {Map<string, {resolve: (event: any) => void}>} */
-  pending = new Map();  // request id → {resolve}
+  /** @type {Map<string, {resolve: (event: any) => void, kind: import('./core-contract.js').RequestKind}>} */
+  pending = new Map();  // request id → {resolve, kind}
   /** @type {SessionListeners} */
   listeners;
 
@@ -34,9 +35,12 @@ export class SessionRequests {
 
   // --------------------------------------------------------------------------- requests
 
-  /** @param {string} id @returns {Promise<any>} the core's event that answers it */
-  #track(id) {
-    return new Promise((resolve) => this.pending.set(id, { resolve }));
+  /**
+   * @param {string} id @param {import('./core-contract.js').RequestKind} kind  what went on the wire
+   * @returns {Promise<any>} the core's event that answers it
+   */
+  #track(id, kind) {
+    return new Promise((resolve) => this.pending.set(id, { resolve, kind }));
   }
 
   /**
@@ -46,7 +50,7 @@ export class SessionRequests {
    */
   invoke(path, action, params) {
     const id = this.#live().invoke(path, action, params, Date.now());
-    const p = this.#track(id);
+    const p = this.#track(id, RequestKindName.INVOKE);
     emit(this.listeners.invoked, this, { path, action, params });
     this.pump();
     return p.then((event) => ({ requestId: id, event }));
@@ -55,7 +59,7 @@ export class SessionRequests {
   /** @param {object} options {path, depth, max_nodes, filter, window} @returns {Promise<{requestId: string, event: any}>} */
   query(options) {
     const id = this.#live().query(options, Date.now());
-    const p = this.#track(id);
+    const p = this.#track(id, RequestKindName.QUERY);
     this.pump();
     return p.then((event) => ({ requestId: id, event }));
   }
@@ -66,7 +70,7 @@ export class SessionRequests {
    */
   checkDrift(sub = this.primarySub) {
     const id = this.#live().checkDrift(sub, Date.now());
-    const p = this.#track(id);
+    const p = this.#track(id, RequestKindName.QUERY); // a drift check asks with a query
     this.pump();
     return p.then((event) => ({ requestId: id, event }));
   }

@@ -17,7 +17,7 @@
 
 import createSlopCore from '../dist/slop_core.mjs';
 import { parseExact, parseVerbatim, stringifyExact, ODD_NUMBER } from './exact-json.js';
-import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS, CoreEventName } from './core-contract.js';
+import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS, CoreEventName, CONTRACT_HASH } from './core-contract.js';
 import { makeMemory } from './slop-core-memory.js';
 
 // The header's codes, kinds and limits are declared once, in core-contract.js; kept importable from here.
@@ -95,6 +95,19 @@ function countArg(n, what) {
 }
 
 /**
+ * The core's names must be the ones this glue was generated with (core-contract.js): a wasm from
+ * another build would give events and codes this glue does not know, silently. Exported for the test.
+ * @param {number} coreHash  slop_contract_hash() of the loaded wasm
+ */
+export function checkContract(coreHash) {
+  if (coreHash === CONTRACT_HASH) return;
+  const hex = (n) => `0x${n.toString(16).padStart(8, '0')}`;
+  throw new Error(`the wasm core's contract (${hex(coreHash)}, version ${coreHash >>> 24}) is not the one `
+    + `js-glue/core-contract.js was made from (${hex(CONTRACT_HASH)}, version ${CONTRACT_HASH >>> 24}): `
+    + 'they come from different builds; run build.sh so both are made from wasm/include/slop_core.h');
+}
+
+/**
  * Instantiates the wasm core.
  * @param {{wasmBinary?: ArrayBuffer|Uint8Array}} [options]  wasmBinary: the module's
  *   bytes (Node); otherwise dist/slop_core.wasm is fetched next to the glue.
@@ -102,6 +115,7 @@ function countArg(n, what) {
  */
 export async function loadSlopCore(options = {}) {
   const M = await createSlopCore(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
+  checkContract(M._slop_contract_hash() >>> 0);
   const mem = makeMemory(M, () => new SlopError(SlopCode.E_NOMEM, 'out of wasm memory'));
   const { SlopConsumer, pointerOf } = makeConsumerClass(M, mem);
 
@@ -261,7 +275,7 @@ function makeConsumerClass(M, mem) {
       let lim = 0;
       try {
         if (limits) {
-          for (const k of Object.keys(limits)) if (!LIMIT_FIELDS.includes(k)) throw new TypeError(`unknown limit "${k}"`);
+          for (const k of Object.keys(limits)) if (!(/** @type {readonly string[]} */ (LIMIT_FIELDS)).includes(k)) throw new TypeError(`unknown limit "${k}"`);
           lim = M._malloc(4 * LIMIT_FIELDS.length);
           if (!lim) throw new SlopError(SlopCode.E_NOMEM, 'out of wasm memory');
           const view = mem.view();

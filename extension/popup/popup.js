@@ -9,7 +9,7 @@ import { stringWebhookInfo, bridgeStatus, KEYS, askTokenFor, setBridgeTrust } fr
 import { UiPort } from '../shared/ui-port.js';
 import { h, setChildren } from '../shared/dom.js';
 import { codeText } from '../shared/code-text.js';
-import { statusLabel, syncText, providerTitle, transportText } from '../shared/status-text.js';
+import { statusLabel, syncText, providerTitle, transportText, canRetryNow } from '../shared/status-text.js';
 import { bridgePill, bridgeModeText, bridgeSharedText, bridgeNeedsUser, bridgeCanRetry } from '../shared/bridge-text.js';
 
 /**
@@ -67,8 +67,7 @@ function providerCard(p) {
       const ask = () => (p.transport?.type === 'ws' ? askTokenFor(p.transport.url).catch(() => {}) : Promise.resolve());
       row.push(h('button', { type: 'button', 'data-action': 'options', onclick: () => ask().then(() => openOptionsPage()) }, p.tokenSet ? 'Change token…' : 'Set a token…'));
     }
-    const stuck = p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state);
-    if (stuck || [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR].includes(p.status)) {
+    if (canRetryNow(p)) {
       row.push(h('button', { type: 'button', 'data-action': 'retry', onclick: (e) => act(e.target, Request.RETRY, p.key) }, 'Retry now'));
     }
     if (stringSet && p.nodes > 0) {

@@ -37,7 +37,7 @@ import { freeCursor, startOf } from './timeline-replay.js';
 import { fitsStates, dropStates, dropFrames, keepBound } from './timeline-checkpoints.js';
 import { notKept, stateAtStep, diffSteps } from './timeline-queries.js';
 import { matchingSteps, isHeld } from './timeline-islands.js';
-import { CoreEventName } from '../../js-glue/core-contract.js';
+import { CoreEventName, SubscriptionState } from '../../js-glue/core-contract.js';
 import { stringifyExact } from '../../js-glue/exact-json.js';
 
 export { TIMELINE_LIMITS } from './timeline-limits.js';
@@ -517,7 +517,7 @@ export class Timeline {
         c.receive(s.start.text, 0);
         const errors = c.drain().filter((o) => o.kind === 'event' && o.event.event === CoreEventName.PROTOCOL_ERROR);
         const st = c.status().subscriptions.find((x) => x.sub === sub);
-        if (!st || st.state !== 'live') bad(`segment ${i + 1}: ${errors[0]?.event.message ?? st?.reason?.message ?? 'its snapshot was not taken'}`);
+        if (!st || st.state !== SubscriptionState.LIVE) bad(`segment ${i + 1}: ${errors[0]?.event.message ?? st?.reason?.message ?? 'its snapshot was not taken'}`);
       } catch (e) {
         if (e.code === 'invalid_tree') throw e;
         bad(`segment ${i + 1}: ${e.message}`);

@@ -15,7 +15,7 @@ import { Timeline, TIMELINE_LIMITS } from './timeline.js';
 import { storageSession, onStorageChanged } from '../shared/browser.js';
 import { KEYS, historyMb, historySteps } from '../shared/settings-store.js';
 import { NO_STEP_BOUND } from './timeline-limits.js';
-import { CoreEventName } from '../../js-glue/core-contract.js';
+import { CoreEventName, SubscriptionState } from '../../js-glue/core-contract.js';
 
 /** @typedef {import('./connections.js').Connection} Connection */
 /** @typedef {import('./timeline.js').Step} Step */
@@ -152,7 +152,7 @@ export function pauseTimeline(tl, on) {
     const c = conn?.consumer;
     if (!c || conn.disposed || !conn.primarySub) return null;
     const st = c.status()?.subscriptions?.find((x) => x.sub === conn.primarySub);
-    if (!st?.wire || st.state !== 'live') return null;
+    if (!st?.wire || st.state !== SubscriptionState.LIVE) return null;
     const text = c.checkpoint(conn.primarySub);
     return text ? { text, wire: st.wire, options: st.options ?? {}, version: st.version ?? null, nodes: st.nodes ?? c.status()?.nodes ?? 0 } : null;
   });

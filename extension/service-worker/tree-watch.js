@@ -7,7 +7,7 @@
 // sw.js hands the worker's connectionEvents.coreEvent to pushCoreEvent and .frame to pushFrame.
 
 import { Request, Push, ErrorCode, LIMITS } from '../shared/messages.js';
-import { CoreEventName } from '../../js-glue/core-contract.js';
+import { CoreEventName, SubscriptionState } from '../../js-glue/core-contract.js';
 import { connectionOf } from './tabs.js';
 import { breadthFirstViews, KnownPaths, patchDelta, viewsOf } from './node-views.js';
 import { post, portsShowing, perPort, RequestError, needSub, subscriptionInfo, viewBudget } from './panel-ports.js';
@@ -38,7 +38,7 @@ function watchersOf(conn) {
 function sendReset(ui, conn, watch, sub) {
   const st = conn.consumer?.status();
   const info = st?.subscriptions?.find((s) => s.sub === sub);
-  if (!info || info.state === 'waiting') return;
+  if (!info || info.state === SubscriptionState.WAITING) return;
   const { nodes, complete } = breadthFirstViews(conn.consumer, sub, info.path, watch.budget);
   watch.known.set(sub, new KnownPaths(nodes.map((n) => n.path)));
   post(ui, {

@@ -590,14 +590,14 @@ export function catalogued(msg, ...groups) {
  * @typedef {object} SubscriptionInfo  from slop_consumer_status()
  * @property {string} sub
  * @property {string} path
- * @property {'waiting'|'live'|'resyncing'|'stale'|'failed'} state
+ * @property {import('../../js-glue/core-contract.js').SubscriptionStateValue} state
  * @property {number} version
  * @property {number} nodes
  */
 
 /**
  * @typedef {object} SyncInfo  the first subscription, from slop_consumer_status()
- * @property {'none'|'waiting'|'live'|'resyncing'|'stale'|'failed'} state   none: no subscription
+ * @property {'none'|import('../../js-glue/core-contract.js').SubscriptionStateValue} state   none: no subscription
  * @property {{code: string, message: string}|null} reason   why it is not live
  * @property {number|null} retryAt        epoch ms when the core retries a stale subscription by itself
  */

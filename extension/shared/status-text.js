@@ -1,5 +1,6 @@
 // status-text.js: how the popup and the panel describe a provider (ProviderInfo of messages.js).
 import { Status } from './messages.js';
+import { SubscriptionState } from '../../js-glue/core-contract.js';
 
 /** @typedef {import('./messages.js').ProviderInfo} ProviderInfo */
 
@@ -15,6 +16,20 @@ const LABELS = {
   [Status.UNREACHABLE]: 'Unreachable',
   [Status.ERROR]: 'Error',
 };
+
+/** Statuses whose connection "Retry now" restarts. @type {string[]} */
+const RETRYABLE = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR];
+
+/**
+ * Whether "Retry now" may help: the connection failed or waits to be dialled again, or it is up
+ * while the core gave its subscription up (stale, failed). The popup and the panel both offer it.
+ * @param {ProviderInfo} info @returns {boolean}
+ */
+export function canRetryNow(info) {
+  const stuck = info.status === Status.CONNECTED &&
+    (info.sync?.state === SubscriptionState.STALE || info.sync?.state === SubscriptionState.FAILED);
+  return stuck || RETRYABLE.includes(info.status);
+}
 
 /** @param {number} at @param {number} now */
 const seconds = (at, now) => Math.max(1, Math.ceil((at - now) / 1000));

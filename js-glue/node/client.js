@@ -15,6 +15,7 @@ import { openLocalTransport } from './local-transport.js';
 import { scanLocalProviders, pickLocalProvider, providerDirs, descriptorMismatch } from './local-discovery.js';
 import { localAddress, commandText } from '../provider-address.js';
 import { finalFailure } from '../failure-text.js';
+import { SubscriptionState } from '../core-contract.js';
 import { restartOf } from '../event-text.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider.js';
@@ -388,7 +389,7 @@ function waitSettled(conn, url, timeout) {
       // A MUST finding ends the wait only when it keeps the provider from going live (its hello
       // refused, its snapshot failed): one it goes live despite (a numeric slop_version) is judged
       // with the rest of its run, and --invoke still sent.
-      if (conn.consumer && conn.consumer.conformance().must > 0 && (conn.status !== Status.CONNECTED || conn.sync.state === 'failed')) done(null, false);
+      if (conn.consumer && conn.consumer.conformance().must > 0 && (conn.status !== Status.CONNECTED || conn.sync.state === SubscriptionState.FAILED)) done(null, false);
     };
     const timer = setTimeout(() => {
       if (judged()) return done(null, conn.live);

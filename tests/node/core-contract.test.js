@@ -1,156 +1,62 @@
-// js-glue/core-contract.js is the core's boundary in JavaScript: its lists are derived here from
-// wasm/include/slop_core.h and the core's C source, and must match them exactly. Then no other
-// file of js-glue/, extension/ or bin/ may spell a core event name or a core error code as a
-// literal where it decides on one (a comparison, a switch, an event it makes up): it uses the
-// contract's constants, so a renamed event breaks at one place, checked here.
+// js-glue/core-contract.js and its .d.ts are made by the build from the contract's lists in
+// wasm/include/slop_core.h (wasm/tools/contract_gen.c), the lists the core's own code takes its names
+// from. Checked here: the files are the generator's output as it is, the glue refuses a wasm built
+// from another table, and no other file of js-glue/, extension/ or bin/ spells a name of the
+// contract as a literal where it decides on one (a comparison, a switch, an event it makes up): it
+// uses the contract's constants, so a renamed event breaks at one place. In C, the core's sources
+// take the names from the lists too (scanned below).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as contract from '../../js-glue/core-contract.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const read = (rel) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
-const HEADER = read('wasm/include/slop_core.h');
-const C_SOURCE = fs.readdirSync(path.join(ROOT, 'wasm/src')).filter((f) => f.endsWith('.c')).sort()
-  .map((f) => read(`wasm/src/${f}`)).join('\n');
 const CONTRACT_FILE = 'js-glue/core-contract.js';
+const GENERATOR = path.join(ROOT, 'build/host/contract_gen');
 
-/** The body of a C `typedef enum|struct name { ... }` in the header. */
-function cBlock(kind, name) {
-  const m = new RegExp(`typedef ${kind} ${name} \\{([^}]*)\\} ${name};`).exec(HEADER);
-  assert.ok(m, `slop_core.h has typedef ${kind} ${name}`);
-  return m[1].replace(/\/\*[\s\S]*?\*\//g, '');
-}
-
-/** The enum's members as {NAME (without the prefix): value}. */
-function cEnum(name, prefix) {
-  const entries = [...cBlock('enum', name).matchAll(/\b([A-Z_]+)\s*=\s*(-?\d+)/g)]
-    .map(([, k, v]) => [k.slice(prefix.length), Number(v)]);
-  assert.ok(entries.length > 1 && entries.every(([k]) => k), `${name}: ${entries}`);
-  return Object.fromEntries(entries);
-}
-
-test('the event names are every event the core\'s source emits', () => {
-  // slop__event("name") makes every event but the one printed straight into a buffer (the patch).
-  const fromC = new Set([...C_SOURCE.matchAll(/\bslop__event\("([a-z_]+)"\)|\{\\"event\\":\\"([a-z_]+)\\"/g)].map((m) => m[1] ?? m[2]));
-  assert.ok(fromC.size >= 14, `events found in wasm/src: ${[...fromC]}`);
-  assert.ok(Object.isFrozen(contract.CoreEventName));
-  assert.deepEqual(Object.values(contract.CoreEventName).sort(), [...fromC].sort());
-  for (const [k, v] of Object.entries(contract.CoreEventName)) assert.equal(k, v.toUpperCase(), `CoreEventName.${k}`);
+test('core-contract.js and .d.ts are what the generator makes of slop_core.h, untouched', () => {
+  assert.ok(fs.existsSync(GENERATOR), 'build.sh built wasm/tools/contract_gen.c');
+  assert.equal(read(CONTRACT_FILE), execFileSync(GENERATOR, ['js'], { encoding: 'utf8' }));
+  assert.equal(read('js-glue/core-contract.d.ts'), execFileSync(GENERATOR, ['dts'], { encoding: 'utf8' }));
+  for (const [k, v] of Object.entries(contract)) if (typeof v === 'object') assert.ok(Object.isFrozen(v), `${k} is frozen`);
 });
 
-test('slop_code, slop_output_kind and the slop_limits layout are the header\'s', async () => {
-  assert.deepEqual({ ...contract.SlopCode }, cEnum('slop_code', 'SLOP_'));
-  assert.deepEqual({ ...contract.SlopOutputKind }, cEnum('slop_output_kind', 'SLOP_OUT_'));
-  // The glue writes each field as 4 bytes: size_t and unsigned on wasm32.
-  const fields = [...cBlock('struct', 'slop_limits').matchAll(/^\s*(\w+)\s+(\w+)\s*;/gm)];
-  assert.ok(fields.length >= 5, `slop_limits fields: ${fields.map((f) => f[2])}`);
-  for (const [, type, field] of fields) assert.ok(['size_t', 'unsigned'].includes(type), `${field} is ${type}`);
-  const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
-  assert.deepEqual([...contract.LIMIT_FIELDS], fields.map(([, , field]) => camel(field)));
-  assert.deepEqual(Object.keys(contract.DEFAULT_LIMITS), [...contract.LIMIT_FIELDS]); // values: header.test.js
-  for (const o of [contract.SlopCode, contract.SlopOutputKind, contract.LIMIT_FIELDS, contract.DEFAULT_LIMITS]) assert.ok(Object.isFrozen(o));
-  // The wasm wrapper's public names are the contract's own objects, not copies.
+test('the glue refuses a wasm core made from another table, and takes its own', async () => {
   const core = await import('../../js-glue/slop-core.js');
+  assert.doesNotThrow(() => core.checkContract(contract.CONTRACT_HASH));
+  assert.throws(() => core.checkContract((contract.CONTRACT_HASH ^ 1) >>> 0), /different builds; run build.sh/);
+  const loaded = await core.loadSlopCore({ wasmBinary: fs.readFileSync(path.join(ROOT, 'dist/slop_core.wasm')) });
+  assert.match(loaded.version(), /\d/);
+  // The wasm wrapper's public names are the contract's own objects, not copies.
   assert.equal(core.SlopCode, contract.SlopCode);
   assert.equal(core.DEFAULT_LIMITS, contract.DEFAULT_LIMITS);
 });
 
-test('the protocol_error codes are the header\'s list and the codes the source reports', () => {
-  const m = /C is one of ([a-z_,\s*]+?)\n \* S is/.exec(HEADER);
-  assert.ok(m, 'the header lists the protocol_error codes');
-  const listed = m[1].split(/[\s*,]+/).filter(Boolean);
-  // slop__protocol_error(c, "code", ...), slop__rule_error(c, "rule", "code", ...), and a refused
-  // snapshot's code (refuse_snapshot(c, s, q, <code or a choice of codes>, ...)).
-  const fromC = new Set();
-  for (const [, code] of C_SOURCE.matchAll(/\bslop__(?:protocol_error\(c, |rule_error\(c, "[a-z-]+", )"([a-z_]+)"/g)) fromC.add(code);
-  for (const [, arg] of C_SOURCE.matchAll(/\brefuse_snapshot\(c, \w+, \w+, ([^,]+),/g)) {
-    for (const [, code] of arg.matchAll(/"([a-z_]+)"/g)) fromC.add(code);
-  }
-  assert.deepEqual([...fromC].sort(), [...listed].sort(), 'the header lists the codes the source reports');
-  assert.deepEqual(Object.values(contract.ProtocolErrorCode).sort(), [...listed].sort());
-  assert.ok(Object.isFrozen(contract.ProtocolErrorCode));
-});
-
-test('the local refusal codes are every code slop_local_refusal gives', () => {
-  const body = /char \*slop_local_refusal\([\s\S]*?\n\}/.exec(read('wasm/src/discovery.c'))?.[0];
-  assert.ok(body, 'discovery.c defines slop_local_refusal');
-  const fromC = new Set([...body.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]).filter((c) => /_/.test(c) || c === 'dir_mode'));
-  assert.deepEqual(Object.values(contract.LocalRefusalCode).sort(), [...fromC].sort());
-  assert.ok(Object.isFrozen(contract.LocalRefusalCode));
-});
-
-// ---------------------------------------------------------------------------------------------
-// The JSDoc types: one typedef per event, with the header's members.
-
-/** The header's events (slop_consumer_next): name → {member: optional?}, top-level members only. */
-function headerEvents() {
-  const a = HEADER.indexOf('SLOP_OUT_EVENT: a JSON object');
-  const b = HEADER.indexOf(' * S is the caller-facing', a);
-  assert.ok(a > 0 && b > a, 'the header documents the events');
-  const doc = HEADER.slice(a, b).split('\n').map((l) => l.replace(/^ \*\s?/, '')).join(' ');
-  const events = new Map();
-  for (const start of [...doc.matchAll(/\{"event":"([a-z_]+)"/g)].map((x) => x.index)) {
-    const members = new Map();
-    let depth = 0;
-    for (let i = start; i < doc.length; i++) {
-      const ch = doc[i];
-      if (ch === '{' || ch === '[') depth++;
-      else if (ch === '}' || ch === ']') { if (--depth === 0) break; }
-      else if (ch === '"' && depth === 1) {
-        const m = /^"([a-z_]+)":(\??)/.exec(doc.slice(i));
-        if (m) members.set(m[1], m[2] === '?');
-        i = doc.indexOf('"', i + 1);
+test('the core\'s C source takes the contract\'s names from its lists', () => {
+  // contract.c makes the lists' tables; params.c's codes are the params checker's own (type, enum,
+  // required, too_deep, out_of_memory: slop_params_errors), spelled like two protocol_error codes.
+  const files = fs.readdirSync(path.join(ROOT, 'wasm/src')).filter((f) => /\.[ch]$/.test(f) && f !== 'contract.c');
+  const TYPES = 'hello|snapshot|patch|result|error|event|batch|connect|subscribe|unsubscribe|query|invoke';
+  const names = [...Object.values(contract.ProtocolErrorCode), ...Object.values(contract.LocalRefusalCode)];
+  const hits = [];
+  for (const f of files) {
+    read(`wasm/src/${f}`).split('\n').forEach((line, i) => {
+      if (/^\s*(\/\*|\*)/.test(line)) return; // prose
+      const at = `wasm/src/${f}:${i + 1}: ${line.trim()}`;
+      if (/\bslop__event\("/.test(line)) hits.push(`an event made with a literal name: ${at}`);
+      if (new RegExp(`"type",\\s*"(${TYPES})"`).test(line)) hits.push(`a message type as a literal: ${at}`);
+      if (new RegExp(`strcmp\\((?:t|type->valuestring|v->valuestring), "(${TYPES})"\\)`).test(line)) {
+        hits.push(`a message type compared as a literal: ${at}`);
       }
-    }
-    const name = /"event":"([a-z_]+)"/.exec(doc.slice(start))[1];
-    members.delete('event');
-    assert.ok(!events.has(name), `"${name}" is documented once`);
-    events.set(name, members);
+      if (f !== 'params.c') for (const n of names) if (line.includes(`"${n}"`)) hits.push(`"${n}" as a literal: ${at}`);
+    });
   }
-  return events;
-}
-
-/** The contract's event typedefs: event name → {typedef, members: {member: optional?}}, and the CoreEvent union. */
-function contractTypedefs() {
-  const src = read(CONTRACT_FILE);
-  const events = new Map();
-  for (const [block] of src.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
-    const name = /@property \{'([a-z_]+)'\} event\b/.exec(block)?.[1];
-    if (!name) continue;
-    const typedef = /@typedef \{object\} (\w+)/.exec(block)?.[1];
-    assert.ok(typedef, `the typedef of "${name}" is named`);
-    const members = new Map([...block.matchAll(/@property \{.*?\} (\[?)(\w+)\]?(?=\s)/g)].map(([, opt, k]) => [k, opt === '[']));
-    members.delete('event');
-    assert.ok(!events.has(name), `one typedef for "${name}"`);
-    events.set(name, { typedef, members });
-  }
-  const union = /@typedef \{([\w|]+)\} CoreEvent\b/.exec(src)?.[1].split('|');
-  assert.ok(union, 'CoreEvent is a union of the event typedefs');
-  return { events, union };
-}
-
-/** Members a typedef has beyond the header's, each one the glue's, said in the typedef. */
-const GLUE_MEMBERS = { closed: ['message'] }; // the consumer session's own closed event (consumer-session.js)
-
-test('each event has a typedef with the header\'s members, and CoreEvent is their union', () => {
-  const header = headerEvents();
-  const { events, union } = contractTypedefs();
-  assert.deepEqual([...header.keys()].sort(), Object.values(contract.CoreEventName).sort(), 'the header documents every event');
-  assert.deepEqual([...events.keys()].sort(), [...header.keys()].sort(), 'a typedef per event');
-  assert.deepEqual([...union].sort(), [...events.values()].map((e) => e.typedef).sort(), 'CoreEvent names every event typedef');
-  for (const [name, documented] of header) {
-    const { typedef, members } = events.get(name);
-    for (const [k, optional] of documented) {
-      assert.ok(members.has(k), `${typedef} has "${k}" (slop_core.h)`);
-      assert.equal(members.get(k), optional, `${typedef}.${k} is ${optional ? 'optional' : 'always there'} (slop_core.h)`);
-    }
-    const extra = [...members.keys()].filter((k) => !documented.has(k));
-    assert.deepEqual(extra, GLUE_MEMBERS[name] ?? [], `${typedef}: members the header does not document`);
-  }
+  assert.deepEqual(hits, [], `use the lists of slop_core.h (SLOP_EV_*, SLOP_PE_*, SLOP_MSG_*, SLOP_CMSG_*, SLOP_LR_*):\n${hits.join('\n')}`);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -161,6 +67,8 @@ const EVENT = alt(Object.values(contract.CoreEventName));
 const E_CODE = alt(Object.keys(contract.SlopCode).filter((k) => k !== 'OK'));
 const P_CODE = alt(Object.values(contract.ProtocolErrorCode));
 const L_CODE = alt(Object.values(contract.LocalRefusalCode));
+const CAP = alt(Object.values(contract.Capability));
+const SUB_STATE = alt(Object.values(contract.SubscriptionState));
 const Q = `(['"\`])`;
 /** [what, pattern]: each match is a hit. A `case` is a hit only inside a switch on an event (below). */
 const RULES = [
@@ -170,6 +78,10 @@ const RULES = [
   ['a slop_code name as a literal', new RegExp(`${Q}(?:${E_CODE})\\1`)],
   ['a slop_code value compared with a code', /\b\w*[cC]ode\w*(?:\([^)]*\))?\s*[!=]==?\s*-[1-9]\b/],
   ['a local refusal code compared with a code', new RegExp(`\\bcode\\s*[!=]==?\\s*${Q}(?:${L_CODE})\\1`)],
+  ['a capability name looked up in capabilities', new RegExp(`\\bcapabilities\\??\\.includes\\(\\s*${Q}(?:${CAP})\\1`)],
+  ['a list of the capability names', new RegExp(`\\[\\s*${Q}state\\1\\s*,\\s*${Q}patches\\2`)],
+  // A subscription's state travels as ProviderInfo.sync.state (other state machines have a `state` too).
+  ['a subscription state compared with a state', new RegExp(`\\bsync\\??\\.state\\s*[!=]==?\\s*${Q}(?:${SUB_STATE})\\1|\\[[^\\]]*${Q}(?:${SUB_STATE})\\2[^\\]]*\\]\\.includes\\([\\w$.?]*\\bsync\\??\\.state\\)`)],
   ['a protocol_error code compared with a code', new RegExp(`\\bcode\\s*[!=]==?\\s*${Q}(?:${P_CODE})\\1|${Q}(?:${P_CODE})\\2\\s*[!=]==?\\s*[\\w$.?]*\\bcode\\b(?![\\w$])`)],
 ];
 const CASE = new RegExp(`\\bcase\\s+${Q}(${EVENT}|${P_CODE}|${L_CODE})\\1\\s*:`, 'g');
@@ -225,12 +137,17 @@ test('the scan finds the literals it is meant to, and nothing else', () => {
     "switch (ev.reason.code) { case 'bad_json': break; }",
     "if (refused.code === 'file_mode') x();",
     "switch (f.code) { case 'dir_owner': break; }",
+    "const affCap = !!p?.capabilities.includes('affordances');",
+    "const ALL = ['state', 'patches', 'affordances'];",
+    "if (!p || p.sync.state === 'waiting') return;",
+    "const stuck = ['stale', 'failed'].includes(p.sync?.state);",
   ]) assert.equal(found(src).length >= 1, true, `a hit in: ${src}`);
   for (const src of [
     "if (last?.kind === 'patch') x();",             // a history step's kind
     "this.failure = type === 'hello' ? a : b;",     // a frame's type
     "if (this.state === 'closed') return;",         // another state machine
     "if (conn.failure?.code === 'protocol_error') x();", // the session's failure code
+    "if (watch.state === 'no-stream' || watch.state === 'failed') x();", // another state machine
     "post(ui, { type: Push.EVENT, event: ev });",
     "switch (st.kind) {\n  case 'snapshot': case 'resync': return 1;\n  case 'patch': return 2;\n}",
     "// the connection closed: ev.event === 'closed' here",

@@ -134,31 +134,222 @@ extern "C" {
 #define SLOP_DEFAULT_MAX_PENDING       4096u     /* requests in flight         */
 #define SLOP_TOOL_NAME_MAX_DEFAULT     64u       /* Gemini's function-name cap */
 
+
+/* ------------------------------------------------------------------------ */
+/* The contract: every name that crosses the core's boundary, in one table   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Each list below is an X-macro: SLOP_EVENTS(X) calls X once per event. The
+ * core's own code takes its names from these lists (the dispatch of provider
+ * messages, the relay, conformance, the events it prints), and the build makes
+ * js-glue/core-contract.js and core-contract.d.ts from them
+ * (wasm/tools/contract_gen.c), with SLOP_CONTRACT_VERSION and a hash of every
+ * name, which the glue checks against slop_contract_hash() when the wasm
+ * loads. To add a name, add its line here; nothing else spells it.
+ */
+
+/* Bump when a name's meaning changes without its spelling changing. */
+#define SLOP_CONTRACT_VERSION 1u
+
+/* The codes of slop_code: X(NAME, value, "what it means"). */
+#define SLOP_CODES(X)                                                              \
+    X(OK, 0, "success")                                                            \
+    X(E_ARG, -1, "a caller argument is malformed")                                 \
+    X(E_CAPABILITY, -2, "the provider did not declare the capability")             \
+    X(E_PARAMS, -3, "invoke params fail the affordance schema")                    \
+    X(E_NOT_FOUND, -4, "no such subscription, node or affordance")                 \
+    X(E_STATE, -5, "not possible now (closed, no provider, ...)")                  \
+    X(E_LIMIT, -6, "a configured limit would be exceeded")                         \
+    X(E_NOMEM, -7, "out of memory")
+
+/* What slop_consumer_next() hands back: X(NAME, value, "what it is"). */
+#define SLOP_OUTPUT_KINDS(X)                                                       \
+    X(NONE, 0, "queue empty")                                                      \
+    X(SEND, 1, "a frame (JSON text) to send to the provider")                      \
+    X(EVENT, 2, "an event (JSON object) for the caller")
+
+/* The message types a provider sends (spec: messages): X(NAME, "type"). */
+#define SLOP_PROVIDER_MESSAGES(X)                                                  \
+    X(HELLO, "hello")                                                              \
+    X(SNAPSHOT, "snapshot")                                                        \
+    X(PATCH, "patch")                                                              \
+    X(RESULT, "result")                                                            \
+    X(ERROR, "error")                                                              \
+    X(EVENT, "event")                                                              \
+    X(BATCH, "batch")
+
+/* The message types a consumer sends: X(NAME, "type", needs an id). */
+#define SLOP_CONSUMER_MESSAGES(X)                                                  \
+    X(CONNECT, "connect", 0)                                                       \
+    X(SUBSCRIBE, "subscribe", 1)                                                   \
+    X(UNSUBSCRIBE, "unsubscribe", 1)                                               \
+    X(QUERY, "query", 1)                                                           \
+    X(INVOKE, "invoke", 1)
+
+/* The capabilities a hello may declare, in bit order (bit k is 1 << k). */
+#define SLOP_CAPABILITIES(X)                                                       \
+    X(STATE, "state")                                                              \
+    X(PATCHES, "patches")                                                          \
+    X(AFFORDANCES, "affordances")                                                  \
+    X(ATTENTION, "attention")                                                      \
+    X(WINDOWING, "windowing")                                                      \
+    X(ASYNC, "async")                                                              \
+    X(CONTENT_REFS, "content_refs")
+
+/* A request's kind, as timeout, closed and error events name it ("request"). */
+#define SLOP_REQUEST_KINDS(X)                                                      \
+    X(SUBSCRIBE, "subscribe")                                                      \
+    X(QUERY, "query")                                                              \
+    X(INVOKE, "invoke")
+
+/* A subscription's state, as slop_consumer_status() gives it ("state"). */
+#define SLOP_SUB_STATES(X)                                                         \
+    X(WAITING, "waiting", "subscribed, no snapshot yet")                           \
+    X(LIVE, "live", "the mirror follows the provider")                             \
+    X(RESYNCING, "resyncing", "a new snapshot was asked for; the last good state stays") \
+    X(STALE, "stale", "paused (resync_loop): the last good state, retried later")  \
+    X(FAILED, "failed", "given up (refused snapshot, provider error, timeout): retried later") \
+    X(DOCUMENT, "document", "a read-only copy loaded from a file")
+
+/*
+ * The codes of a protocol_error event ("code"), with the conformance rule a
+ * provider breaks when the core reports it (NULL: the consumer's own limit):
+ * X(NAME, "code", rule). bad_snapshot, too_many_nodes, bad_seq and
+ * version_regressed also come as a query's error event code.
+ */
+#define SLOP_PROTOCOL_ERRORS(X)                                                    \
+    X(BAD_JSON, "bad_json", "json")                                                \
+    X(TOO_DEEP, "too_deep", NULL)                                                  \
+    X(FRAME_TOO_LARGE, "frame_too_large", NULL)                                    \
+    X(BAD_MESSAGE, "bad_message", "message-shape")                                 \
+    X(BAD_SNAPSHOT, "bad_snapshot", "tree-shape")                                  \
+    X(TOO_MANY_NODES, "too_many_nodes", NULL)                                      \
+    X(BAD_SEQ, "bad_seq", "seq-snapshot")                                          \
+    X(VERSION_REGRESSED, "version_regressed", "version-order")                     \
+    X(STALE_PATCH, "stale_patch", "patch-newer")                                   \
+    X(SEQ_REPEAT, "seq_repeat", "seq-order")                                       \
+    X(PATCH_BEFORE_SNAPSHOT, "patch_before_snapshot", "snapshot-first")            \
+    X(RESYNC_LOOP, "resync_loop", NULL)                                            \
+    X(UNKNOWN_TYPE, "unknown_type", "message-type")                                \
+    X(UNDECLARED_CAPABILITY, "undeclared_capability", "capability-patches")        \
+    X(NOT_A_PROVIDER, "not_a_provider", "hello-state")                             \
+    X(OUT_OF_MEMORY, "out_of_memory", NULL)
+
+/* Why slop_local_refusal() refuses a directory, a name or a descriptor. */
+#define SLOP_LOCAL_REFUSALS(X)                                                     \
+    X(TEMP_FILE, "temp_file")                                                      \
+    X(BAD_NAME, "bad_name")                                                        \
+    X(BAD_KIND, "bad_kind")                                                        \
+    X(NOT_A_DIRECTORY, "not_a_directory")                                          \
+    X(NOT_A_FILE, "not_a_file")                                                    \
+    X(DIR_OWNER, "dir_owner")                                                      \
+    X(FILE_OWNER, "file_owner")                                                    \
+    X(DIR_MODE, "dir_mode")                                                        \
+    X(FILE_MODE, "file_mode")
+
+/* The parts of events that have a shape of their own: X(TypeName, "members", "what it is"). */
+#define SLOP_EVENT_PARTS(X)                                                        \
+    X(ChildListChange, "op: 'insert'|'remove'; parent: string; index: number; id: string", \
+      "one entry of a patch event's children: parent is the list's node; index: insert, the child's " \
+      "position after; remove, its position before (a move is both)")
+
+/*
+ * The events slop_consumer_next() gives as SLOP_OUT_EVENT: a JSON object whose
+ * "event" member is the name. X(NAME, "name", "members", "what it says"); the
+ * members are written as TypeScript object members (`?`: may be absent;
+ * sub is the caller-facing subscription id, stable across resyncs; paths are
+ * absolute node paths). A request's first event with its id is its answer:
+ * result, query, drift, error, timeout or closed; task events follow an
+ * accepted result.
+ */
+#define SLOP_EVENTS(X)                                                             \
+    X(HELLO, "hello", "provider: {id: string, name: string, slop_version?: string, [k: string]: any}; " \
+      "capabilities: string[]",                                                     \
+      "the provider said who it is")                                                \
+    X(SNAPSHOT, "snapshot", "sub: string; path: string; version: number; nodes: number; rebase: boolean; " \
+      "previous_version?: number; restarted?: true",                                \
+      "a subscription's mirror (re)based. rebase: it replaced a mirror (previous_version is that " \
+      "mirror's); restarted: on a new connection, with a version below previous_version") \
+    X(PROVIDER_CHANGED, "provider_changed", "previous: object; provider: object; message: string", \
+      "another provider id answers after a reconnect: mirrors dropped")             \
+    X(PATCH, "patch", "sub: string; version: number; ops: number; changed: string[]; added: string[]; " \
+      "removed: string[]; children: ChildListChange[]; truncated?: true",           \
+      "changed: nodes whose own fields changed; added, removed: roots of the subtrees that came " \
+      "and went; children: every insertion into and removal from a children list, in op order " \
+      "(applied in order to the ids as they were, they give the ids now); truncated: the patch " \
+      "touched more than the lists hold (1024 entries in all): re-read the subtree") \
+    X(RESYNC, "resync", "sub: string; reason: string; message: string",             \
+      "a subscription is being re-read: frames follow")                             \
+    X(QUERY, "query", "id: string; path: string; version: number; tree: object; more?: number; " \
+      "next_window?: [number, number]",                                             \
+      "the answer to a query; no mirror is kept. more/next_window: on a windowed collection, the " \
+      "page after this one (none after a page that brought no child)")             \
+    X(DRIFT, "drift", "id: string; sub: string; status: 'same'|'differs'|'inconclusive'; version: number; " \
+      "count?: number; differences?: {path: string, mirror?: any, provider?: any}[]; message?: string", \
+      "the outcome of slop_consumer_check_drift")                                   \
+    X(RESULT, "result", "id: string; path: string; action: string; status: 'ok'|'error'|'accepted'; " \
+      "data?: any; error?: {code: string, message: string}; task_id?: string",      \
+      "the answer to an invoke")                                                    \
+    X(TASK, "task", "id: string; task_id: string; path: string; status: string; progress: number; " \
+      "message: string; done: boolean",                                             \
+      "progress of an accepted invoke")                                             \
+    X(ERROR, "error", "id?: string; request?: RequestKind; sub?: string; code: string; message: string", \
+      "a provider error; sub: it answered that subscription (given up, retried later)") \
+    X(TIMEOUT, "timeout", "id: string; request: RequestKind",                        \
+      "a request not answered in time")                                             \
+    X(CLOSED, "closed", "id: string; request: RequestKind; message?: string",        \
+      "the transport closed before the request's answer (message: only in the one the glue's " \
+      "consumer session makes up for requests still waiting when its consumer is freed)") \
+    X(PROVIDER_EVENT, "provider_event", "name: string; data?: any",                 \
+      "the provider's own event")                                                   \
+    X(PROTOCOL_ERROR, "protocol_error", "code: ProtocolErrorCodeValue; message: string; fatal: boolean", \
+      "the frame was dropped whole and the last good state stays; fatal: the caller should " \
+      "disconnect (e.g. no \"state\" capability)")
+
+/* The fields of slop_limits, in order: X(field, type, default for 0, "what a larger value is"). */
+#define SLOP_LIMITS(X)                                                             \
+    X(max_frame_bytes, size_t, SLOP_DEFAULT_MAX_FRAME_BYTES, "refused: frame_too_large") \
+    X(max_json_depth, unsigned, SLOP_DEFAULT_MAX_JSON_DEPTH, "refused: too_deep")  \
+    X(max_nodes, size_t, SLOP_DEFAULT_MAX_NODES, "mirror cap across subscriptions: too_many_nodes") \
+    X(request_timeout_ms, unsigned, SLOP_DEFAULT_TIMEOUT_MS, "a request not answered in time: timeout event") \
+    X(max_pending, unsigned, SLOP_DEFAULT_MAX_PENDING, "more requests in flight are refused locally")
+
+#define SLOP__X_LIMIT_FIELD(field, type, dflt, what) type field;
 typedef struct slop_limits {
-    size_t   max_frame_bytes;   /* a longer frame is refused: "frame_too_large" */
-    unsigned max_json_depth;    /* deeper nesting is refused: "too_deep"        */
-    size_t   max_nodes;         /* mirror cap across subscriptions: "too_many_nodes" */
-    unsigned request_timeout_ms;/* a request not answered in time: "timeout" event */
-    unsigned max_pending;       /* more requests in flight are refused locally  */
+    SLOP_LIMITS(SLOP__X_LIMIT_FIELD)
 } slop_limits;
 
-typedef enum slop_code {
-    SLOP_OK = 0,
-    SLOP_E_ARG = -1,            /* a caller argument is malformed               */
-    SLOP_E_CAPABILITY = -2,     /* the provider did not declare the capability  */
-    SLOP_E_PARAMS = -3,         /* invoke params fail the affordance schema     */
-    SLOP_E_NOT_FOUND = -4,      /* no such subscription, node or affordance     */
-    SLOP_E_STATE = -5,          /* not possible now (closed, no provider, ...)  */
-    SLOP_E_LIMIT = -6,          /* a configured limit would be exceeded          */
-    SLOP_E_NOMEM = -7
-} slop_code;
+#define SLOP__X_CODE(name, value, what) SLOP_##name = value,
+typedef enum slop_code { SLOP_CODES(SLOP__X_CODE) } slop_code;
 
-/* What slop_consumer_next() hands back. */
-typedef enum slop_output_kind {
-    SLOP_OUT_NONE = 0,          /* queue empty                                  */
-    SLOP_OUT_SEND = 1,          /* a frame (JSON text) to send to the provider  */
-    SLOP_OUT_EVENT = 2          /* an event (JSON object) for the caller         */
-} slop_output_kind;
+#define SLOP__X_OUT(name, value, what) SLOP_OUT_##name = value,
+typedef enum slop_output_kind { SLOP_OUTPUT_KINDS(SLOP__X_OUT) } slop_output_kind;
+
+/* One enum per list, for the core's own code and C callers: SLOP_EV_PATCH,
+ * SLOP_PE_BAD_JSON, SLOP_MSG_HELLO, SLOP_CMSG_INVOKE, SLOP_CAP_WINDOWING,
+ * SLOP_REQ_QUERY, SLOP_SUB_LIVE, SLOP_LR_DIR_MODE; each ends with a _COUNT. */
+#define SLOP__X_EV(name, text, members, doc) SLOP_EV_##name,
+typedef enum slop_event_kind { SLOP_EVENTS(SLOP__X_EV) SLOP_EV_COUNT } slop_event_kind;
+#define SLOP__X_PE(name, text, rule) SLOP_PE_##name,
+typedef enum slop_protocol_error { SLOP_PROTOCOL_ERRORS(SLOP__X_PE) SLOP_PE_COUNT } slop_protocol_error;
+#define SLOP__X_MSG(name, text) SLOP_MSG_##name,
+typedef enum slop_provider_message { SLOP_PROVIDER_MESSAGES(SLOP__X_MSG) SLOP_MSG_COUNT } slop_provider_message;
+#define SLOP__X_CMSG(name, text, needs_id) SLOP_CMSG_##name,
+typedef enum slop_consumer_message { SLOP_CONSUMER_MESSAGES(SLOP__X_CMSG) SLOP_CMSG_COUNT } slop_consumer_message;
+#define SLOP__X_CAP(name, text) SLOP_CAP_##name,
+typedef enum slop_capability { SLOP_CAPABILITIES(SLOP__X_CAP) SLOP_CAP_COUNT } slop_capability;
+#define SLOP__X_REQ(name, text) SLOP_REQ_##name,
+typedef enum slop_request_kind { SLOP_REQUEST_KINDS(SLOP__X_REQ) SLOP_REQ_COUNT } slop_request_kind;
+#define SLOP__X_SUB(name, text, doc) SLOP_SUB_##name,
+typedef enum slop_sub_state { SLOP_SUB_STATES(SLOP__X_SUB) SLOP_SUB_COUNT } slop_sub_state;
+#define SLOP__X_LR(name, text) SLOP_LR_##name,
+typedef enum slop_local_refusal_code { SLOP_LOCAL_REFUSALS(SLOP__X_LR) SLOP_LR_COUNT } slop_local_refusal_code;
+
+/* SLOP_CONTRACT_VERSION in the high byte, a 24-bit FNV-1a hash of every name
+ * and member of the lists above below it: what the glue's generated
+ * core-contract.js must match (it refuses to run against another core). */
+uint32_t slop_contract_hash(void);
 
 typedef struct slop_consumer slop_consumer;
 
@@ -234,56 +425,11 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  * the consumer, valid until the next call on c), *out_len gets its length.
  *
  * SLOP_OUT_SEND: a complete SLOP frame to send as is.
- * SLOP_OUT_EVENT: a JSON object with an "event" member, one of:
- *   {"event":"hello","provider":{...},"capabilities":[...]}
- *   {"event":"snapshot","sub":S,"path":P,"version":V,"nodes":N,"rebase":bool,
- *        "previous_version":?V0,"restarted":?true}
- *        rebase: it replaced a mirror (previous_version is that mirror's);
- *        restarted: on a new connection, with a version below V0
- *   {"event":"provider_changed","previous":{..},"provider":{..},"message":M}
- *        another provider id answers after a reconnect: mirrors dropped
- *   {"event":"patch","sub":S,"version":V,"ops":K,"changed":[paths],
- *        "added":[paths],"removed":[paths],"children":[changes],
- *        "truncated":?true}
- *        paths are absolute node paths. changed: nodes whose own fields
- *        changed; added, removed: roots of the subtrees that came and went;
- *        children: every insertion into and removal from a children list,
- *        in op order, {"op":"insert"|"remove","parent":P,"index":I,"id":X}
- *        (insert: X's position after; remove: before; a move is both):
- *        applied in order to the ids as they were, they give the ids now,
- *        so a reader keeps child lists without asking for them again.
- *        truncated: the patch touched more than the lists hold (1024 entries
- *        in all): re-read the subtree
- *   {"event":"resync","sub":S,"reason":CODE,"message":M}  frames follow
- *   {"event":"query","id":Q,"path":P,"version":V,"tree":{...},
- *        "more":?N,"next_window":?[offset,count]}          no mirror is kept;
- *        more/next_window: for a query with a window, on a windowed
- *        collection (see slop_consumer_node): the page after this one;
- *        no next_window after a page that brought no child (it would be
- *        the window just asked)
- *   {"event":"drift","id":I,"sub":S,"status":"same"|"differs"|"inconclusive",
- *        "version":V,"count":?N,"differences":?[{path,mirror?,provider?}],
- *        "message":?M}            the outcome of slop_consumer_check_drift
- *   {"event":"result","id":I,"path":P,"action":A,"status":"ok"|"error"|"accepted",
- *        "data":?,"error":?{code,message},"task_id":?}
- *   {"event":"task","id":I,"task_id":T,"path":P,"status":..,"progress":..,
- *        "message":..,"done":bool}
- *   {"event":"error","id":?,"request":?kind,"sub":?S,"code":C,"message":M}
- *        a provider error; sub: it answered that subscription (given up,
- *        retried later)
- *   {"event":"timeout","id":I,"request":kind}
- *   {"event":"closed","id":I,"request":kind}
- *        a request's first event with its id is its answer (result, query,
- *        drift, error, timeout or closed); task events follow an accepted
- *        result
- *   {"event":"provider_event","name":N,"data":?}
- *   {"event":"protocol_error","code":C,"message":M,"fatal":bool}
- *        fatal means the caller should disconnect (e.g. no "state" capability);
- *        C is one of bad_json, too_deep, frame_too_large, bad_message,
- *        bad_snapshot, too_many_nodes, bad_seq, version_regressed,
- *        stale_patch, seq_repeat, patch_before_snapshot, resync_loop,
- *        unknown_type, undeclared_capability, not_a_provider, out_of_memory
- * S is the caller-facing subscription id: stable across resyncs.
+ * SLOP_OUT_EVENT: a JSON object with an "event" member: one of SLOP_EVENTS
+ *   above, with the members listed there. A patch event's children entries
+ *   are {"op":"insert"|"remove","parent":P,"index":I,"id":X} (insert: X's
+ *   position after; remove: before; a move is both). A protocol_error's code
+ *   is one of SLOP_PROTOCOL_ERRORS.
  */
 slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *out_len);
 

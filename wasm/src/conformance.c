@@ -196,25 +196,6 @@ void slop__conf_note(slop__conformance *cf, const char *rule_id, const char *pat
     if (cf->frame) f->frame = frame_text(cf->frame, cf->frame_len, SLOP__FINDING_FRAME_MAX);
 }
 
-const char *slop__conf_rule_of_error(const char *code) {
-    static const char *const map[][2] = {
-        {"bad_json", "json"},
-        {"bad_message", "message-shape"},
-        {"unknown_type", "message-type"},
-        {"not_a_provider", "hello-state"},
-        {"undeclared_capability", "capability-patches"},
-        {"patch_before_snapshot", "snapshot-first"},
-        {"bad_seq", "seq-snapshot"},
-        {"seq_repeat", "seq-order"},
-        {"version_regressed", "version-order"},
-        {"stale_patch", "patch-newer"},
-        {"bad_snapshot", "tree-shape"},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(map[i][0], code) == 0) return map[i][1];
-    return NULL; /* frame_too_large, too_deep, too_many_nodes, out_of_memory, resync_loop: our limits */
-}
-
 /* ---------------------------------------------------------------------- */
 /* Tree rules                                                               */
 /* ---------------------------------------------------------------------- */

@@ -48,10 +48,6 @@ void slop__conf_free(slop__conformance *cf);
 void slop__conf_note(slop__conformance *cf, const char *rule_id, const char *path, double version,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* The rule a protocol_error code stands for, or NULL when the code is about
- * the consumer's own limits (frame size, nesting, memory). */
-const char *slop__conf_rule_of_error(const char *code);
-
 /* Judges the tree rules over one subscription's mirror: `root` is the
  * subscription's absolute path, `options` its subscribe members (depth,
  * max_nodes, filter; may be NULL), `caps` the capability names the hello

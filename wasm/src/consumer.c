@@ -99,19 +99,19 @@ void slop__emit(slop_consumer *c, cJSON *ev) {
     cJSON_Delete(ev);
 }
 
-cJSON *slop__event(const char *name) {
+cJSON *slop__event(slop_event_kind kind) {
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "event", name);
+    cJSON_AddStringToObject(e, "event", slop__event_name(kind));
     return e;
 }
 
-static void protocol_error_v(slop_consumer *c, const char *rule, const char *code, int fatal, const char *fmt,
+static void protocol_error_v(slop_consumer *c, const char *rule, slop_protocol_error code, int fatal, const char *fmt,
                              va_list ap) {
     char msg[400];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (rule) slop__conf_note(&c->conf, rule, NULL, -1, "%s", msg);
-    cJSON *e = slop__event("protocol_error");
-    cJSON_AddStringToObject(e, "code", code);
+    cJSON *e = slop__event(SLOP_EV_PROTOCOL_ERROR);
+    cJSON_AddStringToObject(e, "code", slop__protocol_error_name(code));
     cJSON_AddStringToObject(e, "message", msg);
     cJSON_AddBoolToObject(e, "fatal", fatal);
     slop__emit(c, e);
@@ -119,15 +119,15 @@ static void protocol_error_v(slop_consumer *c, const char *rule, const char *cod
 
 /* A protocol error; the conformance rule it breaks is the one its code
  * stands for (none for the consumer's own limits). */
-void slop__protocol_error(slop_consumer *c, const char *code, int fatal, const char *fmt, ...) {
+void slop__protocol_error(slop_consumer *c, slop_protocol_error code, int fatal, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    protocol_error_v(c, slop__conf_rule_of_error(code), code, fatal, fmt, ap);
+    protocol_error_v(c, slop__protocol_error_rule(code), code, fatal, fmt, ap);
     va_end(ap);
 }
 
 /* The same, breaking a rule other than the one the code stands for. */
-void slop__rule_error(slop_consumer *c, const char *rule, const char *code, int fatal, const char *fmt, ...) {
+void slop__rule_error(slop_consumer *c, const char *rule, slop_protocol_error code, int fatal, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     protocol_error_v(c, rule, code, fatal, fmt, ap);
@@ -255,7 +255,7 @@ void slop__pending_drop(slop_consumer *c, pending *p) {
     *p = c->pend[--c->npend];
 }
 
-int slop__pending_add(slop_consumer *c, const char *id, req_kind kind, double now,
+int slop__pending_add(slop_consumer *c, const char *id, slop_request_kind kind, double now,
                       const char *sub_handle, const char *path, const char *action) {
     if (SLOP__RESERVE(c->pend, c->npend, c->cappend, 16) != 0) return -1;
     pending *p = &c->pend[c->npend++];
@@ -287,9 +287,9 @@ void slop__dispatch(slop_consumer *c, cJSON *frame) {
     }
     /* Capability rules the spec puts on the consumer side. */
     cJSON *type = cJSON_GetObjectItemCaseSensitive(frame, "type");
-    if (type && strcmp(type->valuestring, "query") == 0 && !(c->caps & CAP_WINDOWING))
+    if (cJSON_IsString(type) && slop__consumer_message_of(type->valuestring) == SLOP_CMSG_QUERY && !(c->caps & CAP_BIT(SLOP_CAP_WINDOWING)))
         cJSON_DeleteItemFromObjectCaseSensitive(frame, "window");
-    if (!(c->caps & CAP_ATTENTION)) {
+    if (!(c->caps & CAP_BIT(SLOP_CAP_ATTENTION))) {
         cJSON *filter = cJSON_GetObjectItemCaseSensitive(frame, "filter");
         if (filter) {
             cJSON_DeleteItemFromObjectCaseSensitive(filter, "min_salience");
@@ -303,9 +303,10 @@ void slop__dispatch(slop_consumer *c, cJSON *frame) {
 /* A request frame {"type":type,"id":id, <the members of options>} (options
  * as request_options() checked them; copied, the caller keeps them). NULL
  * when out of memory. */
-cJSON *slop__request_frame(const char *type, const char *id, const cJSON *options) {
+cJSON *slop__request_frame(slop_consumer_message type, const char *id, const cJSON *options) {
     cJSON *f = cJSON_CreateObject();
-    if (!f || !id || !cJSON_AddStringToObject(f, "type", type) || !cJSON_AddStringToObject(f, "id", id)) {
+    if (!f || !id || !cJSON_AddStringToObject(f, "type", slop__consumer_message_name(type)) ||
+        !cJSON_AddStringToObject(f, "id", id)) {
         cJSON_Delete(f);
         return NULL;
     }
@@ -321,15 +322,15 @@ cJSON *slop__request_frame(const char *type, const char *id, const cJSON *option
 }
 
 cJSON *slop__subscribe_frame(const sub *s) {
-    return slop__request_frame("subscribe", s->wire, s->options);
+    return slop__request_frame(SLOP_CMSG_SUBSCRIBE, s->wire, s->options);
 }
 
 /* Sets a subscription's state and why it is not live (code "" when live). */
-void slop__set_state(sub *s, sub_state st, const char *code, const char *message) {
+void slop__set_state(sub *s, slop_sub_state st, const char *code, const char *message) {
     s->state = st;
     snprintf(s->reason_code, sizeof s->reason_code, "%s", code);
     snprintf(s->reason, sizeof s->reason, "%s", message);
-    if (st == SUB_LIVE) s->retry_at = 0;
+    if (st == SLOP_SUB_LIVE) s->retry_at = 0;
 }
 
 /* The mirror cannot follow the provider for now (what it sent was refused,
@@ -337,7 +338,7 @@ void slop__set_state(sub *s, sub_state st, const char *code, const char *message
  * retry from tick() later, ever less often. The subscription's wire id stays,
  * so a good snapshot arriving meanwhile still revives it. */
 void slop__give_up(sub *s, const char *code, const char *message, double now) {
-    slop__set_state(s, s->has_mirror ? SUB_STALE : SUB_FAILED, code, message);
+    slop__set_state(s, s->has_mirror ? SLOP_SUB_STALE : SLOP_SUB_FAILED, code, message);
     double delay = RETRY_FIRST_MS;
     for (int i = 0; i < s->retries && delay < RETRY_MAX_MS; i++) delay *= 2;
     s->retry_at = now + (delay < RETRY_MAX_MS ? delay : RETRY_MAX_MS);
@@ -356,13 +357,13 @@ void slop__resync(slop_consumer *c, sub *s, const char *reason, const char *mess
         char m[300];
         snprintf(m, sizeof m, "%d resyncs within %.0f s (last: %s: %.160s)", RESYNC_BURST, RESYNC_WINDOW_MS / 1000,
                  reason, message);
-        slop__give_up(s, "resync_loop", m, now);
-        slop__protocol_error(c, "resync_loop", 0, "subscription %s: %s; showing the last good state, retrying in %.0f s",
+        slop__give_up(s, slop__protocol_error_name(SLOP_PE_RESYNC_LOOP), m, now);
+        slop__protocol_error(c, SLOP_PE_RESYNC_LOOP, 0, "subscription %s: %s; showing the last good state, retrying in %.0f s",
                        s->handle, m, (s->retry_at - now) / 1000);
         return;
     }
     s->burst++;
-    cJSON *e = slop__event("resync");
+    cJSON *e = slop__event(SLOP_EV_RESYNC);
     cJSON_AddStringToObject(e, "sub", s->handle);
     cJSON_AddStringToObject(e, "reason", reason);
     cJSON_AddStringToObject(e, "message", message);
@@ -371,7 +372,7 @@ void slop__resync(slop_consumer *c, sub *s, const char *reason, const char *mess
     pending *old = slop__find_pending(c, s->wire);
     if (old) slop__pending_drop(c, old);
     cJSON *un = cJSON_CreateObject();
-    cJSON_AddStringToObject(un, "type", "unsubscribe");
+    cJSON_AddStringToObject(un, "type", slop__consumer_message_name(SLOP_CMSG_UNSUBSCRIBE));
     cJSON_AddStringToObject(un, "id", s->wire);
     slop__dispatch(c, un);
 
@@ -379,8 +380,8 @@ void slop__resync(slop_consumer *c, sub *s, const char *reason, const char *mess
     s->wire = slop__new_id(c, 's');
     s->wire_live = 0;
     s->retry_at = 0;
-    slop__set_state(s, s->has_mirror ? SUB_RESYNCING : SUB_WAITING, reason, message);
-    slop__pending_add(c, s->wire, REQ_SUBSCRIBE, now, s->handle, NULL, NULL);
+    slop__set_state(s, s->has_mirror ? SLOP_SUB_RESYNCING : SLOP_SUB_WAITING, reason, message);
+    slop__pending_add(c, s->wire, SLOP_REQ_SUBSCRIBE, now, s->handle, NULL, NULL);
     slop__dispatch(c, slop__subscribe_frame(s));
 }
 
@@ -394,7 +395,7 @@ void slop__check_tasks(slop_consumer *c, sub *s) {
         if (!n && strcmp(s->path, "/tasks") == 0) n = slop__mirror_find(&s->m, rel + 6);
         if (!n) {
             if (t->seen) { /* the provider removed the finished task node */
-                cJSON *e = slop__event("task");
+                cJSON *e = slop__event(SLOP_EV_TASK);
                 cJSON_AddStringToObject(e, "id", t->req_id);
                 cJSON_AddStringToObject(e, "task_id", t->task_id);
                 cJSON_AddStringToObject(e, "path", t->path ? t->path : "");
@@ -419,7 +420,7 @@ void slop__check_tasks(slop_consumer *c, sub *s) {
             free(rp);
             free(t->path);
             t->path = ap;
-            cJSON *e = slop__event("task");
+            cJSON *e = slop__event(SLOP_EV_TASK);
             cJSON_AddStringToObject(e, "id", t->req_id);
             cJSON_AddStringToObject(e, "task_id", t->task_id);
             cJSON_AddStringToObject(e, "path", ap ? ap : "");
@@ -484,7 +485,7 @@ slop_consumer *slop_consumer_new(const slop_limits *limits, const char *transpor
     }
     if (pm) {
         cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "type", "connect");
+        cJSON_AddStringToObject(f, "type", slop__consumer_message_name(SLOP_CMSG_CONNECT));
         send_frame(c, f);
         cJSON_Delete(f);
     }
@@ -528,7 +529,7 @@ static void note_frame_type(slop_consumer *c, const cJSON *msg) {
 
 static int receive_frame(slop_consumer *c, const char *frame, size_t len, double now_ms) {
     if (len > c->lim.max_frame_bytes) {
-        slop__protocol_error(c, "frame_too_large", 0, "frame of %zu bytes exceeds the limit of %zu: dropped", len,
+        slop__protocol_error(c, SLOP_PE_FRAME_TOO_LARGE, 0, "frame of %zu bytes exceeds the limit of %zu: dropped", len,
                        c->lim.max_frame_bytes);
         return c->queued;
     }
@@ -539,11 +540,11 @@ static int receive_frame(slop_consumer *c, const char *frame, size_t len, double
     cJSON *msg = slop__parse_frame(frame, len, c->lim.max_json_depth, &c->frame_arena, &fi);
     if (!msg) {
         if (fi.out_of_memory)
-            slop__protocol_error(c, "out_of_memory", 0, "no memory to parse a frame of %zu bytes: dropped", len);
+            slop__protocol_error(c, SLOP_PE_OUT_OF_MEMORY, 0, "no memory to parse a frame of %zu bytes: dropped", len);
         else if (fi.too_deep)
-            slop__protocol_error(c, "too_deep", 0, "frame nests more than %u levels: dropped", c->lim.max_json_depth);
+            slop__protocol_error(c, SLOP_PE_TOO_DEEP, 0, "frame nests more than %u levels: dropped", c->lim.max_json_depth);
         else
-            slop__protocol_error(c, "bad_json", 0, "frame is not valid JSON: %s (at byte %zu of %zu): dropped", fi.why,
+            slop__protocol_error(c, SLOP_PE_BAD_JSON, 0, "frame is not valid JSON: %s (at byte %zu of %zu): dropped", fi.why,
                            fi.offset, len);
         slop__arena_reset(&c->frame_arena);
         return c->queued;
@@ -589,7 +590,7 @@ int slop_consumer_receive_oversize(slop_consumer *c, size_t len, double now_ms) 
     c->now = now_ms;
     c->conf.frames++;
     if (len <= c->lim.max_frame_bytes) len = c->lim.max_frame_bytes + 1;
-    slop__protocol_error(c, "frame_too_large", 0, "frame of over %zu bytes exceeds the limit of %zu: dropped unread", len - 1,
+    slop__protocol_error(c, SLOP_PE_FRAME_TOO_LARGE, 0, "frame of over %zu bytes exceeds the limit of %zu: dropped unread", len - 1,
                    c->lim.max_frame_bytes);
     return c->queued;
 }
@@ -602,12 +603,12 @@ int slop_consumer_tick(slop_consumer *c, double now_ms) {
     for (size_t i = 0; i < c->npend;) {
         pending *p = &c->pend[i];
         if (now_ms - p->sent_ms >= (double)c->lim.request_timeout_ms) {
-            cJSON *e = slop__event("timeout");
-            sub *s = p->kind == REQ_SUBSCRIBE ? slop__find_sub(c, p->sub_handle) : NULL;
+            cJSON *e = slop__event(SLOP_EV_TIMEOUT);
+            sub *s = p->kind == SLOP_REQ_SUBSCRIBE ? slop__find_sub(c, p->sub_handle) : NULL;
             cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
-            cJSON_AddStringToObject(e, "request", req_names[p->kind]);
+            cJSON_AddStringToObject(e, "request", slop__request_kind_name(p->kind));
             slop__emit(c, e);
-            if (p->kind == REQ_INVOKE)
+            if (p->kind == SLOP_REQ_INVOKE)
                 slop__conf_note(&c->conf, "result-in-time", p->path, -1, "invoke \"%.60s\": no result in %u ms", p->action,
                                 c->lim.request_timeout_ms);
             /* A subscribe waits for the hello; with none (nor a refused one)
@@ -643,16 +644,16 @@ int slop_consumer_close(slop_consumer *c, double now_ms) {
     c->queued = 0;
     while (c->npend) {
         pending *p = &c->pend[c->npend - 1];
-        sub *s = p->kind == REQ_SUBSCRIBE ? slop__find_sub(c, p->sub_handle) : NULL;
-        cJSON *e = slop__event("closed");
+        sub *s = p->kind == SLOP_REQ_SUBSCRIBE ? slop__find_sub(c, p->sub_handle) : NULL;
+        cJSON *e = slop__event(SLOP_EV_CLOSED);
         cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
-        cJSON_AddStringToObject(e, "request", req_names[p->kind]);
+        cJSON_AddStringToObject(e, "request", slop__request_kind_name(p->kind));
         slop__emit(c, e);
         slop__pending_drop(c, p);
     }
     for (size_t i = 0; i < c->nsubs; i++) {
         sub *s = c->subs[i];
-        slop__set_state(s, s->has_mirror ? SUB_STALE : SUB_WAITING, "disconnected",
+        slop__set_state(s, s->has_mirror ? SLOP_SUB_STALE : SLOP_SUB_WAITING, "disconnected",
                   "the connection closed; the state is the last one received");
         s->retry_at = 0; /* a reconnect re-subscribes (reset) */
         s->wire_live = 0;
@@ -682,7 +683,7 @@ int slop_consumer_reset(slop_consumer *c, double now_ms) {
     c->held = cJSON_CreateArray();
     if (c->postmessage) {
         cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "type", "connect");
+        cJSON_AddStringToObject(f, "type", slop__consumer_message_name(SLOP_CMSG_CONNECT));
         send_frame(c, f);
         cJSON_Delete(f);
     }
@@ -692,9 +693,9 @@ int slop_consumer_reset(slop_consumer *c, double now_ms) {
         s->wire = slop__new_id(c, 's');
         s->burst = 0;
         s->retries = 0;
-        slop__set_state(s, s->has_mirror ? SUB_RESYNCING : SUB_WAITING, "reconnected",
+        slop__set_state(s, s->has_mirror ? SLOP_SUB_RESYNCING : SLOP_SUB_WAITING, "reconnected",
                   "a new connection: waiting for a fresh snapshot");
-        slop__pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
+        slop__pending_add(c, s->wire, SLOP_REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
         slop__dispatch(c, slop__subscribe_frame(s));
     }
     return c->queued;

@@ -25,26 +25,12 @@
 
 /* ---- Types -------------------------------------------------------------- */
 
-enum {
-    CAP_STATE = 1 << 0,
-    CAP_PATCHES = 1 << 1,
-    CAP_AFFORDANCES = 1 << 2,
-    CAP_ATTENTION = 1 << 3,
-    CAP_WINDOWING = 1 << 4,
-    CAP_ASYNC = 1 << 5,
-    CAP_CONTENT_REFS = 1 << 6
-};
-static const char *const cap_names[] = {"state",     "patches", "affordances", "attention",
-                                        "windowing", "async",   "content_refs"};
-#define CAP_COUNT 7
+/* c->caps holds bit k for slop_capability k (slop_core.h) the hello declared. */
+#define CAP_BIT(k) (1u << (k))
 
-typedef enum { REQ_SUBSCRIBE, REQ_QUERY, REQ_INVOKE } req_kind;
-static const char *const req_names[] = {"subscribe", "query", "invoke"};
-
-/* SUB_DOCUMENT: the mirror of a document loaded by slop_consumer_load(): a
- * read-only copy that nothing follows. */
-typedef enum { SUB_WAITING, SUB_LIVE, SUB_RESYNCING, SUB_STALE, SUB_FAILED, SUB_DOCUMENT } sub_state;
-static const char *const sub_state_names[] = {"waiting", "live", "resyncing", "stale", "failed", "document"};
+/* A pending request's kind is a slop_request_kind, a subscription's state a
+ * slop_sub_state (SLOP_SUB_DOCUMENT: the mirror of a document loaded by
+ * slop_consumer_load(): a read-only copy that nothing follows). */
 
 
 typedef struct sub {
@@ -53,7 +39,7 @@ typedef struct sub {
     cJSON *options;         /* subscribe frame members besides type and id  */
     char *path;             /* absolute path of the subscription root        */
     slop__mirror m;
-    sub_state state;
+    slop_sub_state state;
     int wire_live;          /* a snapshot arrived for the current wire id   */
     int has_mirror;
     double snap_version;    /* version of the snapshot the mirror is based on */
@@ -77,7 +63,7 @@ typedef struct sub {
 
 typedef struct pending {
     char *id;
-    req_kind kind;
+    slop_request_kind kind;
     double sent_ms;
     char *sub_handle;       /* subscribe                                     */
     char *path, *action;    /* invoke; query (path)                          */
@@ -169,10 +155,10 @@ const char *slop__give_json(slop_consumer *c, cJSON *j, size_t *out_len);
 /* The output queue: events, and frames to send. */
 void slop__push_out(slop_consumer *c, slop_output_kind kind, char *text);
 void slop__emit(slop_consumer *c, cJSON *ev);
-cJSON *slop__event(const char *name);
-void slop__protocol_error(slop_consumer *c, const char *code, int fatal, const char *fmt, ...)
+cJSON *slop__event(slop_event_kind kind);
+void slop__protocol_error(slop_consumer *c, slop_protocol_error code, int fatal, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void slop__rule_error(slop_consumer *c, const char *rule, const char *code, int fatal, const char *fmt, ...)
+void slop__rule_error(slop_consumer *c, const char *rule, slop_protocol_error code, int fatal, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Ids, numbers, windows, paths. */
@@ -189,13 +175,13 @@ sub *slop__find_sub(slop_consumer *c, const char *handle);
 void slop__sub_free(sub *s);
 pending *slop__find_pending(slop_consumer *c, const char *id);
 void slop__pending_drop(slop_consumer *c, pending *p);
-int slop__pending_add(slop_consumer *c, const char *id, req_kind kind, double now,
+int slop__pending_add(slop_consumer *c, const char *id, slop_request_kind kind, double now,
                       const char *sub_handle, const char *path, const char *action);
 void slop__task_drop(slop_consumer *c, size_t i);
 void slop__dispatch(slop_consumer *c, cJSON *frame);
-cJSON *slop__request_frame(const char *type, const char *id, const cJSON *options);
+cJSON *slop__request_frame(slop_consumer_message type, const char *id, const cJSON *options);
 cJSON *slop__subscribe_frame(const sub *s);
-void slop__set_state(sub *s, sub_state st, const char *code, const char *message);
+void slop__set_state(sub *s, slop_sub_state st, const char *code, const char *message);
 void slop__give_up(sub *s, const char *code, const char *message, double now);
 void slop__resync(slop_consumer *c, sub *s, const char *reason, const char *message, double now);
 void slop__check_tasks(slop_consumer *c, sub *s);

@@ -38,7 +38,7 @@ static cJSON *doc_provider(const cJSON *named, const char *fallback_name) {
     if (id && !id->valuestring[0]) cJSON_Delete(id);
     cJSON_AddItemToObject(p, "name", name ? name : cJSON_CreateString(fallback_name));
     cJSON *caps = cJSON_AddArrayToObject(p, "capabilities");
-    for (int k = 0; k < CAP_COUNT; k++) cJSON_AddItemToArray(caps, cJSON_CreateString(cap_names[k]));
+    for (int k = 0; k < SLOP_CAP_COUNT; k++) cJSON_AddItemToArray(caps, cJSON_CreateString(slop__capability_name((slop_capability)k)));
     return p;
 }
 
@@ -92,7 +92,7 @@ static sub *doc_sub(slop_consumer *c, cJSON *tree, double version) {
     c->subs[c->nsubs++] = s;
     s->has_mirror = s->wire_live = 1;
     s->snap_version = s->last_version = version;
-    slop__set_state(s, SUB_DOCUMENT, "document", "a read-only copy loaded from a file: nothing follows it");
+    slop__set_state(s, SLOP_SUB_DOCUMENT, "document", "a read-only copy loaded from a file: nothing follows it");
     return s;
 }
 
@@ -116,7 +116,7 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     const cJSON *wrapper = cJSON_IsObject(j) && tree ? j : NULL;
     if (!wrapper) tree = j;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(wrapper, "type");
-    const char *format = !wrapper ? "node" : cJSON_IsString(type) && !strcmp(type->valuestring, "snapshot") ? "snapshot" : "export";
+    const char *format = !wrapper ? "node" : cJSON_IsString(type) && slop__provider_message_of(type->valuestring) == SLOP_MSG_SNAPSHOT ? "snapshot" : "export";
     cJSON *ver = cJSON_GetObjectItemCaseSensitive(wrapper, "version");
     double version = slop__is_counter(ver) ? ver->valuedouble : 0;
     const cJSON *named = cJSON_GetObjectItemCaseSensitive(wrapper, "provider");
@@ -127,9 +127,9 @@ const char *slop_consumer_load(slop_consumer *c, const char *doc, size_t len, co
     }
 
     c->have_hello = 1;
-    c->caps = (1u << CAP_COUNT) - 1;
+    c->caps = (1u << SLOP_CAP_COUNT) - 1;
     c->provider = doc_provider(cJSON_IsObject(named) ? named : NULL, name && name[0] ? name : "document");
-    cJSON *e = slop__event("hello");
+    cJSON *e = slop__event(SLOP_EV_HELLO);
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     slop__emit(c, e);
     slop__emit(c, slop__snapshot_event(s, version, 0));

@@ -27,7 +27,7 @@ static cJSON *hello_provider(slop_consumer *c, const cJSON *msg, unsigned *bits)
     else if (name && !cJSON_IsString(name)) bad = "\"provider.name\" must be a string";
     else if (!cJSON_IsArray(caps)) bad = "\"provider.capabilities\" must be an array";
     if (bad) {
-        slop__rule_error(c, "hello-fields", "bad_message", 0, "hello: %s", bad);
+        slop__rule_error(c, "hello-fields", SLOP_PE_BAD_MESSAGE, 0, "hello: %s", bad);
         snprintf(c->hello_refused, sizeof c->hello_refused, "its hello was refused: %s", bad);
         return NULL;
     }
@@ -46,8 +46,8 @@ static cJSON *hello_provider(slop_consumer *c, const cJSON *msg, unsigned *bits)
     *bits = 0;
     for (cJSON *it = caps->child; it; it = it->next) {
         if (!cJSON_IsString(it)) continue;
-        for (int k = 0; k < CAP_COUNT; k++)
-            if (strcmp(it->valuestring, cap_names[k]) == 0) *bits |= 1u << k;
+        for (int k = 0; k < SLOP_CAP_COUNT; k++)
+            if (strcmp(it->valuestring, slop__capability_name((slop_capability)k)) == 0) *bits |= 1u << k;
         cJSON_AddItemToArray(clean, cJSON_CreateString(it->valuestring));
     }
     cJSON *out = cJSON_CreateObject();
@@ -77,10 +77,10 @@ static void check_same_provider(slop_consumer *c, cJSON *prev) {
         s->has_mirror = 0;
         s->wire_live = 0;
         s->tools_stale = 1;
-        slop__set_state(s, SUB_WAITING, "provider_changed", m);
+        slop__set_state(s, SLOP_SUB_WAITING, "provider_changed", m);
     }
     while (c->ntasks) slop__task_drop(c, c->ntasks - 1);
-    cJSON *e = slop__event("provider_changed");
+    cJSON *e = slop__event(SLOP_EV_PROVIDER_CHANGED);
     cJSON_AddItemToObject(e, "previous", prev);
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     cJSON_AddStringToObject(e, "message", m);
@@ -95,9 +95,9 @@ static void on_hello(slop_consumer *c, cJSON *msg) {
     unsigned bits = 0;
     cJSON *provider = hello_provider(c, msg, &bits);
     if (!provider) return;
-    if (!(bits & CAP_STATE)) {
+    if (!(bits & CAP_BIT(SLOP_CAP_STATE))) {
         c->refused = 1;
-        slop__protocol_error(c, "not_a_provider", 1,
+        slop__protocol_error(c, SLOP_PE_NOT_A_PROVIDER, 1,
                        "provider \"%.80s\" does not declare the \"state\" capability: it is not a "
                        "SLOP provider; disconnect",
                        cJSON_GetObjectItemCaseSensitive(provider, "id")->valuestring);
@@ -109,7 +109,7 @@ static void on_hello(slop_consumer *c, cJSON *msg) {
     cJSON_Delete(c->provider);
     c->provider = provider;
 
-    cJSON *e = slop__event("hello");
+    cJSON *e = slop__event(SLOP_EV_HELLO);
     cJSON_AddItemToObject(e, "provider", cJSON_Duplicate(c->provider, 1));
     slop__emit(c, e);
     cJSON *prev = c->prev_provider;
@@ -124,13 +124,13 @@ static void on_hello(slop_consumer *c, cJSON *msg) {
 
 /* A snapshot the core cannot take: a query's caller gets an error event; a
  * subscription keeps its last good state and is retried later. */
-static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, const char *code, const char *message,
+static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, slop_protocol_error code, const char *message,
                             double now) {
     if (q) {
-        cJSON *e = slop__event("error");
+        cJSON *e = slop__event(SLOP_EV_ERROR);
         cJSON_AddStringToObject(e, "id", q->id);
-        cJSON_AddStringToObject(e, "request", "query");
-        cJSON_AddStringToObject(e, "code", code);
+        cJSON_AddStringToObject(e, "request", slop__request_kind_name(SLOP_REQ_QUERY));
+        cJSON_AddStringToObject(e, "code", slop__protocol_error_name(code));
         cJSON_AddStringToObject(e, "message", message);
         slop__pending_drop(c, q);
         slop__emit(c, e);
@@ -142,7 +142,7 @@ static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, const char *co
     if (p) slop__pending_drop(c, p);
     char m[400];
     snprintf(m, sizeof m, "snapshot refused: %s", message);
-    slop__give_up(s, code, m, now);
+    slop__give_up(s, slop__protocol_error_name(code), m, now);
 }
 
 /* The string member `key` naming the subscription or request a message is
@@ -150,7 +150,7 @@ static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, const char *co
 static const char *addressee(slop_consumer *c, const cJSON *msg, const char *key, const char *what) {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, key);
     if (cJSON_IsString(id)) return id->valuestring;
-    slop__protocol_error(c, "bad_message", 0, "%s: \"%s\" must be a string", what, key);
+    slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "%s: \"%s\" must be a string", what, key);
     return NULL;
 }
 
@@ -163,7 +163,7 @@ static slop__mirror_status load_tree(slop_consumer *c, slop__mirror *m, const ch
 }
 
 cJSON *slop__snapshot_event(const sub *s, double version, int rebase) {
-    cJSON *e = slop__event("snapshot");
+    cJSON *e = slop__event(SLOP_EV_SNAPSHOT);
     cJSON_AddStringToObject(e, "sub", s->handle);
     cJSON_AddStringToObject(e, "path", s->path);
     cJSON_AddNumberToObject(e, "version", version);
@@ -181,17 +181,17 @@ cJSON *slop__snapshot_event(const sub *s, double version, int rebase) {
  * subscription asked for (path, depth, max_nodes, filter). */
 void slop__send_drift_query(slop_consumer *c, sub *s, const char *id, int attempt, double now) {
     cJSON *f = cJSON_CreateObject();
-    cJSON_AddStringToObject(f, "type", "query");
+    cJSON_AddStringToObject(f, "type", slop__consumer_message_name(SLOP_CMSG_QUERY));
     cJSON_AddStringToObject(f, "id", id);
     for (const cJSON *it = s->options ? s->options->child : NULL; it; it = it->next)
         cJSON_AddItemToObject(f, it->string, cJSON_Duplicate(it, 1));
-    if (slop__pending_add(c, id, REQ_QUERY, now, s->handle, s->path, NULL) == 0) c->pend[c->npend - 1].drift_try = attempt;
+    if (slop__pending_add(c, id, SLOP_REQ_QUERY, now, s->handle, s->path, NULL) == 0) c->pend[c->npend - 1].drift_try = attempt;
     slop__dispatch(c, f);
 }
 
 static void drift_event(slop_consumer *c, const char *id, const sub *s, const char *status, double version,
                         cJSON *differences, size_t count, const char *message) {
-    cJSON *e = slop__event("drift");
+    cJSON *e = slop__event(SLOP_EV_DRIFT);
     cJSON_AddStringToObject(e, "id", id);
     if (s) cJSON_AddStringToObject(e, "sub", s->handle);
     cJSON_AddStringToObject(e, "status", status);
@@ -213,7 +213,7 @@ static void drift_answer(slop_consumer *c, pending *q, double version, slop__mir
     slop__pending_drop(c, q);
     char m[300];
     if (!id) return;
-    if (!s || !s->has_mirror || s->state != SUB_LIVE) {
+    if (!s || !s->has_mirror || s->state != SLOP_SUB_LIVE) {
         drift_event(c, id, s, "inconclusive", version, NULL, 0, "the subscription is not live any more");
     } else if (version != s->last_version) {
         if (attempt < DRIFT_TRIES) {
@@ -251,11 +251,11 @@ static void answer_query(slop_consumer *c, pending *q, double version, const cha
     slop__mirror_status st = load_tree(c, &tmp, raw, raw_len, tree, err, sizeof err);
     if (st != SLOP__MIRROR_OK) {
         if (st == SLOP__MIRROR_INVALID) slop__conf_note(&c->conf, "tree-shape", q->path, version, "query answer: %s", err);
-        refuse_snapshot(c, NULL, q, "bad_snapshot", err, now);
+        refuse_snapshot(c, NULL, q, SLOP_PE_BAD_SNAPSHOT, err, now);
     } else if (q->drift_try) {
         drift_answer(c, q, version, &tmp, now);
     } else {
-        cJSON *e = slop__event("query");
+        cJSON *e = slop__event(SLOP_EV_QUERY);
         cJSON_AddStringToObject(e, "id", q->id);
         if (q->path) cJSON_AddStringToObject(e, "path", q->path);
         cJSON_AddNumberToObject(e, "version", version);
@@ -283,7 +283,7 @@ static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, 
          * A replay's checkpoint (slop_consumer_checkpoint) is the exception:
          * it says which seq the recorded patches after it continue from. */
         snprintf(m, sizeof m, "it carries seq %.17g; a snapshot's seq is 0", cJSON_IsNumber(seq) ? seq->valuedouble : -1);
-        refuse_snapshot(c, s, NULL, "bad_seq", m, now);
+        refuse_snapshot(c, s, NULL, SLOP_PE_BAD_SEQ, m, now);
         return;
     }
     /* Versions never go back within one connection. A snapshot answering a
@@ -292,7 +292,7 @@ static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, 
     int new_history = s->epoch != c->epoch;
     if (s->has_mirror && !new_history && v < s->last_version) {
         snprintf(m, sizeof m, "version %.17g is older than %.17g on the same connection", v, s->last_version);
-        refuse_snapshot(c, s, NULL, "version_regressed", m, now);
+        refuse_snapshot(c, s, NULL, SLOP_PE_VERSION_REGRESSED, m, now);
         return;
     }
     int rebase = s->has_mirror;
@@ -300,7 +300,7 @@ static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, 
     double previous = s->last_version;
     slop__mirror_status bad = load_tree(c, &s->m, raw, raw_len, tree, err, sizeof err);
     if (bad != SLOP__MIRROR_OK) {
-        refuse_snapshot(c, s, NULL, bad == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "bad_snapshot", err, now);
+        refuse_snapshot(c, s, NULL, bad == SLOP__MIRROR_TOO_MANY_NODES ? SLOP_PE_TOO_MANY_NODES : SLOP_PE_BAD_SNAPSHOT, err, now);
         return;
     }
     pending *p = slop__find_pending(c, s->wire);
@@ -308,7 +308,7 @@ static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, 
     s->has_mirror = 1;
     s->wire_live = 1;
     s->epoch = c->epoch;
-    slop__set_state(s, SUB_LIVE, "", "");
+    slop__set_state(s, SLOP_SUB_LIVE, "", "");
     s->snap_version = s->last_version = v;
     s->last_seq = c->replay && seq ? (long long)seq->valuedouble : 0;
     s->retries = 0; /* a snapshot that loads is a success: the retry schedule starts over */
@@ -327,7 +327,7 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     cJSON *tree = cJSON_GetObjectItemCaseSensitive(msg, "tree");
     sub *s = slop__find_sub_wire(c, id);
     pending *q = s ? NULL : slop__find_pending(c, id);
-    if (!s && !(q && q->kind == REQ_QUERY)) {
+    if (!s && !(q && q->kind == SLOP_REQ_QUERY)) {
         c->ignored_frames++; /* an id we never issued, or no longer use */
         /* Never issued: not one of the ids this consumer could have sent for
          * a subscribe or a query (an id with its prefix but a number it never
@@ -345,11 +345,11 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     c->raw_tree = NULL;
     if (!cJSON_IsNull(tree)) raw = NULL;
     if (!slop__is_counter(ver)) {
-        refuse_snapshot(c, s, q, "bad_message", "\"version\" must be an integer from 0 to 2^53", now);
+        refuse_snapshot(c, s, q, SLOP_PE_BAD_MESSAGE, "\"version\" must be an integer from 0 to 2^53", now);
         return;
     }
     if (!(raw && raw[0] == '{') && !cJSON_IsObject(tree)) {
-        refuse_snapshot(c, s, q, "bad_message", "\"tree\" must be a node object", now);
+        refuse_snapshot(c, s, q, SLOP_PE_BAD_MESSAGE, "\"tree\" must be a node object", now);
         return;
     }
     cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
@@ -373,29 +373,29 @@ static int patch_in_order(slop_consumer *c, sub *s, double v, const cJSON *seq, 
             return 0;
         }
         if (got < want) {
-            slop__protocol_error(c, "seq_repeat", 0, "patch for %s repeats seq %lld (expected %lld): ignored",
+            slop__protocol_error(c, SLOP_PE_SEQ_REPEAT, 0, "patch for %s repeats seq %lld (expected %lld): ignored",
                            s->handle, got, want);
             return 0;
         }
         if (v < s->last_version) { /* the next patch in order, yet older */
             snprintf(m, sizeof m, "patch seq %lld has version %.17g after %.17g", got, v, s->last_version);
-            slop__protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
-            slop__resync(c, s, "version_regressed", m, now);
+            slop__protocol_error(c, SLOP_PE_VERSION_REGRESSED, 0, "patch for %s: %s; resyncing", s->handle, m);
+            slop__resync(c, s, slop__protocol_error_name(SLOP_PE_VERSION_REGRESSED), m, now);
             return 0;
         }
     } else if (v <= s->snap_version) {
         /* Without seq (older providers) a patch not newer than our snapshot
          * is taken as already contained in it; said, not silent. */
         c->stale_patches++;
-        slop__protocol_error(c, "stale_patch", 0,
+        slop__protocol_error(c, SLOP_PE_STALE_PATCH, 0,
                        "patch for %s has version %.17g, not newer than its snapshot's %.17g: taken as already "
                        "applied, ignored",
                        s->handle, v, s->snap_version);
         return 0;
     } else if (v < s->last_version) {
         snprintf(m, sizeof m, "patch version %.17g after %.17g", v, s->last_version);
-        slop__protocol_error(c, "version_regressed", 0, "patch for %s: %s; resyncing", s->handle, m);
-        slop__resync(c, s, "version_regressed", m, now);
+        slop__protocol_error(c, SLOP_PE_VERSION_REGRESSED, 0, "patch for %s: %s; resyncing", s->handle, m);
+        slop__resync(c, s, slop__protocol_error_name(SLOP_PE_VERSION_REGRESSED), m, now);
         return 0;
     }
     return 1;
@@ -414,7 +414,9 @@ static void put_paths(slop__buf *b, const char *key, const sub *s, const cJSON *
  * event of every frame, so it skips building cJSON values. */
 static char *patch_event(const sub *s, double v, int nops, const slop__changes *ch) {
     slop__buf b = {0};
-    slop__buf_puts(&b, "{\"event\":\"patch\",\"sub\":");
+    slop__buf_puts(&b, "{\"event\":\"");
+    slop__buf_puts(&b, slop__event_name(SLOP_EV_PATCH));
+    slop__buf_puts(&b, "\",\"sub\":");
     slop__buf_put_string(&b, s->handle);
     slop__buf_puts(&b, ",\"version\":");
     slop__buf_put_number(&b, v);
@@ -443,9 +445,9 @@ static char *patch_event(const sub *s, double v, int nops, const slop__changes *
 
 /* Applies the next patch, all or nothing: a refused one resyncs. */
 static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJSON *ops, double now) {
-    if (!(c->caps & CAP_PATCHES) && !c->warned_patches) {
+    if (!(c->caps & CAP_BIT(SLOP_CAP_PATCHES)) && !c->warned_patches) {
         c->warned_patches = 1;
-        slop__protocol_error(c, "undeclared_capability", 0,
+        slop__protocol_error(c, SLOP_PE_UNDECLARED_CAPABILITY, 0,
                        "the provider sends patches without declaring \"patches\"; applying them");
     }
     slop__changes ch;
@@ -458,7 +460,7 @@ static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJ
         slop__changes_free(&ch);
         if (st == SLOP__MIRROR_INVALID) slop__conf_note(&c->conf, "patch-apply", s->path, v, "patch v%.17g: %s", v, err);
         snprintf(m, sizeof m, "patch version %.17g refused (%s); the last good state is kept", v, err);
-        slop__resync(c, s, st == SLOP__MIRROR_TOO_MANY_NODES ? "too_many_nodes" : "patch_failed", m, now);
+        slop__resync(c, s, st == SLOP__MIRROR_TOO_MANY_NODES ? slop__protocol_error_name(SLOP_PE_TOO_MANY_NODES) : "patch_failed", m, now);
         return;
     }
     s->last_version = v;
@@ -478,11 +480,11 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
         return;
     }
     if (!s->wire_live) {
-        slop__protocol_error(c, "patch_before_snapshot", 0, "patch for %s arrived before its snapshot: ignored",
+        slop__protocol_error(c, SLOP_PE_PATCH_BEFORE_SNAPSHOT, 0, "patch for %s arrived before its snapshot: ignored",
                        s->handle);
         return;
     }
-    if (s->state != SUB_LIVE) { /* given up: only a snapshot (or the retry) revives it */
+    if (s->state != SLOP_SUB_LIVE) { /* given up: only a snapshot (or the retry) revives it */
         c->ignored_frames++;
         return;
     }
@@ -492,7 +494,7 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
     if (!slop__is_counter(ver) || !cJSON_IsArray(ops) || (seq && !slop__is_counter(seq))) {
         const char *m =
             "malformed patch: needs an integer \"version\" and \"seq\" from 0 to 2^53 and an \"ops\" array";
-        slop__protocol_error(c, "bad_message", 0, "patch for %s: %s; dropped, resyncing", s->handle, m);
+        slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "patch for %s: %s; dropped, resyncing", s->handle, m);
         slop__resync(c, s, "bad_patch", m, now);
         return;
     }
@@ -514,11 +516,11 @@ static void on_result(slop_consumer *c, cJSON *msg, double now) {
     cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     cJSON *status = cJSON_GetObjectItemCaseSensitive(msg, "status");
     pending *p = cJSON_IsString(id) ? slop__find_pending(c, id->valuestring) : NULL;
-    if (!p || p->kind != REQ_INVOKE) {
+    if (!p || p->kind != SLOP_REQ_INVOKE) {
         c->ignored_frames++;
         return;
     }
-    cJSON *e = slop__event("result");
+    cJSON *e = slop__event(SLOP_EV_RESULT);
     cJSON_AddStringToObject(e, "id", p->id);
     cJSON_AddStringToObject(e, "path", p->path);
     cJSON_AddStringToObject(e, "action", p->action);
@@ -529,7 +531,7 @@ static void on_result(slop_consumer *c, cJSON *msg, double now) {
     if (!st || (strcmp(st, "ok") != 0 && strcmp(st, "error") != 0 && !accepted))
         slop__conf_note(&c->conf, "result-status", p->path, -1, "invoke \"%.60s\": status %s%.40s%s", p->action,
                         st ? "\"" : "", st ? st : "missing", st ? "\"" : "");
-    else if (accepted && !(c->caps & CAP_ASYNC))
+    else if (accepted && !(c->caps & CAP_BIT(SLOP_CAP_ASYNC)))
         slop__conf_note(&c->conf, "capability-async", p->path, -1, "invoke \"%.60s\" answered \"accepted\"", p->action);
     else if (accepted && !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(data, "taskId")))
         slop__conf_note(&c->conf, "accepted-task", p->path, -1, "invoke \"%.60s\": \"accepted\" without data.taskId", p->action);
@@ -539,9 +541,9 @@ static void on_result(slop_consumer *c, cJSON *msg, double now) {
     if (!st) {
         cJSON_AddStringToObject(e, "status", "error");
         cJSON *er = cJSON_AddObjectToObject(e, "error");
-        cJSON_AddStringToObject(er, "code", "bad_message");
+        cJSON_AddStringToObject(er, "code", slop__protocol_error_name(SLOP_PE_BAD_MESSAGE));
         cJSON_AddStringToObject(er, "message", "result without a string \"status\"");
-    } else if (strcmp(st, "accepted") == 0 && !(c->caps & CAP_ASYNC)) {
+    } else if (strcmp(st, "accepted") == 0 && !(c->caps & CAP_BIT(SLOP_CAP_ASYNC))) {
         /* Without the async capability "accepted" reads as "ok" (spec). */
         cJSON_AddStringToObject(e, "status", "ok");
     } else {
@@ -556,7 +558,7 @@ static void on_result(slop_consumer *c, cJSON *msg, double now) {
         cJSON_AddStringToObject(er, "message", cJSON_IsString(m) ? m->valuestring : "");
     }
     cJSON *tid = cJSON_GetObjectItemCaseSensitive(data, "taskId");
-    if (st && strcmp(st, "accepted") == 0 && (c->caps & CAP_ASYNC) && cJSON_IsString(tid)) {
+    if (st && strcmp(st, "accepted") == 0 && (c->caps & CAP_BIT(SLOP_CAP_ASYNC)) && cJSON_IsString(tid)) {
         cJSON_AddStringToObject(e, "task_id", tid->valuestring);
         if (SLOP__RESERVE(c->tasks, c->ntasks, c->captasks, 8) == 0)
             c->tasks[c->ntasks++] = (task){slop__strdup(p->id), slop__strdup(tid->valuestring), NULL, NULL, 0, now};
@@ -574,7 +576,7 @@ static void on_error(slop_consumer *c, cJSON *msg, double now) {
     cJSON *er = cJSON_GetObjectItemCaseSensitive(msg, "error");
     cJSON *code = cJSON_GetObjectItemCaseSensitive(er, "code");
     cJSON *m = cJSON_GetObjectItemCaseSensitive(er, "message");
-    cJSON *e = slop__event("error");
+    cJSON *e = slop__event(SLOP_EV_ERROR);
     if (cJSON_IsString(id)) {
         pending *p = slop__find_pending(c, id->valuestring);
         sub *s = slop__find_sub_wire(c, id->valuestring);
@@ -592,7 +594,7 @@ static void on_error(slop_consumer *c, cJSON *msg, double now) {
         }
         cJSON_AddStringToObject(e, "id", s ? s->handle : p->id);
         if (p) {
-            cJSON_AddStringToObject(e, "request", req_names[p->kind]);
+            cJSON_AddStringToObject(e, "request", slop__request_kind_name(p->kind));
             slop__pending_drop(c, p);
         }
     }
@@ -604,48 +606,63 @@ static void on_error(slop_consumer *c, cJSON *msg, double now) {
     slop__emit(c, e);
 }
 
+static void on_provider_event(slop_consumer *c, cJSON *msg) {
+    cJSON *name = cJSON_GetObjectItemCaseSensitive(msg, "name");
+    if (!cJSON_IsString(name)) {
+        slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "event: \"name\" must be a string");
+        return;
+    }
+    cJSON *e = slop__event(SLOP_EV_PROVIDER_EVENT);
+    cJSON_AddStringToObject(e, "name", name->valuestring);
+    cJSON *data = cJSON_GetObjectItemCaseSensitive(msg, "data");
+    if (data) cJSON_AddItemToObject(e, "data", cJSON_Duplicate(data, 1));
+    slop__emit(c, e);
+}
+
+static void on_batch(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
+    cJSON *msgs = cJSON_GetObjectItemCaseSensitive(msg, "messages");
+    if (!cJSON_IsArray(msgs)) {
+        slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "batch: \"messages\" must be an array");
+        return;
+    }
+    for (cJSON *it = msgs->child; it; it = it->next) slop__handle(c, it, now, nest + 1);
+}
+
 void slop__handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
     if (!cJSON_IsObject(msg)) {
-        slop__protocol_error(c, "bad_message", 0, "a message must be a JSON object");
+        slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "a message must be a JSON object");
         return;
     }
     cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
     if (!cJSON_IsString(type)) {
-        slop__protocol_error(c, "bad_message", 0, "a message needs a string \"type\"");
+        slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "a message needs a string \"type\"");
         return;
     }
     const char *t = type->valuestring;
-    if (strcmp(t, "hello") == 0) on_hello(c, msg);
-    else if (c->refused) c->ignored_frames++;
-    else if (strcmp(t, "snapshot") == 0) on_snapshot(c, msg, now);
-    else if (strcmp(t, "patch") == 0) on_patch(c, msg, now);
-    else if (strcmp(t, "result") == 0) on_result(c, msg, now);
-    else if (strcmp(t, "error") == 0) on_error(c, msg, now);
-    else if (strcmp(t, "event") == 0) {
-        cJSON *name = cJSON_GetObjectItemCaseSensitive(msg, "name");
-        if (!cJSON_IsString(name)) {
-            slop__protocol_error(c, "bad_message", 0, "event: \"name\" must be a string");
-            return;
-        }
-        cJSON *e = slop__event("provider_event");
-        cJSON_AddStringToObject(e, "name", name->valuestring);
-        cJSON *data = cJSON_GetObjectItemCaseSensitive(msg, "data");
-        if (data) cJSON_AddItemToObject(e, "data", cJSON_Duplicate(data, 1));
-        slop__emit(c, e);
-    } else if (strcmp(t, "batch") == 0) {
-        cJSON *msgs = cJSON_GetObjectItemCaseSensitive(msg, "messages");
-        if (!cJSON_IsArray(msgs)) {
-            slop__protocol_error(c, "bad_message", 0, "batch: \"messages\" must be an array");
-            return;
-        }
-        for (cJSON *it = msgs->child; it; it = it->next) slop__handle(c, it, now, nest + 1);
-    } else if (strcmp(t, "subscribe") == 0 || strcmp(t, "unsubscribe") == 0 || strcmp(t, "query") == 0 ||
-               strcmp(t, "invoke") == 0 || strcmp(t, "connect") == 0) {
+    int kind = slop__provider_message_of(t);
+    if (kind != SLOP_MSG_HELLO && c->refused) {
+        c->ignored_frames++;
+        return;
+    }
+    if (kind < 0) {
         /* Consumer traffic: on a window's postMessage channel every consumer
          * (this one included) sees its own posts come back, which is normal;
          * on a WebSocket it is a provider error worth counting. */
-        if (!c->postmessage) c->ignored_frames++;
-    } else {
-        slop__protocol_error(c, "unknown_type", 0, "unknown message type \"%.60s\": ignored", t);
+        if (slop__consumer_message_of(t) >= 0) {
+            if (!c->postmessage) c->ignored_frames++;
+        } else {
+            slop__protocol_error(c, SLOP_PE_UNKNOWN_TYPE, 0, "unknown message type \"%.60s\": ignored", t);
+        }
+        return;
+    }
+    switch ((slop_provider_message)kind) {
+    case SLOP_MSG_HELLO: on_hello(c, msg); break;
+    case SLOP_MSG_SNAPSHOT: on_snapshot(c, msg, now); break;
+    case SLOP_MSG_PATCH: on_patch(c, msg, now); break;
+    case SLOP_MSG_RESULT: on_result(c, msg, now); break;
+    case SLOP_MSG_ERROR: on_error(c, msg, now); break;
+    case SLOP_MSG_EVENT: on_provider_event(c, msg); break;
+    case SLOP_MSG_BATCH: on_batch(c, msg, now, nest); break;
+    case SLOP_MSG_COUNT: break;
     }
 }

@@ -20,8 +20,8 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
     cJSON_AddBoolToObject(j, "hello", c->have_hello);
     cJSON_AddItemToObject(j, "provider", c->provider ? cJSON_Duplicate(c->provider, 1) : cJSON_CreateNull());
     cJSON *caps = cJSON_AddArrayToObject(j, "capabilities");
-    for (int k = 0; k < CAP_COUNT; k++)
-        if (c->caps & (1u << k)) cJSON_AddItemToArray(caps, cJSON_CreateString(cap_names[k]));
+    for (int k = 0; k < SLOP_CAP_COUNT; k++)
+        if (c->caps & (1u << k)) cJSON_AddItemToArray(caps, cJSON_CreateString(slop__capability_name((slop_capability)k)));
     cJSON_AddBoolToObject(j, "closed", c->closed);
     cJSON_AddBoolToObject(j, "refused", c->refused);
     cJSON_AddBoolToObject(j, "document", c->document);
@@ -37,8 +37,8 @@ const char *slop_consumer_status(slop_consumer *c, size_t *out_len) {
         cJSON_AddStringToObject(o, "wire", s->wire);
         cJSON_AddStringToObject(o, "path", s->path);
         cJSON_AddItemToObject(o, "options", cJSON_Duplicate(s->options, 1));
-        cJSON_AddStringToObject(o, "state", sub_state_names[s->state]);
-        if (s->state == SUB_LIVE) cJSON_AddNullToObject(o, "reason");
+        cJSON_AddStringToObject(o, "state", slop__sub_state_name(s->state));
+        if (s->state == SLOP_SUB_LIVE) cJSON_AddNullToObject(o, "reason");
         else {
             cJSON *r = cJSON_AddObjectToObject(o, "reason");
             cJSON_AddStringToObject(r, "code", s->reason_code[0] ? s->reason_code : "subscribing");
@@ -406,8 +406,8 @@ static const char *not_live(const slop_consumer *c, char *why, size_t len) {
     }
     for (size_t i = 0; i < c->nsubs; i++) {
         const sub *s = c->subs[i];
-        if (s->state == SUB_LIVE) continue;
-        snprintf(why, len, "subscription %s (%.100s) is %s: %.200s", s->handle, s->path, sub_state_names[s->state],
+        if (s->state == SLOP_SUB_LIVE) continue;
+        snprintf(why, len, "subscription %s (%.100s) is %s: %.200s", s->handle, s->path, slop__sub_state_name(s->state),
                  s->reason[0] ? s->reason : "waiting for its snapshot");
         return why;
     }
@@ -424,7 +424,7 @@ const char *slop_consumer_conformance(slop_consumer *c, size_t *out_len) {
     const cJSON *caps = cJSON_GetObjectItemCaseSensitive(c->provider, "capabilities");
     for (size_t i = 0; i < c->nsubs; i++) {
         sub *s = c->subs[i];
-        if (!s->has_mirror || s->state == SUB_DOCUMENT) continue;
+        if (!s->has_mirror || s->state == SLOP_SUB_DOCUMENT) continue;
         mirrors++;
         nodes += s->m.nodes;
         slop__conf_check_mirror(&trees, &s->m, s->path, s->options, caps, s->last_version);
@@ -451,7 +451,7 @@ const char *slop_consumer_check_drift(slop_consumer *c, const char *sub_id, doub
         return slop__give(c, NULL, out_len);
     }
     if (!slop__can_request(c)) return slop__give(c, NULL, out_len);
-    if (!s->has_mirror || s->state != SUB_LIVE) {
+    if (!s->has_mirror || s->state != SLOP_SUB_LIVE) {
         slop__fail(c, SLOP_E_STATE, "subscription %s is not live: nothing to compare", s->handle);
         return slop__give(c, NULL, out_len);
     }

@@ -191,7 +191,7 @@ const char *slop_consumer_subscribe(slop_consumer *c, const char *options, size_
     s->path = path;
     slop__mirror_init(&s->m, &c->budget);
     c->subs[c->nsubs++] = s;
-    slop__pending_add(c, s->wire, REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
+    slop__pending_add(c, s->wire, SLOP_REQ_SUBSCRIBE, now_ms, s->handle, NULL, NULL);
     slop__dispatch(c, slop__subscribe_frame(s));
     return slop__give(c, slop__strdup(s->handle), out_len);
 }
@@ -208,7 +208,7 @@ int slop_consumer_unsubscribe(slop_consumer *c, const char *sub_id, double now_m
         if (p) slop__pending_drop(c, p);
         if (!c->closed && !c->document) {
             cJSON *un = cJSON_CreateObject();
-            cJSON_AddStringToObject(un, "type", "unsubscribe");
+            cJSON_AddStringToObject(un, "type", slop__consumer_message_name(SLOP_CMSG_UNSUBSCRIBE));
             cJSON_AddStringToObject(un, "id", s->wire);
             slop__dispatch(c, un);
         }
@@ -243,7 +243,7 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
     cJSON *opts = request_options(c, options, len, 1, &path);
     if (!opts) return slop__give(c, NULL, out_len);
     char *id = slop__new_id(c, 'q');
-    cJSON *f = slop__request_frame("query", id, opts);
+    cJSON *f = slop__request_frame(SLOP_CMSG_QUERY, id, opts);
     cJSON_Delete(opts);
     if (!f) {
         free(id);
@@ -251,7 +251,7 @@ const char *slop_consumer_query(slop_consumer *c, const char *options, size_t le
         slop__fail(c, SLOP_E_NOMEM, "out of memory");
         return slop__give(c, NULL, out_len);
     }
-    if (slop__pending_add(c, id, REQ_QUERY, now_ms, NULL, path, NULL) == 0) {
+    if (slop__pending_add(c, id, SLOP_REQ_QUERY, now_ms, NULL, path, NULL) == 0) {
         cJSON *w = cJSON_GetObjectItemCaseSensitive(f, "window");
         pending *p = &c->pend[c->npend - 1];
         if (cJSON_GetArraySize(w) == 2) {
@@ -289,7 +289,7 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
         slop__fail(c, SLOP_E_STATE, "the provider has not said hello yet");
         return slop__give(c, NULL, out_len);
     }
-    if (!(c->caps & CAP_AFFORDANCES)) {
+    if (!(c->caps & CAP_BIT(SLOP_CAP_AFFORDANCES))) {
         slop__fail(c, SLOP_E_CAPABILITY, "the provider does not declare \"affordances\": nothing can be invoked");
         return slop__give(c, NULL, out_len);
     }
@@ -326,12 +326,12 @@ const char *slop_consumer_invoke(slop_consumer *c, const char *path, const char 
     }
     char *id = slop__new_id(c, 'i');
     cJSON *f = cJSON_CreateObject();
-    cJSON_AddStringToObject(f, "type", "invoke");
+    cJSON_AddStringToObject(f, "type", slop__consumer_message_name(SLOP_CMSG_INVOKE));
     cJSON_AddStringToObject(f, "id", id);
     cJSON_AddStringToObject(f, "path", path);
     cJSON_AddStringToObject(f, "action", action);
     cJSON_AddItemToObject(f, "params", pj);
-    slop__pending_add(c, id, REQ_INVOKE, now_ms, NULL, path, action);
+    slop__pending_add(c, id, SLOP_REQ_INVOKE, now_ms, NULL, path, action);
     slop__dispatch(c, f);
     return slop__give(c, id, out_len);
 }

@@ -324,9 +324,9 @@ static const char *type_words(int type) {
 }
 
 /* {"code":C,"why":W}; malloc'd JSON text, NULL on OOM. */
-static char *refusal(const char *code, const char *why) {
+static char *refusal(slop_local_refusal_code code, const char *why) {
     cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddStringToObject(o, "code", code) || !cJSON_AddStringToObject(o, "why", why)) {
+    if (!o || !cJSON_AddStringToObject(o, "code", slop__local_refusal_name(code)) || !cJSON_AddStringToObject(o, "why", why)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -339,25 +339,25 @@ char *slop_local_refusal(int kind, const char *name, int type, unsigned mode, do
     if (kind == SLOP_LOCAL_NAME) {
         if (!name) name = "";
         if (descriptor_name_ok(name)) return NULL;
-        if (is_temp_name(name)) return refusal("temp_file", "a temporary file (a provider writing its descriptor)");
-        return refusal("bad_name", "its name does not match ^[a-z0-9][a-z0-9._-]{0,63}\\.json$");
+        if (is_temp_name(name)) return refusal(SLOP_LR_TEMP_FILE, "a temporary file (a provider writing its descriptor)");
+        return refusal(SLOP_LR_BAD_NAME, "its name does not match ^[a-z0-9][a-z0-9._-]{0,63}\\.json$");
     }
     int dir = kind == SLOP_LOCAL_DIR;
-    if (!dir && kind != SLOP_LOCAL_FILE) return refusal("bad_kind", "unknown kind of entry");
+    if (!dir && kind != SLOP_LOCAL_FILE) return refusal(SLOP_LR_BAD_KIND, "unknown kind of entry");
     if (dir ? type != 'd' : type != 'f') {
         snprintf(why, sizeof why, "it is %s, not a %s", type_words(type), dir ? "directory" : "regular file");
-        return refusal(dir ? "not_a_directory" : "not_a_file", why);
+        return refusal(dir ? SLOP_LR_NOT_A_DIRECTORY : SLOP_LR_NOT_A_FILE, why);
     }
     if (owner != me) {
         snprintf(why, sizeof why, "it is owned by uid %.0f, not by you (uid %.0f)", owner, me);
-        return refusal(dir ? "dir_owner" : "file_owner", why);
+        return refusal(dir ? SLOP_LR_DIR_OWNER : SLOP_LR_FILE_OWNER, why);
     }
     /* The directory: no access for group or others (0700 or stricter).
      * A descriptor: exactly 0600, as the spec says it is created. */
     if (dir ? (perm & 077u) != 0 : perm != 0600u) {
         snprintf(why, sizeof why, "its mode is %04o; the spec requires %s", perm,
                  dir ? "0700 (no access for group or others)" : "0600");
-        return refusal(dir ? "dir_mode" : "file_mode", why);
+        return refusal(dir ? SLOP_LR_DIR_MODE : SLOP_LR_FILE_MODE, why);
     }
     return NULL;
 }

@@ -14,6 +14,29 @@
 #include "cJSON.h"
 #include "slop_core.h"
 
+/* ---- contract.c: the lists of slop_core.h's contract ------------------ */
+
+/* The names of the lists, by enum value: a static string, or NULL for a
+ * value out of range. */
+const char *slop__event_name(slop_event_kind k);
+const char *slop__protocol_error_name(slop_protocol_error k);
+const char *slop__provider_message_name(slop_provider_message k);
+const char *slop__consumer_message_name(slop_consumer_message k);
+const char *slop__capability_name(slop_capability k);
+const char *slop__request_kind_name(slop_request_kind k);
+const char *slop__sub_state_name(slop_sub_state k);
+const char *slop__local_refusal_name(slop_local_refusal_code k);
+/* The conformance rule a provider breaks when the core reports k (NULL: the
+ * consumer's own limit). */
+const char *slop__protocol_error_rule(slop_protocol_error k);
+/* Whether a consumer message of kind k carries a request id. */
+int slop__consumer_message_needs_id(slop_consumer_message k);
+/* The enum value (slop_provider_message, slop_consumer_message,
+ * slop_capability) whose name is `text`, or -1 (text NULL or unknown). */
+int slop__provider_message_of(const char *type);
+int slop__consumer_message_of(const char *type);
+int slop__capability_of(const char *name);
+
 /* ---- params.c --------------------------------------------------------- */
 
 /* Checks params against an affordance params schema (SLOP subset: type,

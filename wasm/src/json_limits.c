@@ -651,7 +651,7 @@ static cJSON *frame_member(build *b, frame_top *top, const char *name) {
     if (!v) return NULL;
     if (strcmp(name, "type") == 0 && !info->type_seen) {
         info->type_seen = 1;
-        info->is_snapshot = cJSON_IsString(v) && strcmp(v->valuestring, "snapshot") == 0;
+        info->is_snapshot = cJSON_IsString(v) && slop__provider_message_of(v->valuestring) == SLOP_MSG_SNAPSHOT;
     }
     if (is_tree && !top->tree) {
         top->tree = v;

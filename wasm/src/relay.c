@@ -74,8 +74,9 @@ static char *outbound_error(const char *why, const cJSON *reply) {
 static cJSON *refusal(const char *kind, const char *id, const char *code, const char *message) {
     cJSON *m = cJSON_CreateObject();
     cJSON *err = cJSON_CreateObject();
-    int is_invoke = strcmp(kind, "invoke") == 0;
-    if (!m || !err || !cJSON_AddStringToObject(m, "type", is_invoke ? "result" : "error") ||
+    int is_invoke = slop__consumer_message_of(kind) == SLOP_CMSG_INVOKE;
+    if (!m || !err ||
+        !cJSON_AddStringToObject(m, "type", slop__provider_message_name(is_invoke ? SLOP_MSG_RESULT : SLOP_MSG_ERROR)) ||
         (id && !cJSON_AddStringToObject(m, "id", id)) || (is_invoke && !cJSON_AddStringToObject(m, "status", "error")) ||
         !cJSON_AddStringToObject(err, "code", code) || !cJSON_AddStringToObject(err, "message", message)) {
         cJSON_Delete(m);
@@ -87,7 +88,7 @@ static cJSON *refusal(const char *kind, const char *id, const char *code, const 
 }
 
 char *slop_relay_refusal(const char *kind, const char *request_id, const char *code, const char *message) {
-    if (!kind || (!request_id && strcmp(kind, "invoke") == 0) || !code || !message) return NULL;
+    if (!kind || (!request_id && slop__consumer_message_of(kind) == SLOP_CMSG_INVOKE) || !code || !message) return NULL;
     return slop__json_print_free(refusal(kind, request_id, code, message));
 }
 
@@ -139,14 +140,13 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(m, "type");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
     const char *t = cJSON_IsString(type) ? type->valuestring : NULL;
-    int is_connect = t && strcmp(t, "connect") == 0;
-    int needs_id = t && (strcmp(t, "subscribe") == 0 || strcmp(t, "unsubscribe") == 0 ||
-                         strcmp(t, "query") == 0 || strcmp(t, "invoke") == 0);
+    int kind = slop__consumer_message_of(t);
+    int needs_id = kind >= 0 && slop__consumer_message_needs_id((slop_consumer_message)kind);
     if (!cJSON_IsObject(m) || !t) {
         out = outbound_error("a message must be a JSON object with a string \"type\": not relayed", NULL);
         goto done;
     }
-    if (!is_connect && !needs_id) {
+    if (kind < 0) {
         /* Provider messages (snapshot, patch, result, ...) from the outside
          * would reach the page's other consumers as if the provider sent them. */
         snprintf(why, sizeof why, "\"%.40s\" is not a consumer message: not relayed", t);
@@ -160,7 +160,7 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
     }
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(m, "path");
     const cJSON *action = cJSON_GetObjectItemCaseSensitive(m, "action");
-    if (strcmp(t, "invoke") == 0 && (!cJSON_IsString(path) || !cJSON_IsString(action))) {
+    if (kind == SLOP_CMSG_INVOKE && (!cJSON_IsString(path) || !cJSON_IsString(action))) {
         reply = refusal(t, id->valuestring, "bad_request", "invoke needs a string \"path\" and \"action\"");
         out = outbound_error("invoke needs a string \"path\" and \"action\": not relayed", reply);
         goto done;
@@ -173,9 +173,9 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
         memcpy(wire, r->prefix, r->prefix_len);
         memcpy(wire + r->prefix_len, id->valuestring, n + 1);
     }
-    int held = strcmp(t, "subscribe") == 0 ? find_sub(r, wire) : -1;
+    int held = kind == SLOP_CMSG_SUBSCRIBE ? find_sub(r, wire) : -1;
     if (held >= 0) r->sub_refs[held]++; /* a second consumer behind one relay, same id */
-    if (strcmp(t, "subscribe") == 0 && held < 0) {
+    if (kind == SLOP_CMSG_SUBSCRIBE && held < 0) {
         if (r->nsubs == RELAY_MAX_SUBS) {
             reply = refusal(t, id->valuestring, "bad_request", "too many subscriptions through this relay (256)");
             out = outbound_error("too many subscriptions through this relay (256): not relayed", reply);
@@ -190,7 +190,7 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
         r->sub_refs[r->nsubs] = 1;
         r->nsubs++;
     }
-    if (strcmp(t, "unsubscribe") == 0) {
+    if (kind == SLOP_CMSG_UNSUBSCRIBE) {
         int i = find_sub(r, wire);
         if (i >= 0 && r->sub_refs[i] > 1) {
             /* Consumers a broadcasting bridge cannot tell apart subscribed
@@ -203,20 +203,20 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
         }
         if (i >= 0) forget_sub(r, i);
     }
-    if (is_connect && r->open_connect_pending) {
+    if (kind == SLOP_CMSG_CONNECT && r->open_connect_pending) {
         /* The connect slop_relay_open sent on the consumer's behalf is still
          * unanswered: its hello answers this one too. */
         r->open_connect_pending = 0;
         out = outbound_kept(t, NULL, "the hello asked for when the relay opened answers it");
         goto done;
     }
-    if (is_connect) r->hellos_owed++;
+    if (kind == SLOP_CMSG_CONNECT) r->hellos_owed++;
     cJSON *o = cJSON_CreateObject();
     cJSON *fwd = cJSON_Duplicate(m, 1);
     /* A connect carries no id in the spec and its hello is counted, never
      * matched by id: an id on it would reach the page's channel unprefixed
      * (where it could meet another consumer's), so it is dropped. */
-    if (fwd && is_connect) cJSON_DeleteItemFromObjectCaseSensitive(fwd, "id");
+    if (fwd && kind == SLOP_CMSG_CONNECT) cJSON_DeleteItemFromObjectCaseSensitive(fwd, "id");
     if (!o || !fwd || (wire && !cJSON_ReplaceItemInObjectCaseSensitive(fwd, "id", cJSON_CreateString(wire))) ||
         !cJSON_AddTrueToObject(o, "ok") || !cJSON_AddStringToObject(o, "type", t)) {
         cJSON_Delete(o);
@@ -226,7 +226,7 @@ char *slop_relay_outbound(slop_relay *r, const char *msg, size_t len) {
     }
     cJSON_AddItemToObject(o, "message", fwd);
     if (needs_id) cJSON_AddStringToObject(o, "id", id->valuestring);
-    if (strcmp(t, "invoke") == 0) {
+    if (kind == SLOP_CMSG_INVOKE) {
         cJSON_AddStringToObject(o, "path", path->valuestring);
         cJSON_AddStringToObject(o, "action", action->valuestring);
     }
@@ -244,7 +244,7 @@ char *slop_relay_close(slop_relay *r) {
     if (!a) return NULL;
     for (size_t i = 0; i < r->nsubs; i++) {
         cJSON *m = cJSON_CreateObject();
-        if (!m || !cJSON_AddStringToObject(m, "type", "unsubscribe") || !cJSON_AddStringToObject(m, "id", r->subs[i])) {
+        if (!m || !cJSON_AddStringToObject(m, "type", slop__consumer_message_name(SLOP_CMSG_UNSUBSCRIBE)) || !cJSON_AddStringToObject(m, "id", r->subs[i])) {
             cJSON_Delete(m);
             cJSON_Delete(a);
             return NULL;
@@ -304,9 +304,13 @@ static int scan_message(slop__scan *sc, span *type, span *id, span *sub, span *m
     return 0;
 }
 
-static int span_is(const char *s, span v, const char *quoted) {
-    size_t n = strlen(quoted);
-    return v.end && v.end - v.at == n && memcmp(s + v.at, quoted, n) == 0;
+/* Whether the span is the JSON string of provider message type k, as the
+ * provider wrote it (quotes included, no escapes). */
+static int type_is(const char *s, span v, slop_provider_message k) {
+    const char *name = slop__provider_message_name(k);
+    size_t n = strlen(name);
+    return v.end && v.end - v.at == n + 2 && s[v.at] == '"' && memcmp(s + v.at + 1, name, n) == 0 &&
+           s[v.end - 1] == '"';
 }
 
 /* The text of one message with the relay's prefix taken off its addressee,
@@ -318,7 +322,7 @@ static int inbound_message(slop_relay *r, slop__scan *sc, slop__buf *b, unsigned
     span type, id, sub, msgs;
     if (scan_message(sc, &type, &id, &sub, &msgs) != 0) return -1;
     size_t to = sc->pos;
-    if (span_is(s, type, "\"hello\"")) {
+    if (type_is(s, type, SLOP_MSG_HELLO)) {
         /* Every consumer on the channel sees the provider's hello; the outside
          * one gets one per connect it sent (more would duplicate its handlers). */
         if (!r->hellos_owed) return 0;
@@ -328,11 +332,11 @@ static int inbound_message(slop_relay *r, slop__scan *sc, slop__buf *b, unsigned
         slop__buf_putn(b, s + from, to - from);
         return 1;
     }
-    if (span_is(s, type, "\"event\"")) { /* the provider's events are for all */
+    if (type_is(s, type, SLOP_MSG_EVENT)) { /* the provider's events are for all */
         slop__buf_putn(b, s + from, to - from);
         return 1;
     }
-    if (span_is(s, type, "\"batch\"") && msgs.end && s[msgs.at] == '[') {
+    if (type_is(s, type, SLOP_MSG_BATCH) && msgs.end && s[msgs.at] == '[') {
         if (nest >= RELAY_BATCH_NEST) return 0;
         slop__buf inner = {0};
         slop__scan el;
@@ -363,14 +367,14 @@ static int inbound_message(slop_relay *r, slop__scan *sc, slop__buf *b, unsigned
         free(inner.s);
         return rc < 0 ? -1 : kept > 0;
     }
-    span addr = span_is(s, type, "\"patch\"") ? sub : id;
-    int addressed = span_is(s, type, "\"snapshot\"") || span_is(s, type, "\"patch\"") ||
-                    span_is(s, type, "\"result\"") || span_is(s, type, "\"error\"");
+    span addr = type_is(s, type, SLOP_MSG_PATCH) ? sub : id;
+    int addressed = type_is(s, type, SLOP_MSG_SNAPSHOT) || type_is(s, type, SLOP_MSG_PATCH) ||
+                    type_is(s, type, SLOP_MSG_RESULT) || type_is(s, type, SLOP_MSG_ERROR);
     if (!addressed) return 0; /* consumer messages (echoes), unknown types */
     if (!addr.end) {
         /* An error about no request (the provider's own trouble) is for every
          * consumer; any other frame without its addressee is for nobody. */
-        if (!span_is(s, type, "\"error\"")) return 0;
+        if (!type_is(s, type, SLOP_MSG_ERROR)) return 0;
         slop__buf_putn(b, s + from, to - from);
         return 1;
     }

@@ -9,7 +9,8 @@ import { Request, Status } from '../../shared/messages.js';
 import { openOptionsPage } from '../../shared/browser.js';
 import { askTokenFor } from '../../shared/settings-store.js';
 import { h, setChildren } from '../../shared/dom.js';
-import { statusLabel, statusParts, syncText, providerTitle, transportText } from '../../shared/status-text.js';
+import { statusLabel, statusParts, syncText, providerTitle, transportText, canRetryNow } from '../../shared/status-text.js';
+import { SubscriptionState } from '../../../js-glue/core-contract.js';
 import { clockTime } from '../../shared/time-text.js';
 import { boundText } from '../views/history-view.js';
 
@@ -26,9 +27,6 @@ const BOUNDARY_WORDS = {
 };
 const listWords = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
 
-/** Statuses whose connection "Retry now" restarts. */
-/** @type {string[]} */
-const RETRYABLE = [Status.AUTH_FAILED, Status.UNREACHABLE, Status.RECONNECTING, Status.ERROR];
 
 function stateCard(title, text, ...actions) {
   return [h('div', { class: 'state-card' },
@@ -146,7 +144,7 @@ export class Notices {
           content: stateCard(connected ? `${title}: waiting for the first snapshot…` : `Connecting to ${title}…`,
             [h('p', { class: 'spinner-line' }, h('span', { class: 'spinner' }), h('span', { text: syncText(p) || p.message || 'Opening the connection…' })),
               h('p', { class: 'muted', text: 'If this takes more than a few seconds, check that the provider is running and sends its hello.' }), where],
-            ...(p.sync?.state === 'failed' ? [this.#retryButton(p)] : [])),
+            ...(p.sync?.state === SubscriptionState.FAILED ? [this.#retryButton(p)] : [])),
         };
       }
     }
@@ -181,7 +179,7 @@ export class Notices {
     } else if (tree && p && !p.live) {
       // Disconnected, or connected while the mirror waits, resyncs or is stale: never shown as live.
       kind = 'stale';
-      const canRetry = RETRYABLE.includes(p.status) || (p.status === Status.CONNECTED && ['stale', 'failed'].includes(p.sync?.state));
+      const canRetry = canRetryNow(p);
       // No snapshot was ever taken (the first was refused, say): there is no earlier state to show.
       const shown = tree.nodes.size ? `showing the last known state (v${tree.version})` : 'no state received yet';
       const text = p.status === Status.CONNECTED ? `${shown[0].toUpperCase()}${shown.slice(1)}. ${syncText(p)}`

@@ -4,8 +4,10 @@
 // identity, status and capabilities. Words a person reads; the protocol's names in tooltips.
 
 import { h, setChildren } from '../../shared/dom.js';
+import { Capability } from '../../../js-glue/core-contract.js';
 
-const ALL_CAPABILITIES = ['state', 'patches', 'affordances', 'attention', 'windowing', 'async', 'content_refs'];
+/** @type {readonly string[]} */
+const ALL_CAPABILITIES = Object.values(Capability);
 /** A capability in words (its protocol name stays in the chip's tooltip). */
 const CAPABILITY_WORDS = { content_refs: 'content references' };
 
