@@ -3,6 +3,7 @@
  * contract"), by enum value and back, and the hash the glue checks. Every
  * table here is made by the X-macros: no name is written twice.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -62,30 +63,21 @@ int slop__capability_of(const char *name) { return index_of(capability_names, CO
 
 /* ---- The hash ------------------------------------------------------------ */
 
-/* FNV-1a over every string of every list, each followed by a 0 byte, and
- * every number as its decimal text: a name or member added, removed,
- * renamed or moved changes it. */
+/* FNV-1a over every string of every list, each with its 0 byte, and every
+ * number as its decimal text: a name or member added, removed, renamed or
+ * moved changes it. */
 typedef struct {
     uint32_t h;
 } fnv;
 
 static void fnv_text(fnv *f, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)(s ? s : "(null)");; p++) {
-        f->h ^= *p;
-        f->h *= 16777619u;
-        if (!*p) break;
-    }
+    if (!s) s = "(null)";
+    f->h = slop__fnv1a_more(f->h, s, strlen(s) + 1);
 }
 
 static void fnv_int(fnv *f, long v) {
-    char buf[24];
-    size_t n = 0;
-    unsigned long u = v < 0 ? (unsigned long)-v : (unsigned long)v;
-    do buf[n++] = (char)('0' + u % 10); while ((u /= 10) && n < sizeof buf - 2);
-    if (v < 0) buf[n++] = '-';
     char text[24];
-    for (size_t i = 0; i < n; i++) text[i] = buf[n - 1 - i];
-    text[n] = '\0';
+    snprintf(text, sizeof text, "%ld", v);
     fnv_text(f, text);
 }
 
@@ -99,7 +91,7 @@ static void fnv_int(fnv *f, long v) {
 #define HASH_LIMIT(field, type, dflt, what) fnv_text(&f, #field), fnv_text(&f, #type), fnv_int(&f, (long)(dflt));
 
 uint32_t slop_contract_hash(void) {
-    fnv f = {2166136261u};
+    fnv f = {SLOP__FNV1A_BASIS};
     SLOP_CODES(HASH_CODE)
     SLOP_OUTPUT_KINDS(HASH_CODE)
     SLOP_PROVIDER_MESSAGES(HASH_2)

@@ -304,6 +304,9 @@ int slop__hex_value(char c);
 /* FNV-1a, 32 bits. Tool names carry it (agent_tools.c), so it must never
  * change. */
 uint32_t slop__fnv1a(const void *p, size_t n);
+/* The same, going on from h (SLOP__FNV1A_BASIS to start): a hash of many pieces. */
+#define SLOP__FNV1A_BASIS 2166136261u
+uint32_t slop__fnv1a_more(uint32_t h, const void *p, size_t n);
 
 /* Node paths. slop__path_child: parent + "/" + id ("/" + "a" is "/a").
  * slop__path_join: a subscription's root path and a path relative to it

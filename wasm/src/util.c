@@ -42,12 +42,13 @@ int slop__hex_value(char c) {
     return -1;
 }
 
-uint32_t slop__fnv1a(const void *p, size_t n) {
+uint32_t slop__fnv1a_more(uint32_t h, const void *p, size_t n) {
     const unsigned char *u = p;
-    uint32_t h = 2166136261u;
     for (size_t i = 0; i < n; i++) h = (h ^ u[i]) * 16777619u;
     return h;
 }
+
+uint32_t slop__fnv1a(const void *p, size_t n) { return slop__fnv1a_more(SLOP__FNV1A_BASIS, p, n); }
 
 /* ---- node paths --------------------------------------------------------- */
 
