@@ -2,7 +2,11 @@
  * consumer.h: the consumer's own types and the helpers its parts share.
  * Private to consumer*.c, the one consumer split by what it does:
  *
- *   consumer.c            small helpers, bookkeeping, life cycle and input
+ *   consumer_state.c      what every part shares: errors, the output queue,
+ *                         events, ids, subscriptions, requests, tasks,
+ *                         resyncs; it calls no other part
+ *   consumer.c            the life cycle and input (new, receive, tick,
+ *                         close, reset, next)
  *   consumer_messages.c   what the provider sends: hello, snapshot, patch,
  *                         result, error, event, batch
  *   consumer_requests.c   subscribe, unsubscribe, resync, query, invoke
@@ -124,8 +128,6 @@ struct slop_consumer {
     char err[320];
     slop_code code;
     unsigned long long ignored_frames, stale_patches;
-    const char *raw_tree;   /* the current frame's snapshot "tree" text, or NULL */
-    size_t raw_tree_len;
     slop__arena frame_arena;/* the current frame's values (slop__parse_frame);
                              * reset after each frame: nothing in it is kept */
     char frame_type[44];    /* "type" of the last frame received, cut; "" if none */
@@ -141,7 +143,7 @@ struct slop_consumer {
     char *cp_head;          /* the snapshot frame's members before "tree"  */
 };
 
-/* ---- consumer.c: helpers every part uses (their comments are there) ---- */
+/* ---- consumer_state.c: what every part uses (their comments are there) -- */
 
 /* The caller's error (slop_consumer_last_error), cleared by slop__ok(). */
 void slop__fail(slop_consumer *c, slop_code code, const char *fmt, ...);
@@ -179,6 +181,7 @@ int slop__pending_add(slop_consumer *c, const char *id, slop_request_kind kind, 
                       const char *sub_handle, const char *path, const char *action);
 void slop__task_drop(slop_consumer *c, size_t i);
 void slop__dispatch(slop_consumer *c, cJSON *frame);
+void slop__send_frame(slop_consumer *c, const cJSON *frame);
 cJSON *slop__request_frame(slop_consumer_message type, const char *id, const cJSON *options);
 cJSON *slop__subscribe_frame(const sub *s);
 void slop__set_state(sub *s, slop_sub_state st, const char *code, const char *message);
@@ -188,8 +191,17 @@ void slop__check_tasks(slop_consumer *c, sub *s);
 
 /* ---- consumer_messages.c ---------------------------------------------- */
 
-/* One message from the provider (a batch's members at nest + 1). */
-void slop__handle(slop_consumer *c, cJSON *msg, double now, unsigned nest);
+/* What the frame being handled carries besides its parsed message: on the
+ * stack of the receive call (never in the consumer), one per batch level. */
+typedef struct slop__frame_ctx {
+    double now;
+    const char *raw_tree; /* a top-level snapshot's "tree" as text, loaded straight
+                             from it (the parse left it unbuilt), or NULL; taken once */
+    size_t raw_tree_len;
+} slop__frame_ctx;
+/* One message from the provider (a batch's members each in turn; a batch's
+ * depth is bounded by the frame's nesting limit). */
+void slop__handle(slop_consumer *c, cJSON *msg, slop__frame_ctx *fr);
 cJSON *slop__snapshot_event(const sub *s, double version, int rebase);
 void slop__send_drift_query(slop_consumer *c, sub *s, const char *id, int attempt, double now);
 

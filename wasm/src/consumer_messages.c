@@ -320,7 +320,8 @@ static void take_snapshot(slop_consumer *c, sub *s, double v, const cJSON *seq, 
     slop__check_tasks(c, s);
 }
 
-static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
+static void on_snapshot(slop_consumer *c, cJSON *msg, slop__frame_ctx *fr) {
+    double now = fr->now;
     const char *id = addressee(c, msg, "id", "snapshot");
     if (!id) return;
     cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
@@ -340,9 +341,9 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, double now) {
     }
     /* The top-level frame's tree arrives as text (see receive); one inside a
      * batch arrives parsed. Taken once: a nested snapshot must not reuse it. */
-    const char *raw = c->raw_tree;
-    size_t raw_len = c->raw_tree_len;
-    c->raw_tree = NULL;
+    const char *raw = fr->raw_tree;
+    size_t raw_len = fr->raw_tree_len;
+    fr->raw_tree = NULL;
     if (!cJSON_IsNull(tree)) raw = NULL;
     if (!slop__is_counter(ver)) {
         refuse_snapshot(c, s, q, SLOP_PE_BAD_MESSAGE, "\"version\" must be an integer from 0 to 2^53", now);
@@ -619,16 +620,18 @@ static void on_provider_event(slop_consumer *c, cJSON *msg) {
     slop__emit(c, e);
 }
 
-static void on_batch(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
+static void on_batch(slop_consumer *c, cJSON *msg, const slop__frame_ctx *fr) {
     cJSON *msgs = cJSON_GetObjectItemCaseSensitive(msg, "messages");
     if (!cJSON_IsArray(msgs)) {
         slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "batch: \"messages\" must be an array");
         return;
     }
-    for (cJSON *it = msgs->child; it; it = it->next) slop__handle(c, it, now, nest + 1);
+    /* A nested snapshot's tree comes parsed: no text for it. */
+    slop__frame_ctx inner = {fr->now, NULL, 0};
+    for (cJSON *it = msgs->child; it; it = it->next) slop__handle(c, it, &inner);
 }
 
-void slop__handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
+void slop__handle(slop_consumer *c, cJSON *msg, slop__frame_ctx *fr) {
     if (!cJSON_IsObject(msg)) {
         slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "a message must be a JSON object");
         return;
@@ -657,12 +660,12 @@ void slop__handle(slop_consumer *c, cJSON *msg, double now, unsigned nest) {
     }
     switch ((slop_provider_message)kind) {
     case SLOP_MSG_HELLO: on_hello(c, msg); break;
-    case SLOP_MSG_SNAPSHOT: on_snapshot(c, msg, now); break;
-    case SLOP_MSG_PATCH: on_patch(c, msg, now); break;
-    case SLOP_MSG_RESULT: on_result(c, msg, now); break;
-    case SLOP_MSG_ERROR: on_error(c, msg, now); break;
+    case SLOP_MSG_SNAPSHOT: on_snapshot(c, msg, fr); break;
+    case SLOP_MSG_PATCH: on_patch(c, msg, fr->now); break;
+    case SLOP_MSG_RESULT: on_result(c, msg, fr->now); break;
+    case SLOP_MSG_ERROR: on_error(c, msg, fr->now); break;
     case SLOP_MSG_EVENT: on_provider_event(c, msg); break;
-    case SLOP_MSG_BATCH: on_batch(c, msg, now, nest); break;
+    case SLOP_MSG_BATCH: on_batch(c, msg, fr); break;
     case SLOP_MSG_COUNT: break;
     }
 }
