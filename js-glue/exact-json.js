@@ -3,7 +3,7 @@
 // 1234567890123456789 → 1234567890123456800). Two reads of the core's texts:
 //   parseExact     values to compute with: numbers stay numbers (-0 included), except an integer
 //                  a double cannot hold, which is kept (the JS side of slop__json_parse_exact in
-//                  wasm/src/json_limits.c);
+//                  wasm/src/json_read.c);
 //   parseVerbatim  values to write out (exports, copies, the detail, the Log, the CLI's JSON):
 //                  every number whose JavaScript text is not the text it was written as is kept.
 // and one writer, stringifyExact, which writes a kept number as its text and -0 as -0. An event the

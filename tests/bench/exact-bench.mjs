@@ -4,7 +4,7 @@
 // JSON.stringify), for a tree with ordinary numbers and one where every node holds -0, 1.50 and a
 // 64-bit id. On this Node (20: lossless-json, see node/exact-json.js) and, in a child process,
 // with JSON.rawJSON (--harmony-json-parse-with-source), as the browsers run it. Then the wasm
-// core's side (json_limits.c keeps a number's text when its printer would write it otherwise,
+// core's side (json_read.c keeps a number's text when its printer would write it otherwise,
 // behind a pre-filter that ordinary numbers pass at no cost): a provider event whose data holds
 // the numbers, and one patch frame replacing a number on every item, received and drained as the
 // worker does (numbers 'plain', which adds the event's text when it may hold such a number).

@@ -472,7 +472,7 @@ TEST(results_errors_and_tasks) {
     stop(&l);
 }
 
-/* A number written 0.50 or 5E-1 keeps its text (json_limits.c) and is the
+/* A number written 0.50 or 5E-1 keeps its text (json_read.c) and is the
  * number it says to every rule: a salience, a min_salience filter. */
 TEST(numbers_written_with_their_own_text_are_numbers_to_the_rules) {
     live l;

@@ -1,6 +1,6 @@
 /*
  * json_scan_fuzzer.c: the core's one-pass JSON parse against cJSON's own.
- * The core validates and builds in one pass (json_limits.c); cJSON's parse
+ * The core validates and builds in one pass (json_read.c); cJSON's parse
  * is the reference for what it builds. Where the validating scanner alone
  * accepts a text, both parses must accept it and build the same values
  * (types, names in order, strings byte for byte, numbers the same double
@@ -52,7 +52,7 @@ static int same(const cJSON *a, const cJSON *b) {
 }
 
 /* Every number that keeps its text (valuestring) reads as its value and
- * would be printed otherwise from the double (json_limits.c keeps no more
+ * would be printed otherwise from the double (json_read.c keeps no more
  * than it must); a Raw one is an integer literal. */
 static int texts_kept_right(const cJSON *v) {
     if (cJSON_IsNumber(v) || cJSON_IsRaw(v)) {

@@ -41,7 +41,7 @@ describe('exact numbers out of the CLI and the Node client', () => {
     const r = await runCli(['invoke', srv.wsUrl, '/', 'read'], { SLOP_TOKEN: srv.token });
     assert.equal(r.code, 0, r.stderr);
     // A result's data is printed by the core from its parsed values, each number with the text
-    // the provider wrote (json_limits.c keeps it where the shortest form would differ).
+    // the provider wrote (json_read.c keeps it where the shortest form would differ).
     for (const w of WRITTEN) assert.ok(r.stdout.includes(w), `${w} in:\n${r.stdout}`);
   });
 

@@ -157,7 +157,7 @@ test('the Node form: recorded order, params and values with the provider\'s digi
     "await app.invoke('/inbox/m1', 'mark_read', { note: 'it\\'s \"done\"', id: num('12345678901234567891'), price: num('1.50') });",
     "await expectNode(app, '/inbox', { properties: { unread: 1, total: num('1234567890123456788') } });",
     // A value a patch set keeps its text in the core as every other does (1.50, -0, a 64-bit id:
-    // wasm/src/json_limits.c, b_number).
+    // wasm/src/json_read.c, b_number).
     "await expectNode(app, '/inbox/m1', { properties: { unread: false, price: num('1.50') } });",
     "await expectNode(app, '/inbox/r1', { type: 'receipt', properties: { amount: num('1.50'), zero: num('-0') } });",
     "await app.invoke('/inbox/m2', 'delete');",

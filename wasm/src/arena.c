@@ -1,6 +1,6 @@
 /*
  * arena.c: a bump allocator for what lives exactly as long as one frame.
- * A provider frame's parsed values (json_limits.c, slop__parse_frame) are
+ * A provider frame's parsed values (json_read.c, slop__parse_frame) are
  * many small pieces, each a malloc and a free through cJSON: a fifth of a
  * small frame's instructions. From an arena they cost a pointer bump, and
  * the whole frame goes at once when the consumer resets it after the frame.

@@ -179,7 +179,7 @@ static inline void *slop__arena_alloc(slop__arena *a, size_t n) {
 void slop__arena_reset(slop__arena *a);
 void slop__arena_free(slop__arena *a);
 
-/* ---- json_limits.c ---------------------------------------------------- */
+/* ---- json_read.c ---------------------------------------------------- */
 
 typedef enum { SLOP__JSON_OK, SLOP__JSON_BAD, SLOP__JSON_TOO_DEEP } slop__json_status;
 
@@ -289,7 +289,7 @@ char *slop__strdup(const char *s);
 char *slop__strndup(const char *s, size_t n);
 
 /* Length of the well-formed UTF-8 sequence at u (avail bytes there), or 0
- * (overlong, surrogate, above U+10FFFF, stray or truncated). json_limits.c. */
+ * (overlong, surrogate, above U+10FFFF, stray or truncated). json_read.c. */
 size_t slop__utf8_len(const unsigned char *u, size_t avail);
 /* Bytes of s (n long) to keep so that at most max are kept and no UTF-8
  * sequence is cut in half: for echoing provider text into a message. */

@@ -6,7 +6,7 @@
  * the mirror differed from the provider. Here every number is printed with
  * the fewest digits that parse back to the very same double, or, when that
  * is not the text the provider wrote (1.50, 1E5, 64-bit integers), with the
- * provider's text, which the parse kept (json_limits.c, b_number).
+ * provider's text, which the parse kept (json_read.c, b_number).
  */
 #include <float.h>
 #include <math.h>
@@ -90,7 +90,7 @@ static void put_value(slop__buf *b, const cJSON *v) {
     case cJSON_False: slop__buf_putn(b, "false", 5); break;
     case cJSON_True: slop__buf_putn(b, "true", 4); break;
     case cJSON_NULL: slop__buf_putn(b, "null", 4); break;
-    case cJSON_Number: /* with the provider's text when the double would print otherwise (json_limits.c) */
+    case cJSON_Number: /* with the provider's text when the double would print otherwise (json_read.c) */
         if (v->valuestring) slop__buf_putn(b, v->valuestring, strlen(v->valuestring));
         else slop__buf_putn(b, num, slop__format_number(v->valuedouble, num));
         break;

@@ -364,7 +364,7 @@ char *slop__params_check(const cJSON *schema, const cJSON *params) {
 
 /* ---- the public wrapper ------------------------------------------------- */
 
-/* Strict parse (json_limits.c). NULL with a one-error list such as
+/* Strict parse (json_read.c). NULL with a one-error list such as
  * "params is not valid JSON (number too large for a double)" in *errors. */
 static cJSON *parse_whole(const char *what, const char *text, size_t len, cJSON **errors) {
     slop__json_status st;

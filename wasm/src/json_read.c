@@ -1,5 +1,5 @@
 /*
- * json_limits.c: one strict way in for JSON text. Every byte from outside
+ * json_read.c: one strict way in for JSON text. Every byte from outside
  * (provider frames, descriptors, the caller's options and params) passes the
  * validating scanner below, and the parse at the end builds cJSON values in
  * the same pass, with the scanner's rules, instead of cJSON_Parse, because
