@@ -1,6 +1,6 @@
 // provider-api.js: what a test or a script may ask of one provider connection. The same functions
-// answer in the extension's service worker (globalThis.slopInspector.call, reached by the
-// Playwright library through worker.evaluate) and in Node (the Node client), so both read the one
+// answer in the extension's service worker (the automation API's call and callText,
+// extension/service-worker/automation.js, reached by the Playwright library through worker.evaluate) and in Node (the Node client), so both read the one
 // core mirror the same way. Every result is plain JSON; no token is ever part of one.
 //
 // `conn` is a consumer session (consumer-session.js; the extension's Connection extends it).
@@ -8,9 +8,17 @@
 
 /** @typedef {import('./consumer-session.js').ConsumerSession} Connection */
 
+/** The `code` of this module's own errors (the core's refusals are SlopErrors, with theirs). */
+export const ProviderApiCode = Object.freeze({
+  /** The connection has no core consumer now (connecting, waiting for approval, failed). */
+  NOT_CONNECTED: 'not_connected',
+  /** The method name is not one of providerApi's. */
+  UNKNOWN_METHOD: 'unknown_method',
+});
+
 /** @param {Connection} conn */
 function consumerOf(conn) {
-  if (!conn.consumer) throw Object.assign(new Error(`not connected (status: ${conn.status})`), { code: 'not_connected' });
+  if (!conn.consumer) throw Object.assign(new Error(`not connected (status: ${conn.status})`), { code: ProviderApiCode.NOT_CONNECTED });
   return conn.consumer;
 }
 /** @param {Connection} conn @param {string|undefined} sub */
@@ -78,6 +86,8 @@ export const providerApi = Object.freeze({
  * @param {Connection} conn @param {string} method @param {any[]} args
  */
 export function callProviderApi(conn, method, args) {
-  if (!Object.hasOwn(providerApi, method)) throw new Error(`unknown provider API method "${method}"`);
+  if (!Object.hasOwn(providerApi, method)) {
+    throw Object.assign(new Error(`unknown provider API method "${method}"`), { code: ProviderApiCode.UNKNOWN_METHOD });
+  }
   return providerApi[method](conn, ...args);
 }

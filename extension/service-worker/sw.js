@@ -11,6 +11,7 @@
 //   timelines.js     the History of each (tab, provider) (timeline.js)
 //   desktop-bridge.js  the desktop bridge: announcements, the relay, approvals
 //   local-apps.js    local apps through the native messaging host
+//   automation.js    the automation API the Playwright library and the tests use (globalThis.slopInspector)
 // What outlives the worker: the settings (settings-store.js: tokens, approvals, the history's
 // bound… in storage.local; denials and the bridge's trust in storage.session) and the histories
 // with Persist on (storage.session, read back by timelines.js). After a restart the content
@@ -20,7 +21,7 @@ import { PORTS, Request, ErrorCode } from '../shared/messages.js';
 import { onConnect, onStorageChanged, onTabRemoved, onPermissionsChanged } from '../shared/browser.js';
 import { coreReady, withCore, core } from './core.js';
 import {
-  acceptContentPort, dropTab, tickAll, settingsChanged, tabs, tabEvents, connectionOf, allConnections, reconcileManual, updateBadge,
+  acceptContentPort, dropTab, tickAll, settingsChanged, tabs, tabEvents, allConnections, reconcileManual, updateBadge,
   connectionChanged,
 } from './tabs.js';
 import { acceptUiPort, serveRequests, providersChanged, mirrorPatched, RequestError } from './panel-ports.js';
@@ -33,27 +34,9 @@ import { importRequests } from './imports.js';
 import { historyRequests, pushSteps } from './history-requests.js';
 import { stringRequests } from './string-requests.js';
 import { agentRequests } from './agent-requests.js';
-import { localAppsRequests, configureLocalApps, localApprovalsChanged, localAppsState } from './local-apps.js';
-import { callProviderApi } from '../../js-glue/provider-api.js';
-import { readPortText, textForPort, exactEvent, parseExact } from '../../js-glue/exact-json.js';
-import { setToken, approve, KEYS, bridgeSettings, publishBridgeStatus, bridgeTrust, clearBridgeTrust } from '../shared/settings-store.js';
-
-/**
- * An answer's core events read from their own text where they came with it (`exact`, added by the
- * worker's plain reading: exact-json.js exactEvent), so that an invoke's data, a query's tree, a
- * drift's values and the events() list cross to the Playwright library with the provider's digits
- * and without that text beside them.
- * @param {string} method @param {any} answer
- */
-function exactAnswer(method, answer) {
-  if (method === 'events' && Array.isArray(answer)) {
-    return answer.map((e) => (typeof e?.exact === 'string' ? { at: e.at, ...parseExact(e.exact) } : e));
-  }
-  if (answer && typeof answer === 'object' && answer.event && typeof answer.event === 'object') {
-    return { ...answer, event: exactEvent(answer.event, parseExact) };
-  }
-  return answer;
-}
+import { localAppsRequests, configureLocalApps, localApprovalsChanged } from './local-apps.js';
+import { createAutomationApi, installAutomation } from './automation.js';
+import { KEYS, bridgeSettings, publishBridgeStatus, bridgeTrust, clearBridgeTrust } from '../shared/settings-store.js';
 
 onConnect((port) => {
   if (port.name === PORTS.CONTENT) acceptContentPort(port);
@@ -160,69 +143,6 @@ coreReady.catch(() => { /* reported in core.js; every handler reports it again *
 // Providers added by address ("Connect to…") come back after a restart of the worker.
 withCore(() => reconcileManual()).catch((e) => console.error('SLOP Inspector:', e?.message ?? e));
 
-// Debugging handle for the developer console of this worker, for the end-to-end tests and for
-// the Playwright library (js-glue/node/playwright.js), all through worker.evaluate. Pages cannot
-// reach a service worker's globals. It returns mirror data and statuses only: a token can be
-// stored from here, never read.
-globalThis.slopInspector = {
-  ready: () => coreReady.then(() => true),
-  /** [{tabId, pageUrl, providers: ProviderInfo[]}] */
-  tabs: () => [...tabs.values()].map((t) => ({
-    tabId: t.tabId, pageUrl: t.pageUrl, problems: t.problems,
-    providers: [...t.connections.values()].map((c) => c.info()),
-  })),
-  /** ProviderInfo of one connection, or null. */
-  info: (tabId, key) => connectionOf(tabId, key)?.info() ?? null,
-  /** The mirror of a subscription (default: the first) as SLOP node JSON, or null. */
-  mirror: (tabId, key, sub) => {
-    const c = connectionOf(tabId, key);
-    if (!c?.consumer) return null;
-    const s = sub ?? c.primarySub;
-    const st = c.consumer.status().subscriptions?.find((x) => x.sub === s);
-    return st ? c.consumer.tree(s, st.path, -1) : null;
-  },
-  /** Node views of the given paths (what the panel is sent), for comparing with the panel. */
-  nodeViews: (tabId, key, sub, paths) => {
-    const c = connectionOf(tabId, key);
-    return c?.consumer ? paths.map((p) => c.consumer.node(sub ?? c.primarySub, p)) : null;
-  },
-  /** The frame log of one connection. */
-  log: (tabId, key) => connectionOf(tabId, key)?.log.slice() ?? [],
-  connectionCount: () => allConnections().length,
-  /** providerApi[method](connection, ...args) (js-glue/provider-api.js) for one (tab, provider). */
-  call: (tabId, key, method, args = []) => {
-    const c = connectionOf(tabId, key);
-    if (!c) throw new Error(`no provider ${key} in tab ${tabId}`);
-    return callProviderApi(c, method, args);
-  },
-  /**
-   * call() with its arguments and answer as JSON text, so that numbers cross to the Playwright
-   * library as the provider wrote them (worker.evaluate would carry them as doubles).
-   */
-  callText: async (tabId, key, method, argsText) => {
-    const args = readPortText(argsText);
-    if (!args.ok || !Array.isArray(args.value)) throw new Error('callText: the arguments are not a JSON array');
-    const c = connectionOf(tabId, key);
-    if (!c) throw new Error(`no provider ${key} in tab ${tabId}`);
-    // The mirror as the core printed it (the worker's own reading of events is plain JSON.parse,
-    // which ports carry): a tree or a node keeps every number the provider sent.
-    const [a0, a1, a2] = args.value;
-    if (method === 'tree' && c.consumer) return c.consumer.treeJson(a2 ?? c.primarySub, a0 ?? '/', a1 ?? -1) ?? 'null';
-    if (method === 'node' && c.consumer) return c.consumer.nodeText(a1 ?? c.primarySub, a0) ?? 'null';
-    return textForPort(exactAnswer(method, await callProviderApi(c, method, args.value)));
-  },
-  /** Stores a token as the options page does; returns the provider origin it is kept under. */
-  setToken: (origin, token) => setToken(origin, token),
-  /** The desktop bridge: its status, and a shorter approval wait for tests. */
-  bridge: {
-    status: () => bridge.status(),
-    setApprovalTimeout: (ms) => { bridge.approvals.timeoutMs = ms; },
-  },
-  /** Local apps as a UI is told of them (LocalAppsState). */
-  localApps: () => localAppsState(),
-  /** Approves a cross-origin (page, target) pair as the popup does. */
-  approve: (approvalKey) => {
-    const c = allConnections().find((x) => x.approvalKey === approvalKey);
-    return approve(approvalKey, { page: c?.approvalPage ?? null, target: c?.approvalTarget ?? null }).then(() => true);
-  },
-};
+// The automation API (automation.js): the Playwright library, the end-to-end tests and this
+// worker's developer console reach it through worker.evaluate, as globalThis.slopInspector.
+installAutomation(createAutomationApi({ bridge }));

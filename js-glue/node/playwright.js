@@ -2,8 +2,10 @@
 //
 // Chromium only: the extension is loaded with --load-extension into a persistent context, which
 // Playwright's Firefox cannot do. Everything a test reads comes from the extension's service
-// worker through worker.evaluate (globalThis.slopInspector, extension/service-worker/sw.js), so a
-// test sees exactly the mirror the DevTools panel shows.
+// worker through worker.evaluate, from its automation API (globalThis.slopInspector, declared and
+// typed in extension/service-worker/automation.js), so a test sees exactly the mirror the
+// DevTools panel shows. The API's version is checked once per context; its failures come back as
+// codes (AutomationCode), which this file branches on, never on the words of a message.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -69,8 +71,32 @@ export async function currentWorker(context, timeout = 10_000) {
   return context.waitForEvent('serviceworker', { timeout, predicate: isExtensionWorker });
 }
 
-/** Errors that mean "the worker stopped or restarted under us": try again on the new one. */
-const STALE_WORKER = /Target (page, context or browser )?(has been )?closed|Execution context was destroyed|has been closed|slopInspector is not defined|reading 'call(?:Text)?'|reading 'tabs'/;
+/**
+ * Playwright's own errors that mean "the worker stopped or restarted under us": try again on the
+ * new one. Only Playwright's (a closed target, a destroyed execution context) are read from their
+ * words, as Playwright gives no code for them; every failure of the extension's own comes as an
+ * AutomationCode (automationResult).
+ */
+const STALE_WORKER = /Target (page, context or browser )?(has been )?closed|Execution context was destroyed|has been closed/;
+
+/** @typedef {import('../../extension/service-worker/automation.js').AutomationCalls} AutomationCalls */
+/** @typedef {import('../../extension/service-worker/automation.js').AutomationApi} AutomationApi */
+/** @typedef {import('../../extension/service-worker/automation.js').AutomationCodeName} AutomationCodeName */
+/**
+ * @template T
+ * @typedef {import('../../extension/service-worker/automation.js').AutomationResult<T>} AutomationResult
+ */
+
+/**
+ * The automation API version this library speaks (AUTOMATION_VERSION of
+ * extension/service-worker/automation.js: the type says it must be the same number, so tsc fails
+ * when one changes without the other). An extension build of another version is refused once, in
+ * words (checkAutomation), instead of failing later on a method it lacks or answers otherwise.
+ * @type {typeof import('../../extension/service-worker/automation.js').AUTOMATION_VERSION}
+ */
+const EXPECTED_AUTOMATION_VERSION = 1;
+/** The worker's global the API is installed as (AUTOMATION_GLOBAL). */
+const AUTOMATION_GLOBAL = 'slopInspector';
 
 /**
  * worker.evaluate(fn, arg) on the extension's current service worker, retried while a restarting
@@ -94,6 +120,90 @@ export async function workerEval(context, fn, arg, timeout = 10_000) {
 }
 
 /**
+ * run(method, args) of the worker's automation API: {ok: true, value} or {ok: false, code,
+ * message}. Retried while the worker has no API yet (a worker still evaluating its module:
+ * not_installed) and across a restart (workerEval); any other failure is the answer.
+ * @template {keyof AutomationCalls} M
+ * @param {BrowserContext} context @param {M} method @param {Parameters<AutomationCalls[M]>} args
+ * @param {number} [timeout] ms
+ * @returns {Promise<AutomationResult<Awaited<ReturnType<AutomationCalls[M]>>>>}
+ */
+async function automationResult(context, method, args, timeout = 10_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    /** @type {[string, string, unknown[]]} */
+    const arg = [AUTOMATION_GLOBAL, method, args];
+    /** @type {AutomationResult<any>} */
+    const r = await workerEval(context, ([g, m, a]) => {
+      const api = /** @type {AutomationApi|undefined} */ (/** @type {any} */ (globalThis)[g]);
+      // An API without run() is an older build's: the version check (checkAutomation) names it.
+      return typeof api?.run === 'function' ? api.run(/** @type {keyof AutomationCalls} */ (m), /** @type {any} */ (a))
+        : { ok: false, code: 'not_installed', message: `the extension's service worker has no ${g}.run` };
+    }, arg, Math.max(500, deadline - Date.now()));
+    if (r.ok === true || r.code !== 'not_installed' || Date.now() >= deadline) return r;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A failed automation result as an Error with its code (AutomationCode) and the worker's words
+ * (a core refusal's reach a test's SlopTestError as they are).
+ * @param {{code: AutomationCodeName, message: string}} r
+ */
+function automationError(r) {
+  return Object.assign(new Error(r.message), { code: r.code });
+}
+
+/**
+ * automationResult's value, or its failure thrown (an Error with `code`, one of AutomationCode).
+ * @template {keyof AutomationCalls} M
+ * @param {BrowserContext} context @param {M} method @param {Parameters<AutomationCalls[M]>} args
+ * @param {number} [timeout] ms
+ * @returns {Promise<Awaited<ReturnType<AutomationCalls[M]>>>}
+ */
+async function automation(context, method, args, timeout) {
+  const r = await automationResult(context, method, args, timeout);
+  if (r.ok === false) throw automationError(r);
+  return r.value;
+}
+
+/** Contexts whose extension was checked (checkAutomation), each once. @type {WeakMap<BrowserContext, Promise<void>>} */
+const checked = new WeakMap();
+
+/**
+ * Once per context: the extension's automation API is there, of the version this library speaks,
+ * and its core is ready. A build of another version is refused in words.
+ * @param {BrowserContext} context @param {number} [timeout] ms
+ */
+function checkAutomation(context, timeout = 15_000) {
+  let done = checked.get(context);
+  if (!done) {
+    done = (async () => {
+      const deadline = Date.now() + timeout;
+      /** @type {{version: unknown}|null} */
+      let found = null;
+      for (;;) {
+        found = await workerEval(context, (g) => {
+          const api = /** @type {any} */ (globalThis)[g];
+          return api ? { version: api.version ?? null } : null;
+        }, AUTOMATION_GLOBAL, Math.max(500, deadline - Date.now()));
+        if (found || Date.now() >= deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      if (!found) throw new Error(`slop-inspector: the extension's service worker has no automation API (globalThis.${AUTOMATION_GLOBAL}) after ${timeout} ms: is this SLOP Inspector's extension?`);
+      if (found.version !== EXPECTED_AUTOMATION_VERSION) {
+        throw new Error(`slop-inspector: the extension build and this library differ: the extension in the browser speaks automation version ${found.version ?? '(none: a build older than versions)'}, ` +
+          `this library version ${EXPECTED_AUTOMATION_VERSION}. Load the extension of the same slop-inspector package (extensionPath, slopLaunchArgs()), or rebuild it in a checkout (bash build.sh extension).`);
+      }
+      await automation(context, 'ready', [], Math.max(500, deadline - Date.now()));
+    })();
+    checked.set(context, done);
+    done.catch(() => checked.delete(context));
+  }
+  return done;
+}
+
+/**
  * Stores tokens and approvals in the extension, as its options page and popup would. Tokens are
  * never printed, and never readable back from the extension.
  * @param {BrowserContext} context
@@ -102,10 +212,10 @@ export async function workerEval(context, fn, arg, timeout = 10_000) {
 export async function configureSlop(context, { tokens = {}, approvals = [] } = {}) {
   for (const [origin, token] of Object.entries(tokens)) {
     if (token == null) continue;
-    await workerEval(context, ([o, t]) => globalThis.slopInspector.setToken(o, t), [origin, token])
-      .catch((e) => { throw new Error(`slop-inspector: the token for ${origin} was not stored: ${e.message.replace(token, '<token>')}`); });
+    await automation(context, 'setToken', [origin, token])
+      .catch((e) => { throw Object.assign(new Error(`slop-inspector: the token for ${origin} was not stored: ${e.message.replace(token, '<token>')}`), { code: e.code }); });
   }
-  for (const key of approvals) await workerEval(context, (k) => globalThis.slopInspector.approve(k), key);
+  for (const key of approvals) await automation(context, 'approve', [key]);
 }
 
 /**
@@ -132,7 +242,7 @@ export async function launchWithSlop(options = {}) {
   }
   try {
     await currentWorker(context, 15_000);
-    await workerEval(context, () => globalThis.slopInspector.ready(), undefined, 15_000);
+    await checkAutomation(context, 15_000);
     await configureSlop(context, { tokens, approvals });
   } catch (e) {
     await context.close().catch(() => {});
@@ -171,8 +281,9 @@ export class Slop {
   }
 
   /** Every tab the extension knows, with its providers (ProviderInfo). */
-  tabs() {
-    return workerEval(this.context, () => globalThis.slopInspector.tabs());
+  async tabs() {
+    await checkAutomation(this.context);
+    return automation(this.context, 'tabs', []);
   }
 
   /**
@@ -225,7 +336,7 @@ export class Slop {
       if (hit?.live) return this.#handle(tab.tabId, hit);
       if (hit && approve && hit.status === 'pending-approval' && !approved.has(hit.approvalKey)) {
         approved.add(hit.approvalKey);
-        await workerEval(this.context, (k) => globalThis.slopInspector.approve(k), hit.approvalKey);
+        await automation(this.context, 'approve', [hit.approvalKey]);
       }
       const stuck = hit && STUCK.get(hit.status);
       if (stuck) throw await this.#withConformance(new SlopTestError(stuck, `${page.url()}: ${describe(hit)}`, { status: hit.status }), tab, hit);
@@ -242,10 +353,16 @@ export class Slop {
    * @param {SlopTestError} err @param {any} tab @param {any} hit ProviderInfo */
   async #withConformance(err, tab, hit) {
     if (!tab || !hit) return err;
+    /** @type {AutomationResult<any>} */
+    let r;
     try {
-      const report = await workerEval(this.context, ([t, k]) => globalThis.slopInspector.call(t, k, 'conformance', []), [tab.tabId, hit.key]);
-      if (report?.frames > 0) err.conformance = report;
-    } catch { /* not connected: nothing was judged */ }
+      r = await automationResult(this.context, 'call', [tab.tabId, hit.key, 'conformance', []]);
+    } catch {
+      return err; // the worker went away (Playwright's error): the error as it is
+    }
+    // not_connected (no core consumer, so nothing was judged), no_tab or no_provider (gone
+    // meanwhile): the error as it is. A report with no frame judged adds nothing either.
+    if (r.ok && r.value?.frames > 0) err.conformance = r.value;
     return err;
   }
 
@@ -286,7 +403,7 @@ export class Slop {
       // has no undefined: a trailing one is left out (the worker's default applies), a middle one
       // goes as null (the API reads both with ??).
       while (args.length && args.at(-1) === undefined) args.pop();
-      const text = await workerEval(context, ([t, k, m, a]) => globalThis.slopInspector.callText(t, k, m, a), [tabId, info.key, method, stringifyExact(args)]);
+      const text = await automation(context, 'callText', [tabId, info.key, /** @type {any} */ (method), stringifyExact(args)]);
       return text === undefined ? undefined : parseExact(text);
     };
     const label = info.provider?.name ? `provider "${info.provider.name}" (${info.key})` : `provider ${info.key}`;

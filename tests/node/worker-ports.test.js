@@ -7,18 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCore } from './helpers.js';
+import { installFakeBrowser, EXTENSION_ID as ID, BASE } from './fake-browser.js';
 
-const ID = 'test-extension';
-const BASE = `chrome-extension://${ID}/`;
-
-/** A `chrome` with this extension's id, whose every other member takes listeners and calls quietly. */
-function fakeChrome() {
-  /** @type {any} */
-  const anything = new Proxy(function () {}, { get: (_, k) => (k === 'then' ? undefined : anything), apply: () => Promise.resolve(undefined) });
-  const runtime = new Proxy({ id: ID, getURL: (/** @type {string} */ p) => `${BASE}${p}` }, { get: (t, k) => (k in t ? t[/** @type {'id'} */ (k)] : anything) });
-  return new Proxy({}, { get: (_, k) => (k === 'runtime' ? runtime : anything) });
-}
-globalThis.chrome = /** @type {any} */ (fakeChrome());
+// The fake browser (fake-browser.js) goes in before panel-ports.js imports browser.js.
+installFakeBrowser();
 
 const { acceptUiPort, serveRequests } = await import('../../extension/service-worker/panel-ports.js');
 const { provideCore } = await import('../../extension/service-worker/core.js');
