@@ -185,8 +185,11 @@ export const agentRequests = {
       if (m.profileId !== undefined) {
         endpoint = await needEndpoint(m.profileId);
       } else {
-        if (typeof m.endpoint?.kind !== 'string' || typeof m.endpoint?.baseUrl !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'endpoint {kind, baseUrl} or profileId is needed');
-        endpoint = { kind: m.endpoint.kind, baseUrl: m.endpoint.baseUrl, apiKey: null };
+        const kind = m.endpoint?.kind;
+        if ((kind !== 'openai' && kind !== 'ollama') || typeof m.endpoint?.baseUrl !== 'string') {
+          throw new RequestError(ErrorCode.BAD_REQUEST, 'endpoint {kind: "openai"|"ollama", baseUrl} or profileId is needed');
+        }
+        endpoint = { kind, baseUrl: m.endpoint.baseUrl, apiKey: null };
       }
       try {
         return { models: await listModels(endpoint, { signal: AbortSignal.timeout(15_000) }) };

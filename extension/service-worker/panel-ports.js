@@ -17,6 +17,7 @@
 
 import { Request, Push, PROTOCOL_VERSION, LIMITS, ErrorCode, errorCodeOf, catalogued, pageMayAsk } from '../shared/messages.js';
 import { uiPageOf } from '../shared/browser.js';
+import { requestArgsProblem } from '../shared/request-args.js';
 import { CoreEventName } from '../../js-glue/core-contract.js';
 import { withCore } from './core.js';
 import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, reconnectTab } from './tabs.js';
@@ -35,13 +36,17 @@ import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, re
  * What a request table keeps per port (watches, imports, recordings...) is its own (perPort).
  */
 
+/** @typedef {import('../shared/request-args.js').RequestType} RequestType */
 /**
- * @typedef {(ui: UiPort, m: any) => any} RequestHandler   the reply's result, or a promise of it;
- *   throws to fail (RequestError, or a core refusal)
+ * A request's handler: its message has the members request-args.js declares for its type, already
+ * checked (RequestArgs). Returns the reply's result, or a promise of it; throws to fail
+ * (RequestError, or a core refusal).
+ * @template {RequestType} T
+ * @typedef {(ui: UiPort, m: import('../shared/request-args.js').RequestArgs<T>) => any} RequestHandler
  */
 /**
  * @typedef {object} RequestTable
- * @property {Record<string, RequestHandler>} requests   Request type → its handler
+ * @property {{[T in RequestType]?: RequestHandler<T>}} requests   Request type → its handler
  * @property {(ui: UiPort) => void} [release]   drops what the port holds here: on HELLO (the
  *   port shows another tab) and when it closes
  */
@@ -54,7 +59,7 @@ export function allUiPorts() {
   return [...uiPorts];
 }
 
-/** @type {Record<string, RequestHandler>} */
+/** @type {Record<string, RequestHandler<any>>} */
 const handlers = Object.create(null);
 /** @type {((ui: UiPort) => void)[]} */
 const releases = [];
@@ -267,6 +272,12 @@ async function onUiMessage(ui, msg) {
   }
   if (!handler) {
     post(ui, { type: Push.REPLY, id, ok: false, error: { code: ErrorCode.BAD_REQUEST, message: `unknown request ${String(msg.type).slice(0, 40)}` } });
+    return;
+  }
+  // Every request's members against the one table of them, before its handler sees it.
+  const problem = requestArgsProblem(msg.type, msg);
+  if (problem) {
+    post(ui, { type: Push.REPLY, id, ok: false, error: { code: ErrorCode.BAD_REQUEST, message: problem } });
     return;
   }
   try {

@@ -16,7 +16,15 @@ const { acceptUiPort, serveRequests } = await import('../../extension/service-wo
 const { provideCore } = await import('../../extension/service-worker/core.js');
 const { Request, Push, ErrorCode, PROTOCOL_VERSION, PAGE_REQUESTS } = await import('../../extension/shared/messages.js');
 provideCore(await loadCore());
-serveRequests({ requests: { [Request.INVOKE]: () => 'invoked', [Request.LOCAL_APPS]: () => 'apps', [Request.APPROVE]: () => 'approved' } });
+/** The messages the handlers below got: a request refused at the port never reaches one. @type {any[]} */
+const handled = [];
+serveRequests({
+  requests: {
+    [Request.INVOKE]: (ui, m) => { handled.push(m); return 'invoked'; },
+    [Request.LOCAL_APPS]: () => 'apps',
+    [Request.APPROVE]: () => 'approved',
+  },
+});
 
 /** A port from `url` (sender id: ours unless given), as the browser hands it to the worker. */
 function openPort(url, { name = 'slop-panel', id = ID } = {}) {
@@ -61,8 +69,10 @@ test('each page is answered what it may ask, whatever its port calls itself; the
   for (const [page, url] of [['panel', 'extension/panel/panel.html'], ['popup', 'extension/popup/popup.html'], ['options', 'extension/options/options.html']]) {
     const port = openPort(`${BASE}${url}`, { name: 'slop-panel' });
     port.tell(hello);
-    for (const [type, result] of [[Request.INVOKE, 'invoked'], [Request.LOCAL_APPS, 'apps'], [Request.APPROVE, 'approved']]) {
-      const r = await port.ask({ type, id: ++id });
+    /** @type {[string, string, object][]} */
+    const asks = [[Request.INVOKE, 'invoked', { key: 'k', path: '/', action: 'a' }], [Request.LOCAL_APPS, 'apps', {}], [Request.APPROVE, 'approved', { key: 'k' }]];
+    for (const [type, result, members] of asks) {
+      const r = await port.ask({ type, id: ++id, ...members });
       const allowed = PAGE_REQUESTS[page] === 'all' || PAGE_REQUESTS[page].includes(type);
       if (allowed) assert.deepEqual({ ok: r.ok, result: r.result }, { ok: true, result }, `${page} ${type}`);
       else assert.deepEqual(r.error, { code: ErrorCode.NOT_ALLOWED, message: `the ${page} page may not ask for ${type}` }, `${page} ${type}`);
@@ -79,4 +89,25 @@ test('an unknown request, and one without an id, are answered as before: bad_req
   const r = await port.ask({ type: 'ui/fly', id: 1 });
   assert.equal(r.error.code, ErrorCode.BAD_REQUEST);
   assert.equal(await port.ask({ type: Request.INVOKE }), null);
+});
+
+test('every request\'s members are checked against request-args.js before its handler runs: a wrong one is refused in words', async () => {
+  const port = openPort(`${BASE}extension/panel/panel.html`);
+  port.tell({ type: Request.HELLO, v: PROTOCOL_VERSION, tabId: null });
+  handled.length = 0;
+  const cases = [
+    [{ path: '/', action: 'a' }, 'ui/invoke: "key" is missing'],
+    [{ key: 'k', path: 7, action: 'a' }, 'ui/invoke: "path" must be a string'],
+    [{ key: 'k', path: '/', action: 'a', paramsText: { not: 'text' } }, 'ui/invoke: "paramsText" must be a string'],
+  ];
+  let id = 100;
+  for (const [members, message] of cases) {
+    const r = await port.ask({ type: Request.INVOKE, id: ++id, ...members });
+    assert.deepEqual(r.error, { code: ErrorCode.BAD_REQUEST, message }, JSON.stringify(members));
+  }
+  assert.equal(handled.length, 0, 'no refused request reached its handler');
+  // Optional members may be absent or null; members the table does not name are let through.
+  const ok = await port.ask({ type: Request.INVOKE, id: ++id, key: 'k', path: '/', action: 'a', params: null, extra: 1 });
+  assert.equal(ok.ok, true);
+  assert.equal(handled.length, 1);
 });
