@@ -1,27 +1,27 @@
 // panel.js: the SLOP DevTools panel, put together. The bridge (port to the service worker,
 // batching) feeds the store (node views by path, the history's steps, log); the selection says what is shown;
 // each part of the page (parts/) renders it and acts through the store, the selection and the
-// bridge. Nothing here speaks SLOP: every protocol decision is the core's.
+// bridge; the side pane's tabs are side-tabs.js's list, each tab's pane told of every store change
+// (panes.js). Nothing here speaks SLOP: every protocol decision is the core's.
 //
 // Runs inside DevTools (tab from chrome.devtools.inspectedWindow.tabId) and as a plain extension
 // page, panel.html?tabId=N (tests, or a tab of its own).
 //
 // A store change reaches the screen in two speeds: the tree and the selected node at once (a patch
-// shows within the frame it arrived in), the rest (bar, strips, banner, log, counts) once per
-// animation frame at most.
+// shows within the frame it arrived in; parts/tree-pane.js), the rest (bar, strips, banner, log,
+// counts) once per animation frame at most.
 
 import { Push } from '../shared/messages.js';
-import { CoreEventName } from '../../js-glue/core-contract.js';
-import { isAtOrUnder, parentPath } from '../shared/node-path.js';
 import { inspectedTabId } from '../shared/browser.js';
 import { Bridge } from './bridge.js';
 import { Store } from './store.js';
 import { Selection } from './selection.js';
 import { MirrorFill } from './mirror-fill.js';
 import { initTheme } from './theme.js';
+import { oncePerFrame } from './panes.js';
+import { installTestHandle } from './test-handle.js';
 import { Toast } from './parts/toast.js';
 import { Toolbar } from './parts/toolbar.js';
-import { ConformancePane } from './parts/conformance-pane.js';
 import { StringSend } from './parts/string-send.js';
 import { ConnectStrip } from './parts/connect-strip.js';
 import { LocalAppsStrip } from './parts/local-apps.js';
@@ -31,9 +31,8 @@ import { SearchBar } from './parts/search-bar.js';
 import { SidePane } from './parts/side-pane.js';
 import { ConsoleGlobal } from './parts/console-global.js';
 import { LogDrawer } from './parts/log-drawer.js';
-import { HistoryPane, isRecordingText } from './parts/history-pane.js';
+import { isRecordingText } from './parts/history-pane.js';
 import { CopyAsTest } from './parts/copy-as-test.js';
-import { PlaygroundPane } from './parts/playground-pane.js';
 import { SubscriptionStrip } from './parts/subscription-strip.js';
 import { ImportExport } from './parts/import-export.js';
 import { Splitters } from './parts/splitters.js';
@@ -78,24 +77,18 @@ const fill = new MirrorFill({
 const treePane = new TreePane({ tree: $('tree'), loadState: $('load-state'), crumbs: $('breadcrumbs'), filterButton: $('tree-filter-btn'), filterStrip: $('tree-filter') }, {
   store, bridge, selection, fill, marks,
   onSelect: () => {
-    side.renderDetail();
+    nodePane.render();
     consoleGlobal.later();
   },
-  onOpen: () => side.openNode(),
+  onOpen: () => {
+    side.show('node');
+    nodePane.open();
+  },
+  onRemoved: (info) => nodePane.nodeRemoved(info),
   copy: (text, what) => copy(text, what),
   showInLog: (path) => logDrawer.showPath(path),
 });
 const treeView = treePane.view;
-const side = new SidePane({ tabs: $('side-tabs'), detail: $('detail'), agent: $('agent'), playground: $('playground'), history: $('history'), conformance: $('conformance') }, {
-  store, bridge, selection, treeView, copy,
-  onPlayground: () => playground.shown(),
-  onTab: () => playground.tabChanged(),
-  onConformance: () => conformance.refresh(),
-  onHistory: () => {
-    historyPane.load();
-    historyPane.render();
-  },
-});
 const search = new SearchBar({
   input: $('search'), field: $('search-field'), count: $('search-count'), prev: $('search-prev'), next: $('search-next'), tree: $('tree'), main: $('main'),
 }, { selection, treeView });
@@ -117,39 +110,27 @@ const localApps = new LocalAppsStrip({ strip: $('local-strip'), button: $('toggl
   onButton: () => toolbar.render(),
 });
 const stringSend = new StringSend($('send-string'), { bridge, selection, toast });
-const conformance = new ConformancePane({ root: $('conformance'), badge: $('conf-badge') }, {
-  bridge, selection,
-  isOpen: () => side.tab === 'conformance',
-  // The badge opens the tab even over a provider's waiting card: one that never went live is judged too.
-  open: () => { side.setTab('conformance'); notices.renderEmpty(); },
-  revealNode: (path) => {
-    if (!selection.source()?.nodes.has(path)) return false;
-    treeView.reveal(path);
-    return true;
+// The side pane: its tabs and their panes are side-tabs.js's; this is what a pane may ask of the panel.
+const side = new SidePane({ tabs: $('side-tabs'), side: $('side') }, {
+  store, bridge, selection, treeView, toast, copy, el: $,
+  panel: {
+    showProvider: (key) => show(key),
+    stepShown: () => {
+      renderAll();
+      if (search.text) search.run();
+    },
+    revealFrame: (text) => logDrawer.reveal(text),
+    renderNotices: () => notices.renderEmpty(),
   },
-  revealFrame: (text) => logDrawer.reveal(text),
 });
+// The panes other parts act on (side-tabs.js makes them).
+const nodePane = /** @type {import('./parts/node-pane.js').NodePane} */ (side.pane('node'));
+const historyPane = /** @type {import('./parts/history-pane.js').HistoryPane} */ (side.pane('history'));
+const conformance = /** @type {import('./parts/conformance-pane.js').ConformancePane} */ (side.pane('conformance'));
 // $slop in the inspected page's console: the selected node and the mirror (the page's own providers only).
 const consoleGlobal = new ConsoleGlobal({ selection, treeView, enabled: inspectedTabId() !== null });
-const historyPane = new HistoryPane({ strip: $('history-strip'), button: $('toggle-history'), list: $('history'), file: $('recording-file') }, {
-  store, bridge, selection, treeView, toast,
-  onScrub: () => {
-    renderAll();
-    if (search.text) search.run();
-  },
-  showTab: () => side.showHistory(),
-  onRecording: (key) => show(key),
-  onClosed: () => side.historyClosed(),
-});
 // The strip's Test menu: the History's invokes as a runnable test (parts/copy-as-test.js).
 const copyAsTest = new CopyAsTest($('history-strip'), { store, bridge, selection, toast, pins: () => historyPane.pins });
-const playground = new PlaygroundPane($('playground'), {
-  store, bridge, selection, toast,
-  isShown: () => side.tab === 'playground',
-  // A dangerous call waits while another tab is shown: the Playground tab says so.
-  attention: (on) => { if (side.setAttention('playground', on)) toast.show('The agent waits for your answer in Playground'); },
-  history: { pane: historyPane, showTab: () => side.setTab('history'), showProvider: (key) => show(key) },
-});
 const subscription = new SubscriptionStrip({ strip: $('sub-strip'), button: $('toggle-sub') }, { store, bridge, selection, onChange: () => renderAll() });
 const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('import'), file: $('import-file') }, {
   store, bridge, selection, toast,
@@ -159,16 +140,12 @@ const importExport = new ImportExport({ exportBtn: $('export'), importBtn: $('im
   },
   openRecording: (text, name) => historyPane.openRecording(text, name),
   isRecordingText,
-  onClosed: () => {
-    selection.forget();
-    show(selection.choice());
-    renderAll();
-  },
+  onClosed: () => showChoice(),
   onError: () => notices.renderBanner(),
 });
 const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('banner'), alert: $('alert') }, {
   store, bridge, selection, tabId, toast,
-  conformanceShown: () => side.tab === 'conformance' && (conformance.report?.must ?? 0) > 0,
+  conformanceShown: () => conformance.isShown && (conformance.report?.must ?? 0) > 0,
   openLocalApps: () => localApps.open(),
   importError: () => importExport.error,
   dismissImportError: () => importExport.dismissError(),
@@ -176,9 +153,7 @@ const notices = new Notices({ empty: $('empty'), main: $('main'), banner: $('ban
   closeImport: (key) => importExport.close(key),
   closeRecording: (key) => {
     historyPane.closeRecording(key);
-    selection.forget();
-    show(selection.choice());
-    renderAll();
+    showChoice();
   },
   openImport: () => importExport.pick(),
 });
@@ -193,13 +168,18 @@ function pendingSelect(key) {
   }
 }
 
-/** Shows another provider (or import, or nothing). */
+/** Shows another provider (or import, or nothing); the panes follow in renderAll (side.update(null)). */
 function show(key) {
   if (!selection.select(key)) return;
   subscription.providerShown();
-  historyPane.providerShown();
   logDrawer.syncPaused();
-  conformance.select();
+  renderAll();
+}
+
+/** What was shown is gone (an import or a recording closed): the provider the panel would choose. */
+function showChoice() {
+  selection.forget();
+  show(selection.choice());
   renderAll();
 }
 
@@ -217,7 +197,6 @@ function renderLazy() {
   localApps.render();
   stringSend.render();
   treePane.renderLoadState();
-  historyPane.render();
   subscription.render();
   notices.renderBanner();
   logDrawer.render();
@@ -226,27 +205,13 @@ function renderLazy() {
 
 const renderLater = oncePerFrame(renderLazy);
 
-/** fn, called at the next animation frame however often it is asked for before then. */
-function oncePerFrame(fn) {
-  let pending = false;
-  return () => {
-    if (pending) return;
-    pending = true;
-    requestAnimationFrame(() => {
-      pending = false;
-      fn();
-    });
-  };
-}
-
-function renderAll(change) {
+/** Everything, now; `change`: the store change that led here (null: the shown state as a whole). */
+function renderAll(change = null) {
   trackScrub();
   notices.renderEmpty();
   treePane.render(change);
-  side.renderDetail();
+  side.update(change);
   renderLazy();
-  side.refreshAgent();
-  playground.render();
 }
 
 store.subscribe((change) => {
@@ -254,7 +219,6 @@ store.subscribe((change) => {
   // A new port (first time, or after a service worker restart): the worker knows no watch yet.
   if (change.bridge && store.bridgeState === 'connected') {
     selection.syncWatch(true);
-    historyPane.reconnected();
     // Local apps: their count on the bar's button; the worker (started again, perhaps) follows them for this port.
     if (tabId !== null) localApps.refresh();
   }
@@ -262,9 +226,6 @@ store.subscribe((change) => {
     localApps.render();
     if (!selection.provider()) notices.renderEmpty();
   }
-  if (change.bridge) playground.bridgeChanged(store.bridgeState);
-  if (change.agent.length) playground.onPush(change.agent);
-  if (change.histories.size) playground.historiesChanged(change.histories);
   if (change.providers) {
     const wanted = wantedKey && store.providers.some((p) => p.key === wantedKey) ? wantedKey : null;
     if (wanted) wantedKey = null;
@@ -274,12 +235,8 @@ store.subscribe((change) => {
     document.body.dataset.ready = '1';
   }
   const key = selection.key;
-  for (const ev of change.newEvents) if (ev.key === key && ev.event.event === CoreEventName.TASK) side.onTask(ev.event);
   if (change.queries.has(key)) treePane.renderPages();
-  if (change.histories.has(key)) {
-    historyPane.stepsChanged();
-    renderLater();
-  }
+  if (change.histories.has(key)) renderLater();
 
   if (change.providers || change.bridge || change.imports) {
     renderAll(change);
@@ -287,130 +244,33 @@ store.subscribe((change) => {
     if (tree && !tree.complete) fill.kick(tree);
     return;
   }
-  if (change.trees.has(key)) onTreeChange(change, key);
-  else if (change.logs.has(key) || change.events.has(key)) {
+  // A delta, reset or loaded views of the shown provider's trees: the tree first (the selection
+  // keeps its place), then the panes (the detail follows the selection).
+  const treeChanged = change.trees.has(key);
+  const tree = selection.tree();
+  if (treeChanged) trackScrub();
+  if (treeChanged && !selection.scrub) {
+    treePane.treeChanged(change, key);
+    if (change.resets.has(key)) notices.renderEmpty();
+  }
+  side.update(change);
+  if (treeChanged) {
+    // filled: a ui/get-nodes answer (maybe only "missing" paths) may have been the last one pending.
+    if (tree && !tree.complete && (change.structure.has(key) || change.resets.has(key) || change.filled.has(key))) fill.kick(tree);
+    if (search.text && !selection.scrub) search.later(300);
+    renderLater();
+  } else if (change.logs.has(key) || change.events.has(key)) {
     if (logDrawer.open) renderLater();
   }
 });
 
-// The tree's rows are rebuilt at once when the last rebuild was a while ago (a patch after a quiet
-// spell shows without waiting for the next frame), else at most once per animation frame, right
-// before the paint: a flood of deltas then costs one render a frame (style, layout, paint, and the
-// hover hit test Chrome runs after a layout under the pointer), not one per batch.
-const TREE_QUIET_MS = 8;
-let treeTouched = null; // {key, paths} changed since the last render, for the flash
-let lastTreeRender = -Infinity;
-let treeDue = false;
-function renderTreeNow() {
-  treeDue = false;
-  lastTreeRender = performance.now();
-  const touched = treeTouched?.key === selection.key ? treeTouched.paths : null;
-  treeTouched = null;
-  treePane.render(touched ? { touched: new Map([[selection.key, touched]]) } : null);
-}
-const renderTreeInFrame = oncePerFrame(() => { if (treeDue) renderTreeNow(); });
-function renderTreeLater() {
-  treeDue = true;
-  if (performance.now() - lastTreeRender >= TREE_QUIET_MS) renderTreeNow();
-  else renderTreeInFrame();
-}
-
-/**
- * A patch removed the selected node (or an ancestor of it): the selection goes to the nearest
- * ancestor still there, and the detail says what was removed and at which version, rather than
- * going blank. Not a sibling: an action then at hand must be on a node the user chose.
- */
-function keepPlaceAfterRemoval(change, key) {
-  const removed = change.removed.get(key);
-  const tree = selection.tree();
-  const sel = treeView.selection();
-  if (!removed || !tree || !sel || sel.query || tree.nodes.has(sel.path)) return;
-  const hit = removed.find((r) => r.sub === tree.sub && isAtOrUnder(sel.path, r.path));
-  if (!hit) return;
-  let at = parentPath(hit.path);
-  while (at !== null && !tree.nodes.has(at)) at = parentPath(at);
-  if (at === null) return;
-  side.nodeRemoved({ path: sel.path, version: hit.version, at });
-  treeView.select(at);
-}
-
-/** A delta, reset or loaded views of the shown provider's trees. */
-function onTreeChange(change, key) {
-  const tree = selection.tree();
-  trackScrub();
-  if (!selection.scrub) keepPlaceAfterRemoval(change, key);
-  if (!selection.scrub) {
-    const touched = change.touched.get(key);
-    if (touched) {
-      if (treeTouched?.key !== key) treeTouched = { key, paths: new Set() };
-      for (const p of touched) treeTouched.paths.add(p);
-    }
-    renderTreeLater();
-    if (change.resets.has(key) || side.detailOutdated(tree, change.touched.get(key))) side.renderDetail();
-    if (change.resets.has(key)) notices.renderEmpty();
-  }
-  // filled: a ui/get-nodes answer (maybe only "missing" paths) may have been the last one pending.
-  if (tree && !tree.complete && (change.structure.has(key) || change.resets.has(key) || change.filled.has(key))) fill.kick(tree);
-  if (search.text && !selection.scrub) search.later(300);
-  side.agentLater();
-  conformance.later();
-  renderLater();
-}
-
-// Debugging and test handle (developer console of the panel, end-to-end tests, benchmark).
-globalThis.slopPanel = {
-  store,
-  marks,
-  selectedKey: () => selection.key,
-  currentTree: () => selection.tree(),
-  currentSub: () => selection.sub(),
-  request: (type, fields) => bridge.request(type, fields),
-  selection: () => treeView.selection(),
-  /** How long the detail marks a changed field (ms): an end-to-end test holds them for its screenshots. */
-  set changeMarkMs(ms) { side.detail.markMs = ms; },
-  conformance: () => conformance.report,
-  stringResult: () => stringSend.lastResult,
-  connectResult: () => connectStrip.last,
-  localResult: () => localApps.last,
-  reveal: (path) => treeView.reveal(path),
-  toggle: (path, open) => treeView.toggle(path, open),
-  rowCount: () => treeView.rowCount,
-  /** Scrolls a row into view by its key (a path, "more:<path>", "q:<path>", "qhead:<path>"). */
-  scrollToRow: (rowKey, align = 'center') => {
-    const i = treeView.rowIndex.get(rowKey);
-    if (i !== undefined) treeView.list.scrollToIndex(i, align);
-    return i !== undefined;
-  },
-  /** Selects the step at this index of the shown history (null: live); resolves once shown. */
-  scrubTo: (index) => {
-    if (index === null) historyPane.select(null);
-    else historyPane.selectIndex(index);
-  },
-  historyShown: () => historyPane.shown,
-  pinSteps: (a, b) => historyPane.pinIndexes(a, b),
-  history: () => store.histories.get(selection.key) ?? null,
-  openRecording: (text, name) => historyPane.openRecording(text, name),
-  get lastRecording() { return historyPane.lastExport; },
-  /** "Copy as test": the test's text for the shown History ('playwright' or 'node'), as the Test menu writes it. */
-  writeTest: (form) => copyAsTest.write(form),
-  get lastTest() { return copyAsTest.last; },
-  importText: (text, name) => importExport.importText(text, name),
-  get lastCopied() { return toast.lastCopied; },
-  get lastExport() { return importExport.lastExport; },
-  get lastDiff() { return historyPane.lastDiff; },
-  get lastAgentView() { return side.lastAgentView; },
-  /** The Playground: its run, last trace and export (parts/playground-pane.js testState). */
-  get playground() { return playground.testState(); },
-  /** Replays an exported session's text, as the Replay… file chooser does. */
-  playgroundReplay: (text, name) => playground.replayText(text, name),
-  shortcutsOpen: () => shortcuts.open,
-  /** What $slop in the inspected page holds now (built as it is sent; no tree). */
-  consolePayload: () => consoleGlobal.payload(),
-};
-
 // The panel's own keys (parts/panel-keys.js; every key is listed in shortcuts.js and the "?" overlay).
 const shortcuts = new ShortcutsOverlay(document.body);
 new PanelKeys(document, { overlay: shortcuts, search: $('search') });
+
+installTestHandle({
+  store, marks, bridge, selection, treeView, side, stringSend, connectStrip, localApps, copyAsTest, importExport, toast, shortcuts, consoleGlobal,
+});
 
 // Countdown of "retry in N s" in the bar.
 setInterval(() => {
@@ -422,7 +282,8 @@ setInterval(() => {
   }
 }, 1000);
 
-side.setTab('node');
+// The panes' timers and listeners stop with the page (not when it is only put aside in a cache).
+addEventListener('pagehide', (e) => { if (!e.persisted) side.dispose(); });
 if (tabId === null) {
   store.noTab();
   document.body.dataset.ready = '1';

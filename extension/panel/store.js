@@ -79,6 +79,8 @@ export const MAX_LOG = 1000;
  * @property {number} stamp          changes on every change of this page
  */
 
+/** @typedef {ReturnType<typeof newChange>} StoreChange   what one batch changed (the subscribers get it) */
+
 function newChange() {
   return {
     providers: false, bridge: false, imports: false, localApps: false,

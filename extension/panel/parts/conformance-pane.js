@@ -12,6 +12,7 @@ import { stringifyExact } from '../../../js-glue/exact-json.js';
 
 /** @typedef {import('../bridge.js').Bridge} Bridge */
 /** @typedef {import('../selection.js').Selection} Selection */
+/** @typedef {import('../panes.js').Pane} Pane */
 
 /** The report is read again this long after the state last changed (the tab open). */
 const SETTLE_MS = 400;
@@ -21,25 +22,29 @@ const BADGE_MS = 10_000;
 /** The periodic drift check. */
 const DRIFT_EVERY_MS = 30_000;
 
+/** @implements {Pane} */
 export class ConformancePane {
   /** The last report shown (for tests). */
   report = null;
+  /** The tab is shown. */
+  isShown = false;
   /** @type {ReturnType<typeof setTimeout>|0} */
   #timer = 0;
   /** @type {ReturnType<typeof setTimeout>|0} */
   #driftTimer = 0;
+  /** @type {ReturnType<typeof setInterval>} */
+  #badgeTimer;
   #key = null;
 
   /**
    * @param {{root: HTMLElement, badge: HTMLButtonElement}} els
-   * @param {{bridge: Bridge, selection: Selection, isOpen: () => boolean, open: () => void, revealNode: (path: string) => boolean,
-   *          revealFrame: (text: string) => boolean}} o
+   * @param {{bridge: Bridge, selection: Selection, open: () => void, revealNode: (path: string) => boolean,
+   *          revealFrame: (text: string) => boolean}} o   open: the badge asks for the tab
    */
-  constructor(els, { bridge, selection, isOpen, open, revealNode, revealFrame }) {
+  constructor(els, { bridge, selection, open, revealNode, revealFrame }) {
     this.els = els;
     this.bridge = bridge;
     this.selection = selection;
-    this.isOpen = isOpen;
     this.view = new ConformanceView(els.root, {
       refresh: () => this.refresh(),
       checkDrift: () => this.checkDrift(),
@@ -50,9 +55,31 @@ export class ConformancePane {
       revealFrame,
     });
     els.badge.addEventListener('click', () => open());
-    setInterval(() => {
-      if (!this.isOpen() && document.visibilityState === 'visible') this.refresh({ quiet: true });
+    this.#badgeTimer = setInterval(() => {
+      if (!this.isShown && document.visibilityState === 'visible') this.refresh({ quiet: true });
     }, BADGE_MS);
+  }
+
+  /** The tab opened, or was asked for again: the report is read again. */
+  shown() {
+    this.isShown = true;
+    this.refresh();
+  }
+
+  hidden() {
+    this.isShown = false;
+  }
+
+  /** @param {import('../panes.js').StoreChange|null} change */
+  update(change) {
+    if (!change) this.select();
+    else if (change.trees.has(this.selection.key)) this.later();
+  }
+
+  dispose() {
+    clearInterval(this.#badgeTimer);
+    clearTimeout(this.#timer);
+    this.#periodic(false);
   }
 
   /** The shown provider changed: forget what belonged to the last one. */
@@ -73,7 +100,7 @@ export class ConformancePane {
     const p = selection.provider();
     if (!p || selection.isImport() || !p.subscriptions?.length) {
       this.#badge(null);
-      if (!quiet && this.isOpen()) this.view.show(null, p ? 'Nothing checked yet: the provider is not connected.' : 'No provider.');
+      if (!quiet && this.isShown) this.view.show(null, p ? 'Nothing checked yet: the provider is not connected.' : 'No provider.');
       return;
     }
     const key = selection.key;
@@ -82,14 +109,14 @@ export class ConformancePane {
         if (key !== selection.key) return;
         this.report = r;
         this.#badge(r);
-        if (this.isOpen()) this.view.show(r);
+        if (this.isShown) this.view.show(r);
       })
-      .catch((e) => { if (this.isOpen() && !quiet) this.view.show(null, e.message); });
+      .catch((e) => { if (this.isShown && !quiet) this.view.show(null, e.message); });
   }
 
   /** The state changed: read the report again once it settles, if the tab is open. */
   later() {
-    if (!this.isOpen()) return;
+    if (!this.isShown) return;
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.refresh(), SETTLE_MS);
   }

@@ -11,16 +11,18 @@
 
 import { Request, ErrorCode } from '../../shared/messages.js';
 import { HistoryStripView, StepListView, renderDiff, stepIndex } from '../views/history-view.js';
-import { StepFilter, StepHolds, droppedGaps, dropSubtrees, setSetting, keepBound, shownIndex, stepBefore } from './history-steps.js';
+import { StepFilter, StepHolds, droppedGaps, dropSubtrees, setSetting, keepBound, shownIndex, stepBefore,
+  exportRecording, openRecording, closeRecording } from './history-steps.js';
 import { h, setChildren } from '../../shared/dom.js';
 import { toggleStrip } from './toolbar.js';
-import { download, fileName } from '../export.js';
 import { exactView } from '../exact-views.js';
+import { oncePerFrame } from '../panes.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
 /** @typedef {import('../selection.js').Selection} Selection */
 /** @typedef {import('../views/tree-view.js').TreeView} TreeView */
+/** @typedef {import('../panes.js').Pane} Pane */
 
 /** A recording file: the worker checks it; this only routes the file (its first bytes say it). @param {string} text */
 export const isRecordingText = (text) => /"format"\s*:\s*"slop-inspector-recording"/.test(text.slice(0, 300));
@@ -30,11 +32,16 @@ const PLAY_MIN_MS = 40;
 const LIVE_DIFF_MS = 150;
 const PLAY_MAX_MS = 2000;
 
+/** @implements {Pane} */
 export class HistoryPane {
+  /** The last recording exported, its text (for tests). @type {string|null} */
+  lastExport = null;
+  /** Why the last recording file was not opened. @type {string|null} */
+  error = null;
   /** The last diff shown, in short (for tests): steps, versions, boundaries, paths. @type {object|null} */
   lastDiff = null;
   /** The step whose state is shown (null: live), as last applied. @type {number|null} */
-  shown = null;
+  shownStep = null;
   /** @type {number[]} */
   pins = [];
   playing = false;
@@ -55,6 +62,11 @@ export class HistoryPane {
   /** The step last asked for (null: live), shown or on its way; undefined: none asked yet. @type {number|null|undefined} */
   #wanted = undefined;
   #liveBusy = false;
+  /** The provider (or recording) whose history this is: another one shown resets the selection. @type {string|null} */
+  #of = null;
+  #onKey = (e) => this.#key(e);
+  /** The strip and the list, at the next frame (a store change; many in one frame render once). */
+  #later = oncePerFrame(() => this.render());
   #liveAgain = false;
   #liveAt = -Infinity;
   /** @type {ReturnType<typeof setTimeout>|0} */
@@ -90,10 +102,11 @@ export class HistoryPane {
       onLive: () => this.select(null),
       onPlay: () => this.togglePlay(),
       onSpeed: (x) => { this.speed = x; },
-      onPersist: (on) => this.persist(on),
-      onExport: () => this.exportRecording().catch((e) => this.toast.show(`Export failed: ${e.message}`)),
+      onPersist: (on) => setSetting(this, Request.HISTORY_PERSIST, on),
+      onExport: () => exportRecording(this).catch((e) => this.toast.show(`Export failed: ${e.message}`)),
       onOpen: () => els.file.click(),
-      onPauseRecording: () => this.pauseRecording(),
+      // Pauses or resumes recording this provider's history.
+      onPauseRecording: () => setSetting(this, Request.HISTORY_PAUSE, !this.history()?.info?.paused),
     });
     this.list = new StepListView(els.list, {
       // A row clicked is that step, the newest one too (it is not "live": new steps keep coming).
@@ -119,7 +132,7 @@ export class HistoryPane {
       // strip opened the History tab (H, H leaves things as they were).
       if (els.strip.hidden) this.onClosed();
     });
-    document.addEventListener('keydown', (e) => this.#key(e));
+    document.addEventListener('keydown', this.#onKey);
     els.file.addEventListener('change', async () => {
       const file = els.file.files?.[0];
       els.file.value = '';
@@ -141,7 +154,7 @@ export class HistoryPane {
     // A dialog or a menu (the keys overlay, a confirmation, a row's menu) has the key to itself.
     if (t instanceof Element && t.closest('dialog, [role="dialog"], [role="alertdialog"], [role="menu"]')) return;
     if (e.key === 'Escape') {
-      if (this.selection.isRecording() || (this.shown === null && !this.selection.scrubDropped && !this.playing)) return;
+      if (this.selection.isRecording() || (this.shownStep === null && !this.selection.scrubDropped && !this.playing)) return;
       this.backToLive();
       e.preventDefault();
       return;
@@ -176,6 +189,32 @@ export class HistoryPane {
     }).catch(() => { /* no history yet: sw/history brings it */ });
   }
 
+  /** The History tab opened (or was asked for again): the whole list. */
+  shown() {
+    this.load();
+    this.render();
+  }
+
+  // Hidden, the list is (its element's hidden attribute): render() then draws the strip only.
+  hidden() {}
+
+  /** @param {import('../panes.js').StoreChange|null} change */
+  update(change) {
+    if (!change) {
+      if (this.selection.key !== this.#of) this.providerShown();
+      return this.render();
+    }
+    if (change.bridge && this.store.bridgeState === 'connected') this.reconnected();
+    if (change.histories.has(this.selection.key)) this.stepsChanged();
+    if (change.providers || change.bridge || change.imports) this.render();
+    else this.#later();
+  }
+
+  dispose() {
+    document.removeEventListener('keydown', this.#onKey);
+    this.stop();
+  }
+
   /**
    * A new port (the service worker started again): it knows nothing of what this panel asked for.
    * An open history asks again (a worker that restarted kept no history: it starts over).
@@ -186,9 +225,10 @@ export class HistoryPane {
 
   /** Another provider is shown: nothing of the last one's history stays selected. */
   providerShown() {
+    this.#of = this.selection.key;
     this.stop();
     this.pins = [];
-    this.shown = null;
+    this.shownStep = null;
     this.diffStep = null;
     this.#wanted = undefined;
     this.#droppedNote = null;
@@ -207,7 +247,7 @@ export class HistoryPane {
   /** The steps held: shown, on its way, pinned. Sent before a state is asked for (one port, in order): nothing drops it in between. */
   #hold() {
     const { selection } = this;
-    this.holds.send(selection.isRecording() || selection.isImport() ? null : selection.key, [this.#wanted, this.shown, ...this.pins]);
+    this.holds.send(selection.isRecording() || selection.isImport() ? null : selection.key, [this.#wanted, this.shownStep, ...this.pins]);
   }
 
   /** Moves the selection d steps (the arrow buttons and keys, the player). */
@@ -215,7 +255,7 @@ export class HistoryPane {
     const steps = this.#steps();
     if (!steps.length) return;
     // From the step last asked for: keys pressed faster than steps arrive add up.
-    const from = this.#wanted !== undefined && (this.#wanted === null || stepIndex(this.#all(), this.#wanted) >= 0) ? this.#wanted : this.shown;
+    const from = this.#wanted !== undefined && (this.#wanted === null || stepIndex(this.#all(), this.#wanted) >= 0) ? this.#wanted : this.shownStep;
     const cur = from === null ? steps.length - 1 : shownIndex(steps, from, d);
     this.selectIndex(Math.max(0, Math.min(steps.length - 1, cur + d)));
   }
@@ -243,7 +283,7 @@ export class HistoryPane {
         const next = this.#queued;
         const nextExact = this.#queuedExact;
         this.#queued = undefined;
-        if (next !== this.shown || this.#droppedNote) this.select(next, { exact: nextExact });
+        if (next !== this.shownStep || this.#droppedNote) this.select(next, { exact: nextExact });
       } else this.stepsChanged(); // steps that came meanwhile (maybe dropping the one shown)
     });
   }
@@ -264,7 +304,7 @@ export class HistoryPane {
     selection.scrubDropped = this.#droppedNote;
     this.#droppedNote = null;
     if (live) {
-      this.shown = null;
+      this.shownStep = null;
       this.#hold(); // the step viewed before is released (it goes at the worker's next drop)
       selection.setScrub(null);
       this.onScrub();
@@ -319,7 +359,7 @@ export class HistoryPane {
       selection.setScrub({ key, sub: tree?.sub, step: stepObj, version: state.version, source });
     }
     // Tree, banner, strip, list and diff move to the step in this one turn: they never disagree.
-    this.shown = step;
+    this.shownStep = step;
     this.#hold();
     this.#showDiff(diff);
     this.onScrub();
@@ -343,7 +383,7 @@ export class HistoryPane {
   backToLive() {
     this.stop();
     this.selection.scrubDropped = null;
-    if (this.shown !== null || this.#inFlight) this.select(null);
+    if (this.shownStep !== null || this.#inFlight) this.select(null);
     else this.onScrub();
   }
 
@@ -357,15 +397,15 @@ export class HistoryPane {
     if (!steps.length || this.selection.isRecording()) return;
     this.filter.refresh();
     const gone = (n) => stepIndex(steps, n) < 0;
-    if (this.shown !== null && gone(this.shown) && !this.#inFlight) {
+    if (this.shownStep !== null && gone(this.shownStep) && !this.#inFlight) {
       const scrub = this.selection.scrub;
-      this.#dropped(this.shown, scrub?.step?.step === this.shown ? scrub.version : null);
+      this.#dropped(this.shownStep, scrub?.step?.step === this.shownStep ? scrub.version : null);
       return;
     }
     if (this.pins.some(gone)) {
       this.pins = this.pins.filter((p) => !gone(p));
       this.#hold();
-      if (this.shown === null) this.#followLive(true);
+      if (this.shownStep === null) this.#followLive(true);
       return;
     }
     this.#followLive();
@@ -376,7 +416,7 @@ export class HistoryPane {
    * newest step: one request at a time, at most every LIVE_DIFF_MS.
    */
   #followLive(now = false) {
-    if (this.shown !== null || this.#inFlight || this.pins.length === 2 || (this.els.strip.hidden && this.els.list.hidden)) return;
+    if (this.shownStep !== null || this.#inFlight || this.pins.length === 2 || (this.els.strip.hidden && this.els.list.hidden)) return;
     if (this.#liveBusy) {
       this.#liveAgain = true;
       return;
@@ -392,7 +432,7 @@ export class HistoryPane {
       try {
         const r = await this.#fetchDiff(null);
         // A step chosen meanwhile wins: its own diff comes with its state.
-        if (token === this.#seq && this.shown === null && !this.#inFlight && r.pinned === (this.pins.length === 2)) {
+        if (token === this.#seq && this.shownStep === null && !this.#inFlight && r.pinned === (this.pins.length === 2)) {
           this.#showDiff(r);
           this.render();
         }
@@ -450,7 +490,7 @@ export class HistoryPane {
     const seq = this.#seq;
     let r;
     try {
-      r = await this.#fetchDiff(this.shown);
+      r = await this.#fetchDiff(this.shownStep);
     } catch {
       return;
     }
@@ -493,7 +533,7 @@ export class HistoryPane {
     const steps = this.#steps();
     if (steps.length < 2) return;
     this.playing = true;
-    if (this.shown === null || this.#indexOf(this.shown) >= steps.length - 1) this.selectIndex(0);
+    if (this.shownStep === null || this.#indexOf(this.shownStep) >= steps.length - 1) this.selectIndex(0);
     this.#next();
     this.render();
   }
@@ -508,7 +548,7 @@ export class HistoryPane {
     clearTimeout(this.#timer);
     if (!this.playing) return;
     const steps = this.#steps();
-    const i = this.shown === null ? steps.length - 1 : this.#indexOf(this.shown);
+    const i = this.shownStep === null ? steps.length - 1 : this.#indexOf(this.shownStep);
     if (i < 0 || i >= steps.length - 1) {
       this.stop();
       return;
@@ -522,49 +562,15 @@ export class HistoryPane {
     }, wait);
   }
 
-  // ---------------------------------------------------------------------------- settings
-
-  /** Pauses or resumes recording this provider's history (the strip's button). */
-  pauseRecording() {
-    return setSetting(this, Request.HISTORY_PAUSE, !this.history()?.info?.paused);
-  }
-
-  persist(on) {
-    return setSetting(this, Request.HISTORY_PERSIST, on);
-  }
-
-  async exportRecording() {
-    const key = this.selection.key;
-    const r = await this.bridge.request(Request.HISTORY_EXPORT, { key });
-    this.lastExport = r.text;
-    const p = this.selection.provider();
-    download(r.text, fileName('slop', p?.provider?.id ?? 'recording', 'recording'));
-    this.toast.show(`Saved a recording of ${r.steps} steps`);
-  }
+  // -------------------------------------------------------------------------- recordings
 
   /** A recording file, checked by the worker, played back read-only under its own key. */
-  async openRecording(text, name) {
-    try {
-      const r = await this.bridge.request(Request.OPEN_RECORDING, { text, name });
-      this.selection.recordings.set(r.key, { name: r.name, provider: r.info?.provider ?? null, tree: null, step: null });
-      this.store.setHistory(r.key, r);
-      this.onRecording(r.key);
-      if (this.els.strip.hidden) toggleStrip(this.els.button, this.els.strip, true);
-      this.showTab();
-      this.shown = null;
-      this.selectIndex(0);
-      return r.key;
-    } catch (e) {
-      this.error = `${name}: ${e.message}`;
-      this.toast.show(`Not opened: ${this.error}`);
-      return null;
-    }
+  openRecording(text, name) {
+    return openRecording(this, text, name);
   }
 
   closeRecording(key) {
-    this.bridge.request(Request.CLOSE_RECORDING, { key }).catch(() => {});
-    this.selection.recordings.delete(key);
-    this.store.histories.delete(key);
+    closeRecording(this, key);
   }
 
   render() {
@@ -577,15 +583,15 @@ export class HistoryPane {
     const all = note ? [] : hist?.steps ?? [];
     const steps = note ? [] : this.#steps();
     const recording = selection.isRecording();
-    const index = this.shown === null ? null : stepIndex(all, this.shown);
+    const index = this.shownStep === null ? null : stepIndex(all, this.shownStep);
     this.strip.show({ steps: all, index: index === -1 ? null : index, info: note ? null : hist?.info ?? null, playing: this.playing, recording, note, liveVersion: selection.tree()?.version ?? null });
     // Live, the row selected is the step whose diff is shown (it follows the newest step).
-    const selected = this.shown ?? (this.diffStep !== null && this.#indexOf(this.diffStep) >= 0 ? this.diffStep : steps.at(-1)?.step ?? null);
+    const selected = this.shownStep ?? (this.diffStep !== null && this.#indexOf(this.diffStep) >= 0 ? this.diffStep : steps.at(-1)?.step ?? null);
     const filtered = this.filter.active();
     const info = note || !hist?.info ? null : recording ? { ...hist.info, readOnly: true } : hist.info;
     this.list.show({ steps, stamp: note ? `note:${note}` : `${hist?.stamp ?? 0}/${this.filter.version}`, selected, pins: this.pins,
       note: note || (filtered && all.length && !steps.length ? this.filter.emptyText() : ''),
-      live: this.shown === null && !recording, noStates: note ? null : hist?.info?.noStates ?? null,
+      live: this.shownStep === null && !recording, noStates: note ? null : hist?.info?.noStates ?? null,
       total: all.length, filtered, gaps: droppedGaps(all), info });
   }
 

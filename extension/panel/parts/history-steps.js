@@ -2,12 +2,14 @@
 // asked of the service worker: the filter (a path prefix the worker matches on every path each
 // step touched, and the kinds shown), the holds (the steps viewed and pinned, which the worker
 // keeps past its bound while held), the gaps of dropped steps before a kept one, the history's
-// switches (recording paused, Persist) and bounds (the same settings as Options), and a step's
-// state applied to the views the panel holds (dropSubtrees).
+// switches (recording paused, Persist) and bounds (the same settings as Options), a step's
+// state applied to the views the panel holds (dropSubtrees), and recordings exported and opened.
 
 import { Request } from '../../shared/messages.js';
 import { childPath } from '../../shared/node-path.js';
 import { setHistorySteps, setHistoryMb } from '../../shared/settings-store.js';
+import { download, fileName } from '../export.js';
+import { toggleStrip } from './toolbar.js';
 
 /** @typedef {import('../bridge.js').Bridge} Bridge */
 /** @typedef {import('../../service-worker/timeline.js').Step} Step */
@@ -193,6 +195,45 @@ export async function setSetting(pane, type, on) {
     const what = type === Request.HISTORY_PERSIST ? 'Persist' : on ? 'Pause' : 'Resume';
     pane.toast.show(`${what}: ${e.message}`);
   }
+}
+
+/** Export: the shown history as a recording file. @param {import('./history-pane.js').HistoryPane} pane */
+export async function exportRecording(pane) {
+  const r = await pane.bridge.request(Request.HISTORY_EXPORT, { key: pane.selection.key });
+  pane.lastExport = r.text;
+  download(r.text, fileName('slop', pane.selection.provider()?.provider?.id ?? 'recording', 'recording'));
+  pane.toast.show(`Saved a recording of ${r.steps} steps`);
+}
+
+/**
+ * A recording file, checked by the worker, played back read-only under its own key.
+ * @param {import('./history-pane.js').HistoryPane} pane @param {string} text @param {string} name
+ * @returns {Promise<string|null>} its key, or null (not opened: pane.error says why)
+ */
+export async function openRecording(pane, text, name) {
+  const { els } = pane;
+  try {
+    const r = await pane.bridge.request(Request.OPEN_RECORDING, { text, name });
+    pane.selection.recordings.set(r.key, { name: r.name, provider: r.info?.provider ?? null, tree: null, step: null });
+    pane.store.setHistory(r.key, r);
+    pane.onRecording(r.key);
+    if (els.strip.hidden) toggleStrip(els.button, els.strip, true);
+    pane.showTab();
+    pane.shownStep = null;
+    pane.selectIndex(0);
+    return r.key;
+  } catch (e) {
+    pane.error = `${name}: ${e.message}`;
+    pane.toast.show(`Not opened: ${pane.error}`);
+    return null;
+  }
+}
+
+/** A recording closed: the worker and the panel forget it. @param {import('./history-pane.js').HistoryPane} pane @param {string} key */
+export function closeRecording(pane, key) {
+  pane.bridge.request(Request.CLOSE_RECORDING, { key }).catch(() => {});
+  pane.selection.recordings.delete(key);
+  pane.store.histories.delete(key);
 }
 
 /**

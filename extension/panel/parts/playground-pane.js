@@ -27,6 +27,7 @@ const NO_MODEL = 'Add a model endpoint in Options → Agent models first.';
 /** @typedef {import('../selection.js').Selection} Selection */
 /** @typedef {import('./history-pane.js').HistoryPane} HistoryPane */
 /** @typedef {import('../views/playground-view.js').ViewTurn} ViewTurn */
+/** @typedef {import('../panes.js').Pane} Pane */
 
 const DEFAULT_STEPS = 8;
 
@@ -58,6 +59,7 @@ const DEFAULT_STEPS = 8;
  * @property {{title: string, detail: string, kind: string}|null} outcome
  */
 
+/** @implements {Pane} */
 export class PlaygroundPane {
   /** @type {import('../../shared/settings-store.js').AgentProfile[]} */
   profiles = [];
@@ -79,11 +81,13 @@ export class PlaygroundPane {
   /** Steps the history no longer holds, found when the user asked for them: "key step". */
   #dropped = new Set();
   #stepsEdited = false;
+  #visible = false;
+  #disposed = false;
 
   /**
    * @param {HTMLElement} root
    * @param {{store: Store, bridge: Bridge, selection: Selection, toast: {show: (text: string) => void},
-   *   isShown: () => boolean, attention: (on: boolean) => void,
+   *   attention: (on: boolean) => void,
    *   history: {pane: HistoryPane, showTab: () => void, showProvider: (key: string) => void}}} o
    */
   constructor(root, o) {
@@ -117,7 +121,7 @@ export class PlaygroundPane {
     this.view.setStepLimit(DEFAULT_STEPS);
     this.loadProfiles();
     onStorageChanged((changes, area) => {
-      if (area === 'local' && [KEYS.AGENT_PROFILES, KEYS.AGENT_KEY_INDEX, KEYS.AGENT_DEFAULT].some((k) => k in changes)) this.loadProfiles();
+      if (!this.#disposed && area === 'local' && [KEYS.AGENT_PROFILES, KEYS.AGENT_KEY_INDEX, KEYS.AGENT_DEFAULT].some((k) => k in changes)) this.loadProfiles();
     });
   }
 
@@ -220,15 +224,29 @@ export class PlaygroundPane {
     });
   }
 
-  /** The tab was opened. */
+  /** The tab was opened: a waiting question no longer asks for a look from the tab's button. */
   shown() {
+    this.#visible = true;
     this.render();
-  }
-
-  /** Another tab (or this one) is shown: a waiting question asks for a look from the tab's button. */
-  tabChanged() {
     this.#attention();
   }
+
+  /** Another tab is shown: a waiting question asks for a look from the tab's button. */
+  hidden() {
+    this.#visible = false;
+    this.#attention();
+  }
+
+  /** A run goes on behind another tab: its pushes are taken whether shown or not. @param {import('../panes.js').StoreChange|null} change */
+  update(change) {
+    if (change?.bridge) this.bridgeChanged(this.o.store.bridgeState);
+    if (change?.agent.length) this.onPush(change.agent);
+    if (change?.histories.size) this.historiesChanged(change.histories);
+    if (!change || change.providers || change.bridge || change.imports) this.render();
+  }
+
+  /** The storage listener cannot be removed (browser.js): it does nothing from now on. */
+  dispose() { this.#disposed = true; }
 
   // ---------------------------------------------------------------------------------- runs
 
@@ -479,7 +497,7 @@ export class PlaygroundPane {
   /** The tab's button asks for a look while a question waits and the tab is not shown. */
   #attention() {
     const waiting = !!this.run && [...this.run.confirms.values()].some((c) => !c.answer);
-    this.o.attention(waiting && !this.o.isShown());
+    this.o.attention(waiting && !this.#visible);
   }
 
   /** @param {Run} run @param {boolean} final */
@@ -576,22 +594,5 @@ export class PlaygroundPane {
     const day = String(trace.startedAt ?? '').slice(0, 19).replace(/[:T]/g, '-');
     download(text, fileName('slop-agent', trace.providers?.[0]?.id ?? 'session', day));
     this.o.toast.show(`Saved the session: ${trace.turns?.length ?? 0} turns`);
-  }
-
-  /** What the tests read. */
-  testState() {
-    const run = this.run;
-    return {
-      runId: run?.runId ?? null,
-      kind: run?.kind ?? null,
-      running: !!run && !run.ended,
-      outcome: run?.outcome?.kind ?? null,
-      turns: run ? [...run.turns.values()].map((t) => ({ i: t.i, text: t.text, done: !!t.record })) : [],
-      waiting: run ? [...run.confirms.values()].filter((c) => !c.answer).map((c) => c.confirmId) : [],
-      lastTrace: this.lastTrace,
-      lastExport: this.lastExport,
-      profileId: this.profileId,
-      profiles: this.profiles.length,
-    };
   }
 }

@@ -1,67 +1,78 @@
-// side-pane.js: the pane beside the tree, with its tabs. "Node": the selected node's detail
-// (views/detail-view.js), with whether it may be invoked and why not; "Agent view": the core's tree
-// text and tools for the shown subscription (views/agent-view.js); "Playground": a real model on
-// the app (parts/playground-pane.js fills it); "History": the steps and their diffs
-// (parts/history-pane.js fills it); "Conformance": parts/conformance-pane.js fills it.
+// side-pane.js: the pane beside the tree, with its tabs. The tabs and their panes are side-tabs.js's
+// list; this makes them, shows one at a time (dom.js Tabs: the roles, the arrow keys) and tells the
+// panes what concerns them: shown and hidden as the tabs change, every store change, the end.
 
-import { Request, Status } from '../../shared/messages.js';
-import { h, setChildren, Tabs } from '../../shared/dom.js';
-import { parentPath } from '../../shared/node-path.js';
-import { textForPort } from '../../../js-glue/exact-json.js';
-import { AgentView } from '../views/agent-view.js';
-import { DetailView } from '../views/detail-view.js';
+import { Tabs } from '../../shared/dom.js';
+import { SIDE_TABS, mountSideTabs } from '../side-tabs.js';
 
-/** @typedef {import('../store.js').Store} Store */
-/** @typedef {import('../bridge.js').Bridge} Bridge */
-/** @typedef {import('../selection.js').Selection} Selection */
-/** @typedef {import('../views/tree-view.js').TreeView} TreeView */
+/** @typedef {import('../panes.js').Pane} Pane */
+/** @typedef {import('../panes.js').PaneContext} PaneContext */
+/** @typedef {import('../panes.js').StoreChange} StoreChange */
+/** @typedef {import('../side-tabs.js').SideTab} SideTab */
 
-/** The agent view is fetched again this long after the tree last changed. */
-const AGENT_SETTLE_MS = 400;
+/** The pane of a tab whose module is still loading: it hears nothing (it reads the store once made). @type {Pane} */
+const LOADING = Object.freeze({ shown() {}, hidden() {}, update() {}, dispose() {} });
 
 export class SidePane {
-  tab = 'node';
-  /** The core's last agent view shown (for tests). */
-  lastAgentView = null;
-  /** The node view the detail shows, to tell whether a change touched it. */
-  #shown = null;
-  /** {path, version, at}: the selected node was removed and the selection went to `at` (said while it stays there). */
-  #removed = null;
-  /** @type {ReturnType<typeof setTimeout>|0} */
-  #agentTimer = 0;
-  /** The tab shown before the History strip opened the History tab (closing the strip goes back to it). */
-  #beforeHistory = null;
+  /** The tab shown (its id). @type {string|null} */
+  tab = null;
+  /** @type {Map<string, Pane>} */
+  #panes = new Map();
+  /** The tab shown before showFor(#for) replaced it (giveBack returns to it). @type {string|null} */
+  #before = null;
+  /** @type {string|null} */
+  #for = null;
+  #disposed = false;
 
   /**
-   * @param {{tabs: HTMLElement, detail: HTMLElement, agent: HTMLElement, playground: HTMLElement, history: HTMLElement, conformance: HTMLElement}} els
-   * @param {{store: Store, bridge: Bridge, selection: Selection, treeView: TreeView, copy: (text: string, what: string) => void,
-   *          onPlayground: () => void, onTab: (tab: string) => void, onConformance: () => void, onHistory: () => void}} o
-   *   onPlayground, onConformance, onHistory: that tab opened (its pane loads or refreshes); onTab: a tab
-   *   was shown, whichever it is
+   * @param {{tabs: HTMLElement, side: HTMLElement}} els   the tab bar and the section its panes go in
+   * @param {Omit<PaneContext, 'side'>} ctx   what the panes' factories get (with this as `side`)
+   * @param {readonly SideTab[]} [tabs]
    */
-  constructor(els, { store, bridge, selection, treeView, copy, onPlayground, onTab, onConformance, onHistory }) {
+  constructor(els, ctx, tabs = SIDE_TABS) {
     this.els = els;
-    this.store = store;
-    this.bridge = bridge;
-    this.selection = selection;
-    this.treeView = treeView;
-    this.detail = new DetailView(els.detail, {
-      // As text: a 64-bit integer in the schema or typed into the form keeps its digits (exact-json.js).
-      invoke: (path, action, params) => bridge.request(Request.INVOKE, { key: selection.key, path, action, paramsText: textForPort(params) }),
-      validate: (schema, params) => bridge.request(Request.VALIDATE_PARAMS, { schemaText: textForPort(schema), paramsText: textForPort(params) }).then((r) => r.errors),
-      copy,
-      backToTree: () => treeView.root.focus(),
-    });
-    this.agent = new AgentView(els.agent, { copy, refresh: () => this.refreshAgent() });
-    this.tabs = new Tabs(els.tabs, { node: [els.detail], agent: [els.agent], playground: [els.playground], history: [els.history], conformance: [els.conformance] }, (tab) => {
-      this.tab = tab;
-      if (tab !== 'history') this.#beforeHistory = null; // the user went elsewhere: nothing to go back to
-      if (tab === 'agent') this.refreshAgent();
-      if (tab === 'playground') onPlayground();
-      onTab(tab);
-      if (tab === 'conformance') onConformance();
-      if (tab === 'history') onHistory();
-    });
+    const panels = mountSideTabs(els.tabs, els.side, tabs);
+    const c = { ...ctx, side: this };
+    for (const t of tabs) {
+      const made = t.create(/** @type {HTMLElement} */ (panels.get(t.id)), c);
+      if (!(made instanceof Promise)) {
+        this.#panes.set(t.id, made);
+        continue;
+      }
+      this.#panes.set(t.id, LOADING);
+      made.then((pane) => {
+        if (this.#disposed) return pane.dispose();
+        this.#panes.set(t.id, pane);
+        if (this.tab === t.id) pane.shown();
+      }, (e) => console.error(`side tab "${t.id}": ${e?.message ?? e}`));
+    }
+    // After the panes: a pane's own aria-label on its element becomes its description (Tabs).
+    this.tabs = new Tabs(els.tabs, Object.fromEntries([...panels].map(([id, el]) => [id, [el]])), (id) => this.#showing(id));
+    this.show(tabs[0].id);
+  }
+
+  /** A tab's pane (another pane's or the panel's way to it). @param {string} id @returns {Pane|undefined} */
+  pane(id) {
+    return this.#panes.get(id);
+  }
+
+  /** @param {string} id */
+  show(id) {
+    this.tabs.show(id);
+  }
+
+  /** Shows a tab, remembering the one it replaces (the History strip opening the History tab). @param {string} id */
+  showFor(id) {
+    if (this.tab !== id) this.#before = this.tab;
+    this.#for = id;
+    this.show(id);
+  }
+
+  /** Back to the tab showFor(id) replaced, if `id` is still shown (H, H leaves things as they were). @param {string} id */
+  giveBack(id) {
+    const back = this.#before;
+    this.#before = null;
+    if (back && this.tab === id) this.show(back);
   }
 
   /**
@@ -77,99 +88,22 @@ export class SidePane {
     return fresh;
   }
 
-  setTab(tab) {
-    this.tabs.show(tab);
+  /** A store change (null: the shown state as a whole), to every pane in tab order. @param {StoreChange|null} change */
+  update(change) {
+    for (const pane of this.#panes.values()) pane.update(change);
   }
 
-  /** The History strip opened (H, its button, a recording): the History tab, remembering the one it replaces. */
-  showHistory() {
-    if (this.tab !== 'history') this.#beforeHistory = this.tab;
-    this.setTab('history');
+  dispose() {
+    this.#disposed = true;
+    for (const pane of this.#panes.values()) pane.dispose();
   }
 
-  /** The History strip closed: back to the tab shown before it opened, if History is still shown. */
-  historyClosed() {
-    const back = this.#beforeHistory;
-    this.#beforeHistory = null;
-    if (back && this.tab === 'history') this.setTab(back);
-  }
-
-  /** Enter on a row: the node's detail, focused as a whole. Its actions are a Tab away, never an Enter. */
-  openNode() {
-    this.setTab('node');
-    this.renderDetail();
-    this.detail.focus();
-  }
-
-  /** The selected node at `path` was removed at `version`; the selection moves to its ancestor `at`. */
-  nodeRemoved(info) {
-    this.#removed = info;
-  }
-
-  /** Does the detail show an older view of the selected node than `tree` holds? */
-  detailOutdated(tree, touched) {
-    const sel = this.treeView.selection();
-    return !!sel && !sel.query && (!!touched?.has(sel.path) || (!!tree && tree.nodes.get(sel.path) !== this.#shown));
-  }
-
-  renderDetail() {
-    const { selection, store } = this;
-    const p = selection.provider();
-    const src = selection.source();
-    const tree = selection.tree();
-    const scrub = selection.scrub;
-    const sel = this.treeView.selection();
-    const view = sel ? (sel.query ?? src?.nodes.get(sel.path) ?? null) : null;
-    const imp = selection.isImport();
-    const recording = selection.isRecording();
-    const mode = scrub || recording ? 'history' : imp ? 'import' : sel?.query ? 'query' : 'live';
-    const connected = p?.status === Status.CONNECTED;
-    const affCap = !!p?.capabilities.includes('affordances');
-    const whyNot = recording ? 'A recording is read-only.'
-      : mode === 'history' ? 'Viewing an earlier version: go back to live to invoke.'
-      : mode === 'import' ? 'An imported file has no provider behind it.'
-      : mode === 'query' ? 'Not in the subscription’s state: only nodes the subscription shows can be invoked.'
-      : !connected ? 'The provider is not connected.'
-      : !affCap ? 'The provider did not declare the "affordances" capability.' : '';
-    this.#shown = view;
-    if (this.#removed && (sel?.path !== this.#removed.at || sel?.query || mode !== 'live')) this.#removed = null;
-    this.detail.show(view, {
-      removed: this.#removed,
-      providerKey: selection.key,
-      mode,
-      canInvoke: mode === 'live' && connected && affCap,
-      whyNot,
-      stale: mode === 'live' && !connected,
-      contentRefs: imp || recording ? false : !!p?.capabilities.includes('content_refs'),
-      version: scrub ? scrub.version : recording ? tree?.version
-        : sel?.query ? (tree && store.queryPages(tree.key, tree.sub).get(parentPath(sel.path))?.version)
-        : tree?.version,
-    });
-  }
-
-  /** A core "task" event: invoke results waiting on that task follow it. */
-  onTask(ev) {
-    this.detail.onTask(ev);
-  }
-
-  /** Fetches the agent view of the shown subscription, if that tab is open. */
-  refreshAgent() {
-    const { selection } = this;
-    if (this.tab !== 'agent' || !selection.key) return;
-    const key = selection.key;
-    this.bridge.request(Request.AGENT_VIEW, { key, sub: selection.tree()?.sub })
-      .then((r) => {
-        if (key !== selection.key) return;
-        this.agent.show(r);
-        this.lastAgentView = r;
-      })
-      .catch((e) => this.agent.show(null, e.message));
-  }
-
-  /** The tree changed: fetch the agent view once it has settled. */
-  agentLater() {
-    if (this.tab !== 'agent') return;
-    clearTimeout(this.#agentTimer);
-    this.#agentTimer = setTimeout(() => this.refreshAgent(), AGENT_SETTLE_MS);
+  /** The Tabs showed `id` (its element is visible now). @param {string} id */
+  #showing(id) {
+    const before = this.tab;
+    this.tab = id;
+    if (id !== this.#for) this.#before = null; // the user went elsewhere: nothing to go back to
+    if (before !== null && before !== id) this.#panes.get(before)?.hidden();
+    this.#panes.get(id)?.shown();
   }
 }

@@ -3,6 +3,11 @@
 // "load more" under a windowed collection fetches a query page (load-more.js), shown under the
 // live tree only. Around it: a row's context menu (row-menu.js), the selected path's breadcrumbs
 // (breadcrumbs.js), and the filter and display strip (tree-options.js).
+//
+// The rows are rebuilt at once when the last rebuild was a while ago (a patch after a quiet spell
+// shows without waiting for the next frame), else at most once per animation frame, right before
+// the paint: a flood of deltas then costs one render a frame (style, layout, paint, and the hover
+// hit test Chrome runs after a layout under the pointer), not one per batch.
 
 import { loadMore } from '../load-more.js';
 import { assembleTree } from '../export.js';
@@ -12,32 +17,45 @@ import { TreeView } from '../views/tree-view.js';
 import { RowMenu } from './row-menu.js';
 import { Breadcrumbs } from './breadcrumbs.js';
 import { TreeOptions } from './tree-options.js';
+import { oncePerFrame } from '../panes.js';
+import { isAtOrUnder, parentPath } from '../../shared/node-path.js';
 
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../bridge.js').Bridge} Bridge */
 /** @typedef {import('../selection.js').Selection} Selection */
 
 const NO_PAGES = new Map();
+/** A render this long after the last one is done at once, not at the next frame. */
+const TREE_QUIET_MS = 8;
 const now = () => performance.timeOrigin + performance.now();
 
 /** @typedef {import('../views/tree-view.js').TreeSelection} TreeSelection */
 
 export class TreePane {
+  /** {key, paths} changed since the last render, for the flash. @type {{key: string, paths: Set<string>}|null} */
+  #touched = null;
+  #lastRender = -Infinity;
+  #due = false;
+  #inFrame = oncePerFrame(() => { if (this.#due) this.#renderNow(); });
+
   /**
    * @param {{tree: HTMLElement, loadState: HTMLElement, crumbs: HTMLElement, filterButton: HTMLButtonElement, filterStrip: HTMLElement}} els
    * @param {{store: Store, bridge: Bridge,
    *          selection: Selection, fill: import('../mirror-fill.js').MirrorFill,
    *          marks: Record<string, number>, onSelect: (sel: TreeSelection|null) => void, onOpen: (sel: TreeSelection) => void,
+   *          onRemoved: (info: {path: string, version: number, at: string}) => void,
    *          copy: (text: string, what: string) => void, showInLog: (path: string) => void}} o
-   *   marks: the panel's timing marks (firstRows, firstRowsCount, firstRowsPainted are set here)
+   *   marks: the panel's timing marks (firstRows, firstRowsCount, firstRowsPainted are set here);
+   *   onRemoved: a patch removed the selected node, the selection goes to its ancestor `at` next
    */
-  constructor(els, { store, bridge, selection, fill, marks, onSelect, onOpen, copy, showInLog }) {
+  constructor(els, { store, bridge, selection, fill, marks, onSelect, onOpen, onRemoved, copy, showInLog }) {
     this.els = els;
     this.store = store;
     this.selection = selection;
     this.marks = marks;
     this.copy = copy;
     this.showInLog = showInLog;
+    this.onRemoved = onRemoved;
     /** A live tree the user may act on (not a version from the history). */
     const liveTree = () => (selection.scrub ? null : selection.tree());
     this.view = new TreeView(els.tree, {
@@ -143,6 +161,51 @@ export class TreePane {
       // After the next paint: a task queued from an animation frame callback runs once it is drawn.
       requestAnimationFrame(() => setTimeout(() => { marks.firstRowsPainted = now(); }, 0));
     }
+  }
+
+  /**
+   * A delta, reset or loaded views of the shown provider's tree, live (not a step of the History):
+   * the selection keeps its place, the rows follow (at once or at the next frame), the changed ones flash.
+   * @param {import('../store.js').StoreChange} change @param {string} key
+   */
+  treeChanged(change, key) {
+    this.#keepPlace(change, key);
+    const touched = change.touched.get(key);
+    if (touched) {
+      if (this.#touched?.key !== key) this.#touched = { key, paths: new Set() };
+      for (const p of touched) this.#touched.paths.add(p);
+    }
+    this.#due = true;
+    if (performance.now() - this.#lastRender >= TREE_QUIET_MS) this.#renderNow();
+    else this.#inFrame();
+  }
+
+  #renderNow() {
+    this.#due = false;
+    this.#lastRender = performance.now();
+    const key = this.selection.key;
+    const touched = this.#touched?.key === key ? this.#touched.paths : null;
+    this.#touched = null;
+    this.render(touched ? { touched: new Map([[key, touched]]) } : null);
+  }
+
+  /**
+   * A patch removed the selected node (or an ancestor of it): the selection goes to the nearest
+   * ancestor still there, and the detail says what was removed and at which version, rather than
+   * going blank. Not a sibling: an action then at hand must be on a node the user chose.
+   */
+  #keepPlace(change, key) {
+    const removed = change.removed.get(key);
+    const tree = this.selection.tree();
+    const sel = this.view.selection();
+    if (!removed || !tree || !sel || sel.query || tree.nodes.has(sel.path)) return;
+    const hit = removed.find((r) => r.sub === tree.sub && isAtOrUnder(sel.path, r.path));
+    if (!hit) return;
+    let at = parentPath(hit.path);
+    while (at !== null && !tree.nodes.has(at)) at = parentPath(at);
+    if (at === null) return;
+    this.onRemoved({ path: sel.path, version: hit.version, at });
+    this.view.select(at);
   }
 
   /** The query pages changed. */
