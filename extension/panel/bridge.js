@@ -27,7 +27,7 @@ export class Bridge {
 
   /**
    * @param {number} tabId
-   * @param {(batch: object[]) => void} onBatch  gets pushes (and PanelNote notes) in order
+   * @param {(batch: (import('../shared/messages.js').PushMessage|import('../shared/messages.js').PanelNoteMessage)[]) => void} onBatch  gets pushes (and PanelNote notes) in order
    */
   constructor(tabId, onBatch) {
     this.onBatch = onBatch;

@@ -154,7 +154,10 @@ export class Store {
     return this.trees.get(key)?.get(sub) ?? null;
   }
 
-  /** Applies a batch of pushes and tells the listeners once. */
+  /**
+   * Applies a batch of pushes and tells the listeners once.
+   * @param {(import('../shared/messages.js').PushMessage|import('../shared/messages.js').PanelNoteMessage)[]} batch
+   */
   applyBatch(batch) {
     const change = newChange();
     for (const msg of batch) this.#apply(msg, change);
@@ -194,6 +197,10 @@ export class Store {
     };
   }
 
+  /**
+   * @param {import('../shared/messages.js').PushMessage|import('../shared/messages.js').PanelNoteMessage} msg
+   * @param {StoreChange} change
+   */
   #apply(msg, change) {
     switch (msg.type) {
       case PanelNote.BRIDGE_STATE:

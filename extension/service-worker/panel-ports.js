@@ -144,7 +144,7 @@ const OUTBOX_MAX = 256;
 
 /**
  * Queues a push (one of Push) for one port; it is posted within OUTBOX_DELAY_MS.
- * @param {UiPort} ui @param {{type: string, [field: string]: any}} msg
+ * @param {UiPort} ui @param {import('../shared/messages.js').PushMessage} msg
  */
 export function post(ui, msg) {
   if (!catalogued(msg, Push)) return;

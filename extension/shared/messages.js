@@ -670,12 +670,63 @@ export function catalogued(msg, ...groups) {
  * @property {boolean} [partial]  some added nodes under a known parent have no view here (fetch them)
  */
 
+/** @typedef {import('../../js-glue/core-contract.js').ChildListChange} ChildChange  one entry of a core patch event's "children" */
+/** @typedef {import('../../js-glue/core-contract.js').DrainedEvent} DrainedEvent */
+
 /**
- * @typedef {object} ChildChange  one entry of a core patch event's "children" (slop_core.h)
- * @property {'insert'|'remove'} op
- * @property {string} parent      absolute path of the list's node
- * @property {number} index       insert: the child's position after; remove: its position before
- * @property {string} id
+ * @typedef {object} EventPush  Push.EVENT
+ * @property {'sw/event'} type
+ * @property {string} key
+ * @property {DrainedEvent} event
+ */
+/**
+ * @typedef {object} EventsPush  Push.EVENTS
+ * @property {'sw/events'} type
+ * @property {string} key
+ * @property {{t: number, event: DrainedEvent}[]} events
+ */
+/**
+ * @typedef {object} HistoryPush  Push.HISTORY
+ * @property {'sw/history'} type
+ * @property {string} key
+ * @property {object[]} steps   Step[] (timeline.js), oldest first
+ * @property {boolean} reset    all of them again (the list was rebuilt)
+ * @property {boolean} update   steps already sent, changed (their counts)
+ * @property {object|null} info {steps, bytes, dropped, limits, persist, provider}
+ */
+/**
+ * @typedef {{type: 'sw/agent', runId: string, event: 'sent'|'delta'|'confirm'|'turn'|'done', [field: string]: any}} AgentPush
+ *   Push.AGENT: the run's event and its fields (see Push.AGENT)
+ */
+/** @typedef {{type: 'sw/local-apps'} & LocalAppsState} LocalAppsPush  Push.LOCAL_APPS */
+/**
+ * @typedef {object} LogPush  Push.LOG
+ * @property {'sw/log'} type
+ * @property {string} key
+ * @property {import('../../js-glue/frame-log.js').LogEntry[]} entries
+ * @property {boolean} replace  the whole log (on WATCH), not entries to append
+ */
+/**
+ * @typedef {object} ReplyPush  Push.REPLY
+ * @property {'sw/reply'} type
+ * @property {number} id
+ * @property {boolean} ok
+ * @property {any} [result]
+ * @property {{code: string, message: string}} [error]   code: one of ErrorCode
+ */
+/**
+ * @typedef {object} BatchPush  Push.BATCH
+ * @property {'sw/batch'} type
+ * @property {PushMessage[]} pushes
+ */
+/**
+ * @typedef {{type: 'panel/bridge-state', state: 'connected'|'reconnecting', reconnected: boolean}
+ *   | {type: 'panel/bridge-nodes', key: string, sub: string, nodes: NodeView[], missing: string[], count: number}} PanelNoteMessage
+ *   what the panel's bridge queues for its store besides the pushes (PanelNote)
+ */
+/**
+ * @typedef {ProvidersPush|TreeResetPush|TreeDeltaPush|EventPush|EventsPush|HistoryPush|AgentPush|LocalAppsPush|LogPush|ReplyPush|BatchPush} PushMessage
+ *   every message the worker posts to a UI port, told apart by `type` (one of Push)
  */
 
 /**
