@@ -54,6 +54,7 @@ export const AgentErrorKind = Object.freeze({
 
 /** An endpoint or run failure, said in words. `retryAfter`: seconds (rate-limit only). */
 export class AgentError extends Error {
+  /** @param {string} kind  an AgentErrorKind @param {string} message @param {{status?: number, retryAfter?: number, limit?: string}} [extra] */
   constructor(kind, message, extra = {}) {
     super(message);
     this.name = 'AgentError';
@@ -63,6 +64,17 @@ export class AgentError extends Error {
   }
 }
 
+/**
+ * @typedef {{id: string, name: string, arguments: string}} ReplyCall  a tool call as the model streamed it
+ * @typedef {import('./agent.js').Message} Message
+ * @typedef {{text: string, calls: ReplyCall[], finish: string|null, usage: {promptTokens: number|null, completionTokens: number|null, totalTokens: number|null}|null}} Reply
+ * @typedef {ReplyCall & {parsed?: any, error?: string}} ToolCall  parsed: the model's arguments (arbitrary JSON)
+ * @typedef {{signal?: AbortSignal, onDelta?: (text: string) => void, apiKey?: string|null, maxStateBytes?: number, watch?: AnswerWatch|null}} ReadOptions
+ * @typedef {{chatPath: string, modelsPath: string, label: string, read: (res: Response, o: ReadOptions) => Promise<Reply>, body: (b: {model: string,
+ *   messages: Message[], tools: object[], temperature?: number}) => object, assistant: (text: string, calls: ToolCall[]) => Message,
+ *   toolResult: (call: ToolCall, content: string) => Message, models: (json: any) => {id: string}[]}} Wire  json: a model list (arbitrary JSON)
+ */
+/** @type {Record<string, Wire>} */
 const WIRE = {
   openai: {
     // After the API prefix (endpointBase): "/v1" unless the address names its own version.
@@ -81,7 +93,7 @@ const WIRE = {
       tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     }),
     toolResult: (call, content) => ({ role: 'tool', tool_call_id: call.id, content }),
-    models: (json) => (Array.isArray(json?.data) ? json.data : []).map((m) => ({ id: String(m?.id ?? '') })).filter((m) => m.id),
+    models: (json) => /** @type {any[]} */ (Array.isArray(json?.data) ? json.data : []).map((m) => ({ id: String(m?.id ?? '') })).filter((m) => m.id),
   },
   ollama: {
     chatPath: '/chat',
@@ -98,11 +110,12 @@ const WIRE = {
       tool_calls: calls.map((c) => ({ function: { name: c.name, arguments: isObject(c.parsed) ? c.parsed : {} } })),
     }),
     toolResult: (call, content) => ({ role: 'tool', tool_name: call.name, content }),
-    models: (json) => (Array.isArray(json?.models) ? json.models : []).map((m) => ({ id: String(m?.name ?? m?.model ?? '') })).filter((m) => m.id),
+    models: (json) => /** @type {any[]} */ (Array.isArray(json?.models) ? json.models : []).map((m) => ({ id: String(m?.name ?? m?.model ?? '') })).filter((m) => m.id),
   },
 };
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** Its members: JSON from outside, any. @param {unknown} v @returns {v is Record<string, any>} */ const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** An endpoint kind WIRE knows. @param {unknown} kind @returns {kind is string} */ const isKind = (kind) => Object.hasOwn(WIRE, /** @type {PropertyKey} */ (kind));
 
 // ------------------------------------------------------------------------------- the config
 
@@ -116,7 +129,7 @@ const VERSIONED = /\/v\d+[a-z0-9]*(?:\/openai)?$/i;
  * ("https://api.openai.com/v1", Gemini's ".../v1beta/openai", Groq's ".../openai/v1"), else
  * the path plus "/v1" ("http://127.0.0.1:8080", "https://openrouter.ai/api"). Ollama: the path
  * plus "/api" (a pasted ".../api" is taken as it is).
- * @returns {{base: string, prefix: string, problem: string|null}}  base: shown in the trace
+ * @param {string|undefined} kind @param {unknown} baseUrl @returns {{base: string, prefix: string, problem: string|null}}  base: shown in the trace
  */
 function endpointBase(kind, baseUrl) {
   if (typeof baseUrl !== 'string' || !baseUrl.trim()) return { base: '', prefix: '', problem: 'no endpoint URL is set' };
@@ -141,7 +154,7 @@ function endpointBase(kind, baseUrl) {
  * @returns {{chat: string, models: string}|null}
  */
 export function endpointUrls(config) {
-  if (!isObject(config) || !Object.hasOwn(WIRE, config.kind)) return null;
+  if (!isObject(config) || !isKind(config.kind)) return null;
   const { prefix, problem } = endpointBase(config.kind, config.baseUrl);
   if (problem) return null;
   return { chat: prefix + WIRE[config.kind].chatPath, models: prefix + WIRE[config.kind].modelsPath };
@@ -155,7 +168,7 @@ export function endpointUrls(config) {
  */
 export function endpointProblem(config, { needModel = true } = {}) {
   if (!isObject(config)) return 'the endpoint config must be an object';
-  if (!Object.hasOwn(WIRE, config.kind)) return `the endpoint kind must be "openai" or "ollama", not ${JSON.stringify(config.kind)}`;
+  if (!isKind(config.kind)) return `the endpoint kind must be "openai" or "ollama", not ${JSON.stringify(config.kind)}`;
   const { problem } = endpointBase(config.kind, config.baseUrl);
   if (problem) return problem;
   if (config.apiKey != null && typeof config.apiKey !== 'string') return 'the API key must be a string';
@@ -172,7 +185,7 @@ export function endpointProblem(config, { needModel = true } = {}) {
   if (config.temperature !== undefined && !(typeof config.temperature === 'number' && config.temperature >= 0 && config.temperature <= 2)) {
     return 'temperature must be a number from 0 to 2';
   }
-  for (const k of ['firstByteMs', 'idleMs']) {
+  for (const k of /** @type {const} */ (['firstByteMs', 'idleMs'])) {
     if (config[k] !== undefined && !(Number.isInteger(config[k]) && config[k] >= 100)) return `${k} must be a whole number of milliseconds, at least 100`;
   }
   if (config.runMs !== undefined && !(Number.isInteger(config.runMs) && config.runMs >= 0)) return 'runMs must be a whole number of milliseconds (0: no limit)';
@@ -181,13 +194,13 @@ export function endpointProblem(config, { needModel = true } = {}) {
 
 // ------------------------------------------------------------------------------------ HTTP
 
-/** The key taken out of a text that came back from an endpoint (an error may echo it). */
+/** The key taken out of a text that came back from an endpoint (an error may echo it). @param {unknown} text @param {string|null} [apiKey] */
 function scrub(text, apiKey) {
   const s = String(text ?? '');
   return apiKey ? s.split(apiKey).join('[API key]') : s;
 }
 
-/** Seconds to wait from a Retry-After (seconds or an HTTP date) or retry-after-ms header, or null. */
+/** Seconds to wait from a Retry-After (seconds or an HTTP date) or retry-after-ms header, or null. @param {Headers} headers */
 function retryAfterSeconds(headers) {
   const ms = Number(headers.get('retry-after-ms'));
   if (Number.isFinite(ms) && ms > 0) return Math.ceil(ms / 1000);
@@ -201,7 +214,7 @@ function retryAfterSeconds(headers) {
 const NO_TOOLS_RE = /does not support tools|(?:not|n't) support (?:tool|function)|no endpoints? found that supports? tool|tool use is not supported|tool[_ ]choice\b.*\brequires|tools? param(?:eter)?s? requires?|function calling is not (?:supported|enabled)/i;
 const CONTEXT_RE = /context[_ ]length|context (?:size|window)|maximum context|exceeds? (?:the )?(?:available )?context|exceed_context|prompt is too long|too many tokens|input length exceeds/i;
 
-/** What an endpoint's error body says: its message (OpenAI's error.message, Ollama's error), cut short. */
+/** What an endpoint's error body says: its message (OpenAI's error.message, Ollama's error), cut short. @param {string} text */
 function errorDetail(text) {
   let msg = text;
   try {
@@ -223,7 +236,7 @@ function budgetText(bytes) {
  * extension's Options, the Node client's endpoint config). @param {number} [maxStateBytes]
  */
 function contextAdvice(maxStateBytes) {
-  const now = maxStateBytes > 0 ? `now ${budgetText(maxStateBytes)}: ` : '';
+  const now = maxStateBytes && maxStateBytes > 0 ? `now ${budgetText(maxStateBytes)}: ` : '';
   return `The request is longer than the model's context. Lower the state budget (${now}Options → Agent models → State budget in the extension, maxStateBytes in the Node client) or choose a model with a longer context.`;
 }
 
@@ -238,7 +251,7 @@ function errorKindOf(detail) {
   return null;
 }
 
-/** An HTTP error answer in words. */
+/** An HTTP error answer in words. @param {Response} res @param {string} bodyText @param {{url: URL, model: string, apiKey: string|null, maxStateBytes: number}} o */
 function httpError(res, bodyText, { url, model, apiKey, maxStateBytes }) {
   const detail = scrub(errorDetail(bodyText), apiKey);
   const said = detail ? ` The endpoint said: ${detail}` : '';
@@ -270,7 +283,7 @@ function httpError(res, bodyText, { url, model, apiKey, maxStateBytes }) {
 
 /**
  * An error the endpoint sent in the middle of its answer (OpenAI's `error` member, Ollama's), in
- * words: what errorKindOf reads in it, else a failure of the server. @param {object} body  what holds the error
+ * words: what errorKindOf reads in it, else a failure of the server. @param {object} body  what holds the error @param {{apiKey?: string|null, maxStateBytes?: number}} o
  */
 function answerError(body, { apiKey, maxStateBytes }) {
   const detail = scrub(errorDetail(JSON.stringify(body)), apiKey);
@@ -336,7 +349,7 @@ class AnswerWatch {
   failure() {
     if (this.stop?.aborted) return new Stopped();
     if (!this.expired) return null;
-    const s = (ms) => `${Math.round(ms / 100) / 10} s`;
+    const s = (/** @type {number} */ ms) => `${Math.round(ms / 100) / 10} s`;
     const { limit, ms } = this.expired;
     const what = limit === 'firstByteMs' ? `The model sent nothing for ${s(ms)} after the request (its first-byte limit): a local model may still be loading.`
       : limit === 'idleMs' ? `The model's answer stopped for ${s(ms)} in the middle of its stream (its silence limit).`
@@ -350,21 +363,22 @@ class AnswerWatch {
   }
 }
 
-/** Stop or a time limit ended the wait: throws the watch's error (it says which limit), else Stopped. */
+/** Stop or a time limit ended the wait: throws the watch's error (it says which limit), else Stopped. @param {AnswerWatch|null} [watch] @param {AbortSignal} [signal] */
 function throwIfEnded(watch, signal) {
   const f = watch?.failure();
   if (f) throw f;
   if (signal?.aborted) throw new Stopped();
 }
 
-/** fetch, with a failure to connect said in words, Stop as Stopped, and the watch's limits. */
+/** fetch, with a failure to connect said in words, Stop as Stopped, and the watch's limits. @param {URL} url
+ * @param {{method?: string, body?: string, accept?: string}} init @param {{signal?: AbortSignal, apiKey?: string|null, watch?: AnswerWatch|null}} o */
 async function request(url, init, { signal, apiKey, watch = null }) {
-  const headers = { accept: init.accept ?? '*/*' };
+  const headers = /** @type {Record<string, string>} */ ({ accept: init.accept ?? '*/*' });
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   try {
     return await fetch(url, { method: init.method ?? 'GET', headers, body: init.body, signal: watch?.signal ?? signal, credentials: 'omit', redirect: 'error' });
-  } catch (e) {
+  } catch (/** @type {any} */ e) { // whatever fetch threw
     throwIfEnded(watch, signal);
     const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? 'fetch failed';
     if (/redirect/i.test(String(cause))) {
@@ -378,9 +392,10 @@ async function request(url, init, { signal, apiKey, watch = null }) {
 /**
  * The lines of a streamed body, decoded as UTF-8 across chunk boundaries. With a watch: each chunk
  * starts the silence limit again, and Stop or a limit cancels the reader (the read then ends).
+ * @param {ReadableStream<Uint8Array>|null} body  a streamed answer's, never null @param {AbortSignal} [signal] @param {AnswerWatch|null} [watch]
  */
 async function* bodyLines(body, signal, watch = null) {
-  const reader = body.getReader();
+  const reader = /** @type {ReadableStream<Uint8Array>} */ (body).getReader();
   if (watch) watch.reader = reader;
   const decoder = new TextDecoder();
   let buf = '';
@@ -389,7 +404,7 @@ async function* bodyLines(body, signal, watch = null) {
       let chunk;
       try {
         chunk = await reader.read();
-      } catch (e) {
+      } catch (/** @type {any} */ e) { // whatever the read threw
         throwIfEnded(watch, signal);
         throw new AgentError(AgentErrorKind.UNREACHABLE, `The endpoint's stream broke off: ${e?.cause?.code ?? e?.message ?? e}`);
       }
@@ -411,6 +426,7 @@ async function* bodyLines(body, signal, watch = null) {
   }
 }
 
+/** @param {string} text @param {string} wire */
 function parseJsonLine(text, wire) {
   try {
     return JSON.parse(text);
@@ -419,16 +435,16 @@ function parseJsonLine(text, wire) {
   }
 }
 
-/** A reply being read: text, tool calls by index, usage, finish reason. */
+/** A reply being read: text, tool calls by index, usage, finish reason. @returns {Reply} */
 function newReply() {
   return { text: '', calls: [], usage: null, finish: null };
 }
 
-/** Reads an OpenAI-compatible stream (SSE `data:` lines up to `[DONE]`), or a whole JSON answer. */
+/** Reads an OpenAI-compatible stream (SSE `data:` lines up to `[DONE]`), or a whole JSON answer. @param {Response} res @param {ReadOptions} o */
 async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes, watch = null }) {
   const reply = newReply();
   const byIndex = new Map();
-  const takeCalls = (list) => {
+  const takeCalls = (/** @type {unknown} */ list) => {
     for (const [pos, tc] of (Array.isArray(list) ? list : []).entries()) {
       const index = Number.isInteger(tc?.index) ? tc.index : pos;
       let call = byIndex.get(index);
@@ -444,11 +460,11 @@ async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes, wa
       }
     }
   };
-  const takeUsage = (u) => {
+  const takeUsage = (/** @type {any} */ u) => { // the endpoint's usage member: arbitrary JSON
     if (!isObject(u)) return;
     reply.usage = { promptTokens: u.prompt_tokens ?? null, completionTokens: u.completion_tokens ?? null, totalTokens: u.total_tokens ?? null };
   };
-  const streamError = (err) => answerError({ error: err }, { apiKey, maxStateBytes });
+  const streamError = (/** @type {unknown} */ err) => answerError({ error: err }, { apiKey, maxStateBytes });
 
   const type = res.headers.get('content-type') ?? '';
   if (/application\/json/i.test(type)) {
@@ -487,7 +503,7 @@ async function readOpenAiReply(res, { signal, onDelta, apiKey, maxStateBytes, wa
   return reply;
 }
 
-/** Reads an Ollama /api/chat stream: one JSON object a line, up to `done: true`. */
+/** Reads an Ollama /api/chat stream: one JSON object a line, up to `done: true`. @param {Response} res @param {ReadOptions} o */
 async function readOllamaReply(res, { signal, onDelta, apiKey, maxStateBytes, watch = null }) {
   const reply = newReply();
   const type = res.headers.get('content-type') ?? '';
@@ -565,7 +581,7 @@ export async function listModels(endpoint, { signal } = {}) {
   return wire.models(json);
 }
 
-/** Resolves with the promise, or rejects with Stopped when the signal fires first. */
+/** Resolves with the promise, or rejects with Stopped when the signal fires first. @template T @param {Promise<T>} promise @param {AbortSignal} [signal] @returns {Promise<T>} */
 function untilStopped(promise, signal) {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(new Stopped());
@@ -581,4 +597,4 @@ function untilStopped(promise, signal) {
 
 const now = () => (globalThis.performance?.now ? globalThis.performance.now() : Date.now());
 
-export { LIMIT_WHERE, MIN_STATE_BYTES, WIRE, isObject, endpointBase, scrub, httpError, Stopped, AnswerWatch, request, untilStopped, now };
+export { LIMIT_WHERE, MIN_STATE_BYTES, WIRE, isObject, isKind, endpointBase, scrub, httpError, Stopped, AnswerWatch, request, untilStopped, now };

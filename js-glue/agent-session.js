@@ -20,14 +20,14 @@ export function sessionText(trace) {
 /**
  * The trace of an exported session, checked enough to replay it (its replies: text and tool
  * calls, per turn). Throws an Error whose message says what is wrong.
- * @param {string} text @returns {object} the trace
+ * @param {string} text @returns {Record<string, any>} the trace (JSON from outside, checked as said)
  */
 export function readSession(text) {
   let doc;
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`The file is not JSON: ${e.message}`);
+    throw new Error(`The file is not JSON: ${/** @type {Error} */ (e).message}`);
   }
   if (!isObject(doc) || doc.format !== SESSION_FORMAT) throw new Error(`Not an exported agent session (its "format" is not "${SESSION_FORMAT}")`);
   if (doc.version !== 1) throw new Error(`An agent session of version ${JSON.stringify(doc.version)}: this SLOP Inspector reads version 1`);
@@ -45,16 +45,22 @@ export function readSession(text) {
   return trace;
 }
 
-/** The reply recorded for turn i (1-based), as the wire readers give one; past the end, a text that says so. */
+/**
+ * The reply recorded for turn i (1-based), as the wire readers give one; past the end, a text that says so.
+ * @param {Record<string, any>} trace  as readSession checked it @param {number} i @returns {import('./agent-endpoint.js').Reply}
+ */
 function recordedReply(trace, i) {
   const t = trace.turns[i - 1];
   if (!t?.reply) return { text: '[SLOP Inspector: the recording has no more turns]', calls: [], usage: null, finish: 'stop' };
   const text = typeof t.reply.text === 'string' ? t.reply.text : '';
-  const calls = (t.reply.toolCalls ?? []).map((c) => ({ id: String(c.id ?? ''), name: c.name, arguments: c.arguments }));
+  const calls = (t.reply.toolCalls ?? []).map((/** @type {{id?: unknown, name: string, arguments: string}} */ c) => ({ id: String(c.id ?? ''), name: c.name, arguments: c.arguments }));
   return { text, calls, usage: null, finish: t.reply.finish ?? null };
 }
 
-/** What a call came to, for comparing a replay with its recording: refused (and why), or the provider's answer. */
+/**
+ * What a call came to, for comparing a replay with its recording: refused (and why), or the provider's answer.
+ * @param {unknown} call  a trace's (a run's, or an exported session's) @returns {Record<string, unknown>}
+ */
 function recordedOutcome(call) {
   if (!isObject(call)) return { missing: true };
   if (call.refused) return { refused: String(call.refused).replace(/:.*$/s, '') };
@@ -68,6 +74,7 @@ function recordedOutcome(call) {
   return { result: { event: r.event ?? null, status: r.status ?? null, data: r.data ?? null, code: r.error?.code ?? null }, ...(d ? { diff: d } : {}) };
 }
 
+/** Whether two outcomes (recordedOutcome) are the same. @param {Record<string, unknown>} a @param {Record<string, unknown>} b */
 function sameOutcome(a, b) {
   // A session recorded before calls kept their diff is compared on its result alone.
   if (a && b && (!('diff' in a) || !('diff' in b))) {

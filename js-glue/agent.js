@@ -18,7 +18,7 @@ import { utf8Length } from './text-budget.js';
 import { parseExact } from './exact-json.js';
 import { CoreEventName } from './core-contract.js';
 import {
-  AGENT_DEFAULTS, LIMIT_WHERE, MIN_STATE_BYTES, AgentErrorKind, AgentError, WIRE, isObject, endpointBase, endpointProblem,
+  AGENT_DEFAULTS, LIMIT_WHERE, MIN_STATE_BYTES, AgentErrorKind, AgentError, WIRE, isObject, isKind, endpointBase, endpointProblem,
   scrub, httpError, Stopped, AnswerWatch, request, untilStopped, now,
 } from './agent-endpoint.js';
 import { readSession, recordedReply, recordedOutcome, sameOutcome } from './agent-session.js';
@@ -46,24 +46,25 @@ export const SYSTEM_PROMPT = [
 
 // ------------------------------------------------------------------------------ the state
 
-/** Cuts a tool result's text to maxBytes, saying so. */
+/** Cuts a tool result's text to maxBytes, saying so. @param {string} text @param {number} maxBytes */
 function fitResult(text, maxBytes) {
   if (utf8Length(text) <= maxBytes) return text;
   const bytes = new TextEncoder().encode(text).subarray(0, maxBytes - 80);
   return `${new TextDecoder().decode(bytes).replace(/\uFFFD$/, '')}… [SLOP Inspector: the result was cut to ${maxBytes} bytes]`;
 }
 
-/** The mirror's version of a subscription (consumer status), or null. */
+/** The mirror's version of a subscription (consumer status), or null. @param {AgentSession['consumer']} consumer @param {string|null} sub */
 function versionOf(consumer, sub) {
   try {
-    const s = consumer?.status()?.subscriptions?.find((x) => x.sub === sub);
+    const status = /** @type {{subscriptions?: {sub: string, version?: number}[]}|undefined} */ (consumer?.status());
+    const s = status?.subscriptions?.find((x) => x.sub === sub);
     return typeof s?.version === 'number' ? s.version : null;
   } catch {
     return null;
   }
 }
 
-/** The newest step of the session's history, when it keeps one. */
+/** The newest step of the session's history, when it keeps one. @param {AgentSession} session */
 function stepOf(session) {
   try {
     const s = session.historyStep?.();
@@ -107,7 +108,7 @@ function watchChanges(session) {
   return {
     stop() {
       off();
-      const cut = (set) => [...set].slice(0, DIFF_PATHS);
+      const cut = (/** @type {Set<string>} */ set) => [...set].slice(0, DIFF_PATHS);
       const more = Math.max(0, added.size - DIFF_PATHS) + Math.max(0, removed.size - DIFF_PATHS) + Math.max(0, changed.size - DIFF_PATHS);
       return { added: cut(added), removed: cut(removed), changed: cut(changed), more, ...(truncated ? { truncated: true } : {}) };
     },
@@ -129,7 +130,7 @@ function onCoreEvents(session, fn) {
   return () => set.delete(l);
 }
 
-const round = (ms) => Math.round(ms * 1000) / 1000;
+const round = (/** @type {number} */ ms) => Math.round(ms * 1000) / 1000;
 
 // ------------------------------------------------------------------------------ replay
 
@@ -144,7 +145,7 @@ const round = (ms) => Math.round(ms * 1000) / 1000;
  */
 export function replaySession(sessions, text, o = {}) {
   const trace = readSession(text);
-  const budget = (v, min) => (Number.isInteger(v) && v >= min ? v : undefined);
+  const budget = (/** @type {number} */ v, /** @type {number} */ min) => (Number.isInteger(v) && v >= min ? v : undefined);
   /** @type {Parameters<typeof runAgent>[1]} */
   const endpoint = {
     kind: trace.endpoint?.kind === 'ollama' ? 'ollama' : 'openai',
@@ -161,14 +162,30 @@ export function replaySession(sessions, text, o = {}) {
 
 /**
  * @typedef {object} AgentSession  a ConsumerSession (consumer-session.js) or the same shape
- * @property {object|null} consumer        the core consumer (slop-core.js SlopConsumer)
+ * @property {SlopConsumerT|null} consumer        the core consumer (slop-core.js SlopConsumer)
  * @property {string|null} primarySub      the subscription the agent sees and acts on
  * @property {{id: string, name: string}|null} provider
  * @property {(path: string, action: string, params: any) => Promise<{requestId: string, event: object}>} invoke
- * @property {{core: () => object}} [host]  where the core comes from, unless `core` is given
+ * @property {{core: () => SlopCore}} [host]  where the core comes from, unless `core` is given
  * @property {string} [key]   its name (the extension's provider key, the client's URL): call.key
  * @property {() => number|null} [historyStep]  the newest step of a history kept of it (the
  *   extension's timeline), read around each invoke: call.stepBefore / call.stepAfter
+ */
+/**
+ * @typedef {import('./slop-core.js').SlopCore} SlopCore
+ * @typedef {import('./slop-core.js').SlopConsumerT} SlopConsumerT
+ * @typedef {import('./agent-endpoint.js').ToolCall} ToolCall
+ * @typedef {import('./agent-endpoint.js').Reply} Reply
+ * @typedef {import('./slop-core.js').ToolList['tools'][number]} Tool
+ * @typedef {{role: string, content?: unknown, [member: string]: unknown}} Message  a chat message as a wire sends it
+ * @typedef {{session: AgentSession, tools: Map<string, Tool>, resolve: Record<string, {path: string, action: string}>}} View  a provider's tools as sent
+ * @typedef {{t0: number, buildMs: number, modelMs: number, routeMs: number, invokeMs: number, confirmMs: number}} Clock  a turn's times
+ * @typedef {{i: number, sent: object|null, reply: object|null, calls: Call[], ms: number, timing: object|null, usage: object|null}} Turn
+ * @typedef {{id: string, name: string, path: string|null, action: string|null, params: any, result: object|null, versionBefore: number|null,
+ *   versionAfter: number|null, replay?: {recorded: Record<string, unknown>, same: boolean}, refused?: string, provider?: string|null, key?: string,
+ *   paramErrors?: object[], confirmed?: boolean, stepBefore?: number|null, stepAfter?: number|null, pending?: boolean, diff?: object}} Call
+ *   a call in the trace; params: the model's arguments (arbitrary JSON)
+ * @typedef {ReturnType<typeof runSettings>} Run  what a run reads of its arguments, and its model's settings
  */
 
 /**
@@ -182,7 +199,7 @@ export function replaySession(sessions, text, o = {}) {
  * @param {string} task
  * @param {{signal?: AbortSignal, allowDangerous?: boolean, confirm?: (call: object) => Promise<boolean>|boolean,
  *   onTurn?: (turn: object) => void, onSent?: (turn: object) => void, onDelta?: (text: string, turn: number) => void,
- *   core?: object, replay?: object}} [o]  replay: a trace (readSession) whose replies are played instead of
+ *   core?: SlopCore, replay?: Record<string, any>}} [o]  replay: a trace (readSession) whose replies are played instead of
  *   asking a model; each call's result is compared with the recorded one (call.replay {recorded, same})
  * @returns {Promise<object>} the trace
  */
@@ -192,7 +209,7 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   if (typeof task !== 'string') throw new TypeError('the task must be a string');
   const run = runSettings(list, endpoint, o);
   const trace = newTrace(run, endpoint, task);
-  const end = (outcome, error) => endTrace(trace, outcome, error);
+  /** @param {string} outcome @param {AgentError} [error] */ const end = (outcome, error) => endTrace(trace, outcome, error);
   if (!task.trim()) return end('error', new AgentError(AgentErrorKind.CONFIG, 'The task is empty: say what the agent should do.'));
   const problem = run.replay ? null : endpointProblem(endpoint);
   if (problem) return end('error', new AgentError(AgentErrorKind.CONFIG, `The endpoint is not set right: ${problem}.`));
@@ -200,14 +217,14 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   if (!run.core?.validateParams || !run.core?.stateTail) throw new TypeError('runAgent needs the core (o.core, or session.host.core())');
   Object.assign(run, modelSettings(run, endpoint));
   /** Messages without the state: the state tail is rebuilt every turn and never kept (SLOP llm-context). */
-  const history = [{ role: 'user', content: task }];
+  /** @type {Message[]} */ const history = [{ role: 'user', content: task }];
 
   for (let i = 1; ; i++) {
     if (run.signal?.aborted) return end('stopped');
     if (now() >= run.deadline) {
       return end('error', new AgentError(AgentErrorKind.TIMEOUT, `The run took longer than its limit of ${Math.round(run.runMs / 100) / 10} s. To give it longer, raise ${LIMIT_WHERE.runMs}.`));
     }
-    const turn = { i, sent: null, reply: null, calls: [], ms: 0, timing: null, usage: null };
+    /** @type {Turn} */ const turn = { i, sent: null, reply: null, calls: [], ms: 0, timing: null, usage: null };
     const clock = { t0: now(), buildMs: 0, modelMs: 0, routeMs: 0, invokeMs: 0, confirmMs: 0 };
     let outcome, error;
     try {
@@ -220,7 +237,10 @@ export async function runAgent(sessions, endpoint, task, o = {}) {
   }
 }
 
-/** What a run reads of its arguments once: the options, the limits, the wire, the tools' prefixes. */
+/**
+ * What a run reads of its arguments once: the options, the limits, the wire, the tools' prefixes.
+ * @param {AgentSession[]} list @param {Parameters<typeof runAgent>[1]} endpoint @param {NonNullable<Parameters<typeof runAgent>[3]>} o
+ */
 function runSettings(list, endpoint, o) {
   const { signal, confirm, onTurn, onSent, onDelta, allowDangerous = false, replay = null } = o;
   const kind = endpoint?.kind;
@@ -234,21 +254,21 @@ function runSettings(list, endpoint, o) {
     idleMs: endpoint?.idleMs ?? AGENT_DEFAULTS.idleMs,
     runMs,
     deadline: runMs > 0 ? now() + runMs : Infinity,
-    wire: WIRE[kind] ?? WIRE.openai,
+    wire: WIRE[/** @type {string} */ (kind)] ?? WIRE.openai,
     prefixed: list.length > 1,
     // Each provider's tools are named after its id; two apps with one id (two tabs of one app) get
     // their place in the list added, so a name always says which provider it calls.
     prefixes: list.map((s, n) => s.provider?.id || `p${n + 1}`)
       .map((p, n, all) => (all.indexOf(p) === n && all.lastIndexOf(p) === n ? p : `${p}_${n + 1}`)),
-    core: null,
-    url: null,
-    apiKey: null,
+    core: /** @type {SlopCore|null|undefined} */ (null),
+    url: /** @type {URL|null} */ (null),
+    apiKey: /** @type {string|null} */ (null),
     model: '',
-    temperature: undefined,
+    temperature: /** @type {number|undefined} */ (undefined),
   };
 }
 
-/** Where the model is asked, once the endpoint config is known to be right (a replay asks none). */
+/** Where the model is asked, once the endpoint config is known to be right (a replay asks none). @param {Run} run @param {Parameters<typeof runAgent>[1]} endpoint */
 function modelSettings(run, endpoint) {
   const { replay, kind, wire } = run;
   return {
@@ -259,7 +279,7 @@ function modelSettings(run, endpoint) {
   };
 }
 
-/** A run's trace before its first turn. */
+/** A run's trace before its first turn. @param {Run} run @param {Parameters<typeof runAgent>[1]} endpoint @param {string} task */
 function newTrace(run, endpoint, task) {
   const { list, kind, replay } = run;
   const base = isObject(endpoint) ? endpointBase(kind, endpoint.baseUrl).base : '';
@@ -267,7 +287,7 @@ function newTrace(run, endpoint, task) {
   const trace = {
     task,
     model: typeof endpoint?.model === 'string' ? endpoint.model : null,
-    endpoint: { kind: Object.hasOwn(WIRE, kind) ? kind : null, baseUrl: base || null },
+    endpoint: { kind: isKind(kind) ? kind : null, baseUrl: base || null },
     providers: list.map((s) => (s.provider ? { id: s.provider.id, name: s.provider.name } : null)),
     startedAt: new Date().toISOString(),
     maxSteps: run.maxSteps,
@@ -280,7 +300,7 @@ function newTrace(run, endpoint, task) {
   return trace;
 }
 
-/** The trace's end: its outcome, and the error in words. */
+/** The trace's end: its outcome, and the error in words. @param {Record<string, any>} trace @param {string} outcome @param {AgentError} [error] */
 function endTrace(trace, outcome, error) {
   trace.outcome = outcome;
   if (error) trace.error = { kind: error.kind ?? AgentErrorKind.SERVER, message: error.message, ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }) };
@@ -291,6 +311,7 @@ function endTrace(trace, outcome, error) {
  * How a turn that threw ends the run: [outcome, error]. The one reading of a run's failure:
  * whatever broke once the user pressed Stop is "stopped"; an AgentError is said as it is; anything
  * else is the loop's own failure (a bug, or a core that threw), said, never thrown at the UI.
+ * @param {Run} run @param {any} e  whatever the turn threw @returns {[string, AgentError?]}
  */
 function failureOf(run, e) {
   if (e instanceof Stopped || run.signal?.aborted) return ['stopped'];
@@ -298,7 +319,7 @@ function failureOf(run, e) {
   return ['error', new AgentError(AgentErrorKind.INTERNAL, `The agent loop failed: ${scrub(e?.message ?? e, run.apiKey)}`)];
 }
 
-/** A turn's times into the trace, and the UI told. */
+/** A turn's times into the trace, and the UI told. @param {Run} run @param {Record<string, any>} trace @param {Turn} turn @param {Clock} clock */
 function finishTurn(run, trace, turn, clock) {
   const { t0, buildMs, modelMs, routeMs, invokeMs, confirmMs } = clock;
   turn.ms = round(now() - t0);
@@ -309,6 +330,7 @@ function finishTurn(run, trace, turn, clock) {
 
 /**
  * One turn: the state and tools as of now, the model's answer, its tool calls run in order.
+ * @param {Run} run @param {Message[]} history @param {Turn} turn @param {Clock} clock
  * @returns {Promise<string|null>} the run's outcome when the turn ends it ("answered", "step-limit"), else null
  */
 async function takeTurn(run, history, turn, clock) {
@@ -335,16 +357,17 @@ async function takeTurn(run, history, turn, clock) {
 
   // Each call in order: named by the core's list as sent, params checked by the core, dangerous confirmed.
   for (const [n, tc] of toolCalls.entries()) await runCall(run, history, views, turn, tc, n, clock);
-  if (run.replay) for (const c of turn.calls) c.replay.same = sameOutcome(c.replay.recorded, recordedOutcome(c));
+  if (run.replay) for (const c of turn.calls) if (c.replay) c.replay.same = sameOutcome(c.replay.recorded, recordedOutcome(c));
   return turn.i >= run.maxSteps ? 'step-limit' : null;
 }
 
 /**
  * What the model may call: the core's agent view of each provider, read now. Over maxTools, each
- * provider keeps an equal share of its list, in the core's order (the top of its tree first).
+ * provider keeps an equal share of its list, in the core's order (the top of its tree first). @param {Run} run
  */
 function offeredTools(run) {
   const { list, prefixed, prefixes, maxTools } = run;
+  /** @type {View[]} */
   const views = [];
   let toolsTotal = 0;
   let offered = 0;
@@ -367,15 +390,19 @@ function offeredTools(run) {
   return { views, tools, toolsTotal };
 }
 
-/** The request's body: the system prompt, the history, the state as of now; what was sent goes into turn.sent. */
+/**
+ * The request's body: the system prompt, the history, the state as of now; what was sent goes into turn.sent.
+ * @param {Run} run @param {Message[]} history @param {Turn} turn @param {object[]} tools @param {number} toolsTotal
+ */
 function requestBody(run, history, turn, tools, toolsTotal) {
-  const { core, list, maxTools, maxStateBytes, wire, model } = run;
+  const { list, maxTools, maxStateBytes, wire, model } = run;
+  const core = /** @type {SlopCore} */ (run.core); // runAgent set it before the first turn
   const toolsNote = tools.length < toolsTotal
     ? `\n[SLOP Inspector: only ${tools.length} of the ${toolsTotal} actions are offered as tools (a limit of ${maxTools}, the most salient first); the others cannot be called.]`
     : '';
   // The core renders the state within the budget (the note included), whole lines, a fair
   // share per provider, and says in the text what it left out.
-  const state = core.stateTail(list.map((s) => s.consumer), new Date().toISOString(), Math.max(MIN_STATE_BYTES, maxStateBytes - utf8Length(toolsNote)));
+  const state = core.stateTail(/** @type {SlopConsumerT[]} */ (list.map((s) => s.consumer)), new Date().toISOString(), Math.max(MIN_STATE_BYTES, maxStateBytes - utf8Length(toolsNote)));
   if (state === null) throw new AgentError(AgentErrorKind.NOT_CONNECTED, 'No provider is connected: there is no state to show the model.');
   const stateMessage = state.text + toolsNote;
   const last = history[history.length - 1];
@@ -391,19 +418,23 @@ function requestBody(run, history, turn, tools, toolsTotal) {
   return body;
 }
 
-/** The model's answer to turn i: streamed from the endpoint under the time limits, or the recording's. */
+/**
+ * The model's answer to turn i: streamed from the endpoint under the time limits, or the recording's.
+ * @param {Run} run @param {string} body @param {number} i @returns {Promise<Reply>}
+ */
 async function askModel(run, body, i) {
-  const { signal, onDelta, replay, kind, wire, url, apiKey, model, maxStateBytes } = run;
+  const { signal, onDelta, replay, kind, wire, apiKey, model, maxStateBytes } = run;
   if (replay) {
     const reply = recordedReply(replay, i);
     if (reply.text) try { onDelta?.(reply.text, i); } catch { /* UI */ }
     return reply;
   }
+  const url = /** @type {URL} */ (run.url); // set unless a replay
   const watch = new AnswerWatch(signal, { firstByteMs: run.firstByteMs, idleMs: run.idleMs, runMs: run.runMs, deadline: run.deadline });
   try {
     const res = await request(url, { method: 'POST', body, accept: kind === 'openai' ? 'text/event-stream' : 'application/x-ndjson' }, { signal, apiKey, watch });
     if (!res.ok) throw httpError(res, await untilStopped(res.text(), watch.signal).catch(() => ''), { url, model, apiKey, maxStateBytes });
-    return await wire.read(res, { signal, apiKey, maxStateBytes, watch, onDelta: onDelta && ((d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
+    return await wire.read(res, { signal, apiKey, maxStateBytes, watch, onDelta: onDelta && ((/** @type {string} */ d) => { try { onDelta(d, i); } catch { /* UI */ } }) });
   } catch (e) {
     throw watch.failure() ?? e;
   } finally {
@@ -411,7 +442,7 @@ async function askModel(run, body, i) {
   }
 }
 
-/** The reply's tool calls with their ids (made up when the model gave none) and parsed arguments. */
+/** The reply's tool calls with their ids (made up when the model gave none) and parsed arguments. @param {Reply} reply @param {number} i @returns {ToolCall[]} */
 function readToolCalls(reply, i) {
   return reply.calls.map((c, n) => {
     const id = c.id || `call_${i}_${n + 1}`;
@@ -420,7 +451,7 @@ function readToolCalls(reply, i) {
       const parsed = raw.trim() === '' ? {} : JSON.parse(raw);
       return { id, name: c.name, arguments: raw, parsed };
     } catch (e) {
-      return { id, name: c.name, arguments: raw, error: `the arguments are not valid JSON (${e.message})` };
+      return { id, name: c.name, arguments: raw, error: `the arguments are not valid JSON (${/** @type {Error} */ (e).message})` };
     }
   });
 }
@@ -429,15 +460,18 @@ function readToolCalls(reply, i) {
  * One tool call: routed by the core's resolve map of the tools as sent, its params checked by the
  * core, confirmed when dangerous, then invoked; its result (or why it was refused) goes back to
  * the model, and into turn.calls.
+ * @param {Run} run @param {Message[]} history @param {View[]} views @param {Turn} turn @param {ToolCall} tc @param {number} n @param {Clock} clock
  */
 async function runCall(run, history, views, turn, tc, n, clock) {
-  const { core, replay, prefixed, signal } = run;
+  const { replay, prefixed, signal } = run;
+  const core = /** @type {SlopCore} */ (run.core); // as in requestBody
   const tc0 = now();
+  /** @type {Call} */
   const call = { id: tc.id, name: tc.name, path: null, action: null, params: tc.parsed ?? null, result: null, versionBefore: null, versionAfter: null };
   turn.calls.push(call);
   if (replay) call.replay = { recorded: recordedOutcome(replay.turns[turn.i - 1]?.calls?.[n]), same: false };
-  const answer = (content) => history.push(run.wire.toolResult(tc, fitResult(content, AGENT_DEFAULTS.maxResultBytes)));
-  /** Not sent: why, to the trace and to the model. */
+  const answer = (/** @type {string} */ content) => history.push(run.wire.toolResult(tc, fitResult(content, AGENT_DEFAULTS.maxResultBytes)));
+  /** Not sent: why, to the trace and to the model. @param {string} why @param {string} text @param {Partial<Call>} [more] */
   const refuse = (why, text, more = {}) => {
     call.refused = why;
     Object.assign(call, more);
@@ -446,13 +480,13 @@ async function runCall(run, history, views, turn, tc, n, clock) {
   };
   const view = views.find((v) => v.tools.has(tc.name));
   const target = view && Object.hasOwn(view.resolve, tc.name) ? view.resolve[tc.name] : null;
-  if (!target) return refuse('unknown tool', `Error: there is no tool named ${JSON.stringify(tc.name)}. Nothing was done. Call only the tools given.`);
+  if (!target || !view) return refuse('unknown tool', `Error: there is no tool named ${JSON.stringify(tc.name)}. Nothing was done. Call only the tools given.`);
   call.path = target.path;
   call.action = target.action;
   if (prefixed) call.provider = view.session.provider?.id ?? null;
   if (typeof view.session.key === 'string') call.key = view.session.key; // the session's own name (the extension's provider key)
   if (tc.error) return refuse(`malformed arguments: ${tc.error}`, `Error: ${tc.error}. Nothing was done. Call the tool again with a JSON object that fits its schema.`);
-  const tool = view.tools.get(tc.name);
+  const tool = /** @type {Tool} */ (view.tools.get(tc.name)); // the view was found by it
   // What is checked and sent: the arguments with an id's digits as the model wrote them
   // (the state text gives them exactly); the trace keeps the plain parse, which any port can carry.
   const params = tc.arguments.trim() === '' ? {} : parseExact(tc.arguments);
@@ -471,11 +505,12 @@ async function runCall(run, history, views, turn, tc, n, clock) {
   call.stepBefore = stepOf(view.session);
   const changes = watchChanges(view.session);
   const ti = now();
+  /** @type {Record<string, any>} the provider's answer (JSON from outside) */
   let event;
   try {
     const r = await untilStopped(Promise.resolve(view.session.invoke(target.path, target.action, params)), signal);
     event = r?.event ?? r;
-  } catch (e) {
+  } catch (/** @type {any} */ e) { // whatever the invoke threw
     if (e instanceof Stopped) {
       call.pending = true; // sent: its result will not be waited for
       throw e;
@@ -505,6 +540,7 @@ async function runCall(run, history, views, turn, tc, n, clock) {
 /**
  * A dangerous call's yes: allowDangerous, else the user's answer through `confirm`, else no (a run
  * that cannot ask). Sets call.confirmed, and call.refused when it is no. @returns {Promise<boolean>}
+ * @param {Run} run @param {Call} call @param {ToolCall} tc @param {{path: string, action: string}} target @param {Tool} tool @param {View} view @param {Clock} clock
  */
 async function confirmCall(run, call, tc, target, tool, view, clock) {
   const { allowDangerous, confirm, signal } = run;
@@ -518,7 +554,7 @@ async function confirmCall(run, call, tc, target, tool, view, clock) {
         provider: view.session.provider ? { id: view.session.provider.id, name: view.session.provider.name } : null,
       })), signal)) === true;
       if (!call.confirmed) call.refused = 'the user declined';
-    } catch (e) {
+    } catch (/** @type {any} */ e) { // whatever confirm threw
       if (e instanceof Stopped) throw e;
       call.confirmed = false; // a question that failed is no yes
       call.refused = `the confirmation failed: ${e?.message ?? e}`;

@@ -62,6 +62,7 @@ export function relayEnvelope(providerKey, messageText, agent = null) {
  * @param {number} id @param {string|null} name @returns {Record<string, string|number>}
  */
 export function agentOf(id, name) {
+  /** @type {Record<string, string|number>} */
   const agent = { [EnvelopeField.AGENT_ID]: id };
   if (name) agent[EnvelopeField.AGENT_NAME] = name;
   return agent;

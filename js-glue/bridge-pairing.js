@@ -54,7 +54,7 @@ export function newPairingCode() {
     s = ALPHABET[Number(n & 31n)] + s;
     n >>= 5n;
   }
-  return s.match(/.{1,4}/g).join('-');
+  return /** @type {RegExpMatchArray} */ (s.match(/.{1,4}/g)).join('-'); // s is not empty
 }
 
 /** @param {Uint8Array} bytes */
@@ -84,7 +84,7 @@ export async function proofOf(code, role, browserNonce, bridgeNonce) {
   return base64url(new Uint8Array(mac));
 }
 
-/** Compares two proofs in time that does not depend on where they differ. */
+/** Compares two proofs in time that does not depend on where they differ. @param {unknown} a @param {unknown} b */
 function sameProof(a, b) {
   if (typeof a !== 'string' || typeof b !== 'string' || a.length !== b.length) return false;
   let d = 0;
@@ -92,7 +92,7 @@ function sameProof(a, b) {
   return d === 0;
 }
 
-/** A pairing message, or null: the messages of the pairing are told apart by their type only. */
+/** A pairing message, or null: the messages of the pairing are told apart by their type only. @param {any} msg  a frame's JSON */
 export function pairingMessage(msg) {
   return msg && typeof msg === 'object' && typeof msg.type === 'string' && Object.values(PairType).includes(msg.type) ? msg : null;
 }
@@ -117,31 +117,35 @@ export class BrowserPairing {
     this.onDone = onDone;
     this.nonce = newNonce();
     this.step = 'challenged';
+    /** @type {ReturnType<typeof setTimeout>|null} */
     this.timer = null;
   }
 
+  /** @param {number} [timeoutMs] */
   start(timeoutMs = PAIR_TIMEOUT_MS) {
     this.timeoutMs = timeoutMs;
     this.send(JSON.stringify({ type: PairType.CHALLENGE, version: PAIR_VERSION, nonce: this.nonce }));
     this.#wait('no-answer', 'the bridge did not answer the pairing challenge');
   }
 
+  /** @param {'no-answer'|'refused'} outcome @param {string} detail */
   #wait(outcome, detail) {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.#finish(outcome, `${detail} within ${Math.round(this.timeoutMs / 100) / 10} s`), this.timeoutMs);
+    clearTimeout(this.timer ?? undefined);
+    this.timer = setTimeout(() => this.#finish(outcome, `${detail} within ${Math.round(/** @type {number} */ (this.timeoutMs) / 100) / 10} s`), this.timeoutMs); // start() set it
   }
 
+  /** @param {'paired'|'no-answer'|'wrong'|'refused'} outcome @param {string} detail */
   #finish(outcome, detail) {
     if (this.step === 'done') return;
     this.step = 'done';
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.onDone(outcome, detail);
   }
 
   /** Stops waiting (the socket closed). */
   cancel() {
     this.step = 'done';
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
   }
 
   /** @param {{type: string, version?: unknown, nonce?: unknown, proof?: unknown, reason?: unknown}} msg */
@@ -186,22 +190,25 @@ export class BridgePairing {
     this.onDone = onDone;
     this.timeoutMs = timeoutMs;
     this.step = 'idle';
+    /** @type {ReturnType<typeof setTimeout>|null} */
     this.timer = null;
   }
 
   cancel() {
     this.step = 'done';
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
   }
 
+  /** @param {string} detail */
   #refuse(detail) {
     if (this.step === 'done') return;
     this.step = 'done';
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.send(JSON.stringify({ type: PairType.REFUSED, version: PAIR_VERSION, reason: detail }));
     this.onDone('refused', detail);
   }
 
+  /** @param {{type: string, version?: unknown, nonce?: unknown, proof?: unknown}} msg */
   async receive(msg) {
     if (this.step === 'idle' && msg.type === PairType.CHALLENGE) {
       if (msg.version !== PAIR_VERSION || !isNonce(msg.nonce)) return this.#refuse(`a pairing challenge of another version or shape (this bridge speaks version ${PAIR_VERSION})`);
@@ -217,8 +224,8 @@ export class BridgePairing {
     }
     if (this.step === 'waiting' && msg.type === PairType.PROOF) {
       this.step = 'checking';
-      clearTimeout(this.timer);
-      const want = await proofOf(this.code, 'browser', this.browserNonce, this.nonce);
+      clearTimeout(this.timer ?? undefined);
+      const want = await proofOf(this.code, 'browser', /** @type {string} */ (this.browserNonce), /** @type {string} */ (this.nonce)); // set when it proved
       if (this.step !== 'checking') return;
       if (!isProof(msg.proof) || !sameProof(want, msg.proof)) return this.#refuse('the browser’s proof does not match this bridge’s pairing code');
       this.step = 'done';

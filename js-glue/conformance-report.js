@@ -55,7 +55,7 @@ const mdCell = (s) => String(s ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /**
  * Markdown for a provider's author: what was checked, then one section per broken rule.
  * @param {ConformanceReport} report
- * @param {{provider?: {id?: string, name?: string}, url?: string, at?: string}} [about]
+ * @param {{provider?: {id?: string, name?: string}|null, url?: string|null, at?: string}} [about]
  */
 export function reportMarkdown(report, { provider = null, url = null, at = new Date().toISOString() } = {}) {
   const out = [`# SLOP conformance: ${provider?.name ?? provider?.id ?? url ?? 'provider'}`, ''];

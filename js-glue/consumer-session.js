@@ -88,7 +88,7 @@ export class ConsumerSession extends SessionRequests {
     this.log = [];
     /**
      * Core events but patches, newest last, each with `at` (ms): what the test library reads.
-     * @type {object[]}
+     * @type {Array<Record<string, any> & {at: number}>}  the core's events (its JSON)
      */
     this.events = [];
 
@@ -146,7 +146,7 @@ export class ConsumerSession extends SessionRequests {
 
   /** A summary of the session (the extension adds its tab's part: ProviderInfo of messages.js). Never contains a token. */
   info() {
-    let subscriptions = [];
+    let subscriptions = /** @type {{sub: string, path: string, state: import('./core-contract.js').SubscriptionStateValue, version: number, nodes: number}[]} */ ([]);
     let nodes = 0;
     if (this.consumer) {
       const st = this.consumer.status();
@@ -229,7 +229,7 @@ export class ConsumerSession extends SessionRequests {
   /** (Re)opens the transport now. */
   async connect() {
     if (this.disposed) return;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = null;
     this.stopped = false;
     this.#disconnect();
@@ -250,9 +250,9 @@ export class ConsumerSession extends SessionRequests {
 
     if (this.isPostMessage) {
       this.#setStatus(Status.CONNECTING, 'Waiting for the page’s hello…');
-      const page = this.page;
-      this.wire = { isOpen: true, send: page.sendText ? (text) => page.sendText(text) : (text) => page.send(JSON.parse(text)), close: () => page.close() };
-      this.page.open();
+      const page = /** @type {NonNullable<ConsumerSession['page']>} */ (this.page); // a postMessage session has one
+      this.wire = { isOpen: true, send: page.sendText ? (text) => /** @type {(text: string) => void} */ (page.sendText)(text) : (text) => page.send(JSON.parse(text)), close: () => page.close() };
+      page.open();
       this.pump();
       this.timer = setTimeout(() => this.#helloMissing(gen), HELLO_WAIT_MS * 2 ** Math.min(this.attempt, 4));
       return;
@@ -263,11 +263,11 @@ export class ConsumerSession extends SessionRequests {
       return;
     }
 
-    const token = await this.host.tokenFor(this.transport.url);
+    const token = await this.host.tokenFor(/** @type {string} */ (this.transport.url));
     if (this.disposed || gen !== this.generation) return;
     this.tokenSet = !!token;
     this.#setStatus(Status.CONNECTING, token ? 'Opening the WebSocket (with token)…' : 'Opening the WebSocket…');
-    const ws = new WsTransport(this.transport.url, {
+    const ws = new WsTransport(/** @type {string} */ (this.transport.url), {
       token,
       WebSocket: this.host.WebSocket,
       onOpen: () => {
@@ -413,7 +413,7 @@ export class ConsumerSession extends SessionRequests {
   dispose() {
     if (this.disposed) return;
     this.disposed = true;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     if (this.consumer && this.wire?.isOpen && this.primarySub) {
       try { this.consumer.unsubscribe(this.primarySub, Date.now()); this.pump(); } catch { /* closed */ }
     }
@@ -435,7 +435,7 @@ export class ConsumerSession extends SessionRequests {
    */
   retry() {
     if (this.status === Status.CONNECTED && this.wire?.isOpen && this.primarySub && !this.live) {
-      this.consumer.resync(this.primarySub, Date.now());
+      /** @type {import('./slop-core.js').SlopConsumerT} */ (this.consumer).resync(this.primarySub, Date.now()); // connected: it has one
       this.pump();
       if (this.#refreshSync()) emit(this.listeners.change, this);
       return Promise.resolve();
@@ -474,7 +474,7 @@ export class ConsumerSession extends SessionRequests {
         // The capability list the core accepted (status() is the core's view of the hello).
         this.capabilities = (this.consumer?.status().capabilities ?? []).map(String);
         // No back-off reset here: the policy judges the connection when it ends (noteEnd).
-        clearTimeout(this.timer);
+        clearTimeout(this.timer ?? undefined);
         this.timer = null;
         this.#setStatus(Status.CONNECTED);
         break;
@@ -493,7 +493,7 @@ export class ConsumerSession extends SessionRequests {
     // A request's first event with its id is its answer (slop_core.h, the events).
     const id = 'id' in ev ? ev.id : undefined;
     if (id !== undefined && this.pending.has(id)) {
-      this.pending.get(id).resolve(ev);
+      /** @type {{resolve: (event: any) => void}} */ (this.pending.get(id)).resolve(ev);
       this.pending.delete(id);
     }
     emit(this.listeners.coreEvent, this, ev);
@@ -545,7 +545,7 @@ export class ConsumerSession extends SessionRequests {
     } else if (!info.opened) {
       // Refused handshake or nobody there? Node's `ws` tells (the HTTP status, or the refused
       // connection); a browser sees 1006 for both, so the network is asked.
-      const up = info.httpStatus ? true : info.noListener ? false : await serverAnswers(this.transport.url);
+      const up = info.httpStatus ? true : info.noListener ? false : await serverAnswers(/** @type {string} */ (this.transport.url));
       if (this.disposed || gen !== this.generation) return;
       // Right after a restart the handshake may fail because nobody listened yet, and the new
       // process may answer by the time it is asked: once, that is the restart going on, not a
@@ -555,7 +555,7 @@ export class ConsumerSession extends SessionRequests {
       if (starting) {
         message = 'The provider is starting again.';
       } else {
-        this.failure = handshakeFailure(this.transport.url, { surface: this.host.surface ?? 'extension', httpStatus: info.httpStatus ?? null, listening: up });
+        this.failure = handshakeFailure(/** @type {string} */ (this.transport.url), { surface: this.host.surface ?? 'extension', httpStatus: info.httpStatus ?? null, listening: up });
         status = this.failure.code === 'auth_failed' ? Status.AUTH_FAILED : Status.UNREACHABLE;
         message = this.failure.message;
         refused = up;
@@ -571,10 +571,10 @@ export class ConsumerSession extends SessionRequests {
   #scheduleReconnect(status, message, run, closedAt) {
     this.reconnectState = noteEnd(this.reconnectState, run);
     // A Unix socket is on this machine: restarts are as quick as on a loopback WebSocket.
-    const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: this.isStream || isLoopbackUrl(this.transport.url) });
+    const { delay, mode } = reconnectDelay(this.reconnectState, { loopback: this.isStream || isLoopbackUrl(/** @type {string} */ (this.transport.url)) });
     const at = Date.now() + delay;
     this.reconnect = { mode, delay, closedAt, seq: (this.reconnect?.seq ?? 0) + 1 };
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = setTimeout(() => { this.timer = null; this.start(); }, delay);
     this.#setStatus(status, message, at);
   }

@@ -38,7 +38,7 @@ export function logEntry(dir, text, type = undefined) {
   const str = typeof text === 'string' ? text : `<${text.byteLength} binary bytes>`;
   const truncated = str.length > FRAME_LOG.textMax;
   return {
-    dir, t: Date.now(), type,
+    dir, t: Date.now(), type: /** @type {string} */ (type), // set above in every branch
     size: typeof text === 'string' ? utf8Length(text) : text.byteLength,
     text: truncated ? str.slice(0, FRAME_LOG.textMax) : str,
     truncated,

@@ -109,7 +109,7 @@ export function nativeReader({ maxBytes = NATIVE_LIMITS.FROM_BROWSER_MAX, onMess
   let have = 0;
   let need = -1;    // the body's length, once the prefix is read
   let skip = 0;     // bytes of a refused message still to discard
-  const take = (n) => {
+  const take = (/** @type {number} */ n) => {
     const out = new Uint8Array(n);
     let at = 0;
     while (at < n) {

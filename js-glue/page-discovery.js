@@ -112,7 +112,7 @@ export async function getText(url) {
     let json;
     try { json = JSON.parse(text); } catch { json = undefined; }
     return { status: res.status, type: res.headers.get('content-type') ?? '', text, json };
-  } catch (e) {
+  } catch (/** @type {any} */ e) { // whatever fetch threw
     clearTimeout(timer);
     const reason = e?.name === 'AbortError' ? 'timeout' : await whyNoAnswer(url, e);
     return { status: 0, reason, error: NO_ANSWER_WORDS[reason](new URL(url).port) };
@@ -140,7 +140,7 @@ export function slopMetaContents(html) {
     /** @type {Record<string, string>} */
     const a = {};
     for (const m of attrs.matchAll(/([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi)) {
-      a[m[1].toLowerCase()] = (m[2] ?? m[3] ?? m[4]).replace(/&(amp|quot|apos|lt|gt|#39|#34);/g, (_, e) => ENTITIES[e]);
+      a[m[1].toLowerCase()] = (m[2] ?? m[3] ?? m[4]).replace(/&(amp|quot|apos|lt|gt|#39|#34);/g, (_, /** @type {keyof typeof ENTITIES} */ e) => ENTITIES[e]); // the pattern's names only
     }
     if (a.name?.toLowerCase() === 'slop' && typeof a.content === 'string') out.push(a.content);
   }

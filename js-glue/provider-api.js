@@ -89,5 +89,6 @@ export function callProviderApi(conn, method, args) {
   if (!Object.hasOwn(providerApi, method)) {
     throw Object.assign(new Error(`unknown provider API method "${method}"`), { code: ProviderApiCode.UNKNOWN_METHOD });
   }
-  return providerApi[method](conn, ...args);
+  // The name and the arguments arrive as data: the method's own types cannot be checked here.
+  return /** @type {Record<string, (conn: Connection, ...args: any[]) => any>} */ (providerApi)[method](conn, ...args);
 }

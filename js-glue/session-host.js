@@ -13,8 +13,28 @@ import { SubscriptionState } from './core-contract.js';
  */
 
 /**
+ * @typedef {object} CoreStatus  slop_consumer_status(): what SlopConsumer.status() returns
+ * @property {boolean} hello @property {boolean} closed @property {boolean} refused @property {boolean} document
+ * @property {{id: string, name: string, slop_version: string}|null} provider   from hello
+ * @property {string[]} capabilities   the ones the core accepted
+ * @property {number} pending @property {number} ignored_frames @property {number} stale_patches
+ * @property {number} nodes   mirrored nodes, all subscriptions
+ * @property {CoreSubscription[]} subscriptions
+ */
+/**
+ * @typedef {object} CoreSubscription  one subscription in CoreStatus
+ * @property {string} sub @property {string} wire  the provider's id of it @property {string} path
+ * @property {object} options  as subscribed
+ * @property {import('./core-contract.js').SubscriptionStateValue} state
+ * @property {{code: string, message: string}|null} reason  null when live
+ * @property {number|null} retry_at  when the core retries it by itself
+ * @property {number} [version] @property {number} [seq]  once it has a snapshot
+ * @property {number} nodes
+ */
+
+/**
  * The first subscription's state from core status() (ProviderInfo.sync).
- * @param {any} st core status() or null @param {string|null} sub @returns {SyncState}
+ * @param {CoreStatus|null} st core status() or null @param {string|null} sub @returns {SyncState}
  */
 function syncOf(st, sub) {
   const s = sub ? st?.subscriptions?.find((x) => x.sub === sub) : null;
@@ -69,7 +89,7 @@ export function sessionListeners() {
 /** @param {Set<Function>} set @param {...any} args */
 const emit = (set, ...args) => {
   for (const fn of set) {
-    try { fn(...args); } catch (e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); }
+    try { fn(...args); } catch (/** @type {any} */ e) { console.error('SLOP Inspector: listener failed:', e?.message ?? e); } // whatever it threw
   }
 };
 

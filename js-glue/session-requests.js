@@ -27,8 +27,8 @@ export class SessionRequests {
   primarySub = null;
   /** @type {Map<string, {resolve: (event: any) => void, kind: import('./core-contract.js').RequestKind}>} */
   pending = new Map();  // request id → {resolve, kind}
-  /** @type {SessionListeners} */
-  listeners;
+  /** @type {SessionListeners} set by ConsumerSession's constructor */
+  listeners = /** @type {SessionListeners} */ (/** @type {unknown} */ (undefined));
 
   /** Drains the core: the session's own (consumer-session.js). */
   pump() {}
@@ -66,7 +66,7 @@ export class SessionRequests {
 
   /**
    * Compares a subscription's mirror with the provider's state; resolves with {requestId, event} (drift, error, timeout, closed).
-   * @param {string} [sub] @returns {Promise<{requestId: string, event: any}>}
+   * @param {string|null} [sub] @returns {Promise<{requestId: string, event: any}>}
    */
   checkDrift(sub = this.primarySub) {
     const id = this.#live().checkDrift(sub, Date.now());

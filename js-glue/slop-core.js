@@ -57,7 +57,7 @@ export class SlopError extends Error {
  * @property {(consumers: SlopConsumerT[], generatedAt: string) => (string|null)} renderStateTail
  * @property {(consumers: SlopConsumerT[], generatedAt: string, maxBytes: number) => (StateTail|null)} stateTail
  * @property {ReturnType<typeof makeRelayClass>} SlopRelay
- * @property {(kind: string, requestId: string, code: string, message: string) => object} relayRefusal
+ * @property {(kind: string, requestId: string|null, code: string, message: string) => object} relayRefusal
  * @property {() => string} version
  * @property {() => number} heapBytes
  */
@@ -101,7 +101,7 @@ function countArg(n, what) {
  */
 export function checkContract(coreHash) {
   if (coreHash === CONTRACT_HASH) return;
-  const hex = (n) => `0x${n.toString(16).padStart(8, '0')}`;
+  const hex = (/** @type {number} */ n) => `0x${n.toString(16).padStart(8, '0')}`;
   throw new Error(`the wasm core's contract (${hex(coreHash)}, version ${coreHash >>> 24}) is not the one `
     + `js-glue/core-contract.js was made from (${hex(CONTRACT_HASH)}, version ${CONTRACT_HASH >>> 24}): `
     + 'they come from different builds; run build.sh so both are made from wasm/include/slop_core.h');
@@ -159,7 +159,7 @@ export async function loadSlopCore(options = {}) {
      */
     relayRefusal(kind, requestId, code, message) {
       return JSON.parse(mem.withStrings([kind, requestId, code, message], ([k, r, c, m]) =>
-        freeResult(M._slop_relay_refusal(k.ptr, r.ptr, c.ptr, m.ptr))));
+        /** @type {string} */ (freeResult(M._slop_relay_refusal(k.ptr, r.ptr, c.ptr, m.ptr)))));
     },
     /**
      * @param {any} schema affordance params schema @param {any} params (undefined: NULL to the core)
@@ -173,14 +173,14 @@ export async function loadSlopCore(options = {}) {
     },
     /** @param {string} text @returns {{ok: boolean, descriptor?: any, error?: string}} */
     parseDescriptor(text) {
-      return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_parse_descriptor(t.ptr, t.len))));
+      return JSON.parse(mem.withStrings([text], ([t]) => /** @type {string} */ (freeResult(M._slop_parse_descriptor(t.ptr, t.len)))));
     },
     /**
      * A local provider's descriptor file (slop_parse_local_descriptor): unix, stdio or ws.
      * @param {string} text @returns {{ok: boolean, descriptor?: any, error?: string}}
      */
     parseLocalDescriptor(text) {
-      return JSON.parse(mem.withStrings([text], ([t]) => freeResult(M._slop_parse_local_descriptor(t.ptr, t.len))));
+      return JSON.parse(mem.withStrings([text], ([t]) => /** @type {string} */ (freeResult(M._slop_parse_local_descriptor(t.ptr, t.len)))));
     },
     /**
      * Local discovery's filesystem hardening (slop_local_refusal): null when the entry passes.
@@ -199,7 +199,7 @@ export async function loadSlopCore(options = {}) {
      * @returns {{ok: boolean, transport?: {type: string, url?: string}, error?: string}}
      */
     parseMeta(content, pageUrl) {
-      return JSON.parse(mem.withStrings([content, pageUrl], ([c, u]) => freeResult(M._slop_parse_meta(c.ptr, u.ptr))));
+      return JSON.parse(mem.withStrings([content, pageUrl], ([c, u]) => /** @type {string} */ (freeResult(M._slop_parse_meta(c.ptr, u.ptr)))));
     },
     /**
      * @param {string} pageUrl @param {string} targetUrl
@@ -207,7 +207,7 @@ export async function loadSlopCore(options = {}) {
      */
     classifyTarget(pageUrl, targetUrl) {
       return JSON.parse(mem.withStrings([pageUrl, targetUrl], ([p, t]) =>
-        freeResult(M._slop_classify_target(p.ptr, t.ptr))));
+        /** @type {string} */ (freeResult(M._slop_classify_target(p.ptr, t.ptr)))));
     },
     /**
      * The whole LLM state tail (no budget): one section per connected provider, each its
@@ -406,16 +406,16 @@ function makeConsumerClass(M, mem) {
       return info;
     }
 
-    /** @returns {object} provider and connection state */
+    /** @returns {import('./session-host.js').CoreStatus} provider and connection state */
     status() { return this.#outJson(M._slop_consumer_status(this.#live(), mem.lenPtr)); }
-    /** @param {string} subId @param {string} [path] @param {number} [depth] @returns {object|null} mirrored subtree cut at depth (-1 = all) */
+    /** @param {string|null} subId @param {string} [path] @param {number} [depth] @returns {object|null} mirrored subtree cut at depth (-1 = all) */
     tree(subId, path = '/', depth = -1) {
       const text = this.treeJson(subId, path, depth);
       return text === null ? null : this.#read(text);
     }
     /**
      * tree() as the core's JSON text: every number as the provider wrote it, for writing out.
-     * @param {string} subId @param {string} [path] @param {number} [depth] @returns {string|null}
+     * @param {string|null} subId @param {string} [path] @param {number} [depth] @returns {string|null}
      */
     treeJson(subId, path = '/', depth = -1) {
       const c = this.#live();
@@ -450,17 +450,17 @@ function makeConsumerClass(M, mem) {
       if (text === null) throw this.#fail();
       return text;
     }
-    /** @param {string} subId @param {string} path @returns {object|null} one node with child_ids and path */
+    /** @param {string|null} subId @param {string} path @returns {object|null} one node with child_ids and path */
     node(subId, path) {
       const text = this.nodeText(subId, path);
       return text === null ? null : this.#read(text);
     }
-    /** node() as the core's JSON text, for passing on without parsing. @param {string} subId @param {string} path @returns {string|null} */
+    /** node() as the core's JSON text, for passing on without parsing. @param {string|null} subId @param {string} path @returns {string|null} */
     nodeText(subId, path) {
       const c = this.#live();
       return mem.withStrings([subId, path], ([s, p]) => this.#out(M._slop_consumer_node(c, s.ptr, p.ptr, mem.lenPtr)));
     }
-    /** @param {string} subId @returns {string|null} canonical tree text */
+    /** @param {string|null} subId @returns {string|null} canonical tree text */
     treeText(subId) {
       const c = this.#live();
       return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_tree_text(c, s.ptr, mem.lenPtr)));
@@ -468,7 +468,7 @@ function makeConsumerClass(M, mem) {
     /**
      * The canonical text of the node at path and depth levels below it (slop_consumer_subtree_text);
      * a node the depth cuts says how many children it has. null when there is no node at path.
-     * @param {string} subId @param {string} path @param {number} depth -1: all
+     * @param {string|null} subId @param {string} path @param {number} depth -1: all
      * @returns {string|null}
      */
     subtreeText(subId, path, depth) {
@@ -479,7 +479,7 @@ function makeConsumerClass(M, mem) {
      * The affordances as LLM tools (slop_consumer_tools): all of them (maxTools 0), or the maxTools
      * most salient (meta.salience, none = 0.5; ties in tree order), listed in tree order, named
      * unique among those offered. null when the subscription has no mirror.
-     * @param {string} subId @param {string|null} [prefix] provider prefix of every name
+     * @param {string|null} subId @param {string|null} [prefix] provider prefix of every name
      * @param {number} [maxLen] longest name (0: 64) @param {number} [maxTools] most tools offered (0: all)
      * @returns {ToolList|null}
      */
@@ -498,7 +498,7 @@ function makeConsumerClass(M, mem) {
     /**
      * Checks the subscription's mirror against the provider's state (slop_consumer_check_drift):
      * the outcome is a "drift" event with the returned request id.
-     * @param {string} subId @param {number} [nowMs] @returns {string}
+     * @param {string|null} subId  null: refused, as an unknown one @param {number} [nowMs] @returns {string}
      */
     checkDrift(subId, nowMs = Date.now()) {
       const c = this.#live();
@@ -575,7 +575,7 @@ function makeRelayClass(M, mem, freeResult) {
      */
     outbound(text) {
       const r = this.#live();
-      return parseExact(mem.withStrings([text], ([t]) => freeResult(M._slop_relay_outbound(r, t.ptr, t.len))));
+      return parseExact(mem.withStrings([text], ([t]) => /** @type {string} */ (freeResult(M._slop_relay_outbound(r, t.ptr, t.len)))));
     }
     /**
      * One provider frame of the shared channel: the text to forward, or null when none of it is the relay's.
@@ -587,7 +587,7 @@ function makeRelayClass(M, mem, freeResult) {
     }
     /** The relay closes: the unsubscribe frames for what the outside consumer left open. @returns {object[]} */
     close() {
-      return parseExact(freeResult(M._slop_relay_close(this.#live())));
+      return parseExact(/** @type {string} */ (freeResult(M._slop_relay_close(this.#live()))));
     }
     /** Frees the relay; further calls throw. Idempotent. */
     free() {

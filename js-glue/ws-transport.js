@@ -45,6 +45,7 @@ function binaryFrame(data) {
  */
 
 export class WsTransport {
+  /** @type {WebSocket|null} */
   #ws = null;
   #accepted = false;
   #closedReported = false;
@@ -124,7 +125,7 @@ export class WsTransport {
   /** Sends one frame; false if the socket is not open. @param {string} text */
   send(text) {
     if (!this.isOpen) return false;
-    this.#ws.send(text);
+    /** @type {WebSocket} */ (this.#ws).send(text); // open, so there is one
     return true;
   }
 

@@ -29,6 +29,11 @@ const MAX_SESSION = 32 * 1024 * 1024;
  * @property {AbortController} abort
  * @property {Map<string, (allow: boolean) => void>} confirms   confirmId → the waiting call's answer
  */
+/** @typedef {import('../../js-glue/agent.js').AgentSession} AgentSession */
+/** @typedef {import('../../js-glue/agent.js').Turn} Turn */
+/** @typedef {NonNullable<Parameters<typeof runAgent>[3]>} RunOptions  what the loop is given besides the sessions */
+/** @typedef {import('./connections.js').Connection} Connection */
+/** @typedef {import('./panel-ports.js').UiPort} UiPort */
 const runOf = perPort(() => /** @type {{run: AgentRun|null}} */ ({ run: null }));
 let runSeq = 0;
 let confirmSeq = 0;
@@ -47,7 +52,7 @@ function needLiveConnections(ui, m) {
   return conns;
 }
 
-/** The history kept of a connection shown on this port's tab, or null. */
+/** The history kept of a connection shown on this port's tab, or null. @param {UiPort} ui @param {Connection} conn */
 function timelineFor(ui, conn) {
   return (ui.tabId !== null ? timelineOf(ui.tabId, conn.key) : null) ?? timelineOf(MANUAL_TAB, conn.key);
 }
@@ -55,6 +60,7 @@ function timelineFor(ui, conn) {
 /**
  * What runAgent sees of a connection: read through getters, since a reconnect gives the
  * connection a new consumer and subscription; the invoke is the connection's own.
+ * @param {UiPort} ui @param {Connection} conn
  */
 function sessionOf(ui, conn) {
   return {
@@ -62,12 +68,12 @@ function sessionOf(ui, conn) {
     get primarySub() { return conn.primarySub; },
     get provider() { return conn.provider; },
     key: conn.key,
-    invoke: (path, action, params) => conn.invoke(path, action, params),
+    invoke: (/** @type {string} */ path, /** @type {string} */ action, /** @type {any} */ params) => conn.invoke(path, action, params),
     historyStep: () => timelineFor(ui, conn)?.steps.at(-1)?.step ?? null,
     // The core's events of this connection (the connections share one set of listeners): the
     // agent loop folds a call's patch events into its diff (js-glue/agent.js watchChanges).
-    onCoreEvent: (fn) => {
-      const l = (from, ev) => { if (from === conn) fn(ev); };
+    onCoreEvent: (/** @type {(ev: import('../../js-glue/core-contract.js').DrainedEvent) => void} */ fn) => {
+      const l = (/** @type {unknown} */ from, /** @type {import('../../js-glue/core-contract.js').DrainedEvent} */ ev) => { if (from === conn) fn(ev); };
       conn.listeners.coreEvent.add(l);
       return () => conn.listeners.coreEvent.delete(l);
     },
@@ -78,7 +84,7 @@ function sessionOf(ui, conn) {
  * Starts a run on this port, with the callbacks that push what happens.
  * @param {import('./panel-ports.js').UiPort} ui
  * @param {import('./connections.js').Connection[]} conns
- * @param {(sessions: object[], o: object) => Promise<object>} go  runAgent (with the endpoint, whose
+ * @param {(sessions: AgentSession[], o: RunOptions) => Promise<object>} go  runAgent (with the endpoint, whose
  *   key stays in its closure and its request) or replaySession
  * @param {string|null} [baseUrl]  the endpoint's, for the hint when nothing answers there
  */
@@ -88,16 +94,17 @@ function startRun(ui, conns, go, baseUrl = null) {
   const run = { runId: `run-${++runSeq}`, abort: new AbortController(), confirms: new Map() };
   state.run = run;
   const { runId } = run;
+  /** @param {import('../shared/messages.js').AgentPush['event']} event @param {Record<string, any>} fields */
   const push = (event, fields) => post(ui, { type: Push.AGENT, runId, event, ...fields });
   const sessions = conns.map((c) => sessionOf(ui, c));
   go(sessions, {
     signal: run.abort.signal,
     core: core(),
-    onSent: (turn) => push('sent', { turn: turn.i, sent: turn.sent }),
+    onSent: (turn) => push('sent', { turn: /** @type {Turn} */ (turn).i, sent: /** @type {Turn} */ (turn).sent }),
     onDelta: (text, turn) => push('delta', { turn, text }),
     confirm: (call) => new Promise((resolve) => {
       const confirmId = `c${++confirmSeq}`;
-      run.confirms.set(confirmId, (allow) => {
+      run.confirms.set(confirmId, (/** @type {boolean} */ allow) => {
         run.confirms.delete(confirmId);
         resolve(allow);
       });
@@ -107,7 +114,7 @@ function startRun(ui, conns, go, baseUrl = null) {
     // same object as the Node client's and an exported session's.
     onTurn: (turn) => push('turn', { turn }),
   }).then(
-    async (trace) => {
+    async (/** @type {{error?: {kind: string, message: string}|null}} the loop's trace */ trace) => {
       if (trace.error?.kind === 'unreachable' && baseUrl) trace.error.message += await accessHint(baseUrl);
       push('done', { trace });
     },
@@ -120,7 +127,7 @@ function startRun(ui, conns, go, baseUrl = null) {
   return { runId };
 }
 
-/** The endpoint of a profile, with its key; refused in words when there is no such profile. */
+/** The endpoint of a profile, with its key; refused in words when there is no such profile. @param {unknown} profileId */
 async function needEndpoint(profileId) {
   if (typeof profileId !== 'string') throw new RequestError(ErrorCode.BAD_REQUEST, 'profileId must be a string');
   const endpoint = await agentEndpointFor(profileId);
@@ -151,12 +158,13 @@ export const agentRequests = {
     async [Request.AGENT_RUN](ui, m) {
       if (typeof m.task !== 'string' || !m.task.trim()) throw new RequestError(ErrorCode.BAD_REQUEST, 'The task is empty: say what the agent should do.');
       if (m.task.length > MAX_TASK) throw new RequestError(ErrorCode.BAD_REQUEST, `The task is longer than ${MAX_TASK} characters.`);
-      if (m.maxSteps !== undefined && !(Number.isInteger(m.maxSteps) && m.maxSteps >= 1 && m.maxSteps <= 100)) {
+      // null is not an integer: refused here too
+      if (m.maxSteps !== undefined && !(Number.isInteger(m.maxSteps) && /** @type {number} */ (m.maxSteps) >= 1 && /** @type {number} */ (m.maxSteps) <= 100)) {
         throw new RequestError(ErrorCode.BAD_REQUEST, 'The step limit is a whole number from 1 to 100.');
       }
       const conns = needLiveConnections(ui, m);
       const endpoint = await needEndpoint(m.profileId);
-      if (m.maxSteps !== undefined) endpoint.maxSteps = m.maxSteps;
+      if (m.maxSteps !== undefined) endpoint.maxSteps = /** @type {number} checked above */ (m.maxSteps);
       return startRun(ui, needLiveConnections(ui, { keys: conns.map((c) => c.key) }), (sessions, o) => runAgent(sessions, endpoint, m.task, o), endpoint.baseUrl);
     },
     [Request.AGENT_REPLAY](ui, m) {
@@ -164,7 +172,7 @@ export const agentRequests = {
       try {
         readSession(m.session);
       } catch (e) {
-        throw new RequestError(ErrorCode.BAD_REQUEST, e.message);
+        throw new RequestError(ErrorCode.BAD_REQUEST, /** @type {Error} */ (e).message);
       }
       const conns = needLiveConnections(ui, m);
       return startRun(ui, conns, (sessions, o) => replaySession(sessions, m.session, o));
@@ -175,7 +183,7 @@ export const agentRequests = {
       return {};
     },
     [Request.AGENT_CONFIRM](ui, m) {
-      const answer = runOf(ui).run?.runId === m.runId ? runOf(ui).run.confirms.get(m.confirmId) : undefined;
+      const answer = runOf(ui).run?.runId === m.runId ? /** @type {AgentRun} */ (runOf(ui).run).confirms.get(m.confirmId) : undefined;
       if (!answer) throw new RequestError(ErrorCode.NOT_FOUND, 'That call no longer waits for an answer.');
       answer(m.allow === true);
       return {};

@@ -93,9 +93,10 @@ export class AutomationError extends Error {
  * @property {(tabId: number, key: string, method: ProviderApiMethod, args?: unknown[]) => any} call
  *   providerApi[method](connection, ...args) (js-glue/provider-api.js) for one (tab, provider):
  *   NO_TAB, NO_PROVIDER, NOT_CONNECTED, UNKNOWN_METHOD, REFUSED
- * @property {(tabId: number, key: string, method: ProviderApiMethod, argsText: string) => Promise<string>} callText
+ * @property {(tabId: number, key: string, method: ProviderApiMethod, argsText: string) => Promise<string|undefined>} callText
  *   call() with its arguments and answer as JSON text, so that numbers cross to the library as the
- *   provider wrote them (worker.evaluate would carry them as doubles); BAD_ARGUMENTS when argsText is not a JSON array
+ *   provider wrote them (worker.evaluate would carry them as doubles); BAD_ARGUMENTS when argsText is not a JSON array;
+ *   undefined when call() answers undefined
  * @property {(origin: string, token: string) => Promise<string>} setToken
  *   stores a token as the options page does; resolves with the provider origin it is kept under (BAD_ARGUMENTS: refused)
  * @property {(approvalKey: string) => Promise<true>} approve   approves a cross-origin (page, target) pair as the popup does
@@ -200,7 +201,8 @@ export function createAutomationApi({ bridge }) {
     },
     nodeViews: (tabId, key, sub, paths) => {
       const c = connectionOf(tabId, key);
-      return c?.consumer ? paths.map((p) => c.consumer.node(sub ?? c.primarySub, p)) : null;
+      const consumer = c?.consumer;
+      return consumer ? paths.map((p) => /** @type {NodeView|null} */ (consumer.node(sub ?? c.primarySub, p))) : null;
     },
     log: (tabId, key) => connectionOf(tabId, key)?.log.slice() ?? [],
     connectionCount: () => allConnections().length,

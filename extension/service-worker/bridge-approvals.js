@@ -25,7 +25,7 @@ export function trustKeyOf(providerKey, conn) {
 
 /** @param {Connection} conn */
 export function pageOriginOf(conn) {
-  try { return new URL(conn.pageUrl).origin; } catch { return ''; }
+  try { return new URL(/** @type {string} */ (conn.pageUrl)).origin; } catch { return ''; }
 }
 
 /**
@@ -35,7 +35,7 @@ export function pageOriginOf(conn) {
  */
 export function agentOf(a) {
   if (!a || typeof a !== 'object') return null;
-  const text = (v, max) => (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+  const text = (/** @type {unknown} */ v, /** @type {number} */ max) => (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
     ? String(v).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, max) : '');
   const id = text(/** @type {any} */ (a).id, 64);
   const name = text(/** @type {any} */ (a).name, 80);
@@ -48,6 +48,7 @@ export function agentOf(a) {
  * @param {Connection} conn @param {string} path @param {string} action
  */
 export function needsApproval(conn, path, action) {
+  /** @type {{affordances?: unknown}|null} the provider's node: its affordances unchecked */
   let view = null;
   try { view = conn.consumer && conn.primarySub ? conn.consumer.node(conn.primarySub, path) : null; } catch { view = null; }
   const aff = Array.isArray(view?.affordances) ? view.affordances.find((a) => a?.action === action) : null;
@@ -56,7 +57,10 @@ export function needsApproval(conn, path, action) {
 }
 
 export class BridgeApprovals {
-  /** approval id → {entry, decide(allow, why)} @type {Map<string, {entry: object, decide: (allow: boolean, why: string) => void}>} */
+  /**
+   * approval id → {entry, decide(allow, why)}
+   * @type {Map<string, {entry: import('../shared/bridge-text.js').BridgeStatus['approvals'][number], decide: (allow: boolean, why: string) => void}>}
+   */
   #waiting = new Map();
   #seq = 0;
   /** Trust keys (trustKeyOf) of providers the desktop may invoke without asking. @type {Set<string>} */
@@ -84,7 +88,7 @@ export class BridgeApprovals {
   /**
    * An invoke to wait for the user. `send` sends it (false when its relay or page is gone);
    * `refuse(message)` answers the desktop consumer that it was not invoked.
-   * @param {{providerKey: string, conn: Connection, out: any, why: string, agent: {id: string, name: string|null}|null,
+   * @param {{providerKey: string, conn: Connection, out: any, why: 'dangerous'|'unknown', agent: {id: string, name: string|null}|null,
    *   send: () => boolean, refuse: (message: string) => void}} o
    */
   ask({ providerKey, conn, out, why, agent, send, refuse }) {

@@ -24,7 +24,7 @@ const HELLO_MS = 5000;
 /** An agnt-gg /info: {name, version?, endpoints: [{path, ...}]}. @param {any} info */
 function looksAgntGg(info) {
   return !!info && typeof info === 'object' && typeof info.name === 'string' && Array.isArray(info.endpoints) &&
-    info.endpoints.some((e) => typeof e?.path === 'string' && /^\/(chat|tools|memory|resources|pay)\b/.test(e.path));
+    info.endpoints.some((/** @type {any} JSON of the server's */ e) => typeof e?.path === 'string' && /^\/(chat|tools|memory|resources|pay)\b/.test(e.path));
 }
 
 /**
@@ -32,6 +32,11 @@ function looksAgntGg(info) {
  *   |{kind: 'no-answer', key: string, status: string, message: string, read: string|null, canSave: boolean}} Kept
  *   read: how the typed address was read, or where a page said the provider is; canSave: nothing
  *   listens there yet ("Save anyway" keeps it); a server that answers and refuses is not saved
+ */
+
+/**
+ * @typedef {{ok: boolean, provider?: import('../shared/messages.js').ProviderInfo['provider'], status?: string, message?: string}} Probed
+ *   a probe's outcome: ok, with the provider; else status and message
  */
 
 /**
@@ -44,14 +49,16 @@ function looksAgntGg(info) {
 export async function connectTo(address, token, { anyway = false } = {}) {
   const a = readAddress(address);
   if (!a.ok) throw Object.assign(new Error(a.problem), { code: 'bad_request' });
-  if (a.kind === 'ws') return keep(a.url, token, anyway, a.read);
-  const url = new URL(a.url);
+  const aUrl = /** @type {string} an address read has its URL */ (a.url);
+  if (a.kind === 'ws') return keep(aUrl, token, anyway, a.read);
+  const url = new URL(aUrl);
   const base = url.href.replace(/\/+$/, '');
-  const found = await findPageProvider(a.url, { core: core(), meta: false });
-  if (found.ok) return keep(found.url, token, anyway, [a.read, found.via].filter(Boolean).join('; '));
+  const found = await findPageProvider(aUrl, { core: core(), meta: false });
+  const foundMessage = /** @type {string} found.ok, or message says why not */ (found.message);
+  if (found.ok) return keep(/** @type {string} */ (found.url), token, anyway, [a.read, found.via].filter(Boolean).join('; '));
   if (found.inPage) return { kind: 'not-slop', message: `${found.message}: open that page instead.` };
   // Nothing there (or a port never dialled): its /info would say the same, after as long a wait.
-  if (found.noAnswer && found.noAnswer !== 'unreadable') return { kind: 'not-slop', message: found.message };
+  if (found.noAnswer && found.noAnswer !== 'unreadable') return { kind: 'not-slop', message: foundMessage };
   const info = await getJson(`${base}/info`);
   if (info.status === 200 && looksAgntGg(info.json)) {
     const [tools, resources] = await Promise.all([getJson(`${base}/tools`), getJson(`${base}/resources`)]);
@@ -64,7 +71,7 @@ export async function connectTo(address, token, { anyway = false } = {}) {
   // One sentence: what answered, and what to type instead.
   return {
     kind: 'not-slop',
-    message: found.noAnswer ? found.message
+    message: found.noAnswer ? foundMessage
       : `${base} answers, but is not a SLOP provider (/.well-known/slop: ${found.wellKnown}; /info: ${said(info)}). Type the provider’s ws:// address, or the address of a page that announces one.`,
   };
 }
@@ -74,14 +81,14 @@ export async function connectTo(address, token, { anyway = false } = {}) {
  * resolves when the core has its hello ({ok: true, provider}) or the connection failed or stayed
  * silent ({ok: false, status, message}). The connection is then closed: nothing of it is kept.
  * @param {string} wsUrl @param {string|null} token
- * @returns {Promise<{ok: boolean, provider?: object|null, status?: string, message?: string}>}
+ * @returns {Promise<Probed>}
  */
 function probe(wsUrl, token) {
   // A bare session, not a tab's Connection: its events reach no panel, history or badge.
   const conn = new ConsumerSession({ key: wsUrl, transport: { type: 'ws', url: wsUrl }, host: { core, tokenFor: async (u) => token ?? await tokenFor(u), helloWaitMs: HELLO_MS } });
   const { listeners } = conn;
   return new Promise((resolve) => {
-    const done = (answer) => {
+    const done = (/** @type {Probed} */ answer) => {
       clearTimeout(timer);
       listeners.change.clear();
       // Once the core's events of this turn are handled: not from inside the connection's pump.
@@ -122,20 +129,23 @@ async function keep(wsUrl, token, anyway, read = null) {
     const problem = token ? tokenProblem(token) : null;
     if (problem) throw new Error(problem);
   } catch (e) {
-    throw Object.assign(new Error(e.message), { code: 'bad_request' });
+    throw Object.assign(new Error(/** @type {Error} */ (e).message), { code: 'bad_request' });
   }
   // Already kept and connected (and no new token to try): nothing to find out.
   const known = manualConnections.get(key);
   let provider = !token && known?.status === Status.CONNECTED ? known.provider : null;
   if (!anyway && !provider) {
     const answer = await probe(key, token);
-    if (!answer.ok) return { kind: 'no-answer', key, status: answer.status, message: answer.message, read, canSave: answer.status === Status.UNREACHABLE };
-    provider = answer.provider;
+    if (!answer.ok) {
+      const failed = /** @type {{status: string, message: string}} */ (answer);
+      return { kind: 'no-answer', key, status: failed.status, message: failed.message, read, canSave: failed.status === Status.UNREACHABLE };
+    }
+    provider = /** @type {NonNullable<Probed['provider']>} ok */ (answer.provider);
   }
   try {
     if (token) await setToken(key, token);
   } catch (e) {
-    throw Object.assign(new Error(e.message), { code: 'bad_request' });
+    throw Object.assign(new Error(/** @type {Error} */ (e).message), { code: 'bad_request' });
   }
   await addManualProvider(key);
   return { kind: 'slop', key, provider, checked: !!provider, read };

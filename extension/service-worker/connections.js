@@ -37,7 +37,7 @@ export class Connection extends ConsumerSession {
    * @param {import('../../js-glue/consumer-session.js').SessionTransport} o.transport   from the core (parseMeta / parseDescriptor), or a local app's descriptor
    * @param {'meta'|'well-known'|'manual'|'local'} o.source
    * @param {{id: string, name: string}} [o.local]   a local app: its descriptor's id and name
-   * @param {string} o.pageUrl
+   * @param {string|null} o.pageUrl       null: a provider added by address
    * @param {{classification: 'same-origin'|'cross-origin', page_origin: string|null, target: string, approval_key: string|null}} o.target
    *   core classifyTarget()
    * @param {{open(): void, send(message: object): void, close(): void}} [o.page]  postMessage channel
@@ -76,7 +76,8 @@ export class Connection extends ConsumerSession {
     if (this.disposed) return;
     if (this.classification !== 'same-origin') {
       const gen = ++this.generation;
-      const [approved, denied] = await Promise.all([this.host.isApproved(this.approvalKey), this.host.isDenied(this.approvalKey)]);
+      const key = /** @type {string} */ (this.approvalKey); // a cross-origin target has one
+      const [approved, denied] = await Promise.all([this.host.isApproved(key), this.host.isDenied(key)]);
       if (this.disposed || gen !== this.generation) return;
       if (!approved) {
         // Not (or no longer) approved: nothing of this provider is kept.

@@ -86,11 +86,11 @@ const STATE_TEXT = {
 /** How long a bridge's own words may be in the status. */
 const NOTE_MAX = 200;
 
-
 export class DesktopBridge {
   /** @param {BridgeHost} host */
   constructor(host) {
     this.host = host;
+    /** @type {{enabled: boolean, url: string, token: string|null, allowUnpaired: boolean}} */
     this.settings = { enabled: false, url: '', token: null, allowUnpaired: false };
     /** @type {BridgeStatus['state']} */
     this.state = 'off';
@@ -135,7 +135,7 @@ export class DesktopBridge {
     return { secret: this.#secret?.kind ?? null, allowUnpaired: this.settings.allowUnpaired };
   }
 
-  /** Applies the user's settings ({enabled, url, token, allowUnpaired}); reconnects when they changed. */
+  /** Applies the user's settings; reconnects when they changed. @param {{enabled?: boolean, url?: string, token?: string|null, allowUnpaired?: boolean}} settings */
   configure(settings) {
     const s = {
       enabled: !!settings.enabled, url: String(settings.url ?? ''), token: settings.token ?? null, allowUnpaired: !!settings.allowUnpaired,
@@ -210,7 +210,7 @@ export class DesktopBridge {
    */
   #connect(withToken) {
     const gen = ++this.generation;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = null;
     this.warned = false;
     this.note = null;
@@ -260,7 +260,7 @@ export class DesktopBridge {
         : `Connected to ${url} without pairing: any program on this computer that opens this port sees what is shared.`);
     this.sync();
   }
-
+  /** @param {import('../../js-glue/ws-transport.js').CloseInfo} info */
   async #closed(info) {
     this.wire = null;
     this.mode = null;
@@ -291,7 +291,7 @@ export class DesktopBridge {
 
   #stop() {
     this.generation++;
-    clearTimeout(this.timer);
+    clearTimeout(this.timer ?? undefined);
     this.timer = null;
     this.retryAt = null;
     this.pairing?.cancel();
@@ -350,11 +350,11 @@ export class DesktopBridge {
     };
   }
 
-  /** The providers the user let the desktop invoke without asking (trust keys, from storage.session). */
+  /** The providers the user let the desktop invoke without asking (trust keys, from storage.session). @param {unknown} keys */
   setTrust(keys) {
     if (this.approvals.setTrust(keys)) this.#publish();
   }
-
+  /** @param {object} obj */
   #send(obj) {
     return this.state === 'connected' && this.wire?.isOpen ? this.wire.send(JSON.stringify(obj)) : false;
   }
@@ -383,7 +383,7 @@ export class DesktopBridge {
     }
     for (const [key, conn] of now) {
       if (this.shared.has(key)) continue;
-      const provider = { id: conn.provider.id, name: conn.provider.name, transport: conn.isPostMessage ? 'postmessage' : 'ws' };
+      const provider = /** @type {{id: string, name: string, transport: string, url?: string}} */ ({ id: conn.provider.id, name: conn.provider.name, transport: conn.isPostMessage ? 'postmessage' : 'ws' });
       if (!conn.isPostMessage) provider.url = conn.transport.url;
       const announcement = { type: BridgeType.PROVIDER_AVAILABLE, tabId: conn.tabId, providerKey: key, provider };
       this.shared.set(key, { conn, announcement });
@@ -394,7 +394,7 @@ export class DesktopBridge {
   }
 
   // ------------------------------------------------------------------------------ relay
-
+  /** @param {string|Uint8Array} text a frame */
   #onFrame(text) {
     // The bridges send their messages as text frames.
     if (typeof text !== 'string') return this.#ignore('a binary bridge message');
@@ -464,7 +464,7 @@ export class DesktopBridge {
 
   /**
    * A desktop message over ENVELOPE_MAX: a request to a relayed provider of ours is answered with
-   * an error naming its size, so the agent's call ends instead of waiting forever.
+   * an error naming its size, so the agent's call ends instead of waiting forever. @param {string} text
    */
   #oversized(text) {
     let msg = null;
@@ -484,7 +484,7 @@ export class DesktopBridge {
     this.#toDesktop(msg.providerKey, JSON.stringify(refusal));
   }
 
-  /** Counts a dropped message; a malformed one is said once per connection, never per message. */
+  /** Counts a dropped message; a malformed one is said once per connection, never per message. @param {string|null} malformed */
   #ignore(malformed) {
     this.ignored++;
     if (!malformed || this.warned) return;
@@ -492,18 +492,18 @@ export class DesktopBridge {
     console.warn(`SLOP Inspector: bridge: ignoring ${malformed}; further ones on this connection are only counted`);
   }
 
-  /** A SLOP message to the desktop, as the provider wrote it (its text is spliced in, never re-printed). */
+  /** A SLOP message to the desktop, as the provider wrote it (its text spliced in, never re-printed). @param {string} providerKey @param {string} messageText */
   #toDesktop(providerKey, messageText) {
     if (this.state === 'connected' && this.wire?.isOpen) this.wire.send(relayEnvelope(providerKey, messageText));
   }
-
+  /** @param {Connection} conn */
   #newRelay(conn) {
     // A random tag: after a worker restart, an old relay's subscriptions may still be open in
     // the page, and their frames must not reach a new relay.
     const tag = `b${crypto.getRandomValues(new Uint32Array(2)).reduce((t, x) => t + x.toString(36), '')}`.slice(0, 16);
     return { relay: new (this.host.core().SlopRelay)(tag), conn, opens: 1 };
   }
-
+  /** @param {string} providerKey */
   #openRelay(providerKey) {
     const open = this.relays.get(providerKey);
     if (open) {
@@ -521,10 +521,10 @@ export class DesktopBridge {
     this.relays.set(providerKey, r);
     // Some consumers (the Go CLI's) wait for a hello without sending connect: ask the page.
     const hello = r.relay.open();
-    if (hello) r.conn.page.send(hello);
+    if (hello) /** @type {NonNullable<Connection['page']>} a postMessage connection's */ (r.conn.page).send(hello);
     this.#publish();
   }
-
+  /** @param {string} providerKey */
   #closeRelay(providerKey) {
     const r = this.relays.get(providerKey);
     if (!r) return;
@@ -577,13 +577,12 @@ export class DesktopBridge {
     });
   }
 
-
-  /** The user's answer (popup). false when the approval is no longer waiting. */
+  /** The user's answer (popup). false when the approval is no longer waiting. @param {string} id @param {boolean} allow */
   decide(id, allow) {
     return this.approvals.decide(id, allow);
   }
 
-  /** A provider frame of a postMessage connection (tabs.js, before or after the core saw it). */
+  /** A provider frame of a postMessage connection (tabs.js, before or after the core saw it). @param {Connection} conn @param {string} text */
   pageFrame(conn, text) {
     if (this.relays.size === 0) return;
     for (const [providerKey, r] of this.relays) {
@@ -593,7 +592,7 @@ export class DesktopBridge {
     }
   }
 
-  /** Approvals waiting for a tab: its badge asks for attention. */
+  /** Approvals waiting for a tab: its badge asks for attention. @param {number} tabId */
   waitingFor(tabId) {
     return this.approvals.waitingFor(tabId);
   }

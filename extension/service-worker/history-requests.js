@@ -48,7 +48,7 @@ function historyError(e) {
  */
 function needTimeline(ui, key) {
   const { recordings } = historiesOf(ui);
-  if (typeof key === 'string' && recordings.has(key)) return recordings.get(key);
+  if (typeof key === 'string' && recordings.has(key)) return /** @type {Timeline} */ (recordings.get(key));
   const tl = typeof key === 'string' && ui.tabId !== null ? (timelineOf(ui.tabId, key) ?? timelineOf(MANUAL_TAB, key)) : null;
   if (!tl) throw new RequestError(ErrorCode.NOT_FOUND, 'No history for this provider yet');
   return tl;
@@ -86,7 +86,7 @@ export const historyRequests = {
         const d = tl.diff(needStep(m, 'from'), needStep(m, 'to'));
         if (m.paths !== true) return d;
         // Only which paths differ (the tree's "changed since step N" filter): no views to send.
-        const path = (x) => x.path;
+        const path = (/** @type {{path: string}} */ x) => x.path;
         return { ...d, added: d.added.map(path), removed: d.removed.map(path), changed: d.changed.map(path) };
       } catch (e) {
         throw historyError(e);
@@ -121,7 +121,8 @@ export const historyRequests = {
       try {
         pauseTimeline(tl, m.on === true);
       } catch (e) {
-        if (e.code === 'not_live') throw new RequestError(ErrorCode.BAD_STATE, e.message);
+        const err = /** @type {Error & {code?: string}} */ (e);
+        if (err.code === 'not_live') throw new RequestError(ErrorCode.BAD_STATE, err.message);
         throw e;
       }
       return { info: tl.info() };
@@ -140,20 +141,20 @@ export const historyRequests = {
       try {
         doc = JSON.parse(m.text);
       } catch (e) {
-        throw new RequestError(ErrorCode.INVALID_TREE, `The file is not JSON: ${e.message}`);
+        throw new RequestError(ErrorCode.INVALID_TREE, `The file is not JSON: ${/** @type {Error} */ (e).message}`);
       }
       let tl;
       try {
         tl = Timeline.fromRecording(doc, core);
       } catch (e) {
-        throw new RequestError(ErrorCode.INVALID_TREE, e.message);
+        throw new RequestError(ErrorCode.INVALID_TREE, /** @type {Error} */ (e).message);
       }
       const { recordings } = historiesOf(ui);
       const key = `recording:${++recordingSeq}`;
       tl.name = typeof m.name === 'string' ? m.name.slice(0, 200) : 'recording';
       recordings.set(key, tl);
       while (recordings.size > LIMITS.IMPORTS_PER_PORT) {
-        const [oldest, old] = recordings.entries().next().value;
+        const [oldest, old] = /** @type {[string, Timeline]} */ (recordings.entries().next().value);
         old.dispose();
         recordings.delete(oldest);
       }

@@ -24,6 +24,8 @@ export class ImportError extends Error {
 
 let counter = 0;
 
+/** @typedef {import('../../js-glue/slop-core.js').SlopConsumerT} SlopConsumer */
+
 /**
  * An imported document: the same surface panel-ports.js uses of a Connection (key, consumer,
  * primarySub, info()).
@@ -31,7 +33,7 @@ let counter = 0;
 export class ImportedTree {
   /**
    * @param {string} text  the file's contents
-   * @param {string} name  the file's name (shown, never interpreted)
+   * @param {string|null|undefined} name  the file's name (shown, never interpreted)
    */
   constructor(text, name) {
     if (typeof text !== 'string' || text.length === 0) throw new ImportError('The file is empty.');
@@ -43,19 +45,22 @@ export class ImportedTree {
       const doc = c.load(text, this.name);
       this.primarySub = doc.sub;
       this.version = doc.version;
-      this.fileProvider = doc.names_provider ? { id: doc.provider.id, name: doc.provider.name } : null;
+      const provider = /** @type {{id: string, name: string}} */ (doc.provider);
+      this.fileProvider = doc.names_provider ? { id: provider.id, name: provider.name } : null;
       this.exportedAt = doc.exported_at;
       c.drain(); // the hello and snapshot events: nobody listens to an import
+      /** @type {SlopConsumer|null} null once disposed */
       this.consumer = c;
     } catch (e) {
       c.free();
-      throw new ImportError(String(e?.message ?? e)); // the core's reason: "the tree was refused: ..."
+      throw new ImportError(String(/** @type {any} a thrown value */ (e)?.message ?? e)); // the core's reason: "the tree was refused: ..."
     }
   }
 
   /** The subscription's root path and node count (core status). */
   subscription() {
-    return this.consumer.status().subscriptions?.find((s) => s.sub === this.primarySub) ?? null;
+    const st = /** @type {import('../shared/messages.js').ConsumerStatus} */ (/** @type {SlopConsumer} */ (this.consumer).status());
+    return st.subscriptions?.find((s) => s.sub === this.primarySub) ?? null;
   }
 
   info() {
@@ -80,7 +85,7 @@ const importsOf = perPort(() => /** @type {Map<string, ImportedTree>} */ (new Ma
  */
 export function needSource(ui, key) {
   const imports = importsOf(ui);
-  if (typeof key === 'string' && imports.has(key)) return imports.get(key);
+  if (typeof key === 'string' && imports.has(key)) return /** @type {ImportedTree} */ (imports.get(key));
   return needConnection(ui, key);
 }
 
@@ -94,11 +99,11 @@ export const importRequests = {
       imports.set(imp.key, imp);
       while (imports.size > LIMITS.IMPORTS_PER_PORT) {
         const [oldest] = imports.keys();
-        imports.get(oldest).dispose();
+        /** @type {ImportedTree} */ (imports.get(oldest)).dispose();
         imports.delete(oldest);
       }
-      const info = imp.subscription();
-      const { nodes, complete } = breadthFirstViews(imp.consumer, imp.primarySub, info.path, viewBudget(m));
+      const info = /** @type {import('../shared/messages.js').SubscriptionInfo} a loaded document has its subscription */ (imp.subscription());
+      const { nodes, complete } = breadthFirstViews(/** @type {SlopConsumer} */ (imp.consumer), imp.primarySub, info.path, viewBudget(m));
       return {
         ...imp.info(), sub: imp.primarySub, path: info.path, version: info.version ?? imp.version,
         count: info.nodes ?? nodes.length, nodes, complete,

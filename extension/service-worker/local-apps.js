@@ -128,7 +128,7 @@ export async function configureLocalApps() {
 }
 
 function startHost() {
-  clearTimeout(restartTimer);
+  clearTimeout(restartTimer ?? undefined);
   restartTimer = null;
   const gen = ++generation;
   joiner = chunkJoiner();
@@ -148,7 +148,7 @@ function startHost() {
 }
 
 function stopHost() {
-  clearTimeout(restartTimer);
+  clearTimeout(restartTimer ?? undefined);
   restartTimer = null;
   generation++;
   const p = port;
@@ -192,7 +192,7 @@ function onHostMessage(m) {
   switch (m.type) {
     case FromHost.LOCAL_PROVIDERS:
       scan = {
-        providers: Array.isArray(m.providers) ? m.providers.filter((p) => p && typeof p.id === 'string' && p.transport) : [],
+        providers: Array.isArray(m.providers) ? m.providers.filter((/** @type {any} the host's JSON */ p) => p && typeof p.id === 'string' && p.transport) : [],
         refused: Array.isArray(m.refused) ? m.refused : [],
         ignored: Array.isArray(m.ignored) ? m.ignored : [],
         dirs: Array.isArray(m.dirs) ? m.dirs : [],
@@ -241,6 +241,7 @@ function openChannel(id, approvedCommand, h) {
   hostSend({ type: ToHost.OPEN, channel, id, ...(approvedCommand ? { approvedCommand } : {}) });
   return {
     get isOpen() { return ch.opened && channels.get(channel) === ch; },
+    /** @param {string} text */
     send(text) {
       if (!ch.opened || channels.get(channel) !== ch) return false;
       hostSend({ type: ToHost.SEND, channel, text });

@@ -131,6 +131,7 @@ export function patchDelta(consumer, sub, patch, known, read = new Map(), maxAdd
   const removed = [];
   for (const p of patch.removed ?? []) if (known.drop(p)) removed.push(p);
   const children = (patch.children ?? []).filter((c) => known.has(c.parent));
+  /** @type {string[]} */
   const nodes = [];
   const sent = new Set();
   const send = (/** @type {string} */ p) => {

@@ -27,7 +27,7 @@ import { tabs, connectionOf, manualConnections, localConnections, MANUAL_TAB, re
  * @property {import('../shared/browser.js').Port} port
  * @property {string} page       which UI page it comes from (UiPage): what it may ask (PAGE_REQUESTS)
  * @property {number|null} tabId
- * @property {object[]} outbox   pushes not posted yet (see post)
+ * @property {import('../shared/messages.js').PushMessage[]} outbox   pushes not posted yet (see post)
  * @property {boolean} flushDue   a flush is scheduled (a timer, or a microtask)
  * @property {ReturnType<typeof setTimeout>|null} flushTimer
  * @property {number} lastFlush   performance.now() of the last post
@@ -59,7 +59,7 @@ export function allUiPorts() {
   return [...uiPorts];
 }
 
-/** @type {Record<string, RequestHandler<any>>} */
+/** @type {Record<string, RequestHandler<any>|undefined>} */
 const handlers = Object.create(null);
 /** @type {((ui: UiPort) => void)[]} */
 const releases = [];
@@ -112,7 +112,7 @@ export function acceptUiPort(port) {
   }));
   port.onDisconnect.addListener(() => {
     uiPorts.delete(ui);
-    clearTimeout(ui.flushTimer);
+    clearTimeout(ui.flushTimer ?? undefined);
     ui.outbox = [];
     releasePort(ui);
   });
@@ -166,7 +166,7 @@ export function post(ui, msg) {
 
 /** @param {UiPort} ui */
 function flush(ui) {
-  clearTimeout(ui.flushTimer);
+  clearTimeout(ui.flushTimer ?? undefined);
   ui.flushTimer = null;
   ui.flushDue = false;
   const pushes = ui.outbox;
@@ -286,7 +286,7 @@ async function onUiMessage(ui, msg) {
   } catch (e) {
     // A RequestError or ImportError carries its ErrorCode; a SlopError (a core refusal) its
     // codeName, which errorCodeOf maps. Messages come from the core or from the tables.
-    post(ui, { type: Push.REPLY, id, ok: false, error: { code: errorCodeOf(e), message: String(e.message ?? e) } });
+    post(ui, { type: Push.REPLY, id, ok: false, error: { code: errorCodeOf(e), message: String(/** @type {any} a thrown value */ (e).message ?? e) } });
   }
 }
 
@@ -328,7 +328,8 @@ export function needSub(conn, sub) {
  * @returns {import('../shared/messages.js').SubscriptionInfo|null}
  */
 export function subscriptionInfo(consumer, sub) {
-  return consumer.status().subscriptions?.find((s) => s.sub === sub) ?? null;
+  const st = /** @type {import('../shared/messages.js').ConsumerStatus} */ (consumer.status());
+  return st.subscriptions?.find((s) => s.sub === sub) ?? null;
 }
 
 /** How many node views a request wants at first (WATCH, INSPECT_TREE `budget`). @param {{budget?: any}} m @returns {number} */

@@ -15,10 +15,12 @@ import { connectTo } from './connect-to.js';
 import { needSource } from './imports.js';
 import { perPort, RequestError, needConnection, needSub, subscriptionInfo } from './panel-ports.js';
 
+/** @typedef {import('../../js-glue/slop-core.js').SlopConsumerT} SlopConsumer */
+
 /** Port → provider key → the subscriptions it made. */
 const ownedSubsOf = perPort(() => /** @type {Map<string, Set<string>>} */ (new Map()));
 
-/** A field sent as JSON text (exact-json.js), read with its integers' digits. */
+/** A field sent as JSON text (exact-json.js), read with its integers' digits. @param {unknown} text @param {string} name */
 function portText(text, name) {
   const r = readPortText(text);
   if (!r.ok) throw new RequestError(ErrorCode.BAD_REQUEST, `${name} must be JSON text`);
@@ -43,7 +45,7 @@ export const providerRequests = {
       const sub = conn.subscribe(m.options ?? {});
       const owned = ownedSubsOf(ui);
       if (!owned.has(conn.key)) owned.set(conn.key, new Set());
-      owned.get(conn.key).add(sub);
+      /** @type {Set<string>} */ (owned.get(conn.key)).add(sub);
       return { sub };
     },
     [Request.UNSUBSCRIBE](ui, m) {
@@ -56,8 +58,9 @@ export const providerRequests = {
     [Request.AGENT_VIEW](ui, m) {
       const conn = needSource(ui, m.key);
       const sub = needSub(conn, m.sub);
+      const consumer = /** @type {SlopConsumer} needSub checked it */ (conn.consumer);
       // The tools as the Playground offers them: the core's most salient AGENT_DEFAULTS.maxTools.
-      return { treeText: conn.consumer.treeText(sub), tools: conn.consumer.tools(sub, null, 0, AGENT_DEFAULTS.maxTools) };
+      return { treeText: consumer.treeText(sub), tools: consumer.tools(sub, null, 0, AGENT_DEFAULTS.maxTools) };
     },
     [Request.CONFORMANCE](ui, m) {
       const conn = needConnection(ui, m.key);
@@ -77,11 +80,12 @@ export const providerRequests = {
     [Request.GET_TREE](ui, m) {
       const conn = needSource(ui, m.key);
       const sub = needSub(conn, m.sub);
-      const info = subscriptionInfo(conn.consumer, sub);
+      const consumer = /** @type {SlopConsumer} needSub checked it */ (conn.consumer);
+      const info = subscriptionInfo(consumer, sub);
       if (!info) throw new RequestError(ErrorCode.NOT_FOUND, 'No such subscription');
-      const st = conn.consumer.status();
+      const st = /** @type {import('../shared/messages.js').ConsumerStatus} */ (consumer.status());
       return {
-        treeText: conn.consumer.treeJson(sub, info.path, -1), // text: a port would round its numbers
+        treeText: consumer.treeJson(sub, info.path, -1), // text: a port would round its numbers
         path: info.path,
         version: info.version ?? 0,
         provider: st.provider ?? null,
@@ -96,13 +100,14 @@ export const providerRequests = {
 
     async [Request.APPROVE](ui, m) {
       const conn = needConnection(ui, m.key);
-      // storage.onChanged then starts every connection with this key
-      await approve(conn.approvalKey, { page: conn.approvalPage, target: conn.approvalTarget });
+      // storage.onChanged then starts every connection with this key. Asked of a provider that
+      // waits for approval: one on another origin, which has a key.
+      await approve(/** @type {string} */ (conn.approvalKey), { page: conn.approvalPage, target: conn.approvalTarget });
       return {};
     },
     async [Request.DENY](ui, m) {
       const conn = needConnection(ui, m.key);
-      await deny(conn.approvalKey);
+      await deny(/** @type {string} as APPROVE */ (conn.approvalKey));
       return {};
     },
     async [Request.RETRY](ui, m) {
@@ -119,7 +124,8 @@ export const providerRequests = {
       try {
         return await connectTo(m.address, m.token || null, { anyway: m.anyway === true });
       } catch (e) {
-        throw new RequestError(e.code === 'bad_request' ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL, e.message);
+        const err = /** @type {Error & {code?: string}} */ (e);
+        throw new RequestError(err.code === 'bad_request' ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL, err.message);
       }
     },
     async [Request.REMOVE_PROVIDER](ui, m) {

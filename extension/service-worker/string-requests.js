@@ -7,6 +7,7 @@ import { Request, ErrorCode } from '../shared/messages.js';
 import { stringWebhookUrl, stringWebhookInfo, setStringWebhook, parseStringWebhook, noteStringAgent } from '../shared/settings-store.js';
 import { stringPayload, sendWithReceipt, findAgents, useAgent } from './string-webhook.js';
 import { RequestError, needConnection, needSub, subscriptionInfo } from './panel-ports.js';
+import { transportText } from '../shared/status-text.js';
 
 /** @type {import('./panel-ports.js').RequestTable} */
 export const stringRequests = {
@@ -14,15 +15,18 @@ export const stringRequests = {
     async [Request.SEND_TO_STRING](ui, m) {
       const conn = needConnection(ui, m.key);
       const sub = needSub(conn, m.sub);
-      const info = subscriptionInfo(conn.consumer, sub);
+      const consumer = /** @type {import('../../js-glue/slop-core.js').SlopConsumerT} */ (conn.consumer); // needSub checked it
+      const info = subscriptionInfo(consumer, sub);
       if (!info?.nodes) throw new RequestError(ErrorCode.BAD_STATE, 'Nothing to send: the provider has no state yet.');
       const url = await stringWebhookUrl();
       if (!url) throw new RequestError(ErrorCode.BAD_STATE, 'No String agent is set: find it or paste its webhook URL (`string webhook show`) in Options.');
       const agentId = (await stringWebhookInfo())?.agentId ?? null;
       const payload = stringPayload({
         pageUrl: conn.pageUrl, provider: conn.provider, live: conn.live, status: conn.status,
-        transport: conn.isPostMessage ? 'postMessage, in the page' : conn.transport.url,
-        version: info.version ?? 0, nodes: info.nodes, treeText: conn.consumer.treeText(sub) ?? '', tools: conn.consumer.tools(sub),
+        // A local app has no URL: its socket or command, as the panel says it.
+        transport: conn.isPostMessage ? 'postMessage, in the page'
+          : conn.transport.url ?? transportText(/** @type {import('../shared/messages.js').ProviderInfo} */ ({ source: 'local', transport: conn.transport })),
+        version: info.version ?? 0, nodes: info.nodes, treeText: consumer.treeText(sub) ?? '', tools: consumer.tools(sub),
       });
       const answer = await sendWithReceipt(url, payload.text, { agentId });
       // A pasted URL's agent, named by its daemon: its event stream is watched from the next send.

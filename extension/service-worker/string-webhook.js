@@ -18,7 +18,7 @@ export const WEBHOOK_MAX_BYTES = 65_536;
 /**
  * The text an agent gets. Tree lines (the core's canonical text, one per node) are kept whole
  * while they fit; then the affordances, each named "not invocable from String".
- * @param {{pageUrl: string|null, provider: {id: string, name: string}|null, transport: string,
+ * @param {{pageUrl: string|null, provider: {id: string, name: string}|null, transport: string|undefined,
  *   version: number, nodes: number, treeText: string, tools: {resolve: Record<string, {path: string, action: string}>, tools: {name: string, dangerous?: boolean}[]}|null,
  *   live?: boolean, status?: string, at?: string, maxBytes?: number}} o
  * @returns {{text: string, bytes: number, kept: number, total: number}}
@@ -121,12 +121,14 @@ const SEEN_MAX = 10_000;
 export class SseParser {
   #buf = '';
   #event = '';
+  /** @type {string[]} */
   #data = [];
   #dataLength = 0;
 
-  /** @returns {{event: string, data: string}[]} the events this text completed */
+  /** @param {string} text @returns {{event: string, data: string}[]} the events this text completed */
   push(text) {
     const buf = this.#buf + text;
+    /** @type {{event: string, data: string}[]} */
     const out = [];
     const eol = /\r\n|\r|\n/g;
     let start = 0;
@@ -140,6 +142,7 @@ export class SseParser {
     return out;
   }
 
+  /** @param {string} line @param {{event: string, data: string}[]} out */
   #line(line, out) {
     if (line === '') {
       if (this.#data.length > 0) out.push({ event: this.#event || 'message', data: this.#data.join('\n') });
@@ -173,7 +176,9 @@ export class EventWatch {
   state = 'opening';
   detail = '';
   #ctrl = new AbortController();
+  /** @type {Set<string>} */
   #seen = new Set();
+  /** @type {Set<() => void>} */
   #changed = new Set();
 
   /** @param {string} origin  the daemon, "http://127.0.0.1:3923" @param {string} agentId */
@@ -186,7 +191,10 @@ export class EventWatch {
     return this.#until(() => this.state !== 'opening', ms);
   }
 
-  /** Resolves true once the event `id` came on the stream; false when the stream ends or `ms` pass first. */
+  /**
+   * Resolves true once the event `id` came on the stream; false when the stream ends or `ms` pass first.
+   * @param {string} id @param {number} [ms]
+   */
   async seen(id, ms = RECEIPT_MS) {
     await this.#until(() => this.#seen.has(id) || (this.state !== 'opening' && this.state !== 'open'), ms);
     return this.#seen.has(id);
@@ -197,6 +205,7 @@ export class EventWatch {
     this.#ctrl.abort();
   }
 
+  /** @param {string} origin @param {string} agentId */
   async #run(origin, agentId) {
     let res;
     try {
@@ -218,7 +227,7 @@ export class EventWatch {
       this.#end('failed', `HTTP ${res.status}${res.status === 200 ? ', not an event stream' : ''}${said ? `: ${said}` : ''}`);
       return;
     }
-    const reader = res.body.getReader();
+    const reader = /** @type {ReadableStream<Uint8Array>} */ (res.body).getReader();
     const decoder = new TextDecoder();
     const sse = new SseParser();
     try {
@@ -231,12 +240,13 @@ export class EventWatch {
         for (const ev of sse.push(decoder.decode(value, { stream: true }))) this.#onEvent(ev);
       }
     } catch (e) {
-      this.#end('failed', this.#ctrl.signal.aborted ? 'closed' : String(e?.message ?? e));
+      this.#end('failed', this.#ctrl.signal.aborted ? 'closed' : String(/** @type {any} a thrown value */ (e)?.message ?? e));
     } finally {
       reader.cancel().catch(() => {});
     }
   }
 
+  /** @param {{event: string, data: string}} ev */
   #onEvent({ event, data }) {
     if (event === 'ready' && this.state === 'opening') this.state = 'open';
     if (event === 'event') {
@@ -247,6 +257,7 @@ export class EventWatch {
     this.#notify();
   }
 
+  /** @param {string} state @param {string} detail */
   #end(state, detail) {
     if (this.state === 'closed' || this.state === 'no-stream' || this.state === 'failed') return;
     this.state = state;
@@ -258,8 +269,9 @@ export class EventWatch {
     for (const f of [...this.#changed]) f();
   }
 
+  /** @param {() => boolean} done @param {number} ms */
   #until(done, ms) {
-    return new Promise((resolve) => {
+    return /** @type {Promise<void>} */ (new Promise((resolve) => {
       const finish = () => {
         clearTimeout(timer);
         this.#changed.delete(check);
@@ -269,11 +281,11 @@ export class EventWatch {
       const timer = setTimeout(finish, ms);
       this.#changed.add(check);
       check();
-    });
+    }));
   }
 }
 
-const duration = (ms) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
+const duration = (/** @type {number} */ ms) => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
 
 /**
  * What the stream said about a send, in words. Only "seen" is certain; every other outcome says
@@ -336,7 +348,7 @@ const ANSWER_MAX = 1 << 20;
 /**
  * The daemon's origin from what the user typed: a port ("3923"), host:port or an http:// URL,
  * on a loopback host only; empty means the default, no port means 3923. Throws with a message.
- * @param {string} input @returns {string} the origin
+ * @param {string|null|undefined} input @returns {string} the origin
  */
 export function parseStringDaemon(input) {
   let text = String(input ?? '').trim();
@@ -412,7 +424,7 @@ const silentMessage = (/** @type {string} */ origin, /** @type {number} */ ms) =
 
 /**
  * GET /agents of the daemon at `address`, in words.
- * @param {string} address @param {{answerMs?: number}} [o]
+ * @param {string|null|undefined} address @param {{answerMs?: number}} [o]
  * @returns {Promise<{ok: boolean, problem?: 'address'|'down'|'silent'|'not-stringd'|'none', origin: string|null,
  *   agents: {id: string, home: string|null}[], message: string}>}
  */
@@ -421,8 +433,9 @@ export async function findAgents(address, { answerMs = DAEMON_ANSWER_MS } = {}) 
   try {
     origin = parseStringDaemon(address);
   } catch (e) {
-    return { ok: false, problem: 'address', origin: null, agents: [], message: e.message };
+    return { ok: false, problem: 'address', origin: null, agents: [], message: /** @type {Error} */ (e).message };
   }
+  /** @param {'down'|'silent'|'not-stringd'|'none'} problem @param {string} message */
   const fail = (problem, message) => ({ ok: false, problem, origin, agents: [], message });
   const r = await getJson(`${origin}/agents`, answerMs);
   if (r.down) return fail('down', downMessage(origin));
@@ -449,7 +462,7 @@ export async function findAgents(address, { answerMs = DAEMON_ANSWER_MS } = {}) 
  * "Use this agent": GET /agents/:id/webhook (the daemon shows the agent's webhook, creating it
  * if it has none), the URL checked by `accept` (parseStringWebhook: loopback, /webhook/<token>)
  * and handed to `store`. The answer never holds the URL, and no message quotes it.
- * @param {string} address @param {string} agentId
+ * @param {string|null|undefined} address @param {string} agentId
  * @param {{accept: (url: string) => unknown, store: (url: string, agentId: string) => Promise<unknown>, answerMs?: number}} o
  * @returns {Promise<{ok: boolean, problem?: string, origin: string|null, agentId: string|null, message: string}>}
  */
@@ -458,17 +471,18 @@ export async function useAgent(address, agentId, { accept, store, answerMs = DAE
   try {
     origin = parseStringDaemon(address);
   } catch (e) {
-    return { ok: false, problem: 'address', origin: null, agentId: null, message: e.message };
+    return { ok: false, problem: 'address', origin: null, agentId: null, message: /** @type {Error} */ (e).message };
   }
   if (typeof agentId !== 'string' || agentId.length === 0 || agentId.length > AGENT_ID_MAX) {
     return { ok: false, problem: 'agent', origin, agentId: null, message: 'Pick one of the agents the daemon listed.' };
   }
+  /** @param {string} problem @param {string} message */
   const fail = (problem, message) => ({ ok: false, problem, origin, agentId, message: `${message} Nothing was saved.` });
   const r = await getJson(`${origin}/agents/${encodeURIComponent(agentId)}/webhook`, answerMs);
   if (r.down) return fail('down', downMessage(origin));
   if (r.silent) return fail('silent', silentMessage(origin, answerMs));
   if (r.status !== 200) {
-    const said = errorOf(r.text);
+    const said = errorOf(/** @type {string} */ (r.text)); // an answer (a status) has its text
     return fail('refused', `The daemon at ${origin} refused agent ${agentId}'s webhook (HTTP ${r.status}${said ? `: ${said}` : ''}).`);
   }
   const url = r.json?.webhook_url;
@@ -479,7 +493,7 @@ export async function useAgent(address, agentId, { accept, store, answerMs = DAE
     accept(url);
   } catch (e) {
     // parseStringWebhook's messages never quote the URL.
-    return fail('not-webhook', `The daemon at ${origin} gave a webhook the extension does not accept (${e.message.replace(/[.]$/, '')}).`);
+    return fail('not-webhook', `The daemon at ${origin} gave a webhook the extension does not accept (${/** @type {Error} */ (e).message.replace(/[.]$/, '')}).`);
   }
   await store(url, agentId);
   return { ok: true, origin, agentId, message: `Agent ${agentId}'s webhook is saved: the panel and the popup send it states from now on.` };

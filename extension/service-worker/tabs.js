@@ -23,7 +23,7 @@ export const workerHost = Object.freeze({ core, tokenFor, isApproved, isDenied }
  * @property {import('../shared/browser.js').Port} port
  * @property {string|null} pageUrl
  * @property {string[]} metas
- * @property {{url: string, state: 'asked'|'done', transport?: object, error?: string}|null} wellKnown
+ * @property {{url: string, state: 'asked'|'done', transport?: import('../../js-glue/session-host.js').SessionTransport, error?: string}|null} wellKnown
  * @property {{content: string, error: string}[]} problems
  * @property {Map<string, Connection>} connections
  */
@@ -139,7 +139,7 @@ function onContentMessage(tab, msg) {
     case FromContent.DISCOVERY:
       if (!Array.isArray(msg.metas)) return;
       if (typeof msg.url === 'string') tab.pageUrl = msg.url;
-      tab.metas = msg.metas.filter((m) => typeof m === 'string').slice(0, 32);
+      tab.metas = msg.metas.filter((/** @type {unknown} */ m) => typeof m === 'string').slice(0, 32);
       reconcile(tab);
       break;
     case FromContent.WELL_KNOWN:
@@ -227,7 +227,7 @@ function reconcile(tab) {
     const target = c.classifyTarget(pageUrl, t.transport.type === 'postmessage' ? 'postmessage' : t.transport.url);
     const conn = new Connection({
       tabId: tab.tabId, key, transport: t.transport, source: t.source, pageUrl, target,
-      page: t.transport.type === 'postmessage' ? pageChannel(tab) : null, host: workerHost,
+      page: t.transport.type === 'postmessage' ? pageChannel(tab) : undefined, host: workerHost,
     });
     tab.connections.set(key, conn);
     conn.start().catch((e) => console.error('SLOP Inspector: connect failed:', e?.message ?? e));
@@ -239,7 +239,7 @@ function reconcile(tab) {
 function pageChannel(tab) {
   return {
     open: () => postToContent(tab, { type: ToContent.PM_OPEN }),
-    send: (message) => postToContent(tab, { type: ToContent.PM_SEND, message }),
+    send: (/** @type {object} */ message) => postToContent(tab, { type: ToContent.PM_SEND, message }),
     close: () => postToContent(tab, { type: ToContent.PM_CLOSE }),
   };
 }
@@ -307,13 +307,13 @@ export function settingsChanged(changes) {
   if (approvalKeys.size === 0 && tokenOrigins.size === 0) return;
   for (const conn of allConnections()) {
     if (conn.disposed) continue;
-    if (conn.classification !== 'same-origin' && approvalKeys.has(conn.approvalKey)) {
+    if (conn.classification !== 'same-origin' && approvalKeys.has(/** @type {string} cross-origin: it has one */ (conn.approvalKey))) {
       conn.retry().catch(() => {});
       continue;
     }
     if (tokenOrigins.size > 0 && !conn.isPostMessage) {
       let origin = null;
-      try { origin = providerOriginOf(conn.transport.url); } catch { /* not a ws URL */ }
+      try { origin = providerOriginOf(/** @type {string} */ (conn.transport.url)); } catch { /* not a ws URL */ }
       const waiting = conn.status === Status.PENDING_APPROVAL || conn.status === Status.DENIED;
       if (origin && tokenOrigins.has(origin) && !waiting) conn.retry().catch(() => {});
     }

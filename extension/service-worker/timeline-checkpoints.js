@@ -9,11 +9,12 @@ import { keepPairs } from './timeline-queries.js';
 import { keepIslands, releaseIslands, isHeld } from './timeline-islands.js';
 
 /** @typedef {import('./timeline.js').Timeline} Timeline */
+/** @typedef {import('./timeline.js').StepRecord} StepRecord */
 
 /**
  * Whether a state of `len` bytes of text can be kept: it, the mirror of the consumer that
  * writes the checkpoints and one reader's, in half the bound (the other half for the frames).
- * @param {Timeline} tl
+ * @param {Timeline} tl @param {number} len
  */
 export function fitsStates(tl, len) {
   return len * (1 + 2 * MIRROR_FACTOR) <= tl.limits.bytes / 2;
@@ -22,10 +23,10 @@ export function fitsStates(tl, len) {
 /**
  * From now on (or until a snapshot small enough), steps but no states: every frame, checkpoint,
  * replay consumer and kept comparison goes.
- * @param {Timeline} tl
+ * @param {Timeline} tl @param {number} len
  */
 export function dropStates(tl, len) {
-  const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+  const mb = (/** @type {number} */ n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
   tl.job = null;
   if (tl.ready) tl.bytes -= tl.ready.length;
   tl.ready = null;
@@ -87,7 +88,7 @@ export function keepBound(tl) {
     }
     let n = quarterOf(tl);
     while (n > 1 && isHeld(tl, tl.steps[n].step)) n--; // as above: a held step keeps the step before it
-    const rec = tl.records.get(tl.steps[n].step);
+    const rec = /** @type {StepRecord} */ (tl.records.get(tl.steps[n].step));
     const at = checkpointFrame(tl, rec);
     keepIslands(tl, n);
     if (at !== null) {
@@ -109,7 +110,7 @@ export function quarterOf(tl) {
  * Where the checkpoint for a drop that makes `rec`'s step the oldest is taken: its frame, or the
  * frame before its segment's resync began; null when none is needed (no state kept there, or
  * the segment starts there already).
- * @param {Timeline} tl
+ * @param {Timeline} tl @param {StepRecord} rec
  */
 export function checkpointFrame(tl, rec) {
   const seg = tl.segments[rec.seg];
@@ -125,10 +126,10 @@ export function startJob(tl) {
   // one that will be there (a bytes bound reached first drops a quarter of what is kept).
   const byCount = tl.steps.length > tl.limits.steps * 3 / 4;
   const first = tl.steps[Math.min(tl.steps.length - 1, byCount ? Math.floor(tl.limits.steps / 4) : quarterOf(tl))];
-  const rec = tl.records.get(first.step);
+  const rec = /** @type {StepRecord} */ (tl.records.get(first.step));
   const at = checkpointFrame(tl, rec);
   if (at === null) return;
-  const job = { seg: rec.seg, frame: at, step: first.step, parts: null };
+  const job = /** @type {import('./timeline.js').Job} */ ({ seg: rec.seg, frame: at, step: first.step, parts: null });
   tl.job = job;
   const slice = () => {
     if (tl.job !== job) return;
@@ -142,7 +143,7 @@ export function startJob(tl) {
  * Works on the job for up to `ms`: moves the checkpoint writer forward frame by frame to the
  * job's frame, then has the core print the checkpoint in parts; done, it waits in tl.ready
  * (counted in the bytes) for the bound.
- * @param {Timeline} tl
+ * @param {Timeline} tl @param {import('./timeline.js').Job} job @param {number} ms
  */
 export function runJob(tl, job, ms) {
   const until = performance.now() + ms;
@@ -166,7 +167,7 @@ export function runJob(tl, job, ms) {
     }
   } catch (e) {
     // The core refused (out of wasm memory, say): the drop at the bound writes it whole.
-    console.warn('SLOP Inspector: a history checkpoint could not be written ahead:', e?.message ?? e);
+    console.warn('SLOP Inspector: a history checkpoint could not be written ahead:', /** @type {any} a thrown value */ (e)?.message ?? e);
     tl.job = null;
     return;
   }
@@ -178,7 +179,10 @@ export function runJob(tl, job, ms) {
   tl.bytes += job.length;
 }
 
-/** A checkpoint (its text in parts) at `frame` becomes segment `seg`'s start (and a tree grown too big drops the states). @param {Timeline} tl */
+/**
+ * A checkpoint (its text in parts) at `frame` becomes segment `seg`'s start (and a tree grown too
+ * big drops the states). @param {Timeline} tl @param {number} seg @param {number} frame @param {string[]|null} parts
+ */
 export function installCheckpoint(tl, seg, frame, parts) {
   const sg = tl.segments[seg];
   if (!sg || parts === null) return;
@@ -205,22 +209,24 @@ export function afterDrop(tl) {
   tl.emit(tl.listed(), true);
 }
 
-/** Drops the n oldest steps (their checkpoint, if one is needed, is in place). @param {Timeline} tl */
+/** Drops the n oldest steps (their checkpoint, if one is needed, is in place). @param {Timeline} tl @param {number} n */
 export function dropOldest(tl, n) {
+  /** Every kept step has its record. @param {number} step */
+  const recordOf = (step) => /** @type {StepRecord} */ (tl.records.get(step));
   for (const s of tl.steps.splice(0, n)) {
-    tl.bytes -= tl.records.get(s.step).bytes ?? 0;
+    tl.bytes -= recordOf(s.step).bytes ?? 0;
     tl.records.delete(s.step);
   }
   tl.dropped += n;
   // Frames before the earliest start a kept step replays from are needed no more.
   let keepFrom = Infinity;
   for (const s of tl.steps) {
-    const r = tl.records.get(s.step);
+    const r = recordOf(s.step);
     keepFrom = Math.min(keepFrom, tl.segments[r.seg]?.start.frame ?? r.frame);
   }
-  while (tl.frames.length && tl.frames[0].i < keepFrom) tl.bytes -= tl.frames.shift().text.length;
+  while (tl.frames.length && tl.frames[0].i < keepFrom) tl.bytes -= /** @type {{text: string}} */ (tl.frames.shift()).text.length;
   // Segments (and their checkpoints) nothing refers to any more.
-  const used = new Set(tl.steps.map((s) => tl.records.get(s.step).seg));
+  const used = new Set(tl.steps.map((s) => recordOf(s.step).seg));
   tl.segments.forEach((sg, i) => {
     if (sg && !used.has(i)) {
       if (sg.start.checkpoint) tl.bytes -= sg.start.length;

@@ -16,12 +16,14 @@ import { replayAt } from './timeline-replay.js';
 import { allViews, someViews, pairBetween } from './timeline-queries.js';
 
 /** @typedef {import('./timeline.js').Timeline} Timeline */
-/** @typedef {Map<string, object>} Views  path → node view */
+/** @typedef {import('./timeline.js').Views} Views  path → node view */
+/** @typedef {import('./timeline.js').StepRecord} StepRecord */
+/** @typedef {import('./timeline.js').Step} Step */
 
 /**
  * @typedef {object} Island
  * @property {import('./timeline.js').Step} step   the step, listed (with `kept: true` and `before`)
- * @property {object} rec        its record (touched paths: the filter reads them)
+ * @property {StepRecord} rec    its record (touched paths: the filter reads them)
  * @property {Views} after       its whole state
  * @property {Views|null} before the state of the step before it (null: none kept)
  * @property {number|null} beforeStep
@@ -77,13 +79,13 @@ export function keepIslands(tl, n) {
   for (let i = 0; i < n; i++) {
     const st = tl.steps[i];
     if (!isHeld(tl, st.step) || islandOf(tl, st.step)) continue;
-    const rec = tl.records.get(st.step);
+    const rec = /** @type {StepRecord} */ (tl.records.get(st.step));
     if (rec.noState || !tl.segments[rec.seg]?.start.parts) continue;
     let island;
     try {
       island = readIsland(tl, i);
     } catch (e) {
-      console.warn('SLOP Inspector: a held step could not be kept:', e?.message ?? e);
+      console.warn('SLOP Inspector: a held step could not be kept:', /** @type {any} a thrown value */ (e)?.message ?? e);
       continue;
     }
     if (!island || used + island.bytes > tl.limits.bytes * ISLAND_SHARE) continue; // goes as before
@@ -94,16 +96,22 @@ export function keepIslands(tl, n) {
   tl.islands.sort((a, b) => a.step.step - b.step.step);
 }
 
-/** Reads step i's state and the one before it (in that order: a replay only moves forward). @param {Timeline} tl */
+/**
+ * Reads step i's state and the one before it (in that order: a replay only moves forward).
+ * @param {Timeline} tl @param {number} i @returns {Island|null}
+ */
 function readIsland(tl, i) {
   const st = tl.steps[i];
-  const rec = tl.records.get(st.step);
+  const rec = /** @type {StepRecord} */ (tl.records.get(st.step));
   const prev = i > 0 ? tl.steps[i - 1] : null;
   const prevRec = prev && tl.records.get(prev.step);
+  /** @type {Views|null} */
   let before = null;
+  /** @type {number|null} */
   let beforeStep = null;
+  /** @type {Step|null} */
   let prevStep = null;
-  let bytes = rec.bytes;
+  let bytes = /** @type {number} every record has its bytes (recordBytes) */ (rec.bytes);
   if (prevRec && !prevRec.noState && tl.segments[prevRec.seg]?.start.parts) {
     const r = replayAt(tl, prevRec.seg, prevRec.frame);
     if (r) {
@@ -123,15 +131,16 @@ function readIsland(tl, i) {
   const r = replayAt(tl, rec.seg, rec.frame);
   if (!r) return null;
   let after;
-  const b = before && prevRec ? pairBetween(tl, prev.step, st.step) : null;
-  if (b && !b.full && beforeStep === prev.step) {
+  // prev: there is one when prevRec is
+  const b = before && prevRec ? pairBetween(tl, /** @type {Step} */ (prev).step, st.step) : null;
+  if (b && !b.full && beforeStep === /** @type {Step} */ (prev).step) {
     // Only what differs is read; the rest is the before state's own views (shared, counted once).
-    after = new Map(before);
+    after = new Map(/** @type {Views} */ (before));
     for (const p of [...b.roots]) for (const k of [...after.keys()]) if (k === p || k.startsWith(`${p}/`)) after.delete(k);
     const read = someViews(tl, r, b.paths, b.roots);
     for (const p of b.paths) if (!read.has(p)) after.delete(p);
     for (const [p, v] of read) after.set(p, v);
-    bytes += viewsBytes(before) + viewsBytes(after, read.keys()) + after.size * MAP_ENTRY;
+    bytes += viewsBytes(/** @type {Views} */ (before)) + viewsBytes(after, read.keys()) + after.size * MAP_ENTRY;
   } else {
     after = allViews(tl, r);
     // A before state shared with the island before it is counted again: that island may go first.
@@ -153,11 +162,11 @@ export function releaseIslands(tl) {
 /**
  * Whether a step's record touched `path` or below it (or removed or added a subtree `path` is
  * in); a whole new state (a snapshot, a resync, a patch too big to list) may have changed anything.
- * @param {object} rec @param {string} path
+ * @param {StepRecord} rec @param {string} path
  */
 function touches(rec, path) {
   if (rec.full) return true;
-  const under = (p) => p === path || path === '/' || p.startsWith(`${path}/`);
+  const under = (/** @type {string} */ p) => p === path || path === '/' || p.startsWith(`${path}/`);
   for (const p of rec.touched ?? []) if (under(p)) return true;
   for (const set of [rec.added, rec.removed]) for (const p of set ?? []) if (path.startsWith(`${p}/`)) return true;
   return false;
@@ -172,7 +181,9 @@ function touches(rec, path) {
 export function matchingSteps(tl, { path = null, kinds = null }) {
   const kindSet = kinds ? new Set(kinds) : null;
   const p = path && path !== '/' ? path.replace(/\/+$/, '') : path;
+  /** @type {number[]} */
   const out = [];
+  /** @param {import('./timeline.js').Step} st @param {StepRecord|undefined} rec */
   const test = (st, rec) => {
     if (kindSet && !kindSet.has(st.kind)) return;
     if (p) {

@@ -17,7 +17,24 @@ import { MIRROR_FACTOR, READERS } from './timeline-limits.js';
  * @property {string|null} text      the parts joined (each read joins them: read it only to make a
  *   reader or an export)
  */
-/** @returns {Start} */
+/**
+ * @typedef {object} Segment   what one wire id of the main subscription covers (Timeline.segments)
+ * @property {string} wire
+ * @property {object} options   the subscription's, as the core has them
+ * @property {string} hello     the hello frame before it
+ * @property {Start} start
+ * @property {number} [frozenFrom]  a resync began at this frame: the core keeps the last good state
+ */
+/**
+ * @typedef {object} Cursor   a replay consumer (Timeline.cursors)
+ * @property {number} seg @property {number} frame   where it is
+ * @property {import('../../js-glue/slop-core.js').SlopConsumerT} consumer @property {string} sub
+ * @property {boolean} bound    the one that prints the checkpoints
+ * @property {number} bytes     its mirror, counted in the bytes bound
+ * @property {number} used      Timeline.cursorUse when last used
+ */
+
+/** @param {number} frame @param {string[]|null} parts @param {boolean} checkpoint @returns {Start} */
 export function startOf(frame, parts, checkpoint) {
   return {
     frame, parts, checkpoint, length: parts ? parts.reduce((n, p) => n + p.length, 0) : 0,
@@ -29,11 +46,14 @@ export function startOf(frame, parts, checkpoint) {
  * A replay consumer at frame `frame` of segment `seg`: the nearest one at or before it, moved
  * forward, else one made from the segment's start. bound: the consumer that prints checkpoints
  * (only it serves them, and no panel's read moves it).
- * @param {Timeline} tl
+ * @param {Timeline} tl @param {number} seg @param {number} frame @param {boolean} [bound]
+ * @param {((frame: number, r: Cursor) => void)|null} [onFrame] @param {number} [until]
+ * @returns {Cursor|null}
  */
 export function replayAt(tl, seg, frame, bound = false, onFrame = null, until = Infinity) {
   const s = tl.segments[seg];
   if (!s?.start.parts) return null;
+  /** @type {Cursor|null} */
   let r = null;
   for (const c of tl.cursors) {
     if (c.bound !== bound || c.seg !== seg || c.frame > frame || c.frame < s.start.frame) continue;
@@ -49,7 +69,7 @@ export function replayAt(tl, seg, frame, bound = false, onFrame = null, until = 
     const consumer = new (tl.core().SlopConsumer)({ transport: 'replay' });
     const sub = consumer.subscribe({ ...s.options, id: s.wire }, 0);
     if (s.hello) consumer.receive(s.hello, 0);
-    consumer.receive(s.start.text, 0);
+    consumer.receive(/** @type {string} parts kept */ (s.start.text), 0);
     consumer.drain();
     r = { seg, frame: s.start.frame, consumer, sub, bound, bytes: 0, used: 0 };
     recountCursor(tl, r, s.start.length);
@@ -77,20 +97,20 @@ export function replayAt(tl, seg, frame, bound = false, onFrame = null, until = 
   return r;
 }
 
-/** @param {Timeline} tl */
+/** @param {Timeline} tl @param {Cursor} c */
 export function freeCursor(tl, c) {
   c.consumer.free();
   tl.bytes -= c.bytes;
   tl.cursors.splice(tl.cursors.indexOf(c), 1);
 }
 
-/** @param {Timeline} tl */
+/** @param {Timeline} tl @param {number} seg @param {number} frame */
 export function printCheckpoint(tl, seg, frame) {
   const r = replayAt(tl, seg, frame, true);
   return r ? r.consumer.checkpoint(r.sub) : null;
 }
 
-/** @param {Timeline} tl */
+/** @param {Timeline} tl @param {Cursor} c @param {number} textLength */
 export function recountCursor(tl, c, textLength) {
   const bytes = Math.round(textLength * MIRROR_FACTOR);
   tl.bytes += bytes - c.bytes;

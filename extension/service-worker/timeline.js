@@ -65,10 +65,28 @@ const PAUSED_TELL_MS = 250;
  * @property {boolean} [kept]   an island (timeline-islands.js): kept past the bound because a panel holds it
  * @property {number|null} [before]  an island: the step its diff is against (null: none kept)
  */
+/**
+ * @typedef {object} StepRecord   a step's private part (Timeline.records)
+ * @property {number} seg @property {number} frame   its segment (-1: none yet) and the frame it is the state after
+ * @property {boolean} [full]   a whole new state (a snapshot, a resync, a patch too big to list)
+ * @property {Set<string>|string[]} [touched]   paths touched ([] for a snapshot's); added, removed: subtrees
+ * @property {Set<string>} [added] @property {Set<string>} [removed]
+ * @property {number} [paramsBytes] @property {number} [bytes]   an invoke's params text; counted in the bound
+ * @property {boolean} [noState]   recorded without states
+ */
+/** @typedef {StepRecord & {touched: Set<string>, added: Set<string>, removed: Set<string>, bytes: number}} PatchRecord */
+/** @typedef {{lo: number, hi: number, older: Views, newer: Views, bytes?: number}} Pair  two steps compared (Timeline.pairs) */
+/** @typedef {Map<string, import('../shared/messages.js').NodeView>} Views  path → node view */
+/**
+ * @typedef {{seg: number, frame: number, step: number, parts: string[]|null, cursor: import('./timeline-replay.js').Cursor,
+ *   length: number}} Job   a checkpoint being written ahead; cursor and length come with parts
+ */
+/** @typedef {{seg: number, frame: number, step: number, parts: string[], length: number}} Ready  a checkpoint written ahead */
+/** @typedef {{kind: string, previousVersion: number|null, previous?: any, provider?: any}} Boundary  Step.boundary */
 
 export class Timeline {
   /**
-   * @param {{core: () => import('../../js-glue/slop-core.js').SlopCore, label: {pageUrl: string|null, transport: string|null},
+   * @param {{core: () => import('../../js-glue/slop-core.js').SlopCore, label: {pageUrl: string|null, transport: string|null|undefined},
    *   firstStep?: number, limits?: {steps: number, bytes: number}}} o  label: for exports; firstStep:
    *   where the step numbers start (after those of a history this one replaces)
    */
@@ -87,22 +105,30 @@ export class Timeline {
     this.nextFrame = 0;       // absolute index of the next frame
     /** @type {Step[]} */
     this.steps = [];
-    /** Private per step: segment, frame index, touched paths. step number → record */
+    /** Private per step: segment, frame index, touched paths. @type {Map<number, StepRecord>} */
     this.records = new Map();
     this.nextStep = firstStep;
     this.bytes = 0;
     this.dropped = 0;         // steps dropped at the bounds
-    /** @type {{wire: string, options: object, hello: string, start: import('./timeline-replay.js').Start, frozenFrom?: number}[]} */
+    /** @type {(import('./timeline-replay.js').Segment|null)[]} null: one no step refers to any more */
     this.segments = [];
-    this.hello = null;        // the last hello frame's text
-    this.provider = null;     // {id, name} from the last hello
+    /** @type {string|null} the last hello frame's text */
+    this.hello = null;
+    /** @type {{id: string, name: string}|null} from the last hello */
+    this.provider = null;
     this.persist = false;
-    this.listeners = new Set(); // fn(steps: Step[], reset: boolean)
+    /** @type {Set<(steps: Step[], reset: boolean, update: boolean) => void>} */
+    this.listeners = new Set();
+    /** @type {Boundary|null|undefined} what the next snapshot step says came before it */
+    this.pendingBoundary;
+    /** @type {string|null|undefined} a resync's reason, until its snapshot */
+    this.resyncing;
     /**
      * Replay consumers {seg, frame, consumer, sub, bytes, bound, used}: the one that prints the
      * checkpoints at the bound (bound: it stays where the last checkpoint left it, so that the next
      * one only moves it forward), and up to READERS that read states for panels, made only when a
      * panel asks. A reader's mirror counts against the bytes bound (as its segment start's length).
+     * @type {import('./timeline-replay.js').Cursor[]}
      */
     this.cursors = [];
     this.cursorUse = 0;
@@ -111,16 +137,18 @@ export class Timeline {
      * bytes}, the views of both on the paths that differ. A step's click asks for its state against
      * the panel's and for its diff with the step before; stepping back asks for the pair before.
      * Counted in bytes (VIEW_BYTES a view).
+     * @type {Pair[]}
      */
     this.pairs = [];
     /** @type {ReturnType<typeof setTimeout>|0} */
     this.persistTimer = 0;
+    /** @type {string|null} */
     this.persistError = null;
-    /** null while states are kept; else why not (a tree too big for the bound). */
+    /** @type {string|null} null while states are kept; else why not (a tree too big for the bound). */
     this.noStates = null;
-    /** The checkpoint being written ahead, in slices ({seg, frame, step, parts}), or null. */
+    /** @type {Job|null} The checkpoint being written ahead, in slices, or null. */
     this.job = null;
-    /** A checkpoint written ahead, for the next drop at the bound ({seg, frame, step, text}), or null. */
+    /** @type {Ready|null} A checkpoint written ahead, for the next drop at the bound, or null. */
     this.ready = null;
     /** Checkpoints that had to be written whole inside a frame's task (the bound came first). */
     this.blocking = 0;
@@ -130,15 +158,15 @@ export class Timeline {
     this.holds = new Map();
     /** Held steps kept past the bound, oldest first. @type {import('./timeline-islands.js').Island[]} */
     this.islands = [];
-    /** While recording is paused: {since, patches} (patches not recorded); null while recording. */
+    /** @type {{since: number, patches: number, told: number}|null} While paused (patches not recorded); null while recording. */
     this.paused = null;
-    /** The last frame's text, kept or not (a hello while paused). */
+    /** @type {string|null} The last frame's text, kept or not (a hello while paused). */
     this.lastText = null;
   }
 
   // -------------------------------------------------------------------------- recording
 
-  /** A provider frame, before the core reads it. */
+  /** A provider frame, before the core reads it. @param {string} text @param {number} [t] */
   input(text, t = Date.now()) {
     this.lastText = text;
     // Paused: the frame is not kept (resume starts again from a checkpoint of the live mirror).
@@ -166,7 +194,7 @@ export class Timeline {
     f.text = '';
   }
 
-  /** The hello frame of a connection is the last frame input (remembered for the segments). */
+  /** The hello frame of a connection is the last frame input (remembered for the segments). @param {any} provider the core's */
   helloSeen(provider) {
     if (this.lastText !== null) this.hello = this.lastText;
     this.provider = provider ? { id: String(provider.id ?? ''), name: String(provider.name ?? '') } : null;
@@ -175,6 +203,8 @@ export class Timeline {
   /**
    * A core event of the connection (connections.js: coreEvent). main: the main subscription's
    * handle; status: () => the core's status(), read only on a snapshot (for the wire id).
+   * @param {import('../../js-glue/core-contract.js').DrainedEvent} ev @param {string|null} main
+   * @param {() => import('../shared/messages.js').ConsumerStatus|null|undefined} status
    */
   event(ev, main, status) {
     const frame = this.nextFrame - 1;
@@ -205,7 +235,7 @@ export class Timeline {
         const touched = new Set([...(ev.changed ?? []), ...(ev.added ?? []), ...(ev.removed ?? [])]);
         for (const c of ev.children ?? []) touched.add(c.parent);
         const last = this.steps.at(-1);
-        const rec = last && this.records.get(last.step);
+        const rec = /** @type {PatchRecord} a patch step's, read only then */ (last && this.records.get(last.step));
         // The patches of one frame (a batch) are one step: one state after them.
         if (last?.kind === 'patch' && rec.frame === frame && rec.seg === seg) {
           last.version = ev.version;
@@ -246,14 +276,15 @@ export class Timeline {
     }
   }
 
-  /** While paused: no step; what the resume step must say is remembered. */
+  /** While paused: no step; what the resume step must say is remembered. @param {import('../../js-glue/core-contract.js').DrainedEvent} ev @param {string|null} main */
   #pausedEvent(ev, main) {
+    const paused = /** @type {NonNullable<Timeline['paused']>} */ (this.paused);
     if (ev.event === CoreEventName.PATCH && ev.sub === main) {
-      this.paused.patches++;
+      paused.patches++;
       // The panels' "N patches not recorded", a few times a second (no step carries it).
       const now = Date.now();
-      if (now - this.paused.told >= PAUSED_TELL_MS) {
-        this.paused.told = now;
+      if (now - paused.told >= PAUSED_TELL_MS) {
+        paused.told = now;
         this.emit([], false);
       }
     } else if (ev.event === CoreEventName.SNAPSHOT && ev.sub === main && ev.restarted) {
@@ -318,7 +349,7 @@ export class Timeline {
     return this.islands.length ? [...this.islands.map((x) => x.step), ...this.steps] : this.steps;
   }
 
-  /** Step numbers of the listed steps that match a filter (timeline-islands.js matchingSteps). */
+  /** Step numbers of the listed steps that match a filter (timeline-islands.js matchingSteps). @param {{path?: string|null, kinds?: string[]|null}} filter */
   matching(filter) {
     return matchingSteps(this, filter);
   }
@@ -326,6 +357,7 @@ export class Timeline {
   /**
    * An invoke the extension sent (panel, test library, desktop bridge). Its params are kept as the
    * JSON text sent (exact digits), for "Copy as test" (shared/test-writer.js).
+   * @param {string} path @param {string} action @param {unknown} [params]
    */
   invoked(path, action, params = undefined) {
     if (this.paused) return;
@@ -334,16 +366,17 @@ export class Timeline {
       { seg: this.segments.length - 1, frame: this.nextFrame - 1, paramsBytes: paramsText?.length ?? 0 });
   }
 
-  /** The page was loaded again and the provider came back under the same key. */
+  /** The page was loaded again and the provider came back under the same key. @param {string|null} pageUrl */
   reloaded(pageUrl) {
     this.#boundaryStep('reload', pageUrl);
   }
 
-  /** The extension's service worker started again and read this (persisted) history back. */
+  /** The extension's service worker started again and read this (persisted) history back. @param {string|null} pageUrl */
   workerRestarted(pageUrl) {
     this.#boundaryStep('worker', pageUrl);
   }
 
+  /** @param {'reload'|'worker'} kind @param {string|null} pageUrl */
   #boundaryStep(kind, pageUrl) {
     this.label.pageUrl = pageUrl;
     this.pendingBoundary = { kind, previousVersion: this.#version() };
@@ -356,9 +389,12 @@ export class Timeline {
     return this.steps.at(-1)?.version ?? null;
   }
 
+  /** @param {Partial<Step> & Pick<Step, 'kind'|'version'>} fields @param {StepRecord} rec */
   #add(fields, rec) {
+    /** @type {Step} */
     const step = { step: this.nextStep++, t: Date.now(), ops: 0, paths: [], pathCount: 0, boundary: null, ...fields };
-    if (step.paths.length === 0 && rec.touched) step.pathCount = rec.touched.size;
+    // A snapshot's record has no touched paths (its touched is []): its count stays 0.
+    if (step.paths.length === 0 && rec.touched instanceof Set) step.pathCount = rec.touched.size;
     this.steps.push(step);
     rec.bytes = recordBytes(rec);
     this.bytes += rec.bytes;
@@ -371,7 +407,7 @@ export class Timeline {
     this.emit([step], false);
   }
 
-  /** Tells the listeners of new or changed steps (a reset: the list starts again). */
+  /** Tells the listeners of new or changed steps (a reset: the list starts again). @param {Step[]} steps @param {boolean} reset @param {boolean} [update] */
   emit(steps, reset, update = false) {
     for (const fn of this.listeners) fn(steps, reset, update);
   }
@@ -379,6 +415,7 @@ export class Timeline {
   /**
    * New bounds (the user's setting in Options): a lower one drops the oldest steps now. States
    * dropped for a bound that was too small come back with the next snapshot.
+   * @param {{steps: number, bytes: number}} limits
    */
   setLimits(limits) {
     if (limits.steps === this.limits.steps && limits.bytes === this.limits.bytes) return;
@@ -428,19 +465,19 @@ export class Timeline {
 
   // ------------------------------------------------------------------------- recordings
 
-  /** The state at step `to` (see timeline-queries.js stateAtStep). */
+  /** The state at step `to` (see timeline-queries.js stateAtStep). @param {number} to @param {number|null} [have] */
   stateAt(to, have = null) {
     return stateAtStep(this, to, have);
   }
 
-  /** What changed between steps a and b (see timeline-queries.js diffSteps). */
+  /** What changed between steps a and b (see timeline-queries.js diffSteps). @param {number} a @param {number} b */
   diff(a, b) {
     return diffSteps(this, a, b);
   }
 
   /** The timeline as a recording: provider, source, segments, frames and steps with their times. */
   recording() {
-    const used = new Set(this.steps.map((s) => this.records.get(s.step).seg));
+    const used = new Set(this.steps.map((s) => /** @type {StepRecord} */ (this.records.get(s.step)).seg));
     if ([...used].some((i) => i >= 0 && !this.segments[i]?.start.parts)) throw notKept(this);
     return {
       format: RECORDING_FORMAT,
@@ -454,7 +491,7 @@ export class Timeline {
         ? { wire: s.wire, options: s.options, hello: s.hello, start: { frame: s.start.frame, text: s.start.text, ...(s.start.checkpoint ? { checkpoint: true } : {}) } }
         : null)),
       frames: this.frames.map((f) => ({ i: f.i, t: f.t, text: f.text })),
-      steps: this.steps.map((s) => ({ ...s, record: packRecord(this.records.get(s.step)) })),
+      steps: this.steps.map((s) => ({ ...s, record: packRecord(/** @type {StepRecord} */ (this.records.get(s.step))) })),
     };
   }
 
@@ -462,8 +499,10 @@ export class Timeline {
    * A timeline from a recording (read-only). The recording is checked for shape here, then every
    * segment is played back through the core: a recording the core cannot read is refused whole.
    * Throws an Error with a message for the user.
+   * @param {any} doc the file's JSON, unchecked @param {() => import('../../js-glue/slop-core.js').SlopCore} core
    */
   static fromRecording(doc, core) {
+    /** @type {(why: string) => never} */
     const bad = (why) => { throw Object.assign(new Error(`Not a SLOP Inspector recording: ${why}`), { code: 'invalid_tree' }); };
     if (!doc || typeof doc !== 'object' || doc.format !== RECORDING_FORMAT) bad('no "format": "slop-inspector-recording"');
     if (doc.formatVersion !== 1) bad(`format version ${JSON.stringify(doc.formatVersion)} is not 1`);
@@ -480,13 +519,13 @@ export class Timeline {
       tl.bytes += f.text.length;
     }
     tl.nextFrame = last + 1;
-    tl.segments = doc.segments.map((s) => {
+    tl.segments = doc.segments.map((/** @type {any} */ s) => {
       if (s === null) return null;
       if (!s || typeof s.wire !== 'string' || typeof s.hello !== 'string' || typeof s.start?.text !== 'string' || !Number.isInteger(s.start?.frame) || (s.options && typeof s.options !== 'object')) {
         bad('a segment needs "wire", "hello", and "start" with "frame" and "text"');
       }
       // A start that is not one of the frames is a checkpoint: counted on its own.
-      const checkpoint = !doc.frames.some((f) => f.i === s.start.frame && f.text === s.start.text);
+      const checkpoint = !doc.frames.some((/** @type {any} */ f) => f.i === s.start.frame && f.text === s.start.text);
       if (checkpoint) tl.bytes += s.start.text.length;
       return { wire: s.wire, options: s.options ?? {}, hello: s.hello, start: startOf(s.start.frame, [s.start.text], checkpoint) };
     });
@@ -498,7 +537,7 @@ export class Timeline {
       const rec = unpackRecord(s.record);
       if (rec.seg >= tl.segments.length || (rec.seg >= 0 && !tl.segments[rec.seg])) bad(`step ${s.step} names a segment the recording does not hold`);
       const { record: _r, ...step } = s;
-      step.paths = Array.isArray(step.paths) ? step.paths.filter((p) => typeof p === 'string').slice(0, PATHS_LISTED) : [];
+      step.paths = Array.isArray(step.paths) ? step.paths.filter((/** @type {unknown} */ p) => typeof p === 'string').slice(0, PATHS_LISTED) : [];
       if (step.paramsText !== undefined && typeof step.paramsText !== 'string') delete step.paramsText; // older files have none
       rec.paramsBytes = step.paramsText?.length ?? 0;
       tl.steps.push(step);
@@ -514,13 +553,13 @@ export class Timeline {
       try {
         const sub = c.subscribe({ ...s.options, id: s.wire }, 0);
         c.receive(s.hello, 0);
-        c.receive(s.start.text, 0);
-        const errors = c.drain().filter((o) => o.kind === 'event' && o.event.event === CoreEventName.PROTOCOL_ERROR);
-        const st = c.status().subscriptions.find((x) => x.sub === sub);
+        c.receive(/** @type {string} read from the file */ (s.start.text), 0);
+        const errors = /** @type {{event: {message?: string}}[]} */ (c.drain().filter((o) => o.kind === 'event' && o.event.event === CoreEventName.PROTOCOL_ERROR));
+        const st = /** @type {import('../shared/messages.js').ConsumerStatus} */ (c.status()).subscriptions.find((x) => x.sub === sub);
         if (!st || st.state !== SubscriptionState.LIVE) bad(`segment ${i + 1}: ${errors[0]?.event.message ?? st?.reason?.message ?? 'its snapshot was not taken'}`);
       } catch (e) {
-        if (e.code === 'invalid_tree') throw e;
-        bad(`segment ${i + 1}: ${e.message}`);
+        if (/** @type {{code?: string}} */ (e).code === 'invalid_tree') throw e;
+        bad(`segment ${i + 1}: ${/** @type {Error} */ (e).message}`);
       } finally {
         c.free();
       }
@@ -531,6 +570,7 @@ export class Timeline {
 
 export const RECORDING_FORMAT = 'slop-inspector-recording';
 
+/** @param {StepRecord} rec */
 function packRecord(rec) {
   return {
     seg: rec.seg, frame: rec.frame, full: !!rec.full,
@@ -538,15 +578,16 @@ function packRecord(rec) {
   };
 }
 
+/** @param {any} r a recording's, unchecked @returns {StepRecord} */
 function unpackRecord(r) {
-  const strings = (a) => new Set(Array.isArray(a) ? a.filter((p) => typeof p === 'string' && p.startsWith('/')) : []);
+  const strings = (/** @type {unknown} */ a) => new Set(Array.isArray(a) ? a.filter((p) => typeof p === 'string' && p.startsWith('/')) : []);
   if (!r || !Number.isInteger(r.seg) || !Number.isInteger(r.frame)) {
     throw Object.assign(new Error('Not a SLOP Inspector recording: a step without its "record" (seg, frame)'), { code: 'invalid_tree' });
   }
   return { seg: r.seg, frame: r.frame, full: r.full === true, touched: strings(r.touched), added: strings(r.added), removed: strings(r.removed) };
 }
 
-/** What a step and its record count in the bytes bound. */
+/** What a step and its record count in the bytes bound. @param {StepRecord} rec */
 function recordBytes(rec) {
   let n = STEP_BYTES + (rec.paramsBytes ?? 0); // an invoke's params text (invoked)
   for (const set of [rec.touched, rec.added, rec.removed]) for (const p of set ?? []) n += p.length;

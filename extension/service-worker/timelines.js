@@ -84,7 +84,7 @@ function restore(id, conn) {
     tl.workerRestarted(conn.pageUrl);
     return tl;
   } catch (e) {
-    console.warn('SLOP Inspector: a persisted history could not be read back:', e?.message ?? e);
+    console.warn('SLOP Inspector: a persisted history could not be read back:', /** @type {any} a thrown value */ (e)?.message ?? e);
     storageSession.remove?.(STORE_PREFIX + id);
     return null;
   }
@@ -127,12 +127,12 @@ export function recordInput(conn, text) {
 
 /**
  * A core event (connectionEvents.coreEvent): a step, or what the next step needs to know.
- * @param {Connection} conn @param {{event: string, [field: string]: any}} ev  a core event (slop_core.h)
+ * @param {Connection} conn @param {import('../../js-glue/core-contract.js').DrainedEvent} ev  a core event (slop_core.h)
  */
 export function recordCoreEvent(conn, ev) {
   const tl = attach(conn);
   if (ev.event === CoreEventName.HELLO) tl.helloSeen(ev.provider);
-  tl.event(ev, conn.primarySub, () => conn.consumer?.status());
+  tl.event(ev, conn.primarySub, () => /** @type {import('../shared/messages.js').ConsumerStatus|undefined} */ (conn.consumer?.status()));
 }
 
 /** An invoke sent (connectionEvents.invoked): a step. @param {Connection} conn @param {{path: string, action: string, params?: unknown}} invoke */
@@ -151,10 +151,11 @@ export function pauseTimeline(tl, on) {
   tl.resume(() => {
     const c = conn?.consumer;
     if (!c || conn.disposed || !conn.primarySub) return null;
-    const st = c.status()?.subscriptions?.find((x) => x.sub === conn.primarySub);
+    const status = () => /** @type {import('../shared/messages.js').ConsumerStatus} */ (c.status());
+    const st = status()?.subscriptions?.find((x) => x.sub === conn.primarySub);
     if (!st?.wire || st.state !== SubscriptionState.LIVE) return null;
     const text = c.checkpoint(conn.primarySub);
-    return text ? { text, wire: st.wire, options: st.options ?? {}, version: st.version ?? null, nodes: st.nodes ?? c.status()?.nodes ?? 0 } : null;
+    return text ? { text, wire: st.wire, options: st.options ?? {}, version: st.version ?? null, nodes: st.nodes ?? status()?.nodes ?? 0 } : null;
   });
 }
 
@@ -180,7 +181,7 @@ function schedulePersist(id, tl) {
     try {
       doc = tl.recording();
     } catch (e) {
-      tl.persistError = `not written: ${e.message}`; // a history without states has nothing to replay
+      tl.persistError = `not written: ${/** @type {Error} */ (e).message}`; // a history without states has nothing to replay
       return;
     }
     storageSession.set({ [STORE_PREFIX + id]: doc }).then(() => {

@@ -22,9 +22,13 @@ import { needSource } from './imports.js';
 
 /** @typedef {import('./connections.js').Connection} Connection */
 /** @typedef {import('./panel-ports.js').UiPort} UiPort */
+/** @typedef {import('../../js-glue/slop-core.js').SlopConsumerT} SlopConsumer */
 
 /** Port → provider key → its watch. */
 const watchesOf = perPort(() => /** @type {Map<string, Watch>} */ (new Map()));
+
+/** The watch of a port among watchersOf(conn). @param {UiPort} ui @param {Connection} conn */
+const watchOf = (ui, conn) => /** @type {Watch} */ (watchesOf(ui).get(conn.key));
 
 /** The ports watching this connection. @param {Connection} conn */
 function watchersOf(conn) {
@@ -36,10 +40,10 @@ function watchersOf(conn) {
  * @param {UiPort} ui @param {Connection} conn @param {Watch} watch @param {string} sub
  */
 function sendReset(ui, conn, watch, sub) {
-  const st = conn.consumer?.status();
+  const st = /** @type {import('../shared/messages.js').ConsumerStatus|undefined} */ (conn.consumer?.status());
   const info = st?.subscriptions?.find((s) => s.sub === sub);
   if (!info || info.state === SubscriptionState.WAITING) return;
-  const { nodes, complete } = breadthFirstViews(conn.consumer, sub, info.path, watch.budget);
+  const { nodes, complete } = breadthFirstViews(/** @type {SlopConsumer} it has a status */ (conn.consumer), sub, info.path, watch.budget);
   watch.known.set(sub, new KnownPaths(nodes.map((n) => n.path)));
   post(ui, {
     type: Push.TREE_RESET, key: conn.key, sub, path: info.path, version: info.version ?? 0,
@@ -49,7 +53,7 @@ function sendReset(ui, conn, watch, sub) {
 
 /** A connection's kept events as the panel lists them: what Push.EVENT would have brought. @param {Connection} conn */
 function keptEvents(conn) {
-  return conn.events
+  return /** @type {(import('../../js-glue/core-contract.js').DrainedEvent & {at: number})[]} */ (conn.events)
     .filter((e) => e.event !== CoreEventName.SNAPSHOT || e.restarted === true)
     .map(({ at, ...event }) => ({ t: at, event }));
 }
@@ -64,14 +68,14 @@ export function pushCoreEvent(conn, ev) {
   if (watchers.length === 0) return;
   if (ev.event === CoreEventName.SNAPSHOT) {
     for (const ui of watchers) {
-      sendReset(ui, conn, watchesOf(ui).get(conn.key), ev.sub);
+      sendReset(ui, conn, watchOf(ui, conn), ev.sub);
       // A provider restart is worth a line in the panel's event list; ordinary snapshots are not.
       if (ev.restarted === true) post(ui, { type: Push.EVENT, key: conn.key, event: ev });
     }
   } else if (ev.event === CoreEventName.PATCH) {
     const read = new Map(); // views read once for all the watchers
     for (const ui of watchers) {
-      const watch = watchesOf(ui).get(conn.key);
+      const watch = watchOf(ui, conn);
       const known = watch.known.get(ev.sub);
       // truncated: the patch touched more nodes than the core lists (SLOP_CHANGES_MAX), so the
       // lists are incomplete and only a fresh set of views is sure to match the mirror.
@@ -79,7 +83,7 @@ export function pushCoreEvent(conn, ev) {
         sendReset(ui, conn, watch, ev.sub);
         continue;
       }
-      const { views, removed, children, partial } = patchDelta(conn.consumer, ev.sub, ev, known, read);
+      const { views, removed, children, partial } = patchDelta(/** @type {SlopConsumer} its event */ (conn.consumer), ev.sub, ev, known, read);
       post(ui, { type: Push.TREE_DELTA, key: conn.key, sub: ev.sub, version: ev.version, views, removed, children, ...(partial ? { partial } : {}) });
     }
   } else {
@@ -93,7 +97,7 @@ export function pushCoreEvent(conn, ev) {
  */
 export function pushFrame(conn, entry) {
   for (const ui of watchersOf(conn)) {
-    if (watchesOf(ui).get(conn.key).log) post(ui, { type: Push.LOG, key: conn.key, entries: [entry], replace: false });
+    if (watchOf(ui, conn).log) post(ui, { type: Push.LOG, key: conn.key, entries: [entry], replace: false });
   }
 }
 
@@ -127,13 +131,15 @@ export const watchRequests = {
       // `missing`: paths the mirror no longer has (removed since the panel saw them listed);
       // `count`: the subscription's node count now, so the panel's "loading N of M" stays true
       // while patches add and remove nodes under it.
-      const r = viewsOf(conn.consumer, sub, m.paths.slice(0, LIMITS.GET_NODES_MAX));
+      const consumer = /** @type {SlopConsumer} needSub checked it */ (conn.consumer);
+      const r = viewsOf(consumer, sub, m.paths.slice(0, LIMITS.GET_NODES_MAX));
       const watch = watchesOf(ui).get(conn.key);
       if (watch) {
         if (!watch.known.has(sub)) watch.known.set(sub, new KnownPaths());
-        for (const n of r.nodes) watch.known.get(sub).add(n.path);
+        const known = /** @type {KnownPaths} */ (watch.known.get(sub));
+        for (const n of r.nodes) known.add(n.path);
       }
-      return { ...r, count: subscriptionInfo(conn.consumer, sub)?.nodes ?? null };
+      return { ...r, count: subscriptionInfo(consumer, sub)?.nodes ?? null };
     },
   },
   release(ui) {

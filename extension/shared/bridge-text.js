@@ -27,11 +27,12 @@
  *   agent: the desktop consumer that asked, when the bridge says (ours relays `agent: {id, name?}`)
  */
 
-/** The popup's pill, per state (connected: per mode, below). */
+/** The popup's pill, per state (connected: per mode, below). @type {Record<string, string>} */
 const PILL = {
   connected: 'Connected', connecting: 'Connecting', retrying: 'Waiting', refused: 'Pairing failed',
   'no-token': 'Not paired', 'no-pairing': 'Does not pair', 'token-refused': 'Token refused', 'wants-pairing': 'Asks for pairing',
 };
+/** @type {Record<string, string>} */
 const MODE_PILL = { paired: 'Connected, paired', token: 'Connected, token checked', unpaired: 'Connected, unpaired' };
 
 /** @param {any} st BridgeStatus @returns {string} */

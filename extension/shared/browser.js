@@ -12,7 +12,8 @@ import { catalogued, ToHost } from './messages.js';
  * (a fake `chrome` global before the import): importing works, and a call that needs the API
  * fails in words (outside).
  */
-const found = globalThis.browser?.runtime?.id ? globalThis.browser : globalThis.chrome;
+const g = /** @type {any} the WebExtension API has no types here */ (globalThis);
+const found = g.browser?.runtime?.id ? g.browser : g.chrome;
 const api = found?.runtime?.id ? found : outside();
 
 /** An API whose every use says there is none (importing this module outside an extension works). */
@@ -84,7 +85,8 @@ export function uiPageOf(sender) {
  * The sender of a port is this extension's content script in the top frame of a tab. Firefox does
  * not set sender.origin (Chrome ≥ 80 does), so the check uses sender.url and frameId, which both
  * browsers set.
- * @param {MessageSender|undefined} sender @returns {boolean}
+ * @param {MessageSender|undefined} sender
+ * @returns {sender is MessageSender & {tab: {id: number}, url: string}}
  */
 export function isOwnContentScript(sender) {
   return sender?.id === extensionId && Number.isInteger(sender.tab?.id) && sender.frameId === 0 &&
@@ -182,7 +184,7 @@ export async function hasOriginAccess(origin) {
   try {
     const url = new URL(origin);
     const { origins = [] } = await api.permissions.getAll();
-    return origins.some((p) => patternCovers(p, url));
+    return origins.some((/** @type {string} */ p) => patternCovers(p, url));
   } catch {
     return true; // cannot tell: let the fetch say what happens
   }
@@ -233,6 +235,7 @@ export function originAccess(onChange = () => {}) {
   refresh();
   api.permissions?.onAdded?.addListener(refresh);
   api.permissions?.onRemoved?.addListener(refresh);
+  /** @param {string} origin */
   const urlOf = (origin) => {
     try {
       const url = new URL(origin);
@@ -241,6 +244,7 @@ export function originAccess(onChange = () => {}) {
       return null;
     }
   };
+  /** @param {string} origin */
   const has = (origin) => {
     const url = urlOf(origin);
     return !!url && !!granted?.some((p) => patternCovers(p, url));
@@ -331,11 +335,11 @@ export function connectNative(name, { onMessage, onDisconnect }) {
     if (typeof api.runtime.connectNative !== 'function') throw new Error('The nativeMessaging permission is not granted.');
     port = api.runtime.connectNative(name);
   } catch (e) {
-    queueMicrotask(() => onDisconnect(String(e?.message ?? e)));
+    queueMicrotask(() => onDisconnect(String(/** @type {any} */ (e)?.message ?? e)));
     return null;
   }
-  port.onMessage.addListener((m) => onMessage(m));
-  port.onDisconnect.addListener((p) => {
+  port.onMessage.addListener((/** @type {any} */ m) => onMessage(m));
+  port.onDisconnect.addListener((/** @type {any} */ p) => {
     const err = api.runtime.lastError?.message ?? p?.error?.message ?? '';
     onDisconnect(String(err));
   });
@@ -360,7 +364,7 @@ export function nativeHostMissing(error) {
 
 /**
  * Badge on the toolbar button for one tab. Failures (tab closed meanwhile) are ignored.
- * @param {number} tabId @param {string} text @param {string} [color]
+ * @param {number} tabId @param {string} text @param {string|null} [color]  none: the color stays
  */
 export function setBadge(tabId, text, color) {
   if (!api.action) return;
@@ -432,5 +436,5 @@ export function devtoolsTheme() {
  */
 export function onDevtoolsThemeChanged(fn) {
   const ev = api.devtools?.panels?.onThemeChanged;
-  if (ev?.addListener) ev.addListener((name) => fn(name === 'dark' ? 'dark' : 'light'));
+  if (ev?.addListener) ev.addListener((/** @type {string} */ name) => fn(name === 'dark' ? 'dark' : 'light'));
 }

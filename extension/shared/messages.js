@@ -546,7 +546,9 @@ export const LIMITS = Object.freeze({
  */
 export const UNCATALOGUED = 'SLOP Inspector: message type not in the catalogue';
 
+/** @type {WeakMap<object, Set<unknown>>} */
 const typeSets = new WeakMap();
+/** @param {Readonly<Record<string, string>>} group */
 function typesOf(group) {
   let set = typeSets.get(group);
   if (!set) typeSets.set(group, set = new Set(Object.values(group)));
@@ -596,6 +598,16 @@ export function catalogued(msg, ...groups) {
  */
 
 /**
+ * @typedef {object} ConsumerStatus  slop_consumer_status(), what SlopConsumer.status() returns
+ * @property {boolean} hello
+ * @property {{id: string, name: string, slop_version: string}|null} provider   from hello
+ * @property {string[]} capabilities
+ * @property {number} nodes               mirrored nodes, all subscriptions
+ * @property {(SubscriptionInfo & {wire: string, options: object, reason: {code: string, message: string}|null,
+ *   retry_at: number|null})[]} subscriptions   wire: the provider's id of it; version: absent until a snapshot
+ */
+
+/**
  * @typedef {object} SyncInfo  the first subscription, from slop_consumer_status()
  * @property {'none'|import('../../js-glue/core-contract.js').SubscriptionStateValue} state   none: no subscription
  * @property {{code: string, message: string}|null} reason   why it is not live
@@ -621,7 +633,8 @@ export function catalogued(msg, ...groups) {
  * @property {boolean} live               status "connected" and sync.state "live": only then is
  *                                        what is shown what the provider holds now
  * @property {'same-origin'|'cross-origin'} classification   from the core
- * @property {string} approvalKey         from the core: where a decision is stored (never taken apart)
+ * @property {string|null} approvalKey    from the core: where a decision is stored (never taken apart);
+ *                                        null for a provider added by address or a local app
  * @property {string|null} approvalPage   from the core: the page's origin (null: opaque)
  * @property {string} approvalTarget      from the core: the target as compared
  * @property {boolean} tokenSet           a token is stored for this target's origin (never the token)

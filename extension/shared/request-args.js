@@ -88,6 +88,7 @@ const IS = {
   any: () => true,
 };
 
+/** @type {Record<string, string>} */
 const WORDS = { string: 'a string', number: 'a number', integer: 'an integer', boolean: 'true or false', object: 'an object', array: 'an array', any: 'a value' };
 
 /**

@@ -17,7 +17,7 @@ import { restartText } from '../../js-glue/event-text.js';
  * @property {FieldChange[]} properties
  * @property {FieldChange[]} meta
  * @property {{action: string, change: 'added'|'removed'|'changed', before?: object, after?: object}[]} affordances
- * @property {{before: object, after: object}|null} contentRef
+ * @property {{before: object|undefined, after: object|undefined}|null} contentRef
  * @property {{added: string[], removed: string[], reordered: boolean}|null} children
  */
 
@@ -47,6 +47,9 @@ function objectDiff(a = {}, b = {}) {
   return out;
 }
 
+/** A view's affordances, each with its action name. @param {NodeView} v */
+const affordancesOf = (v) => /** @type {{action: string}[]} */ (v.affordances ?? []);
+
 /** Differences of two views of the same path, by field. @param {NodeView} before @param {NodeView} after */
 export function viewDiff(before, after) {
   /** @type {ViewDiff} */
@@ -58,8 +61,8 @@ export function viewDiff(before, after) {
     contentRef: deepEqual(before.content_ref, after.content_ref) ? null : { before: before.content_ref, after: after.content_ref },
     children: null,
   };
-  const affA = new Map((before.affordances ?? []).map((a) => [a.action, a]));
-  const affB = new Map((after.affordances ?? []).map((a) => [a.action, a]));
+  const affA = new Map(affordancesOf(before).map((a) => [a.action, a]));
+  const affB = new Map(affordancesOf(after).map((a) => [a.action, a]));
   for (const [action, a] of affA) {
     if (!affB.has(action)) d.affordances.push({ action, change: 'removed', before: a });
     else if (!deepEqual(a, affB.get(action))) d.affordances.push({ action, change: 'changed', before: a, after: affB.get(action) });
@@ -110,12 +113,12 @@ function exactDiff(va, vb) {
   const d = viewDiff(va.exact ? parseVerbatim(va.exact) : va, vb.exact ? parseVerbatim(vb.exact) : vb);
   for (const field of /** @type {const} */ (['properties', 'meta'])) {
     for (const fc of d[field]) {
-      fc.before = va[field]?.[fc.key];
-      fc.after = vb[field]?.[fc.key];
+      fc.before = /** @type {Record<string, any>|undefined} */ (va[field])?.[fc.key];
+      fc.after = /** @type {Record<string, any>|undefined} */ (vb[field])?.[fc.key];
     }
   }
-  const affA = new Map((va.affordances ?? []).map((a) => [a.action, a]));
-  const affB = new Map((vb.affordances ?? []).map((a) => [a.action, a]));
+  const affA = new Map(affordancesOf(va).map((a) => [a.action, a]));
+  const affB = new Map(affordancesOf(vb).map((a) => [a.action, a]));
   for (const a of d.affordances) {
     if (a.before) a.before = affA.get(a.action);
     if (a.after) a.after = affB.get(a.action);

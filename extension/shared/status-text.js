@@ -41,8 +41,9 @@ const seconds = (at, now) => Math.max(1, Math.ceil((at - now) / 1000));
  */
 const between = (info) => !info.reconnect?.settled &&
   (info.status === Status.RECONNECTING || info.status === Status.UNREACHABLE || info.status === Status.CONNECTING);
+/** @param {ProviderInfo} info */
 const restarting = (info) => info.reconnect?.mode === 'restart' && between(info);
-/** It opens and closes before its snapshot, again and again: said so, with the countdown. */
+/** It opens and closes before its snapshot, again and again: said so, with the countdown. @param {ProviderInfo} info */
 const crashLooping = (info) => info.reconnect?.mode === 'crash-loop' && between(info);
 
 /** Connected but the first subscription is not live: what its mirror is doing. @type {Record<string, string>} */
@@ -105,14 +106,14 @@ export function syncText(info, now = Date.now()) {
   const state = info.sync?.state ?? 'none';
   const at = info.sync?.retryAt;
   const retry = at && at > now ? `retrying in ${seconds(at, now)} s, or press Retry` : 'press Retry to resubscribe';
-  const next = {
+  const next = /** @type {Record<string, string>} */ ({
     none: 'no subscription is open',
     waiting: 'waiting for the provider’s snapshot',
     resyncing: 'resyncing from a fresh snapshot',
     stale: retry,
     failed: retry,
-  }[state] ?? `state "${state}"`;
-  const fallback = { stale: 'The shown state may be out of date', failed: 'The subscription failed' }[state] ?? '';
+  })[state] ?? `state "${state}"`;
+  const fallback = /** @type {Record<string, string>} */ ({ stale: 'The shown state may be out of date', failed: 'The subscription failed' })[state] ?? '';
   const why = reasonText(info.sync?.reason) || fallback;
   const sentence = why ? `${why}; ${next}.` : `${next}.`;
   return sentence[0].toUpperCase() + sentence.slice(1);
@@ -121,7 +122,8 @@ export function syncText(info, now = Date.now()) {
 /** The provider's name from its hello, else where it is. @param {ProviderInfo} info @returns {string} */
 export function providerTitle(info) {
   if (info.provider?.name) return info.provider.name;
-  return info.transport.type === 'postmessage' ? 'In-page provider' : info.transport.url;
+  if (info.transport.type === 'postmessage') return 'In-page provider';
+  return info.transport.url ?? transportText(info); // a local app: its socket or command
 }
 
 /** Where the provider is, for a second line. @param {ProviderInfo} info @returns {string} */

@@ -41,7 +41,7 @@ export class BridgeLink {
   constructor(ws, url) {
     this.ws = ws;
     this.url = url;
-    ws.on('message', (data) => this.#onMessage(String(data)));
+    ws.on('message', (/** @type {unknown} */ data) => this.#onMessage(String(data)));
     ws.on('close', () => {
       this.#closed = true;
       for (const r of [...this.#relays.values()]) r.onGone(`the bridge at ${url} closed the connection`);
@@ -80,7 +80,7 @@ export class BridgeLink {
         : done(new SlopTestError(SlopTestCode.UNREACHABLE, `bridge ${url}: no answer in ${timeout} ms`))), timeout);
       const settle = () => { clearTimeout(quiet); quiet = setTimeout(() => done(null), SETTLE_MS); };
       ws.once('open', () => { link.#onAnnounce = settle; settle(); });
-      ws.once('error', (e) => done(new SlopTestError(SlopTestCode.UNREACHABLE,
+      ws.once('error', (/** @type {Error} */ e) => done(new SlopTestError(SlopTestCode.UNREACHABLE,
         `bridge ${url}: ${e.message} (is a desktop bridge running there? \`slop-inspector bridge\` starts one)`)));
     });
   }

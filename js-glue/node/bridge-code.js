@@ -33,7 +33,7 @@ export function displayCode(code) {
 }
 
 /** Why a text is not a pairing code, never quoting it (it may be most of a secret). */
-const notACode = (where) => new Error(`${where} is not a SLOP Inspector pairing code (${CODE_CHARS} characters of 0-9 and A-Z without I, L, O, U; dashes and spaces are ignored)`);
+const notACode = (/** @type {string} */ where) => new Error(`${where} is not a SLOP Inspector pairing code (${CODE_CHARS} characters of 0-9 and A-Z without I, L, O, U; dashes and spaces are ignored)`);
 
 /**
  * The bridge's pairing code and where it came from.

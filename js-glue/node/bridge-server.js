@@ -153,7 +153,7 @@ export async function startBridgeServer({
   const admitted = new WeakSet();
   const wss = new WebSocketServer({
     noServer: true, maxPayload: PAYLOAD_MAX, perMessageDeflate: false,
-    handleProtocols: (_offered, req) => (admitted.has(req) ? BEARER : false),
+    handleProtocols: (/** @type {Set<string>} */ _offered, /** @type {http.IncomingMessage} */ req) => (admitted.has(req) ? BEARER : false),
   });
 
   server.on('upgrade', (req, socket, head) => {
@@ -179,7 +179,7 @@ export async function startBridgeServer({
       }
       admitted.add(req);
     }
-    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, origin, admitted.has(req)));
+    wss.handleUpgrade(req, socket, head, (/** @type {WebSocket} */ ws) => opened(ws, origin, admitted.has(req)));
   });
 
   // ---------------------------------------------------------------------- connections
@@ -193,7 +193,7 @@ export async function startBridgeServer({
     // it; a browser that paired at the upgrade is not a consumer, so it gets none).
     else for (const p of shared.values()) peer.send(p.text);
     // Text or binary, a message is read as UTF-8 text, as the project's server reads it.
-    ws.on('message', (data) => {
+    ws.on('message', (/** @type {Buffer|ArrayBuffer|Buffer[]} */ data) => { // ws's RawData
       const buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
       const text = buf.toString('utf8');
       try {
@@ -204,7 +204,7 @@ export async function startBridgeServer({
       }
     });
     ws.on('error', () => {}); // a close follows, with its code
-    ws.on('close', (closeCode) => left(peer, closeCode));
+    ws.on('close', (/** @type {number} */ closeCode) => left(peer, closeCode));
   }
 
   /** @param {Peer} peer @param {number} closeCode */

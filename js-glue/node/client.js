@@ -22,6 +22,8 @@ export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, 
 /** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
 export { sessionText };
 
+/** @typedef {NonNullable<Parameters<typeof runAgent>[3]>} AgentRunOpts  runAgent's options */
+
 let corePromise = null;
 /** The one core of this process (loaded on first use). */
 function loadCore() {
@@ -33,10 +35,12 @@ function loadCore() {
 const TICK_MS = 1000;
 
 /** Statuses after which waiting longer does not help (the connection stopped or needs the user). */
+/** @type {Map<string, string>} */
 const GIVE_UP = new Map([
   [Status.AUTH_FAILED, SlopTestCode.AUTH_FAILED],
   [Status.ERROR, SlopTestCode.PROTOCOL_ERROR],
 ]);
+/** @type {Map<string, string>} */
 const NOBODY_THERE = new Map([...GIVE_UP, [Status.UNREACHABLE, SlopTestCode.UNREACHABLE]]);
 
 export class SlopClient extends SlopProvider {
@@ -59,7 +63,7 @@ export class SlopClient extends SlopProvider {
     this.#onClose = onClose;
     this.#timer = setInterval(() => conn.tick(Date.now()), TICK_MS);
     this.#timer.unref?.();
-    this.#onEvent = (c, ev) => {
+    this.#onEvent = (/** @type {unknown} */ c, /** @type {object} */ ev) => {
       for (const fn of this.#listeners) fn(ev);
     };
     conn.listeners.coreEvent.add(this.#onEvent);
@@ -68,7 +72,7 @@ export class SlopClient extends SlopProvider {
   /** The ws:// URL this client connects to (through a desktop bridge: the bridge's). */
   get url() { return this.#conn.key; }
 
-  /** Calls fn(event) for every core event from now on (patches included); returns a function that stops it. */
+  /** Calls fn(event) for every core event from now on (patches included); returns a function that stops it. @param {(event: any) => void} fn  (types: client.d.ts) */
   onEvent(fn) {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
@@ -81,7 +85,7 @@ export class SlopClient extends SlopProvider {
    * @param {(restart: import('../event-text.js').Restart) => void} fn
    */
   onRestart(fn) {
-    return this.onEvent((ev) => {
+    return this.onEvent((/** @type {object} */ ev) => {
       const r = restartOf(ev);
       if (r) fn({ ...r, at: Date.now() });
     });
@@ -104,8 +108,9 @@ export class SlopClient extends SlopProvider {
     if (problem) throw new TypeError(`agent(): ${problem}`);
     const endpointConfig = /** @type {any} */ (config);
     return Object.freeze({
-      run: (/** @type {string} */ task, /** @type {import('./client.js').AgentRunOptions} */ o = {}) =>
-        runAgent(conn, endpointConfig, task, { ...o, confirm: o.confirm ?? options.confirm, allowDangerous }),
+      // The options and the trace as client.d.ts declares them (the loop's own types are looser).
+      run: (/** @type {string} */ task, /** @type {import('./client.js').AgentRunOptions} */ o = {}) => /** @type {Promise<import('./client.js').AgentTrace>} */ (
+        runAgent(conn, endpointConfig, task, /** @type {AgentRunOpts} */ ({ ...o, confirm: o.confirm ?? options.confirm, allowDangerous }))),
       models: () => listModels(endpointConfig),
     });
   }
@@ -118,7 +123,7 @@ export class SlopClient extends SlopProvider {
    * @param {string} session @param {import('./client.js').AgentRunOptions & {allowDangerous?: boolean}} [o]
    */
   async replayAgent(session, o = {}) {
-    return replaySession(this.#conn, session, o);
+    return replaySession(this.#conn, session, /** @type {AgentRunOpts} */ (o)); // as in agent()
   }
 
   /** Unsubscribes, closes the WebSocket (the relay, through a bridge) and frees the core's consumer. Idempotent. */
@@ -138,7 +143,7 @@ export class SlopClient extends SlopProvider {
  * broke, and `not_live`: why).
  * With an object first, a provider a desktop bridge shares (a browser tab's): connectThroughBridge.
  * @param {string|BridgeConnectOptions} url  ws:// or wss:// URL of the provider
- * @param {{token?: string, origin?: string, timeout?: number, waitForServer?: boolean,
+ * @param {{token?: string|null, origin?: string, timeout?: number, waitForServer?: boolean,
  *   requestTimeout?: number, numbers?: 'exact'|'verbatim'}} [options]
  *   origin: the Origin header to send (a browser always sends one; providers that check it need
  *   it allowed). waitForServer: keep retrying while nothing answers (a server still starting)
@@ -152,7 +157,7 @@ export class SlopClient extends SlopProvider {
 export async function connect(url, options = {}) {
   // {command: [...]}: a stdio provider the caller names itself; {bridge?, provider}: a bridge's.
   if (url !== null && typeof url === 'object' && !('command' in url)) return connectThroughBridge(url);
-  const { conn, client, descriptor } = await open(url, options);
+  const { conn, client, descriptor } = await open(/** @type {string|{command: string[]}} */ (url), options); // not a bridge's: returned above
   const { timeout = 10_000, waitForServer = false } = options;
   await goLive(conn, client, conn.address, timeout, waitForServer ? GIVE_UP : NOBODY_THERE);
   const mismatch = descriptor ? descriptorMismatch(descriptor, conn.provider) : null;
@@ -160,7 +165,10 @@ export async function connect(url, options = {}) {
   return client;
 }
 
-/** Resolves with client once conn is live; else closes it and rejects, with the core's report when the provider answered. */
+/**
+ * Resolves with client once conn is live; else closes it and rejects, with the core's report when the provider answered.
+ * @param {ConsumerSession} conn @param {SlopClient} client @param {string} label @param {number} timeout @param {Map<string, string>} giveUp
+ */
 async function goLive(conn, client, label, timeout, giveUp) {
   try {
     await waitLive(conn, label, timeout, giveUp);
@@ -246,8 +254,8 @@ export async function bridgeProviders({ bridge = DEFAULT_BRIDGE, timeout = 10_00
  * Rejects with a SlopTestError only when nothing could be judged (nothing answered, the token
  * was refused).
  * @param {string} url
- * @param {{token?: string, origin?: string, timeout?: number, watch?: number, drift?: boolean,
- *   invoke?: {path: string, action: string, params?: any}}} [options]
+ * @param {{token?: string|null, origin?: string, timeout?: number, watch?: number, drift?: boolean,
+ *   invoke?: {path: string, action: string, params?: any}|null}} [options]
  * @returns {Promise<{report: object, provider: object|null, drift?: object,
  *   invoke?: {path: string, action: string, requestId: string, event: object}}>}
  *   report: the core's (slop_consumer_conformance), `live` false and `not_live` when it never went live
@@ -256,6 +264,7 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
   const { conn, client } = await open(url, { ...rest, requestTimeout: timeout });
   try {
     const live = await waitSettled(conn, conn.address, timeout);
+    /** @type {{invoke?: {path: string, action: string, requestId: string, event: object}, drift?: object}} */
     const out = {};
     if (live) {
       await new Promise((r) => setTimeout(r, Math.max(0, watch)));
@@ -268,7 +277,8 @@ export async function checkConformance(url, { timeout = 10_000, watch = 2000, dr
       if (drift) out.drift = (await conn.checkDrift()).event;
     }
     conn.tick(Date.now());
-    return { report: conn.consumer.conformance(), provider: conn.provider ?? null, ...out };
+    // open() made the consumer: conn.consumer is set.
+    return { report: /** @type {import('../slop-core.js').SlopConsumerT} */ (conn.consumer).conformance(), provider: conn.provider ?? null, ...out };
   } finally {
     client.close();
   }
@@ -320,7 +330,10 @@ async function localTransportOf(address, { runCommand = false, dirs = providerDi
   return { transport: t, label, descriptor: p };
 }
 
-/** The Connection and its client, not yet started. */
+/**
+ * The Connection and its client, not yet started. @param {string|{command: string[]}} url
+ * @param {{token?: string|null, origin?: string, requestTimeout?: number, surface?: string, numbers?: string, runCommand?: boolean|string[], dirs?: string[]}} [o]
+ */
 async function open(url, { token = null, origin = undefined, requestTimeout = 0, surface = 'node', numbers = 'exact', runCommand = false, dirs = undefined } = {}) {
   const local = await localTransportOf(url, { runCommand, ...(dirs ? { dirs } : {}) });
   const descriptor = local?.descriptor ?? null;
@@ -336,7 +349,7 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0,
   }
   let parsed;
   try {
-    parsed = new URL(url);
+    parsed = new URL(/** @type {string} */ (url)); // a {command} address is local: returned above
   } catch {
     throw new SlopTestError(SlopTestCode.UNREACHABLE, `"${url}" is not a URL (expected ws://host:port/path)`);
   }
@@ -344,9 +357,12 @@ async function open(url, { token = null, origin = undefined, requestTimeout = 0,
     throw new SlopTestError(SlopTestCode.UNREACHABLE, `"${url}" is not a ws:// or wss:// URL`);
   }
   const core = withConsumerOptions(await loadCore(), { requestTimeout, numbers: numbers === 'verbatim' ? 'verbatim' : 'exact' });
+  // ws's class has what the session uses of a browser WebSocket (its on* handlers, send, close,
+  // protocol, readyState), not the DOM's EventTarget.
+  const Ws = /** @type {typeof globalThis.WebSocket} */ (/** @type {unknown} */ (origin === undefined ? WebSocket : withOrigin(origin)));
   const conn = new ConsumerSession({
-    key: url, transport: { type: 'ws', url },
-    host: { core: () => core, tokenFor: async () => token, WebSocket: origin === undefined ? WebSocket : withOrigin(origin), surface: /** @type {'node'|'cli'} */ (surface) },
+    key: /** @type {string} */ (url), transport: { type: 'ws', url: /** @type {string} */ (url) },
+    host: { core: () => core, tokenFor: async () => token, WebSocket: Ws, surface: /** @type {'node'|'cli'} */ (surface) },
   });
   return { conn, client: new SlopClient(conn, `provider ${url}`), descriptor };
 }
@@ -362,7 +378,7 @@ function withConsumerOptions(core, { requestTimeout = 0, numbers = 'exact' }) {
   return {
     ...core,
     SlopConsumer: class extends Base {
-      constructor(options = {}) { super({ ...options, numbers, limits: { ...options.limits, ...limits } }); }
+      constructor(/** @type {{limits?: object}} */ options = {}) { super({ ...options, numbers, limits: { ...options.limits, ...limits } }); }
     },
   };
 }
@@ -372,14 +388,16 @@ function withConsumerOptions(core, { requestTimeout = 0, numbers = 'exact' }) {
  * live, a fatal protocol error) or after timeout plus a tick (the core's request timeout, set to
  * timeout, judges a missing hello or snapshot by then). Rejects when nothing answered or the token
  * was refused: nothing to judge.
+ * @param {ConsumerSession} conn @param {string} url @param {number} timeout @returns {Promise<boolean>}
  */
 function waitSettled(conn, url, timeout) {
   return new Promise((resolve, reject) => {
+    /** @param {Error|null} err @param {boolean} [live]  given when err is null */
     const done = (err, live) => {
       clearTimeout(timer);
       conn.listeners.change.delete(onChange);
       conn.listeners.coreEvent.delete(onChange);
-      if (err) reject(err); else resolve(live);
+      if (err) reject(err); else resolve(/** @type {boolean} */ (live));
     };
     const judged = () => conn.consumer && conn.consumer.conformance().frames > 0;
     const onChange = () => {
@@ -397,7 +415,7 @@ function waitSettled(conn, url, timeout) {
     }, timeout + TICK_MS + 500);
     conn.listeners.change.add(onChange);
     conn.listeners.coreEvent.add(onChange);
-    conn.start().catch((e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
+    conn.start().catch((/** @type {Error} */ e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
   });
 }
 
@@ -413,16 +431,21 @@ function failed(conn, url, code) {
     : new SlopTestError(code, `provider ${url}: ${conn.status}: ${conn.message}`, { status: conn.status });
 }
 
-/** A WebSocket class that sends this Origin header (the browser's API has no such option). */
+/** A WebSocket class that sends this Origin header (the browser's API has no such option). @param {string} origin */
 function withOrigin(origin) {
   return class extends WebSocket {
+    /** @param {string} url @param {string|string[]} [protocols] */
     constructor(url, protocols) { super(url, protocols, { origin }); }
   };
 }
 
-/** Resolves when conn is live; rejects with a SlopTestError saying what happened instead. */
+/**
+ * Resolves when conn is live; rejects with a SlopTestError saying what happened instead.
+ * @param {ConsumerSession} conn @param {string} url @param {number} timeout @param {Map<string, string>} giveUp @returns {Promise<void>}
+ */
 function waitLive(conn, url, timeout, giveUp) {
   return new Promise((resolve, reject) => {
+    /** @param {Error} [err] */
     const done = (err) => {
       clearTimeout(timer);
       conn.listeners.change.delete(onChange);
@@ -443,6 +466,6 @@ function waitLive(conn, url, timeout, giveUp) {
       done(new SlopTestError(code, `provider ${url}: not live after ${timeout} ms: ${info.status}${sync}: ${info.message}`, { status: info.status }));
     }, timeout);
     conn.listeners.change.add(onChange);
-    conn.start().catch((e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
+    conn.start().catch((/** @type {Error} */ e) => done(new SlopTestError(SlopTestCode.UNREACHABLE, `provider ${url}: ${e.message}`)));
   });
 }

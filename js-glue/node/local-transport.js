@@ -177,6 +177,7 @@ function openUnix(path, h) {
   const t = {
     label: `unix:${path}`,
     get isOpen() { return opened && !reported && !socket.destroyed && socket.writable; },
+    /** @param {string} text */
     send(text) {
       if (!t.isOpen) return false;
       socket.write(`${text}\n`);
@@ -252,8 +253,8 @@ function openStdio(command, h) {
     if (which === channel) framers[which].push(chunk);
     else stdoutTail.push(chunk); // the app's own output
   };
-  fd3?.on('data', (c) => onData('fd', c));
-  stdout.on('data', (c) => onData('std', c));
+  fd3?.on('data', (/** @type {Buffer} */ c) => onData('fd', c));
+  stdout.on('data', (/** @type {Buffer} */ c) => onData('std', c));
   stderr.on('data', (/** @type {Buffer} */ c) => stderrTail.push(c));
   // A provider that closes its input, or exits, makes writes fail: that is its close, said below.
   for (const s of [stdin, fd3, fd4, stdout, stderr]) s?.on('error', () => {});
@@ -261,6 +262,7 @@ function openStdio(command, h) {
   const t = {
     label,
     get isOpen() { return opened && !reported; },
+    /** @param {string} text */
     send(text) {
       if (!t.isOpen) return false;
       if (!channel) waiting.push(text);

@@ -67,9 +67,10 @@ export async function installHost({
   await fs.chmod(launcher, 0o755);
 
   const targets = profile ? [{ browser: 'chromium', dir: path.resolve(profile, 'NativeMessagingHosts') }]
-    : browsers.map((b) => ({ browser: b, dir: path.join(home, ...BROWSER_DIRS[b]) }));
+    : browsers.map((b) => ({ browser: b, dir: path.join(home, ...BROWSER_DIRS[/** @type {keyof typeof BROWSER_DIRS} */ (b)]) })); // checked above
   const manifests = [];
   for (const t of targets) {
+    /** @type {{name: string, description: string, path: string, type: string, allowed_extensions?: unknown[], allowed_origins?: string[]}} */
     const manifest = { name: HOST_NAME, description: DESCRIPTION, path: launcher, type: 'stdio' };
     if (t.browser === 'firefox') manifest.allowed_extensions = [geckoId];
     else manifest.allowed_origins = chromeIds.map((id) => `chrome-extension://${id}/`);
@@ -89,7 +90,7 @@ export async function installHost({
  */
 export async function uninstallHost({ browsers = Object.keys(BROWSER_DIRS), home = os.homedir(), profile = null } = {}) {
   const files = profile ? [path.resolve(profile, 'NativeMessagingHosts', `${HOST_NAME}.json`), path.resolve(profile, 'NativeMessagingHosts', 'slop-native-host')]
-    : [...browsers.map((b) => path.join(home, ...BROWSER_DIRS[b], `${HOST_NAME}.json`)), path.join(home, '.local', 'share', 'slop-inspector', 'slop-native-host')];
+    : [...browsers.map((b) => path.join(home, ...BROWSER_DIRS[/** @type {keyof typeof BROWSER_DIRS} */ (b)], `${HOST_NAME}.json`)), path.join(home, '.local', 'share', 'slop-inspector', 'slop-native-host')];
   const removed = [];
   for (const f of files) {
     try { await fs.unlink(f); removed.push(f); } catch { /* not there */ }
@@ -120,7 +121,7 @@ export async function runInstallHost(argv, { out = (l) => console.log(l), err = 
       },
     }));
   } catch (e) {
-    err(`${e.message}\n${INSTALL_USAGE}`);
+    err(`${/** @type {Error} */ (e).message}\n${INSTALL_USAGE}`); // parseArgs's
     return 2;
   }
   if (values.help) { out(INSTALL_USAGE); return 0; }
@@ -140,7 +141,7 @@ export async function runInstallHost(argv, { out = (l) => console.log(l), err = 
       err('install-host: note: this copy of slop-inspector runs from npx\'s cache, which npm may clean; for a host that lasts, install the package (npm install -g slop-inspector, or in your project) and run its install-host');
     }
     return 0;
-  } catch (e) {
+  } catch (/** @type {any} */ e) { // an Error: ours, or the file system's
     err(`install-host: ${e.message}`);
     return e.message.startsWith('unknown browser') || e.message.includes('not a Chromium extension id') ? 2 : 1;
   }

@@ -43,11 +43,12 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
   /** @type {Map<number, {transport: ReturnType<typeof openLocalTransport>|null}>} */
   const channels = new Map();
   let chunkId = 0;
+  /** @type {ReturnType<typeof watchLocalProviders>|null} */
   let watcher = null;
   let lastList = '';
   let full = false;
 
-  const send = (msg) => {
+  const send = (/** @type {Record<string, any>} */ msg) => { // a message to the browser (native-host-protocol.js)
     const texts = encodeForBrowser(msg, { id: ++chunkId });
     if (texts.length > 1) {
       const bytes = texts.reduce((n, t) => n + utf8Length(t), 0);
@@ -71,9 +72,9 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
       });
     }
   };
-  const closed = (channel, info) => send({ type: FromHost.CLOSED, channel, info });
+  const closed = (/** @type {number} */ channel, /** @type {object} */ info) => send({ type: FromHost.CLOSED, channel, info });
 
-  const list = (scan) => {
+  const list = (/** @type {import('./local-discovery.js').LocalScan} */ scan) => {
     const msg = { type: FromHost.LOCAL_PROVIDERS, providers: scan.providers, refused: scan.refused, ignored: scan.ignored, dirs: scan.dirs ?? [], fixAll: scan.fixAll ?? null };
     const text = JSON.stringify(msg);
     if (text === lastList) return;
@@ -81,9 +82,11 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
     send(msg);
   };
 
+  /** @param {{channel: number, id: string, approvedCommand?: unknown}} m */
   async function open(m) {
     const channel = m.channel;
     channels.get(channel)?.transport?.close();
+    /** @type {{transport: ReturnType<typeof openLocalTransport>|null}} */
     const slot = { transport: null };
     channels.set(channel, slot);
     const scan = await Promise.resolve().then(() => scanLocalProviders(core, { dirs }));
@@ -126,7 +129,7 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
     });
   }
 
-  const onMessage = (m) => {
+  const onMessage = (/** @type {Record<string, any>} */ m) => { // the browser's message: JSON from outside
     switch (m.type) {
       case ToHost.LIST:
         if (!watcher) watcher = watchLocalProviders(core, list, { dirs });
@@ -135,7 +138,7 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
         break;
       case ToHost.OPEN:
         if (!Number.isInteger(m.channel) || typeof m.id !== 'string') { send({ type: FromHost.ERROR, message: 'open needs an integer channel and a string id' }); break; }
-        open(m).catch((e) => { channels.delete(m.channel); closed(m.channel, { kind: 'closed', opened: false, code: 0, message: `The host failed: ${e?.message ?? e}` }); });
+        open(/** @type {{channel: number, id: string}} */ (m)).catch((e) => { channels.delete(m.channel); closed(m.channel, { kind: 'closed', opened: false, code: 0, message: `The host failed: ${e?.message ?? e}` }); });
         break;
       case ToHost.SEND: {
         const slot = channels.get(m.channel);
@@ -155,7 +158,7 @@ export function runNativeHost({ input, output, core, dirs, log = () => {}, maxFr
   };
 
   const reader = nativeReader({
-    onMessage: (m) => { try { onMessage(m); } catch (e) { log(`failed: ${e?.stack ?? e}`); } },
+    onMessage: (m) => { try { onMessage(m); } catch (/** @type {any} */ e) { log(`failed: ${e?.stack ?? e}`); } },
     onError: (words) => { log(words); send({ type: FromHost.ERROR, message: words }); },
   });
   return new Promise((resolve) => {

@@ -67,7 +67,7 @@ const isExtensionWorker = (w) => w.url().startsWith('chrome-extension://');
  */
 export async function currentWorker(context, timeout = 10_000) {
   const live = context.serviceWorkers().filter(isExtensionWorker);
-  if (live.length) return live.at(-1);
+  if (live.length) return /** @type {import('playwright-core').Worker} */ (live.at(-1));
   return context.waitForEvent('serviceworker', { timeout, predicate: isExtensionWorker });
 }
 
@@ -80,6 +80,7 @@ export async function currentWorker(context, timeout = 10_000) {
 const STALE_WORKER = /Target (page, context or browser )?(has been )?closed|Execution context was destroyed|has been closed/;
 
 /** @typedef {import('../../extension/service-worker/automation.js').AutomationCalls} AutomationCalls */
+/** @typedef {import('../../extension/service-worker/automation.js').TabSummary} TabSummary */
 /** @typedef {import('../../extension/service-worker/automation.js').AutomationApi} AutomationApi */
 /** @typedef {import('../../extension/service-worker/automation.js').AutomationCodeName} AutomationCodeName */
 /**
@@ -111,8 +112,8 @@ export async function workerEval(context, fn, arg, timeout = 10_000) {
   for (;;) {
     try {
       const sw = await currentWorker(context, Math.max(500, deadline - Date.now()));
-      return await sw.evaluate(fn, arg);
-    } catch (e) {
+      return await sw.evaluate(fn, /** @type {A} */ (arg)); // as Playwright's own optional arg
+    } catch (/** @type {any} */ e) { // whatever evaluate threw
       if (!STALE_WORKER.test(e?.message ?? '') || Date.now() >= deadline) throw e;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -207,7 +208,7 @@ function checkAutomation(context, timeout = 15_000) {
  * Stores tokens and approvals in the extension, as its options page and popup would. Tokens are
  * never printed, and never readable back from the extension.
  * @param {BrowserContext} context
- * @param {{tokens?: Record<string, string>, approvals?: string[]}} [options]
+ * @param {{tokens?: Record<string, string|undefined>, approvals?: string[]}} [options]  an undefined token is skipped
  */
 export async function configureSlop(context, { tokens = {}, approvals = [] } = {}) {
   for (const [origin, token] of Object.entries(tokens)) {
@@ -221,7 +222,7 @@ export async function configureSlop(context, { tokens = {}, approvals = [] } = {
 /**
  * A persistent Chromium context with the extension loaded, its core ready, and tokens and
  * approvals stored. close() also removes the temporary profile.
- * @param {object} [options]  chromium: Playwright's BrowserType (default: playwright-core's),
+ * @param {import('./playwright.js').LaunchOptions} [options]  chromium: Playwright's BrowserType (default: playwright-core's),
  *   headless (default true), executablePath, args, tokens, approvals, userDataDir, and any other
  *   launchPersistentContext option
  */
@@ -293,7 +294,7 @@ export class Slop {
    */
   async #tabOf(page) {
     const url = page.url();
-    const noHash = (/** @type {string} */ u) => String(u).split('#')[0];
+    const noHash = (/** @type {string|null} */ u) => String(u).split('#')[0];
     const all = await this.tabs();
     let tabs = all.filter((t) => t.pageUrl === url);
     if (tabs.length === 0) tabs = all.filter((t) => noHash(t.pageUrl) === noHash(url));
@@ -322,6 +323,7 @@ export class Slop {
       .filter(Boolean).join(', ') || 'any provider';
     const deadline = Date.now() + timeout;
     const approved = new Set();
+    /** @type {{tab: TabSummary|null}} */
     let seen = { tab: null };
     for (;;) {
       const tab = await this.#tabOf(page);
@@ -336,7 +338,7 @@ export class Slop {
       if (hit?.live) return this.#handle(tab.tabId, hit);
       if (hit && approve && hit.status === 'pending-approval' && !approved.has(hit.approvalKey)) {
         approved.add(hit.approvalKey);
-        await automation(this.context, 'approve', [hit.approvalKey]);
+        await automation(this.context, 'approve', [/** @type {string} */ (hit.approvalKey)]); // one waiting for approval has one
       }
       const stuck = hit && STUCK.get(hit.status);
       if (stuck) throw await this.#withConformance(new SlopTestError(stuck, `${page.url()}: ${describe(hit)}`, { status: hit.status }), tab, hit);
@@ -368,7 +370,7 @@ export class Slop {
 
   /**
    * @param {import('playwright-core').Page} page @param {string} wanted @param {number} timeout
-   * @param {any} tab @param {{id?: string, name?: string, url?: string}} sel
+   * @param {TabSummary|null} tab @param {{id?: string, name?: string, url?: string}} sel
    */
   #timeoutError(page, wanted, timeout, tab, sel) {
     const head = `timed out after ${timeout} ms waiting for ${wanted} on ${page.url()}`;
@@ -377,7 +379,7 @@ export class Slop {
     }
     if (tab.providers.length === 0) {
       // Discovery's findings: {content, error}, e.g. a /.well-known/slop that is not JSON.
-      const problems = (tab.problems ?? []).map((p) => `\n  ${p?.content ? `${p.content}: ` : ''}${p?.error ?? p?.message ?? JSON.stringify(p)}`).join('');
+      const problems = (tab.problems ?? []).map((/** @type {{content?: string, error?: string, message?: string}} */ p) => `\n  ${p?.content ? `${p.content}: ` : ''}${p?.error ?? p?.message ?? JSON.stringify(p)}`).join('');
       return new SlopTestError(SlopTestCode.NO_PROVIDER, `${head}: no SLOP provider on the page (no usable <meta name="slop"> or /.well-known/slop)${problems}`);
     }
     const hit = tab.providers.find((p) => matchesSelector(p, sel));
@@ -385,10 +387,10 @@ export class Slop {
       return new SlopTestError(SlopTestCode.NO_PROVIDER, `${head}: none matches; the page has:\n` +
         tab.providers.map((p) => `  ${describe(p)}`).join('\n'));
     }
-    const code = {
+    const code = /** @type {Record<string, import('./provider.js').SlopTestCodeName>} */ ({
       'pending-approval': SlopTestCode.PENDING_APPROVAL,
       unreachable: SlopTestCode.UNREACHABLE,
-    }[hit.status] ?? SlopTestCode.TIMEOUT;
+    })[hit.status] ?? SlopTestCode.TIMEOUT;
     const hint = hit.status === 'pending-approval'
       ? `\n  it waits for the user's approval of "${hit.approvalKey}": pass {approve: true}, or approvals: ["${hit.approvalKey}"] at launch` : '';
     return new SlopTestError(code, `${head}: ${describe(hit)}${hint}`, { status: hit.status });
@@ -419,12 +421,12 @@ export class Slop {
  */
 export function withSlop(test, options = {}) {
   return test.extend({
-    context: async ({ playwright }, use) => {
+    context: async (/** @type {{playwright: {chromium: import('playwright-core').BrowserType}}} */ { playwright }, /** @type {(c: import('playwright-core').BrowserContext) => Promise<void>} */ use) => {
       const context = await launchWithSlop({ chromium: playwright.chromium, ...options });
       await use(context);
       await context.close();
     },
-    slop: async ({ context }, use) => {
+    slop: async (/** @type {{context: import('playwright-core').BrowserContext}} */ { context }, /** @type {(s: Slop) => Promise<void>} */ use) => {
       await use(new Slop(context));
     },
   });
@@ -489,8 +491,7 @@ export const slopMatchers = {
   /** @this {MatcherState} @param {unknown} received @param {string} nodePath @param {string} action @param {{timeout?: number}} [o] */
   async toHaveAffordance(received, nodePath, action, { timeout } = {}) {
     const provider = asProvider(received, 'toHaveAffordance');
-    /** @type {import('./provider.js').SlopNodeView|null} */
-    let node = null;
+    let node = /** @type {import('./provider.js').SlopNodeView|null} */ (null); // set in poll's callback
     const { pass } = await poll(async () => {
       node = await provider.node(nodePath);
       return { pass: !!node?.affordances?.some((a) => a.action === action) };

@@ -57,6 +57,7 @@ export const VOLATILE_FIELDS = Object.freeze(['meta.changed']);
 export function stableText(tree, { ignore = VOLATILE_FIELDS, replace = {} } = {}) {
   if (!tree) return '(no node)\n';
   const ignored = new Set(ignore);
+  /** @type {string[]} */
   const lines = [];
   /** @param {any} v @returns {any} */
   const sortKeys = (v) => {
@@ -244,9 +245,9 @@ export class SlopProvider {
   async invoke(path, action, params = undefined, { confirmDangerous = false } = {}) {
     const node = await this.node(path);
     if (!node) throw await this.failure(SlopTestCode.NOT_FOUND, `no node at ${path}`, path);
-    const affordance = (node.affordances ?? []).find((a) => a.action === action);
+    const affordance = (node.affordances ?? []).find((/** @type {{action: string}} */ a) => a.action === action);
     if (!affordance) {
-      const have = (node.affordances ?? []).map((a) => a.action);
+      const have = (node.affordances ?? []).map((/** @type {{action: string}} */ a) => a.action);
       throw await this.failure(SlopTestCode.NOT_FOUND,
         `${path} has no affordance "${action}" (it has: ${have.length ? have.join(', ') : 'none'})`, path);
     }
@@ -279,7 +280,7 @@ export class SlopProvider {
   async #send(code, what, method, ...args) {
     try {
       return await this.#call(method, ...args);
-    } catch (e) {
+    } catch (/** @type {any} */ e) { // whatever the call threw
       // Through worker.evaluate the message arrives as "worker.evaluate: SlopError: <core message>" plus a stack.
       const message = String(e?.message ?? e).replace(/^(worker\.evaluate: )?(Error|SlopError): /, '').split('\n')[0];
       throw new SlopTestError(code, `${this.#label}: ${what} refused: ${message}`, { cause: e });

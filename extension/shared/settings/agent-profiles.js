@@ -47,7 +47,7 @@ export function agentKeyProblem(key) {
   return null;
 }
 
-/** The stored fields of a profile as the options page gives them (name and id aside). */
+/** The stored fields of a profile as the options page gives them (name and id aside). @param {any} p unchecked */
 function agentProfileFields(p) {
   return {
     kind: p?.kind, baseUrl: String(p?.baseUrl ?? '').trim(), model: String(p?.model ?? '').trim(),

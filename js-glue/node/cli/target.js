@@ -105,13 +105,13 @@ async function providerUrl(text) {
   const a = readAddress(text);
   if (!a.ok) throw new UsageError(a.problem);
   if (a.read) say(a.read);
-  if (a.kind === 'ws') return a.url;
-  const found = await findPageProvider(a.url, { core: await loadSlopCoreNode(), meta: true });
+  if (a.kind === 'ws') return /** @type {string} */ (a.url); // ok: a url
+  const found = await findPageProvider(/** @type {string} */ (a.url), { core: await loadSlopCoreNode(), meta: true });
   if (!found.ok) {
     throw new CliExit(1, `${found.message}${found.inPage ? '; while SLOP Inspector shares the tab, reach it through the desktop bridge: bridge:<name>' : ''}`);
   }
-  say(found.via);
-  return found.url;
+  say(/** @type {string} */ (found.via)); // ok: url and via
+  return /** @type {string} */ (found.url);
 }
 
 /** Says when the provider that answered is not the one the descriptor names. @param {Target} target @param {any} hello */
