@@ -7,7 +7,7 @@
  * desktop SDKs all number their ids "sub-1", "req-1", ... A relay keeps the
  * outside consumer apart: every id it forwards gets the relay's prefix
  * ("<tag>~"), and only provider frames addressed to such ids come back, the
- * prefix removed. The core's own ids never hold a '~' (consumer.c: base36
+ * prefix removed. The core's own ids never hold a '~' (consumer_state.c: base36
  * prefix, '-', kind, number), so the two can never meet.
  *
  * Provider frames are rewritten as text, not re-printed: numbers and strings
