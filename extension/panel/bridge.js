@@ -42,7 +42,11 @@ export class Bridge {
     return this;
   }
 
-  /** @param {string} type one of Request @param {object} [fields] @returns {Promise<any>} the reply's result */
+  /**
+   * @template {import('../shared/request-args.js').RequestType} T
+   * @param {T} type one of Request @param {import('../shared/request-args.js').RequestFields<T>} [fields]
+   * @returns {Promise<any>} the reply's result
+   */
   request(type, fields) {
     return this.port.request(type, fields);
   }

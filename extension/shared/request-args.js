@@ -77,6 +77,14 @@ export const REQUEST_ARGS = Object.freeze(/** @type {const} */ ({
  * @typedef {{type: T, id: number} & {[K in keyof (typeof REQUEST_ARGS)[T]]: SpecValue<(typeof REQUEST_ARGS)[T][K] & string>}} RequestArgs
  */
 
+/**
+ * The members a page sends with a request of type T (UiPort.request): the table's, the optional
+ * ones optional, so tsc checks a page's request against the same table the worker checks it with.
+ * @template {RequestType} T
+ * @typedef {{[K in keyof (typeof REQUEST_ARGS)[T] as (typeof REQUEST_ARGS)[T][K] extends `?${string}` ? never : K]: SpecValue<(typeof REQUEST_ARGS)[T][K] & string>}
+ *   & {[K in keyof (typeof REQUEST_ARGS)[T] as (typeof REQUEST_ARGS)[T][K] extends `?${string}` ? K : never]?: SpecValue<(typeof REQUEST_ARGS)[T][K] & string>}} RequestFields
+ */
+
 /** @type {Record<string, (v: unknown) => boolean>} */
 const IS = {
   string: (v) => typeof v === 'string',

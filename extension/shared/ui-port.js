@@ -58,10 +58,12 @@ export class UiPort {
 
   /**
    * Sends a request (`type`: one of Request); resolves with its result, rejects with RequestFailed.
-   * @param {string} type @param {object} [fields] @param {number} [timeoutMs]
+   * Its members are typed from the table the worker checks them with (request-args.js).
+   * @template {import('./request-args.js').RequestType} T
+   * @param {T} type @param {import('./request-args.js').RequestFields<T>} [fields] @param {number} [timeoutMs]
    * @returns {Promise<any>} the reply's result: its shape is the request's (messages.js)
    */
-  request(type, fields = {}, timeoutMs = 60000) {
+  request(type, fields = /** @type {import('./request-args.js').RequestFields<T>} */ ({}), timeoutMs = 60000) {
     if (!catalogued({ type }, Request)) return Promise.reject(new RequestFailed(ErrorCode.BAD_REQUEST, `${String(type).slice(0, 40)} is not a request of the catalogue`));
     if (!this.#port) return Promise.reject(new RequestFailed(ErrorCode.DISCONNECTED, 'Not connected to the extension’s service worker'));
     const id = this.#nextId++;

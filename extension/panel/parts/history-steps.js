@@ -183,7 +183,7 @@ export function droppedGaps(all) {
 /**
  * A switch of the shown history (Request.HISTORY_PAUSE: recording paused; HISTORY_PERSIST): the
  * worker answers with the history's new info; a refusal is said in a toast.
- * @param {import('./history-pane.js').HistoryPane} pane @param {string} type @param {boolean} on
+ * @param {import('./history-pane.js').HistoryPane} pane @param {typeof Request.HISTORY_PERSIST|typeof Request.HISTORY_PAUSE} type @param {boolean} on
  */
 export async function setSetting(pane, type, on) {
   const key = pane.selection.key;
