@@ -14,35 +14,27 @@
 
 #include "slop_core.h"
 
-/* SNAKE_CASE → PascalCase ("PROVIDER_CHANGED" → "ProviderChanged"). */
-static void pascal(const char *name, char *out, size_t n) {
+/* snake_case or SNAKE_CASE joined: each letter after a '_' upper case, the
+ * first one too when `upper_first`, the rest lower case ("PROVIDER_CHANGED"
+ * → "ProviderChanged", "max_frame_bytes" → "maxFrameBytes"). */
+static void joined(const char *name, int upper_first, char *out, size_t n) {
     size_t j = 0;
-    int up = 1;
+    int up = upper_first;
     for (const char *p = name; *p && j + 1 < n; p++) {
         if (*p == '_') {
             up = 1;
             continue;
         }
-        out[j++] = up ? *p : (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+        char ch = *p;
+        if (up && ch >= 'a' && ch <= 'z') ch = (char)(ch - 'a' + 'A');
+        if (!up && ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+        out[j++] = ch;
         up = 0;
     }
     out[j] = '\0';
 }
-
-/* snake_case → camelCase ("max_frame_bytes" → "maxFrameBytes"). */
-static void camel(const char *name, char *out, size_t n) {
-    size_t j = 0;
-    int up = 0;
-    for (const char *p = name; *p && j + 1 < n; p++) {
-        if (*p == '_') {
-            up = 1;
-            continue;
-        }
-        out[j++] = up ? (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p) : *p;
-        up = 0;
-    }
-    out[j] = '\0';
-}
+#define pascal(name, out, n) joined(name, 1, out, n)
+#define camel(name, out, n) joined(name, 0, out, n)
 
 /* Members written "a: T; b?: U" as one TypeScript member per line, indented. */
 static void members(const char *m) {
