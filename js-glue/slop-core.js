@@ -19,6 +19,7 @@ import createSlopCore from '../dist/slop_core.mjs';
 import { parseExact, parseVerbatim, stringifyExact, ODD_NUMBER } from './exact-json.js';
 import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS, CoreEventName, CONTRACT_HASH } from './core-contract.js';
 import { makeMemory } from './slop-core-memory.js';
+import { makeRelayClass } from './slop-core-relay.js';
 
 // The header's codes, kinds and limits are declared once, in core-contract.js; kept importable from here.
 export { SlopCode, DEFAULT_LIMITS };
@@ -149,7 +150,7 @@ export async function loadSlopCore(options = {}) {
 
   return {
     SlopConsumer,
-    SlopRelay: makeRelayClass(M, mem, freeResult),
+    SlopRelay: makeRelayClass(M, mem, freeResult, SlopError),
     /**
      * The provider-style answer to a relayed request refused before it reached the provider
      * (slop_relay_refusal): a result for an invoke, an error message for the rest (requestId null:
@@ -460,6 +461,15 @@ function makeConsumerClass(M, mem) {
       const c = this.#live();
       return mem.withStrings([subId, path], ([s, p]) => this.#out(M._slop_consumer_node(c, s.ptr, p.ptr, mem.lenPtr)));
     }
+    /**
+     * What the state costs, per node (slop_consumer_profile), as the core's JSON text: sizes,
+     * actions, traffic counters, and the tree text of the nodes changed after serial `since`.
+     * @param {string|null} subId @param {number} [since] 0: every node's text @returns {string|null}
+     */
+    profileText(subId, since = 0) {
+      const c = this.#live();
+      return mem.withStrings([subId], ([s]) => this.#out(M._slop_consumer_profile(c, s.ptr, since, mem.lenPtr)));
+    }
     /** @param {string|null} subId @returns {string|null} canonical tree text */
     treeText(subId) {
       const c = this.#live();
@@ -484,10 +494,15 @@ function makeConsumerClass(M, mem) {
      * @returns {ToolList|null}
      */
     tools(subId, prefix = null, maxLen = 0, maxTools = 0) {
+      const text = this.toolsText(subId, maxTools, prefix, maxLen);
+      return text === null ? null : this.#read(text);
+    }
+    /** tools() as the core's JSON text. @param {string|null} subId @param {number} [maxTools] @param {string|null} [prefix] @param {number} [maxLen] @returns {string|null} */
+    toolsText(subId, maxTools = 0, prefix = null, maxLen = 0) {
       const c = this.#live();
       const n = countArg(maxTools, 'maxTools');
       return mem.withStrings([subId, prefix], ([s, p]) =>
-        this.#outJson(M._slop_consumer_tools(c, s.ptr, p.ptr, countArg(maxLen, 'maxLen'), n, mem.lenPtr)));
+        this.#out(M._slop_consumer_tools(c, s.ptr, p.ptr, countArg(maxLen, 'maxLen'), n, mem.lenPtr)));
     }
     /**
      * Where the provider breaks SLOP (slop_consumer_conformance): every rule checked and every
@@ -533,68 +548,4 @@ function makeConsumerClass(M, mem) {
     }
   }
   return { SlopConsumer, pointerOf };
-}
-
-/**
- * An outside consumer (the desktop bridge's) on a provider channel shared with others
- * (slop_relay in slop_core.h): its ids get the relay's prefix on the way out, and only the
- * provider frames addressed to them come back, the prefix taken off.
- * @param {SlopCoreModule} M @param {Memory} mem @param {(ptr: number) => string|null} freeResult
- */
-function makeRelayClass(M, mem, freeResult) {
-  /** @type {FinalizationRegistry<number>} */
-  const registry = new FinalizationRegistry((ptr) => M._slop_relay_free(ptr));
-  return class SlopRelay {
-    #ptr = 0;
-    /** @param {string} tag 1 to 16 of [a-z0-9_-], unique among the channel's relays */
-    constructor(tag) {
-      this.#ptr = mem.withStrings([tag], ([t]) => M._slop_relay_new(t.ptr));
-      if (!this.#ptr) throw new SlopError(SlopCode.E_ARG, `bad relay tag "${String(tag).slice(0, 40)}"`);
-      registry.register(this, this.#ptr, this);
-    }
-    #live() {
-      if (!this.#ptr) throw new SlopError(SlopCode.E_STATE, 'SlopRelay used after free()');
-      return this.#ptr;
-    }
-    /**
-     * The outside consumer opened the relay: a connect to send to the provider on its behalf
-     * (it may wait for a hello without sending one), or null when a hello was already
-     * forwarded or is owed. @returns {object|null}
-     */
-    open() {
-      const text = freeResult(M._slop_relay_open(this.#live()));
-      return text === null ? null : parseExact(text);
-    }
-    /**
-     * One message of the outside consumer (its JSON text). `forward: false`: the relay kept it
-     * (an unsubscribe of an id another subscribe still holds, a connect the open's hello answers).
-     * @returns {{ok: true, type: string, message: object, id?: string, path?: string, action?: string}
-     *   | {ok: true, type: string, forward: false, why: string, id?: string}
-     *   | {ok: false, error: string, reply: object|null}}
-     * @param {string} text
-     */
-    outbound(text) {
-      const r = this.#live();
-      return parseExact(mem.withStrings([text], ([t]) => /** @type {string} */ (freeResult(M._slop_relay_outbound(r, t.ptr, t.len)))));
-    }
-    /**
-     * One provider frame of the shared channel: the text to forward, or null when none of it is the relay's.
-     * @param {string|Uint8Array} frame @returns {string|null}
-     */
-    inbound(frame) {
-      const r = this.#live();
-      return mem.withStrings([frame], ([f]) => freeResult(M._slop_relay_inbound(r, f.ptr, f.len, 0)));
-    }
-    /** The relay closes: the unsubscribe frames for what the outside consumer left open. @returns {object[]} */
-    close() {
-      return parseExact(/** @type {string} */ (freeResult(M._slop_relay_close(this.#live()))));
-    }
-    /** Frees the relay; further calls throw. Idempotent. */
-    free() {
-      if (!this.#ptr) return;
-      registry.unregister(this);
-      M._slop_relay_free(this.#ptr);
-      this.#ptr = 0;
-    }
-  };
 }

@@ -1,5 +1,5 @@
 // provider-requests.js: what a UI asks of a provider's connection (connections.js) and of the
-// core behind it: INVOKE, QUERY, SUBSCRIBE, UNSUBSCRIBE, AGENT_VIEW, CONFORMANCE, CHECK_DRIFT,
+// core behind it: INVOKE, QUERY, SUBSCRIBE, UNSUBSCRIBE, AGENT_VIEW, PROFILE, CONFORMANCE, CHECK_DRIFT,
 // GET_TREE, VALIDATE_PARAMS; the user's answers about a provider (APPROVE, DENY, RETRY, WAKE); and
 // the providers added by address (CONNECT_TO, connect-to.js; REMOVE_PROVIDER). A subscription
 // made through a port belongs to it: it is unsubscribed when the port closes.
@@ -61,6 +61,16 @@ export const providerRequests = {
       const consumer = /** @type {SlopConsumer} needSub checked it */ (conn.consumer);
       // The tools as the Playground offers them: the core's most salient AGENT_DEFAULTS.maxTools.
       return { treeText: consumer.treeText(sub), tools: consumer.tools(sub, null, 0, AGENT_DEFAULTS.maxTools) };
+    },
+    [Request.PROFILE](ui, m) {
+      const conn = needSource(ui, m.key);
+      const sub = needSub(conn, m.sub);
+      const consumer = /** @type {SlopConsumer} needSub checked it */ (conn.consumer);
+      const { maxStateBytes, maxTools } = AGENT_DEFAULTS;
+      // Texts, not values: the panel hands them to its profiler's worker as they are.
+      const tools = m.withTools ? consumer.toolsText(sub, 0) : null;
+      const offered = m.withTools ? consumer.toolsText(sub, maxTools) : null;
+      return { sub, at: Date.now(), profile: consumer.profileText(sub, m.since ?? 0), tools, offered, maxStateBytes, maxTools };
     },
     [Request.CONFORMANCE](ui, m) {
       const conn = needConnection(ui, m.key);

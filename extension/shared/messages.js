@@ -170,6 +170,14 @@ export const Request = Object.freeze({
    */
   CONFORMANCE: 'ui/conformance',
   /**
+   * The Cost tab: what the state costs, per node (slop_consumer_profile). {key, sub?, since?,
+   * withTools?} → {sub, at, profile, tools, offered, maxStateBytes, maxTools}: `profile` is the
+   * core's JSON text (texts only of nodes changed after serial `since`); with `withTools`, `tools`
+   * is every action as an LLM tool and `offered` the ones an agent is offered (the core's most
+   * salient maxTools), both as the core's JSON text; else null. At the agent's defaults.
+   */
+  PROFILE: 'ui/profile',
+  /**
    * Compare a subscription's mirror with the provider's state now (slop_consumer_check_drift).
    * {key, sub?} → the core's `drift` event itself (DriftEvent, no requestId around it); a provider
    * error, timeout or closed connection fails the request (BAD_STATE, in words).

@@ -24,6 +24,7 @@ export const REQUEST_ARGS = Object.freeze(/** @type {const} */ ({
   [Request.QUERY]: { key: 'string', options: '?object' },
   [Request.AGENT_VIEW]: { key: 'string', sub: '?string' },
   [Request.CONFORMANCE]: { key: 'string' },
+  [Request.PROFILE]: { key: 'string', sub: '?string', since: '?integer', withTools: '?boolean' },
   [Request.CHECK_DRIFT]: { key: 'string', sub: '?string' },
   [Request.SEND_TO_STRING]: { key: 'string', sub: '?string' },
   [Request.STRING_FIND_AGENTS]: { address: '?string' },

@@ -131,6 +131,41 @@ static void drain(slop_consumer *c) {
     }
 }
 
+/* The profile agrees with the mirror: its rows' texts joined are the tree
+ * text, the root's bytes are the tree printed, a subtree's counters hold its
+ * node's, and no counter passes the subscription's. */
+static void check_profile(slop_consumer *c, const char *sub) {
+    const char *pj = slop_consumer_profile(c, sub, 0, NULL);
+    if (!pj) {
+        if (slop_consumer_tree_text(c, sub, NULL)) __builtin_trap();
+        return;
+    }
+    cJSON *p = cJSON_Parse(pj);
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(p, "rows"), *r;
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(p, "traffic");
+    if (!cJSON_IsArray(rows) || cJSON_GetArraySize(total) != 4) __builtin_trap();
+    char *tt = strdup(slop_consumer_tree_text(c, sub, NULL));
+    const char *tree = slop_consumer_tree(c, sub, NULL, -1, NULL);
+    size_t at = 0, tl = tt ? strlen(tt) : 0;
+    cJSON_ArrayForEach(r, rows) {
+        const char *text = cJSON_GetStringValue(cJSON_GetArrayItem(r, 13));
+        size_t n = text ? strlen(text) : 0;
+        if (!text || at + n > tl || memcmp(tt + at, text, n) != 0) __builtin_trap();
+        at += n;
+        if (r->next && (at >= tl || tt[at++] != '\n')) __builtin_trap();
+        const cJSON *self = cJSON_GetArrayItem(r, 11), *below = cJSON_GetArrayItem(r, 12);
+        for (int i = 0; i < 4; i++) {
+            double a = cJSON_GetArrayItem(self, i)->valuedouble, b = cJSON_GetArrayItem(below, i)->valuedouble;
+            if (a > b || b > cJSON_GetArrayItem(total, i)->valuedouble) __builtin_trap();
+        }
+        if (cJSON_GetArrayItem(r, 4)->valuedouble > cJSON_GetArrayItem(r, 5)->valuedouble) __builtin_trap();
+    }
+    if (at != tl) __builtin_trap();
+    if (tree && (double)strlen(tree) != cJSON_GetArrayItem(cJSON_GetArrayItem(rows, 0), 5)->valuedouble) __builtin_trap();
+    free(tt);
+    cJSON_Delete(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slop_limits lim = {1 << 20, 64, 5000, 1000, 64};
     slop_consumer *c = slop_consumer_new(&lim, (size & 1) ? "postmessage" : (size & 2) ? "unix" : "ws", 1234);
@@ -216,6 +251,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slop_consumer_tree_text(c, sub, NULL);
     check_agent_view(c, sub, "/", size % 7);
     check_agent_view(c, sub2, "/a", 1 + size % 3);
+    check_profile(c, sub);
+    check_profile(c, sub2);
     {
         size_t n = 0;
         const char *report = slop_consumer_conformance(c, &n);

@@ -570,6 +570,44 @@ const char *slop_consumer_checkpoint_next(slop_consumer *c, size_t max_bytes, si
 const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char *path,
                                size_t *out_len);
 
+/*
+ * What a subscription's state costs, per node, for a profiler:
+ *   {"sub":"<handle>","serial":S,"nodes":N,"traffic":[P,O,B,Z],
+ *    "counters_complete":bool,"rows":[row, ...]}
+ * one row per node of the mirror, in pre-order (the tree text's order):
+ *   [path, type, parent, depth, own_bytes, bytes, nodes, own_actions, actions,
+ *    salience, windowed, self, sub, text]
+ *   path         the node's absolute path
+ *   parent       the parent's row index, -1 for the root's row; depth: 0 there
+ *   own_bytes    UTF-8 bytes of the node's compact JSON without its children
+ *   bytes        the same for the whole subtree (the node printed with them)
+ *   nodes        nodes in the subtree, itself included
+ *   own_actions  the actions of its affordances (one LLM tool each); actions:
+ *                the subtree's
+ *   salience     meta.salience when a number, else null
+ *   windowed     1 when meta.window or meta.total_children is set, else 0
+ *   self, sub    [patches, ops, bytes, noops]: ops whose target is the node
+ *                (a write into one of its fields, an add, remove, replace or
+ *                move of one of its children, its children list replaced),
+ *                and ops on it or below it (descendants since removed
+ *                included; a patch counts once in patches). bytes: the ops'
+ *                compact JSON; noops: writes of the value already there.
+ *                Counted as patches commit (a refused patch counts nothing),
+ *                since the node was built: a snapshot builds every node again
+ *   text         the node's part of the tree text (slop_consumer_tree_text):
+ *                its line, then its "(showing N of M)" or "(N children not
+ *                loaded)" line, joined with "\n", without a trailing newline,
+ *                so every row's text joined with "\n" is the tree text. null
+ *                when it has not changed since serial `since` (0: every text)
+ * serial: the consumer's change serial (+1 per snapshot or patch), to pass as
+ * `since` next time; traffic: the subscription's [patches, ops, bytes, noops]
+ * across snapshots; counters_complete false when memory ran out for a counter.
+ * Sizes are cached per node until a patch changes it; the traffic counters
+ * cost the patch a print of each op (to size it) and a walk to the root.
+ * NULL (E_NOT_FOUND, E_STATE) without a mirror.
+ */
+const char *slop_consumer_profile(slop_consumer *c, const char *sub_id, double since, size_t *out_len);
+
 /* The canonical tree text (one line per node, 2-space indent) of a
  * subscription's mirror. NULL if absent. */
 const char *slop_consumer_tree_text(slop_consumer *c, const char *sub_id, size_t *out_len);

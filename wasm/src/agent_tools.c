@@ -394,7 +394,7 @@ static long json_count_actions(const cJSON *affs) {
 
 /* Fills n's view cache (mirror.h): its actions and its salience. -1 when out
  * of memory. */
-static int view_cache(slop__node *n) {
+int slop__node_view_cache(slop__node *n) {
     if (n->view_actions) return 0;
     const int fa = SLOP__FIELD_AFFORDANCES, fm = SLOP__FIELD_META;
     long count = 0;
@@ -417,6 +417,7 @@ static int view_cache(slop__node *n) {
         if (may && !(meta = tmp = slop__json_parse_exact(r, len))) return -1;
     }
     const cJSON *sv = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "salience") : NULL;
+    n->view_has_salience = cJSON_IsNumber(sv);
     if (cJSON_IsNumber(sv)) sal = sv->valuedouble;
     cJSON_Delete(tmp);
     n->view_actions = (uint32_t)count + 1;
@@ -441,7 +442,7 @@ typedef struct cand_list {
 /* Pre-order: the nodes with actions, down to SLOP__VIEW_MAX_DEPTH. */
 static void gather(cand_list *cl, slop__node *n, unsigned depth) {
     if (cl->oom || depth >= SLOP__VIEW_MAX_DEPTH) return;
-    if (view_cache(n) != 0) { cl->oom = 1; return; }
+    if (slop__node_view_cache(n) != 0) { cl->oom = 1; return; }
     if (n->view_actions > 1) {
         if (SLOP__RESERVE(cl->v, cl->n, cl->cap, 64) != 0) { cl->oom = 1; return; }
         cand *c = &cl->v[cl->n++];

@@ -477,30 +477,53 @@ static void line_reset(slop__buf *l) {
     if (l->s) l->s[0] = '\0';
 }
 
-/* n's line, its "(... not loaded)" line, then its children, one line at a
- * time. 0, or -1 once the walk stopped. */
-static int mwalk_node(mwalk *w, const slop__node *n, unsigned depth) {
-    slop__buf *l = &w->line;
-    line_reset(l);
+/* Appends n's line at depth to l, and writes the text of its "(... not
+ * loaded)" line into un (un[0] = 0: none). Returns 1 when the depth is too
+ * great for a node line (l gets "(deeper levels omitted)" instead), else 0;
+ * *oom set when a field could not be read. */
+static int node_line(slop__buf *l, const slop__node *n, unsigned depth, char un[96], int *oom) {
+    un[0] = '\0';
     sb_indent(l, depth);
     if (depth >= SLOP__VIEW_MAX_DEPTH) {
         slop__buf_puts(l, "(deeper levels omitted)");
-        return mwalk_emit(w, 0);
+        return 1;
     }
     cJSON *tmp[SLOP__FIELD_COUNT];
     const cJSON *v[SLOP__FIELD_COUNT];
-    int oom = 0;
-    for (int f = 0; f < SLOP__FIELD_COUNT; f++) v[f] = view_field(n, f, &tmp[f], &oom);
+    for (int f = 0; f < SLOP__FIELD_COUNT; f++) v[f] = view_field(n, f, &tmp[f], oom);
     long long total;
     int windowed;
     put_node_head(l, n->id, n->type, v[SLOP__FIELD_PROPERTIES], v[SLOP__FIELD_META], v[SLOP__FIELD_CONTENT_REF],
                   v[SLOP__FIELD_AFFORDANCES], &total, &windowed);
     for (int f = 0; f < SLOP__FIELD_COUNT; f++) cJSON_Delete(tmp[f]);
-    if (oom) w->oom = 1;
-    if (mwalk_emit(w, 1) != 0) return -1;
+    if (!unloaded_text(un, total, windowed, (long long)slop__node_child_count(n))) un[0] = '\0';
+    return 0;
+}
+
+void slop__node_view_text(slop__buf *b, const slop__node *n, unsigned depth) {
     char un[96];
+    int oom = 0;
+    if (node_line(b, n, depth, un, &oom) == 0 && un[0]) {
+        slop__buf_putc(b, '\n');
+        sb_indent(b, depth + 1);
+        slop__buf_puts(b, un);
+    }
+    if (oom) b->oom = 1;
+}
+
+/* n's line, its "(... not loaded)" line, then its children, one line at a
+ * time. 0, or -1 once the walk stopped. */
+static int mwalk_node(mwalk *w, const slop__node *n, unsigned depth) {
+    slop__buf *l = &w->line;
+    line_reset(l);
+    char un[96];
+    int oom = 0;
+    int too_deep = node_line(l, n, depth, un, &oom);
+    if (oom) w->oom = 1;
+    if (too_deep) return mwalk_emit(w, 0);
+    if (mwalk_emit(w, 1) != 0) return -1;
     long long inline_n = (long long)slop__node_child_count(n);
-    if (unloaded_text(un, total, windowed, inline_n)) {
+    if (un[0]) {
         line_reset(l);
         sb_indent(l, depth + 1);
         slop__buf_puts(l, un);

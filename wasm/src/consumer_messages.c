@@ -245,7 +245,7 @@ static void drift_answer(slop_consumer *c, pending *q, double version, slop__mir
 static void answer_query(slop_consumer *c, pending *q, double version, const char *raw, size_t raw_len, cJSON *tree,
                          double now) {
     char err[300];
-    slop__budget b = {0, c->lim.max_nodes};
+    slop__budget b = {0, c->lim.max_nodes, 0};
     slop__mirror tmp;
     slop__mirror_init(&tmp, &b);
     slop__mirror_status st = load_tree(c, &tmp, raw, raw_len, tree, err, sizeof err);

@@ -3,6 +3,7 @@
  * the tree text and tools, errors), the state tail over several consumers,
  * and the conformance report and drift check.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,17 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
     }
     slop__buf_putc(&b, '}');
     char *text = slop__buf_take(&b);
+    if (!text) slop__fail(c, SLOP_E_NOMEM, "out of memory");
+    return slop__give(c, text, out_len);
+}
+
+const char *slop_consumer_profile(slop_consumer *c, const char *sub_id, double since, size_t *out_len) {
+    if (!c) return NULL;
+    slop__ok(c);
+    sub *s = NULL;
+    if (!lookup(c, sub_id, NULL, &s)) return slop__give(c, NULL, out_len);
+    uint32_t from = since >= 0 && since <= UINT32_MAX ? (uint32_t)since : 0; /* anything else: all texts */
+    char *text = slop__mirror_profile(&s->m, s->path, s->handle, from);
     if (!text) slop__fail(c, SLOP_E_NOMEM, "out of memory");
     return slop__give(c, text, out_len);
 }

@@ -405,6 +405,7 @@ void slop__mirror_node_free(slop__mirror *m, slop__node *n) {
         cJSON_Delete(n->field[f]);
         if (n->owned & (1u << f)) free((char *)n->raw[f]);
     }
+    free(n->traffic);
     m->nodes--;
     m->budget->used--;
     free(n);
@@ -546,6 +547,7 @@ static slop__node *node_alloc(build_ctx *b, const node_parts *p) {
             return NULL;
         }
     }
+    n->text_serial = b->m->budget->serial;
     b->budget_left--;
     b->m->nodes++;
     b->m->budget->used++;
@@ -822,6 +824,7 @@ static slop__mirror_status load(slop__mirror *m, slop__node *(*root_from)(build_
                                 char *err, size_t errlen) {
     slop__mirror fresh;
     slop__mirror_init(&fresh, m->budget);
+    m->budget->serial++;
     size_t old = m->nodes;
     m->budget->used -= old;
     mirror_err e = {SLOP__MIRROR_OK, err, errlen, -1};
@@ -832,6 +835,7 @@ static slop__mirror_status load(slop__mirror *m, slop__node *(*root_from)(build_
         slop__mirror_clear(&fresh);
         return e.code != SLOP__MIRROR_OK ? e.code : SLOP__MIRROR_INVALID;
     }
+    memcpy(fresh.total, m->total, sizeof fresh.total); /* the subscription's traffic goes on */
     slop__mirror_clear(m);
     *m = fresh;
     return SLOP__MIRROR_OK;
@@ -858,6 +862,9 @@ void slop__mirror_clear(slop__mirror *m) {
     free(m->index.slot);
     m->index.slot = NULL;
     m->index.cap = m->index.len = 0;
+    free(m->scratch.s);
+    memset(&m->scratch, 0, sizeof m->scratch);
+    m->traffic_lost = 0;
 }
 
 slop__node *slop__mirror_find(const slop__mirror *m, const char *path) {

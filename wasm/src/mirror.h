@@ -27,6 +27,18 @@ enum { SLOP__FIELD_PROPERTIES, SLOP__FIELD_META, SLOP__FIELD_AFFORDANCES, SLOP__
 
 typedef struct slop__node slop__node;
 typedef struct slop__kids slop__kids;
+
+/* What patches did to a node and its subtree, for the profiler
+ * (slop_consumer_profile): counted when a patch commits, so a refused patch
+ * counts nothing. */
+enum { SLOP__TR_PATCHES, SLOP__TR_OPS, SLOP__TR_BYTES, SLOP__TR_NOOPS, SLOP__TR_COUNT };
+typedef struct slop__traffic {
+    uint64_t self[SLOP__TR_COUNT]; /* ops whose target is the node itself      */
+    uint64_t sub[SLOP__TR_COUNT];  /* ops on it or below it, descendants since
+                                    * removed included                          */
+    uint32_t self_serial;          /* the patch last counted in self[PATCHES]   */
+    uint32_t sub_serial;           /* idem for sub: a patch counts once          */
+} slop__traffic;
 typedef struct slop__chunk slop__chunk;
 
 struct slop__node {
@@ -52,8 +64,17 @@ struct slop__node {
                                  * affordances, plus 1; 0 when not counted.
                                  * Every change of a field of the node (a
                                  * patch op, its rollback) sets it to 0      */
+    slop__traffic *traffic;      /* owned; NULL until a patch touches the node */
+    uint32_t own_bytes;         /* the profiler's cache: bytes of the node's
+                                 * compact JSON without children; 0: not known.
+                                 * Reset with view_actions                    */
+    uint32_t text_serial;       /* the change serial (slop__budget) when its
+                                 * tree text may last have changed: built, a
+                                 * field written, a child added or removed    */
     uint8_t owned;              /* bit f: raw[f] is malloc'd (see raw)        */
     uint8_t hot;                /* bit f: field f is in the mirror's hot ring */
+    uint8_t view_has_salience;  /* agent_tools.c's cache: meta.salience is a
+                                 * number (view_salience holds it)            */
 };
 
 typedef struct slop__slot {
@@ -67,10 +88,13 @@ typedef struct slop__index {
     size_t len;
 } slop__index;
 
-/* Node budget shared by every mirror of one consumer. */
+/* Node budget shared by every mirror of one consumer, and their change
+ * serial: +1 at every load and patch of any of them, so "changed since
+ * serial S" means the same in all of them. */
 typedef struct slop__budget {
     size_t used;
     size_t max;
+    uint32_t serial;
 } slop__budget;
 
 /* Patched fields stay parsed (cJSON) while they are among the last
@@ -90,6 +114,10 @@ typedef struct slop__mirror {
     slop__budget *budget;        /* not owned                                  */
     slop__hot hot[SLOP__HOT_MAX];
     size_t hot_next;            /* the slot the next hot field takes           */
+    slop__buf scratch;          /* owned: reused to size ops and nodes         */
+    uint64_t total[SLOP__TR_COUNT]; /* every patch applied to this mirror:
+                                 * kept when a snapshot rebuilds the nodes    */
+    int traffic_lost;           /* a counter could not be kept (out of memory) */
 } slop__mirror;
 
 /* A child inserted into or removed from a node's children list, in op
@@ -196,6 +224,23 @@ void slop__node_put(slop__buf *b, const slop__node *n, int depth, int close);
 cJSON *slop__node_meta_if(const slop__node *n, const char *key);
 /* The node as SLOP JSON, children cut at depth (-1: all). Caller deletes. */
 cJSON *slop__node_to_json(const slop__node *n, int depth);
+
+/* n's own lines of the tree text at depth (its line, then its "(showing N
+ * of M)" or "(N children not loaded)" line), joined with '\n', appended to b
+ * (agent_view.c). Every node's text joined with '\n' in pre-order is
+ * slop__mirror_tree_text(root, -1). */
+void slop__node_view_text(slop__buf *b, const slop__node *n, unsigned depth);
+
+/* n's actions and meta.salience, cached on the node until a patch changes
+ * it (agent_tools.c). -1 when out of memory. */
+int slop__node_view_cache(slop__node *n);
+
+/*
+ * The profile of the mirror (slop_consumer_profile in slop_core.h): one row
+ * per node in pre-order, paths prefixed with root_path, texts only for nodes
+ * changed after serial `since`. malloc'd; NULL when out of memory.
+ */
+char *slop__mirror_profile(slop__mirror *m, const char *root_path, const char *handle, uint32_t since);
 
 /* Writes the node path relative to the mirror root ("/a/b", "/" for the root)
  * into a malloc'd string. Caller frees. */

@@ -56,6 +56,13 @@ static void count_back(slop__mirror *m, const slop__node *n) {
     m->budget->used += c;
 }
 
+/* The node's own text, size or tools may differ now. */
+static void node_changed(const slop__mirror *m, slop__node *n) {
+    n->view_actions = 0; /* the agent view counts again (agent_tools.c) */
+    n->own_bytes = 0;
+    n->text_serial = m->budget->serial;
+}
+
 static void rollback(slop__mirror *m, undo_log *l) {
     while (l->len) {
         undo *u = &l->v[--l->len];
@@ -65,7 +72,7 @@ static void rollback(slop__mirror *m, undo_log *l) {
              * text (pushed out of the hot ring): the pre-image replaces that
              * text too, so a field is never both parsed and text. */
             slop__mirror_raw_drop(u->node, u->field);
-            u->node->view_actions = 0;
+            node_changed(m, u->node);
             cJSON_Delete(u->node->field[u->field]);
             u->node->field[u->field] = u->old;
             u->old = NULL;
@@ -112,6 +119,7 @@ static void commit(slop__mirror *m, undo_log *l) {
 static int detach_child(slop__mirror *m, undo_log *l, slop__node *n) {
     undo u = {U_REMOVE, n, 0, NULL, n->parent, 0, NULL};
     if (log_push(l, u) != 0) return -1;
+    n->parent->text_serial = m->budget->serial; /* its "(showing N of M)" line */
     slop__mirror_index_del(&m->index, n);
     l->v[l->len - 1].old_index = slop__mirror_kids_remove(n);
     size_t c = slop__mirror_subtree_count(n);
@@ -156,6 +164,99 @@ static void array_insert(cJSON *arr, int idx, cJSON *item) {
 
 typedef enum { OP_ADD, OP_REMOVE, OP_REPLACE, OP_MOVE, OP_UNKNOWN } op_kind;
 
+/* ---- the profiler's counters (slop__traffic) ---- */
+
+/* The ops of a patch being applied, counted only once it commits: a few in
+ * place, more on the heap. */
+typedef struct touch {
+    slop__node *node;           /* NULL: the mirror's root after the patch    */
+    size_t bytes;               /* the op object's compact JSON               */
+    int noop;
+} touch;
+#define TOUCH_INLINE 8
+typedef struct touch_list {
+    touch first[TOUCH_INLINE];
+    touch *more;                /* owned                                      */
+    size_t len, more_cap;
+    int lost;                   /* out of memory: some ops are not counted    */
+} touch_list;
+
+static void touch_push(touch_list *t, touch one) {
+    if (t->len < TOUCH_INLINE) {
+        t->first[t->len++] = one;
+        return;
+    }
+    size_t k = t->len - TOUCH_INLINE;
+    if (SLOP__RESERVE(t->more, k, t->more_cap, 16) != 0) {
+        t->lost = 1;
+        return;
+    }
+    t->more[k] = one;
+    t->len++;
+}
+
+static slop__traffic *traffic_of(slop__mirror *m, slop__node *n) {
+    if (!n->traffic && !(n->traffic = calloc(1, sizeof *n->traffic))) m->traffic_lost = 1;
+    return n->traffic;
+}
+
+static void count_into(uint64_t *c, uint32_t *last, uint32_t serial, const touch *t) {
+    if (*last != serial) c[SLOP__TR_PATCHES]++;
+    *last = serial;
+    c[SLOP__TR_OPS]++;
+    c[SLOP__TR_BYTES] += t->bytes;
+    c[SLOP__TR_NOOPS] += (uint64_t)t->noop;
+}
+
+/* A committed patch's ops go into their nodes' counters, and each
+ * ancestor's (before commit() frees the nodes the patch removed). */
+static void count_traffic(slop__mirror *m, const touch_list *t) {
+    uint32_t serial = m->budget->serial;
+    if (t->lost) m->traffic_lost = 1;
+    if (t->len) m->total[SLOP__TR_PATCHES]++;
+    for (size_t i = 0; i < t->len; i++) {
+        const touch *one = i < TOUCH_INLINE ? &t->first[i] : &t->more[i - TOUCH_INLINE];
+        m->total[SLOP__TR_OPS]++;
+        m->total[SLOP__TR_BYTES] += one->bytes;
+        m->total[SLOP__TR_NOOPS] += (uint64_t)one->noop;
+        slop__node *n = one->node ? one->node : m->root;
+        slop__traffic *tr = n ? traffic_of(m, n) : NULL;
+        if (tr) count_into(tr->self, &tr->self_serial, serial, one);
+        for (slop__node *a = n; a; a = a->parent)
+            if ((tr = traffic_of(m, a))) count_into(tr->sub, &tr->sub_serial, serial, one);
+    }
+}
+
+/* Whether two JSON values are the same value: numbers by value (and by the
+ * provider's text when both kept one, past 2^53), objects by members in any
+ * order. */
+static int same_value(const cJSON *a, const cJSON *b) {
+    if ((a->type & 0xFF) != (b->type & 0xFF)) return 0;
+    switch (a->type & 0xFF) {
+    case cJSON_Number:
+        if (a->valuedouble != b->valuedouble) return 0;
+        return !a->valuestring || !b->valuestring || strcmp(a->valuestring, b->valuestring) == 0;
+    case cJSON_String: return strcmp(a->valuestring, b->valuestring) == 0;
+    case cJSON_Array: {
+        const cJSON *x = a->child, *y = b->child;
+        for (; x && y; x = x->next, y = y->next)
+            if (!same_value(x, y)) return 0;
+        return !x && !y;
+    }
+    case cJSON_Object: {
+        int na = 0, nb = 0;
+        for (const cJSON *y = b->child; y; y = y->next) nb++;
+        for (const cJSON *x = a->child; x; x = x->next, na++) {
+            const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, x->string);
+            if (!y || !same_value(x, y)) return 0;
+        }
+        return na == nb;
+    }
+    default: return 1; /* true, false, null */
+    }
+}
+
+
 /* The patch being applied and its current op. */
 typedef struct op_ctx {
     slop__mirror *m;
@@ -166,6 +267,10 @@ typedef struct op_ctx {
     op_kind kind;
     const char *name;           /* its "op", for messages                    */
     cJSON *value;               /* its "value", or NULL                      */
+    slop__node *target;         /* the node the op wrote to (NULL: the root
+                                 * once the patch is done), for the counters */
+    int noop;                   /* it wrote the value already there           */
+    touch_list *touched;
 } op_ctx;
 
 static int op_fail(op_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -286,6 +391,7 @@ static int add_child(op_ctx *c, slop__node *n, slop__node *fresh, size_t at) {
         slop__mirror_node_free(c->m, fresh);
         return op_nomem(c);
     }
+    n->text_serial = c->m->budget->serial;
     note(c, CH_ADDED, n, fresh->id);
     note_kid(c, n, fresh, at, 1);
     return 0;
@@ -302,6 +408,8 @@ static int field_whole(op_ctx *c, slop__node *n, int f) {
         const char *want = slop__mirror_field_type_error(f, slop__mirror_json_kind(jv));
         if (want) return op_fail(c, "\"%s\" must be %s", field_names[f], want);
     }
+    if (c->kind == OP_REPLACE)
+        c->noop = cJSON_IsNull(jv) ? !n->field[f] : n->field[f] && same_value(n->field[f], jv);
     cJSON *v = NULL;
     if (c->kind != OP_REMOVE && !cJSON_IsNull(jv) && !(v = slop__mirror_copy(jv))) return op_nomem(c);
     cJSON_Delete(n->field[f]);
@@ -346,6 +454,7 @@ static int value_op(op_ctx *c, cJSON *cur, const char *key) {
             if (!item) return op_fail(c, "no key \"%.64s\" to remove", key);
             cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
         } else if (c->kind == OP_ADD || item) {
+            c->noop = item && same_value(item, c->value);
             cJSON *v = slop__mirror_copy(c->value);
             if (!v) return op_nomem(c);
             if (item) cJSON_ReplaceItemInObjectCaseSensitive(cur, key, v);
@@ -369,6 +478,7 @@ static int value_op(op_ctx *c, cJSON *cur, const char *key) {
         if (c->kind == OP_REMOVE) {
             cJSON_DeleteItemFromArray(cur, (int)idx);
         } else {
+            c->noop = same_value(cJSON_GetArrayItem(cur, (int)idx), c->value);
             cJSON *v = slop__mirror_copy(c->value);
             if (!v) return op_nomem(c);
             cJSON_ReplaceItemInArray(cur, (int)idx, v);
@@ -406,7 +516,8 @@ static int field_op(op_ctx *c, slop__node *n, int f, const char *rest) {
         return op_nomem(c);
     }
     if (c->kind != OP_REMOVE && !c->value) return op_fail(c, "\"%s\" needs a \"value\"", c->name);
-    n->view_actions = 0; /* the agent view counts again (agent_tools.c) */
+    node_changed(c->m, n);
+    c->target = n;
     int rc = *rest ? field_at(c, n, f, rest) : field_whole(c, n, f);
     if (rc == 0) note(c, CH_CHANGED, n, NULL);
     return rc;
@@ -418,6 +529,7 @@ static int field_op(op_ctx *c, slop__node *n, int f, const char *rest) {
  * none). */
 static int replace_children(op_ctx *c, slop__node *n, cJSON *jv) {
     if (jv && !cJSON_IsArray(jv) && !cJSON_IsNull(jv)) return op_fail(c, "children must be an array");
+    c->target = n;
     while (n->kids) {
         slop__node *k = slop__mirror_node_child_at(n, 0);
         note(c, CH_REMOVED, n, k->id);
@@ -520,6 +632,7 @@ static int child_put(op_ctx *c, slop__node *n, slop__node *k, const char *seg) {
 /* The op on the child seg of n, the path's last node segment. */
 static int child_op(op_ctx *c, slop__node *n, const char *seg) {
     slop__node *k = slop__mirror_index_get(&c->m->index, n, seg);
+    c->target = n;
     if (c->kind == OP_MOVE) return child_move(c, n, k, seg);
     if (c->kind != OP_REMOVE) return child_put(c, n, k, seg);
     if (!k) return op_fail(c, "no node \"%.64s\" to remove", seg);
@@ -592,13 +705,32 @@ static int apply_one(op_ctx *c, cJSON *op) {
     c->value = cJSON_GetObjectItemCaseSensitive(op, "value");
     if ((c->kind == OP_ADD || c->kind == OP_REPLACE) && !c->value)
         return op_fail(c, "\"%s\" needs a \"value\"", c->name);
-    if (!*path || strcmp(path, "/") == 0) return op_on_root(c);
-    return op_on_path(c, path);
+    c->target = NULL;
+    c->noop = 0;
+#ifndef SLOP_NO_COUNTERS /* the core bench's build without counters, to weigh them */
+    /* Sized before the op runs: building a subtree may take values from it. */
+    slop__buf *b = &c->m->scratch;
+    b->len = 0;
+    slop__buf_put_json(b, op);
+    size_t bytes = b->oom ? 0 : b->len;
+    if (b->oom) c->touched->lost = 1;
+    b->oom = 0;
+#endif
+    int rc = !*path || strcmp(path, "/") == 0 ? op_on_root(c) : op_on_path(c, path);
+#ifndef SLOP_NO_COUNTERS
+    if (rc == 0) touch_push(c->touched, (touch){c->target, bytes, c->noop});
+#endif
+    return rc;
 }
 
 slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err, size_t errlen) {
     undo_log log = {0};
-    op_ctx c = {m, &log, ch, {SLOP__MIRROR_OK, err, errlen, -1}, NULL, OP_ADD, NULL, NULL};
+    touch_list touched;
+    touched.len = touched.more_cap = 0;
+    touched.more = NULL;
+    touched.lost = 0;
+    op_ctx c = {m, &log, ch, {SLOP__MIRROR_OK, err, errlen, -1}, NULL, OP_ADD, NULL, NULL, NULL, 0, &touched};
+    m->budget->serial++;
     if (!cJSON_IsArray(ops)) {
         slop__mirror_fail(&c.err, SLOP__MIRROR_INVALID, NULL, "\"ops\" must be an array");
         return c.err.code;
@@ -606,8 +738,13 @@ slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__change
     int rc = 0;
     c.err.opno = 0;
     for (cJSON *op = ops->child; op && rc == 0; op = op->next, c.err.opno++) rc = apply_one(&c, op);
-    if (rc == 0) commit(m, &log);
-    else rollback(m, &log); /* field pre-images go back to their nodes */
+    if (rc == 0) {
+        count_traffic(m, &touched);
+        commit(m, &log);
+    } else {
+        rollback(m, &log); /* field pre-images go back to their nodes */
+    }
+    free(touched.more);
     free(log.v);
     if (rc == 0) return SLOP__MIRROR_OK;
     return c.err.code != SLOP__MIRROR_OK ? c.err.code : SLOP__MIRROR_INVALID;
