@@ -15,7 +15,9 @@
  * 10 % meta replace) on N items, FRAMES frames fed through receive + drain
  * inside apply_frames() and nothing else timed. tests/bench/run.sh runs it
  * under callgrind with --toggle-collect=apply_frames: instructions per frame,
- * the figure that does not depend on the machine's load.
+ * the figure that does not depend on the machine's load. native_bench_nocounters
+ * is the same program built without the profiler's traffic counters
+ * (-DSLOP_NO_COUNTERS): run.sh prints both, side by side.
  */
 #define _GNU_SOURCE
 #include <malloc.h>
@@ -184,8 +186,10 @@ static int frames_mode(int n, int nframes) {
         frames[f] = b.s;
         lens[f] = b.len;
     }
+    double t0 = now_ms();
     int patches = apply_frames(c, frames, lens, nframes);
-    printf("%d items, %d frames, %d patch events\n", n, nframes, patches);
+    double us = (now_ms() - t0) * 1e3 / nframes;
+    printf("%d items, %d frames, %d patch events, %.3f us per frame\n", n, nframes, patches, us);
     for (int f = 0; f < nframes; f++) free(frames[f]);
     free(frames);
     free(lens);

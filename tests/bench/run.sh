@@ -24,6 +24,22 @@ else
   echo "(valgrind not installed: no instruction counts)"
 fi
 echo
+# The state profiler's traffic counters (issue 49) on the same mix at 10k items: the build with
+# them and the same program built without (-DSLOP_NO_COUNTERS), interleaved, then instructions.
+echo "*** the profiler's counters: native core with and without, 1 op per frame on 10,000 items"
+for round in 1 2 3; do
+  for b in native_bench native_bench_nocounters; do
+    printf '  %-24s %s\n' "$b" "$(build/native-release/$b --frames 10000 20000 | sed 's/.*patch events, //')"
+  done
+done
+if command -v valgrind >/dev/null; then
+  for b in native_bench native_bench_nocounters; do
+    ir=$(valgrind --tool=callgrind --toggle-collect=apply_frames --callgrind-out-file=/dev/null \
+      build/native-release/$b --frames 10000 2000 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    printf '  %-24s %8d instructions per frame\n' "$b" $(( ir / 2000 ))
+  done
+fi
+echo
 echo "*** the worker's patch path in Node (frame in, panel delta out)"
 node tests/bench/path-bench.mjs "${quick[@]}"
 echo
