@@ -220,6 +220,34 @@ TEST(a_rollback_past_the_hot_ring_restores_every_field) {
     stop(&l);
 }
 
+/* The profile's counters move only when a patch commits: a patch that fails
+ * after adding, removing, moving and writing leaves every row as it was (the
+ * nodes it touched and then gave back included), and the sizes with them. */
+TEST(a_refused_patch_leaves_the_profile_as_it_was) {
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":false}]");
+    char *before = strdup(slop_consumer_profile(l.c, l.sub, 0, NULL));
+    CHECK_CONTAINS(before, "\"traffic\":[1,1,");
+    CHECK_CONTAINS(before, ",1]"); /* done was false already: a no-op write */
+    patch(&l, 3, 2,
+          "[{\"op\":\"replace\",\"path\":\"/todos/t1/properties/done\",\"value\":true},"
+          "{\"op\":\"remove\",\"path\":\"/todos/t2\"},"
+          "{\"op\":\"add\",\"path\":\"/todos/t9\",\"value\":{\"id\":\"t9\",\"type\":\"item\"},\"index\":0},"
+          "{\"op\":\"move\",\"path\":\"/todos/t1\",\"index\":0},"
+          "{\"op\":\"remove\",\"path\":\"/todos/t9\"},"
+          "{\"op\":\"replace\",\"path\":\"/nope/x/properties/y\",\"value\":1}]");
+    cJSON *e = ev(&l.o, "resync", 0);
+    CHECK(e != NULL);
+    cJSON_Delete(e);
+    /* The same rows, sizes and counters; only the serial moved. */
+    const char *after = slop_consumer_profile(l.c, l.sub, 0, NULL);
+    CHECK(after != NULL);
+    CHECK_STR(strstr(after, "\"nodes\""), strstr(before, "\"nodes\""));
+    free(before);
+    stop(&l);
+}
+
 TEST(applies_child_add) {
     live l;
     start(&l, HELLO_ALL, "/", TODOS);
@@ -2272,6 +2300,7 @@ int main(void) {
     RUN(applies_property_replace);
     RUN(patched_fields_printed_back_to_text_keep_their_values_and_take_new_patches);
     RUN(a_rollback_past_the_hot_ring_restores_every_field);
+    RUN(a_refused_patch_leaves_the_profile_as_it_was);
     RUN(applies_child_add);
     RUN(applies_child_remove);
     RUN(patch_event_lists_child_insertions_and_removals_in_op_order);
