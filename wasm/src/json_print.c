@@ -19,7 +19,12 @@
 size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
     int n;
     if (!isfinite(d)) n = snprintf(out, SLOP__NUMBER_BUF, "null"); /* never reaches here: frames refuse them */
-    else if (d == 0) n = snprintf(out, SLOP__NUMBER_BUF, signbit(d) ? "-0" : "0");
+    else if (d == 0) { /* by hand, as integers below: counters and indexes are often 0 */
+        n = 0;
+        if (signbit(d)) out[n++] = '-';
+        out[n++] = '0';
+        out[n] = '\0';
+    }
     else if (fabs(d) < 9007199254740992.0 && d == floor(d)) { /* below 2^53: exact as an integer */
         /* Versions, seqs, counts and indexes are integers on every event: written by hand,
          * they skip printf's floating-point path. */

@@ -72,7 +72,6 @@ static void put_counts(slop__buf *b, const uint64_t *c) {
  * actions, salience, windowed, self, sub, text]. */
 static void put_row(pctx *p, slop__buf *b, const prow *r, const char *root_path, uint32_t since, char **path,
                     size_t *path_cap) {
-    static const uint64_t none[SLOP__TR_COUNT] = {0};
     const slop__node *n = r->n;
     size_t len = slop__node_path_len(n);
     if (len + 1 > *path_cap) {
@@ -99,10 +98,14 @@ static void put_row(pctx *p, slop__buf *b, const prow *r, const char *root_path,
     if (n->view_has_salience) slop__buf_put_number(b, n->view_salience);
     else slop__buf_puts(b, "null");
     slop__buf_puts(b, meta_has(n, "window") || meta_has(n, "total_children") ? ",1," : ",0,");
-    put_counts(b, n->traffic ? n->traffic->self : none);
-    slop__buf_putc(b, ',');
-    put_counts(b, n->traffic ? n->traffic->sub : none);
-    slop__buf_putc(b, ',');
+    if (n->traffic) {
+        put_counts(b, n->traffic->self);
+        slop__buf_putc(b, ',');
+        put_counts(b, n->traffic->sub);
+        slop__buf_putc(b, ',');
+    } else { /* most nodes: never patched */
+        slop__buf_puts(b, "[0,0,0,0],[0,0,0,0],");
+    }
     if (since == 0 || n->text_serial > since) {
         slop__buf *t = &p->m->scratch;
         t->len = 0;
