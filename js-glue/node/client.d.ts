@@ -95,6 +95,13 @@ export class SlopClient extends SlopProvider {
    * an Error in words for a text that is not a session.
    */
   replayAgent(session: string, options?: AgentRunOptions & { allowDangerous?: boolean }): Promise<AgentTrace>;
+  /**
+   * What the state costs an agent: one sample now, then one a second for `seconds`, every text's
+   * tokens counted (o200k_base, gpt-tokenizer), and the report: totals, the agent view's budgets,
+   * the top subtrees, the churn table, the hints. Rejects with SlopTestError "not_found" when the
+   * subscription has no mirror.
+   */
+  profile(options?: ProfileOptions): Promise<ProfileReport>;
   /** Unsubscribes, closes the WebSocket (through a bridge: the relay and the bridge connection) and frees the core's consumer. Idempotent. */
   close(): void;
 }
@@ -299,3 +306,125 @@ export function checkConformance(url: string | StdioAddress, options?: CheckOpti
   drift?: SlopEvent;
   invoke?: { path: string; action: string; requestId: string; event: SlopEvent };
 }>;
+
+/** What a profile measures and ranks by: tokens of the tree text, of the tool definitions, JSON bytes, nodes, ops. */
+export type ProfileMeasure = 'tokens' | 'tools' | 'bytes' | 'nodes' | 'traffic';
+
+export interface ProfileOptions {
+  /** Seconds to sample after the first sample, one sample a second. Default 0 (one sample). */
+  seconds?: number;
+  /** The measure the subtrees are ranked by. Default 'tokens'. */
+  by?: ProfileMeasure;
+  /** The deepest subtrees listed (1: the root's children). Default 2. */
+  depth?: number;
+  /** Subtrees and churn rows listed at most. Default 20. */
+  top?: number;
+  /** The agent view's state budget (UTF-8 bytes of tree text). Default 65536, as the agent's. */
+  maxStateBytes?: number;
+  /** Tools an agent is offered. Default 128, as the agent's. */
+  maxTools?: number;
+  /** The subscription to profile. Default: the first (the whole tree). */
+  sub?: string;
+}
+
+/** Patches, ops, bytes of the ops and no-op writes (a value replaced by the same value). */
+export interface ProfileTraffic {
+  patches: number;
+  ops: number;
+  bytes: number;
+  noops: number;
+}
+
+export interface ProfileMeasures {
+  /** Tokens of the subtree's lines of the agent's tree text. */
+  tokens: number;
+  /** Characters (code points) of the same text. */
+  chars: number;
+  /** Tokens of the tool definitions of the subtree's affordances. */
+  toolTokens: number;
+  /** Actions (tools) in the subtree. */
+  tools: number;
+  /** UTF-8 bytes of the subtree's compact JSON. */
+  bytes: number;
+  /** Nodes in the subtree, itself included. */
+  nodes: number;
+  /** The whole session. */
+  traffic: ProfileTraffic;
+  /** The last windowSeconds, or within the range. */
+  window: ProfileTraffic;
+  /** window per second. */
+  rate: ProfileTraffic;
+}
+
+export interface ProfileSubtree extends ProfileMeasures {
+  path: string;
+  id: string;
+  type: string;
+  depth: number;
+  parent: string | null;
+  salience: number | null;
+  /** The provider pages its children (meta.window or meta.total_children). */
+  windowed: boolean;
+  /** Its line fits the agent view's state budget. */
+  inView: boolean;
+  /** Its share of the total of the `by` measure (traffic: of the window's ops). */
+  share: number;
+}
+
+export interface ProfileChurnRow extends ProfileTraffic {
+  path: string;
+  type: string;
+  /** ops a second over the window. */
+  perSecond: number;
+  /** noops / ops. */
+  noopShare: number;
+}
+
+export interface ProfileHint {
+  kind: 'noop-writes' | 'unwindowed-collection' | 'low-salience-cost' | 'state-budget-cut' | 'tools-cut';
+  path: string | null;
+  text: string;
+}
+
+export interface ProfileBudgets {
+  maxStateBytes: number;
+  /** UTF-8 bytes of the whole tree text, a "\n" after each line. */
+  stateBytes: number;
+  viewNodes: number;
+  cutNodes: number;
+  tokensInView: number;
+  tokensCut: number;
+  maxTools: number;
+  tools: number;
+  toolsOffered: number;
+  toolTokensOffered: number;
+  toolTokensCut: number;
+}
+
+/** client.profile()'s answer, and `slop-inspector profile --json`. */
+export interface ProfileReport {
+  format: 'slop-inspector-profile';
+  version: 1;
+  sub: string;
+  serial: number;
+  /** The last sample's time (epoch ms). */
+  at: number;
+  /** The span sampled. */
+  seconds: number;
+  windowSeconds: number;
+  /** 'o200k_base (gpt-tokenizer 4.0.0)' */
+  tokenizer: string;
+  /** Every text counted (else the token counts are partial). */
+  complete: boolean;
+  counting: { done: number; total: number };
+  by: ProfileMeasure;
+  depth: number;
+  range: [number, number] | null;
+  totals: ProfileMeasures;
+  budgets: ProfileBudgets;
+  /** The subtrees down to `depth`, the largest first by `by`. */
+  subtrees: ProfileSubtree[];
+  /** The nodes written most (ops on the node itself). */
+  churn: ProfileChurnRow[];
+  hints: ProfileHint[];
+}

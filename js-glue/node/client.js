@@ -17,6 +17,8 @@ import { localAddress, commandText } from '../provider-address.js';
 import { finalFailure } from '../failure-text.js';
 import { SubscriptionState } from '../core-contract.js';
 import { restartOf } from '../event-text.js';
+import { StateProfile } from '../state-profile.js';
+import { AGENT_DEFAULTS } from '../agent-endpoint.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider.js';
 /** An agent trace as an exported session's text (what the panel's Export saves, and replayAgent takes). */
@@ -124,6 +126,46 @@ export class SlopClient extends SlopProvider {
    */
   async replayAgent(session, o = {}) {
     return replaySession(this.#conn, session, /** @type {AgentRunOpts} */ (o)); // as in agent()
+  }
+
+  /**
+   * What the state costs (state-profile.js): one sample now, then one a second for `seconds`,
+   * every text's tokens counted (o200k_base), and the report: totals, the agent view's budgets,
+   * the top subtrees down to `depth` by `by`, the churn table, the hints. The traffic window is
+   * the whole span sampled (10 s when seconds is 0). Rejects with a SlopTestError "not_found"
+   * when the subscription has no mirror.
+   * @param {import('./client.js').ProfileOptions} [o]  (types: client.d.ts)
+   * @returns {Promise<import('../profile-measures.js').ProfileReport>}
+   */
+  async profile({ seconds = 0, by = 'tokens', depth = 2, top = 20, maxStateBytes = AGENT_DEFAULTS.maxStateBytes,
+    maxTools = AGENT_DEFAULTS.maxTools, sub = undefined } = {}) {
+    if (!(seconds >= 0)) throw new TypeError('profile(): seconds must be a number >= 0');
+    const conn = this.#conn;
+    // Loaded on first use: the encoding's tables take a while, and only the profile needs them.
+    const { countTokens, TOKENIZER } = await import('./tokenizer.js');
+    const profile = new StateProfile({ countTokens, tokenizer: TOKENIZER, maxStateBytes, maxTools, windowSeconds: seconds > 0 ? seconds : 10 });
+    const subId = sub ?? conn.primarySub;
+    const sample = () => {
+      const consumer = conn.consumer;
+      const text = consumer && subId ? consumer.profileText(subId, profile.since) : null;
+      if (text === null) throw new SlopTestError(SlopTestCode.NOT_FOUND, `${this.label}: the subscription ${subId ?? '(none)'} has no mirror to profile`);
+      const c = /** @type {import('../slop-core.js').SlopConsumerT} */ (consumer);
+      const tools = profile.needsTools ? c.tools(subId, null, 0, 0) : null;
+      const offered = tools ? c.tools(subId, null, 0, maxTools) : null;
+      profile.ingest({ at: Date.now(), profile: JSON.parse(text), tools, offered });
+    };
+    const countAll = async () => {
+      while (!profile.countPending({ budgetMs: 20 })) await new Promise((r) => setImmediate(r)); // the socket's frames go on
+    };
+    const start = Date.now();
+    sample();
+    await countAll();
+    for (let k = 1; k <= Math.floor(seconds); k++) {
+      await new Promise((r) => setTimeout(r, Math.max(0, start + k * 1000 - Date.now())));
+      sample();
+      await countAll();
+    }
+    return profile.report({ by, depth, top });
   }
 
   /** Unsubscribes, closes the WebSocket (the relay, through a bridge) and frees the core's consumer. Idempotent. */

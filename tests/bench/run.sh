@@ -85,3 +85,6 @@ timeout -k 10 600 node tests/bench/restart-bench.mjs "${quick[@]}"
 echo
 echo "*** exact numbers: their cost beside JSON.parse / JSON.stringify"
 timeout -k 10 300 node tests/bench/exact-bench.mjs "${quick[@]}"
+echo
+echo "*** the state profiler: the first full count at 10k and 100k nodes, a refresh after one patch, beside JSON.parse"
+timeout -k 10 600 node tests/bench/profile-bench.mjs "${quick[@]}"

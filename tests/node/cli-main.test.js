@@ -51,7 +51,7 @@ test('a command added by the recipe: listed, run with its options, its errors sa
   assert.equal(other.code, 2);
   assert.match(other.stderr, /^slop-inspector: --loud goes with hello\n/);
   const theirs = await run(['hello', 'ada', '--depth', '2'], withHello);
-  assert.match(theirs.stderr, /^slop-inspector: --depth goes with tree\n/);
+  assert.match(theirs.stderr, /^slop-inspector: --depth goes with tree, profile\n/);
   assert.match((await run(['hello', 'ada', '--nope'], withHello)).stderr, /^slop-inspector: hello takes no option --nope\n/);
 });
 

@@ -6,10 +6,11 @@ import tree from './tree.js';
 import watch from './watch.js';
 import invoke from './invoke.js';
 import tools from './tools.js';
+import profile from './profile.js';
 import check from './check.js';
 import bridge from './bridge.js';
 import list from './list.js';
 import installHost from './install-host.js';
 
 /** @type {readonly import('./common.js').CliCommand[]} */
-export const COMMANDS = Object.freeze([tree, watch, invoke, tools, check, bridge, list, installHost]);
+export const COMMANDS = Object.freeze([tree, watch, invoke, tools, profile, check, bridge, list, installHost]);
