@@ -284,6 +284,51 @@ for entry in manifest.json extension js-glue dist; do
         say "  ($entry does not exist yet: skipped)"
     fi
 done
+# vendor/: the npm libraries the Cost tab loads (pinned in package.json), as '/vendor/<name>/...'
+# from the extension's root: only the ES modules it imports, and each one's licence.
+# sync_files SRC DEST REL...: make DEST hold exactly the files REL of SRC (as sync_dir does for a
+# whole folder: stale files removed, a file copied only when its content changed).
+sync_files() {
+    local src=$1 dest=$2; shift 2
+    local f rel keep=" $* "
+    mkdir -p "$dest"
+    while IFS= read -r -d '' f; do
+        rel=${f#"$dest"/}
+        if { [ -d "$f" ] && [[ $keep != *" $rel/"* ]]; } || { [ ! -d "$f" ] && [[ $keep != *" $rel "* ]]; }; then
+            rm -rf "$f"; detail "  removed ${dest#"$ROOT"/}/$rel"; REMOVED=$((REMOVED + 1))
+        fi
+    done < <(find "$dest" -mindepth 1 -depth -print0)
+    for rel in "$@"; do
+        f=$src/$rel
+        [ -f "$f" ] || die "vendor: $f is missing (npm ci?)"
+        [[ $rel != */* ]] || [ -d "$dest/${rel%/*}" ] || mkdir -p "$dest/${rel%/*}"
+        if [ -e "$dest/$rel" ] && ! [ "$f" -nt "$dest/$rel" ] && ! [ "$f" -ot "$dest/$rel" ]; then continue
+        elif ! cmp -s "$f" "$dest/$rel"; then
+            cp -p "$f" "$dest/$rel"; detail "  ${dest#"$ROOT"/}/$rel"; UPDATED=$((UPDATED + 1))
+        else
+            touch -r "$f" "$dest/$rel"
+        fi
+    done
+}
+NM="$ROOT/node_modules"
+# gpt-tokenizer 4.0.0: esm/encoding/o200k_base.js and what it imports, directly or not (the list
+# changes with the version: a missing file fails the Cost tab's end-to-end test).
+sync_files "$NM/gpt-tokenizer" "$EXT/vendor/gpt-tokenizer" LICENSE \
+    esm/encoding/o200k_base.js esm/bpeRanks/o200k_base.js esm/BytePairEncodingCore.js esm/GptEncoding.js \
+    esm/_virtual/_rolldown/runtime.js esm/constants.js esm/functionCalling.js esm/mapping.js esm/modelParams.js \
+    esm/modelsChatEnabled.gen.js esm/modelsMap.js esm/specialTokens.js esm/utfUtil.js esm/util.js \
+    esm/encodingParams/constants.js esm/encodingParams/cl100k_base.js esm/encodingParams/o200k_base.js \
+    esm/encodingParams/o200k_harmony.js esm/encodingParams/p50k_base.js esm/encodingParams/p50k_edit.js \
+    esm/encodingParams/r50k_base.js
+# d3-hierarchy 3.1.2: its src/ (ES modules; index.js)
+d3_files=(LICENSE)
+for f in "$NM"/d3-hierarchy/src/*.js "$NM"/d3-hierarchy/src/*/*.js; do d3_files+=("${f#"$NM"/d3-hierarchy/}"); done
+sync_files "$NM/d3-hierarchy" "$EXT/vendor/d3-hierarchy" "${d3_files[@]}"
+# uPlot 1.6.32: the ES module and its stylesheet
+sync_files "$NM/uplot" "$EXT/vendor/uplot" LICENSE dist/uPlot.esm.js dist/uPlot.min.css
+for f in "$EXT"/vendor/*; do   # a library no longer vendored
+    case ${f##*/} in gpt-tokenizer|d3-hierarchy|uplot) ;; *) rm -rf "$f"; detail "  removed ${f#"$ROOT"/}"; REMOVED=$((REMOVED + 1)) ;; esac
+done
 if [ $((UPDATED + REMOVED)) -gt 0 ]; then
     changes="$UPDATED file$([ "$UPDATED" = 1 ] || echo s) updated"
     [ "$REMOVED" = 0 ] || changes+=", $REMOVED removed"

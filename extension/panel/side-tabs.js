@@ -9,6 +9,7 @@ import { AgentPane } from './parts/agent-pane.js';
 import { PlaygroundPane } from './parts/playground-pane.js';
 import { HistoryPane } from './parts/history-pane.js';
 import { ConformancePane } from './parts/conformance-pane.js';
+import { CostPane } from './parts/cost-pane.js';
 
 /** @typedef {import('./panes.js').Pane} Pane */
 /** @typedef {import('./panes.js').PaneContext} PaneContext */
@@ -85,6 +86,12 @@ export const SIDE_TABS = [
       },
       revealFrame: (text) => c.panel.revealFrame(text),
     }),
+  }),
+  sideTab({
+    id: 'cost', label: 'Cost', title: 'What the state costs an agent: tokens, tools, bytes and traffic per subtree',
+    module: 'parts/cost-pane.js',
+    // Small: its views, the tokenizer's worker and the chart libraries load when the tab is first shown.
+    create: (root, c) => new CostPane(root, c),
   }),
 ];
 

@@ -62,6 +62,11 @@ export function installTestHandle(p) {
     get lastExport() { return p.importExport.lastExport; },
     get lastDiff() { return historyPane.lastDiff; },
     get lastAgentView() { return agentPane.lastAgentView; },
+    /** The Cost tab: its profile worker's last state ({report, hierarchy, timeline, counting}), why it has none. */
+    get cost() {
+      const pane = /** @type {import('./parts/cost-pane.js').CostPane|undefined} */ (side.pane('cost'));
+      return { state: pane?.state ?? null, why: pane?.why ?? null, options: pane?.viewOptions ?? null };
+    },
     /** The Playground: its run, last trace and export. */
     get playground() {
       const run = playground.run;

@@ -412,6 +412,27 @@ export const PanelNote = Object.freeze({
   BRIDGE_NODES: 'panel/bridge-nodes',
 });
 
+/**
+ * The Cost tab → its profiler (extension/panel/profile-worker.js, a dedicated Web Worker of the
+ * panel): never on a port. Each message carries the tab's reset count `seq`; the worker answers
+ * only the latest.
+ */
+export const ToProfiler = Object.freeze({
+  /** Request.PROFILE's answer to a request made with `since`. {seq, since, answer} */
+  SAMPLE: 'panel/profile-sample',
+  /** What to report and draw. {view: {by, range, maxNodes, top, depth}} */
+  VIEW: 'panel/profile-view',
+  /** Another provider or subscription, or a new snapshot: drop everything. {seq} */
+  RESET: 'panel/profile-reset',
+});
+
+/** The profiler → the Cost tab. */
+export const FromProfiler = Object.freeze({
+  /** What the tab draws: the report, the map's hierarchy, the timeline, how far counting got
+   *  (profile-worker.js, WorkerState). */
+  STATE: 'profiler/state',
+});
+
 // ---------------------------------------------------------------------------------------------
 // service worker ↔ the native messaging host (runtime.connectNative): local apps
 //

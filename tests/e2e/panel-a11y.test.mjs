@@ -217,7 +217,7 @@ describe('panel accessibility', () => {
       };
     }));
     const s0 = await state();
-    assert.deepEqual(s0.map((t) => t.panel), ['detail', 'agent', 'playground', 'history', 'conformance']);
+    assert.deepEqual(s0.map((t) => t.panel), ['detail', 'agent', 'playground', 'history', 'conformance', 'cost']);
     for (const t of s0) {
       assert.ok(t.id, `${t.tab}: an id`);
       assert.equal(t.role, 'tabpanel', `${t.tab}: its panel is a tabpanel`);
@@ -240,11 +240,11 @@ describe('panel accessibility', () => {
     await panel.keyboard.press('ArrowRight');
     await check('playground');
     await panel.keyboard.press('End');
-    await check('conformance');
+    await check('cost');
     await panel.keyboard.press('ArrowRight'); // wraps
     await check('node');
     await panel.keyboard.press('ArrowLeft');
-    await check('conformance');
+    await check('cost');
     await panel.keyboard.press('Home');
     await check('node');
     // Tab leaves the list (to the panel's content), Shift+Tab comes back to the selected tab.

@@ -24,12 +24,12 @@ const MESSAGES = path.join(EXT, 'shared/messages.js');
 const CONTENT = path.join(EXT, 'content/content.js');
 
 /** Each group of types and the sender its prefix names. */
-const GROUPS = { FromContent: 'content', ToContent: 'sw', Request: 'ui', Push: 'sw', PanelNote: 'panel' };
+const GROUPS = { FromContent: 'content', ToContent: 'sw', Request: 'ui', Push: 'sw', PanelNote: 'panel', ToProfiler: 'panel', FromProfiler: 'profiler' };
 /** Exports of messages.js whose members are checked to exist wherever they are used. */
 const CHECKED_EXPORTS = [...Object.keys(GROUPS), 'ErrorCode', 'CORE_ERROR_CODES', 'PORTS', 'Status', 'LIMITS', 'ToHost', 'FromHost'];
 const ALL_TYPES = new Set(Object.keys(GROUPS).flatMap((g) => Object.values(M[g])));
 /** What a message type looks like under the scheme: `<sender>/<kebab-case-name>`. */
-const TYPE_SHAPE = /^(content|sw|ui|panel)\/[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const TYPE_SHAPE = /^(content|sw|ui|panel|profiler)\/[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 /** A field of a catalogue message: camelCase (shared/messages.js, Naming). */
 const FIELD_SHAPE = /^[a-z][a-zA-Z0-9]*$/;
 /** A value the catalogue names (Status): kebab-case. */

@@ -20,7 +20,7 @@ test('the built extension holds no test code', () => {
   const all = files(EXT);
   assert.ok(all.includes('manifest.json') && all.includes('dist/slop_core.wasm'));
   for (const f of all) {
-    assert.match(f, /^(manifest\.json|extension\/|js-glue\/|dist\/)/, `${f} belongs to the extension`);
+    assert.match(f, /^(manifest\.json|extension\/|js-glue\/|dist\/|vendor\/)/, `${f} belongs to the extension`);
     assert.doesNotMatch(f, /(^|\/)tests?\/|\.test\.|^js-glue\/node\/|fixtures/, `${f} is not test code`);
     if (!/\.(m?js|html)$/.test(f)) continue;
     const text = fs.readFileSync(path.join(EXT, f), 'utf8');

@@ -45,7 +45,7 @@ function setup({ bMake } = {}) {
 test('the registry: the five tabs users see, in order, each with its module preloaded by panel.html', () => {
   assert.deepEqual(SIDE_TABS.map((t) => [t.id, t.label, t.panelId ?? t.id]), [
     ['node', 'Node', 'detail'], ['agent', 'Agent', 'agent'], ['playground', 'Playground', 'playground'],
-    ['history', 'History', 'history'], ['conformance', 'Conformance', 'conformance'],
+    ['history', 'History', 'history'], ['conformance', 'Conformance', 'conformance'], ['cost', 'Cost', 'cost'],
   ]);
   assert.equal(SIDE_TABS.find((t) => t.id === 'history').title, 'Every step of the provider\'s history, and what each changed');
   const html = readFileSync(path.join(PANEL, 'panel.html'), 'utf8');

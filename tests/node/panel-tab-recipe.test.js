@@ -76,7 +76,7 @@ test('a tab added as the recipe says: its button, shown and hidden, every change
   // The new pane's module loads (import()): its pane takes the placeholder's place.
   for (let i = 0; i < 200 && !(/** @type {any} */ (sidePane.pane('notes')).calls); i++) await tick(5);
   const buttons = [...bar.querySelectorAll('button[data-tab]')];
-  assert.deepEqual(buttons.map((b) => b.textContent), ['Node', 'Agent', 'Playground', 'History', 'Conformance', 'Notes']);
+  assert.deepEqual(buttons.map((b) => b.textContent), ['Node', 'Agent', 'Playground', 'History', 'Conformance', 'Cost', 'Notes']);
   const button = /** @type {HTMLButtonElement} */ (buttons.at(-1));
   assert.equal(button.title, 'Notes on this provider');
   assert.equal(button.getAttribute('role'), 'tab');

@@ -376,3 +376,10 @@ describe('client.profile() on the fixture provider', () => {
     assert.equal(r.budgets.toolsOffered, 3);
   });
 });
+
+test('the Cost tab\'s worker names the tokenizer as Node does (the version build.sh vendors)', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const worker = await readFile(new URL('../../extension/panel/profile-worker.js', import.meta.url), 'utf8');
+  const named = /export const TOKENIZER = '([^']+)'/.exec(worker)?.[1];
+  assert.equal(named, TOKENIZER, 'profile-worker.js spells the version the lock file installs');
+});
