@@ -591,7 +591,8 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
  *                move of one of its children, its children list replaced),
  *                and ops on it or below it (descendants since removed
  *                included; a patch counts once in patches). bytes: the ops'
- *                compact JSON; noops: writes of the value already there.
+ *                text as the provider sent it; noops: writes of the value
+ *                already there.
  *                Counted as patches commit (a refused patch counts nothing),
  *                since the node was built: a snapshot builds every node again
  *   text         the node's part of the tree text (slop_consumer_tree_text):
@@ -603,7 +604,7 @@ const char *slop_consumer_node(slop_consumer *c, const char *sub_id, const char 
  * `since` next time; traffic: the subscription's [patches, ops, bytes, noops]
  * across snapshots; counters_complete false when memory ran out for a counter.
  * Sizes are cached per node until a patch changes it; the traffic counters
- * cost the patch a print of each op (to size it) and a walk to the root.
+ * cost a patch a walk to the root per op.
  * NULL (E_NOT_FOUND, E_STATE) without a mirror.
  */
 const char *slop_consumer_profile(slop_consumer *c, const char *sub_id, double since, size_t *out_len);

@@ -273,6 +273,10 @@ typedef struct slop__frame_info {
     const char *why;        /* why, static text ("invalid UTF-8 in a string") */
 } slop__frame_info;
 
+/* Every object and array slop__json_parse and slop__parse_frame build carries
+ * the length of its text, as the provider wrote it, in valueint (cJSON leaves
+ * it unused for containers; 0 for a container made any other way). */
+
 /* A provider frame in one pass: validated and built as slop__json_parse
  * does, its values allocated from `arena` (the caller resets it when done
  * with the frame, and never cJSON_Delete()s them; NULL: from cJSON's

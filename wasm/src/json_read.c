@@ -677,9 +677,17 @@ static void frame_end(build *b, frame_top *top) {
 
 /* An object or array at pos, its members linked as cJSON links them (the
  * first one's prev is the last). top: this is a frame's top-level object. */
+/* The text length of a container, kept in its valueint (which cJSON leaves
+ * unused for objects and arrays): the profiler's traffic counters take an
+ * op's size from it instead of printing the op (slop__json_text_len). */
+static void b_span(cJSON *v, size_t start, size_t end) {
+    v->valueint = end - start > (size_t)INT_MAX ? INT_MAX : (int)(end - start);
+}
+
 static cJSON *b_container(build *b, char open, frame_top *top) {
     slop__scan *sc = &b->sc;
     char close = open == '{' ? '}' : ']';
+    size_t start = sc->pos;
     if (slop__scan_enter(sc) != 0) return NULL;
     cJSON *v = b_node(b, open == '{' ? cJSON_Object : cJSON_Array);
     if (!v) return NULL;
@@ -688,6 +696,7 @@ static cJSON *b_container(build *b, char open, frame_top *top) {
     if (sc->pos < sc->len && sc->s[sc->pos] == close) {
         sc->pos++;
         sc->depth--;
+        b_span(v, start, sc->pos);
         return v;
     }
     size_t mark = sc->keys_len;
@@ -729,6 +738,7 @@ static cJSON *b_container(build *b, char open, frame_top *top) {
         sc->depth--;
         if (open == '{' && slop__scan_keys_end(sc, mark) != 0) break;
         if (top) frame_end(b, top);
+        b_span(v, start, sc->pos);
         return v;
     }
     b_drop_text(b, name);

@@ -708,13 +708,17 @@ static int apply_one(op_ctx *c, cJSON *op) {
     c->target = NULL;
     c->noop = 0;
 #ifndef SLOP_NO_COUNTERS /* the core bench's build without counters, to weigh them */
-    /* Sized before the op runs: building a subtree may take values from it. */
-    slop__buf *b = &c->m->scratch;
-    b->len = 0;
-    slop__buf_put_json(b, op);
-    size_t bytes = b->oom ? 0 : b->len;
-    if (b->oom) c->touched->lost = 1;
-    b->oom = 0;
+    /* Its text's length, as the parse noted it (internal.h); printed only for an op made
+     * otherwise. Sized before the op runs: building a subtree may take values from it. */
+    size_t bytes = op->valueint > 0 ? (size_t)op->valueint : 0;
+    if (!bytes) {
+        slop__buf *b = &c->m->scratch;
+        b->len = 0;
+        slop__buf_put_json(b, op);
+        bytes = b->oom ? 0 : b->len;
+        if (b->oom) c->touched->lost = 1;
+        b->oom = 0;
+    }
 #endif
     int rc = !*path || strcmp(path, "/") == 0 ? op_on_root(c) : op_on_path(c, path);
 #ifndef SLOP_NO_COUNTERS
