@@ -114,7 +114,7 @@ typedef struct slop__mirror {
     slop__budget *budget;        /* not owned                                  */
     slop__hot hot[SLOP__HOT_MAX];
     size_t hot_next;            /* the slot the next hot field takes           */
-    slop__buf scratch;          /* owned: reused to size ops and nodes         */
+    slop__buf scratch;          /* owned: reused to size nodes, print texts    */
     uint64_t total[SLOP__TR_COUNT]; /* every patch applied to this mirror:
                                  * kept when a snapshot rebuilds the nodes    */
     int traffic_lost;           /* a counter could not be kept (out of memory) */
