@@ -170,7 +170,7 @@ typedef enum { OP_ADD, OP_REMOVE, OP_REPLACE, OP_MOVE, OP_UNKNOWN } op_kind;
  * place, more on the heap. */
 typedef struct touch {
     slop__node *node;           /* NULL: the mirror's root after the patch    */
-    size_t bytes;               /* the op object's compact JSON               */
+    size_t bytes;               /* the op's text, as the provider sent it     */
     int noop;
 } touch;
 #define TOUCH_INLINE 8
@@ -255,7 +255,6 @@ static int same_value(const cJSON *a, const cJSON *b) {
     default: return 1; /* true, false, null */
     }
 }
-
 
 /* The patch being applied and its current op. */
 typedef struct op_ctx {
