@@ -46,7 +46,7 @@ echo
 echo "*** wasm core in Node (as the extension runs it)"
 node tests/bench/core-bench.mjs "${quick[@]}"
 echo
-echo "*** small trees: the core through js-glue beside a plain JS consumer (JSON.parse + apply), one-op frames"
+echo "*** small trees: the core through js-glue beside a plain JS consumer (JSON.parse + apply), 1-op and 10-op frames"
 node tests/bench/small-tree-bench.mjs "${quick[@]}"
 if [ -f tests/bench/panel-bench.mjs ]; then
   echo

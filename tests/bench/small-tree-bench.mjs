@@ -1,4 +1,4 @@
-// small-tree-bench.mjs: µs per one-op patch frame, the wasm core through js-glue (receive + drain,
+// small-tree-bench.mjs: µs per patch frame (1 op, then 10 ops), the wasm core through js-glue (receive + drain,
 // as every consumer session runs it) beside a plain JavaScript consumer in the same process
 // (JSON.parse of the frame, then its ops applied to a JS object tree with a linear child lookup, as
 // a JS SDK's consumer does), on the same frames, at N = 100, 1k, 10k (and 100k) children. After
@@ -62,36 +62,43 @@ for (const n of [100, 1000]) {
   c.free();
 }
 
-console.log(`µs per one-op patch frame (${FRAMES} frames, median of ${ROUNDS} rounds; mix: 70% replace, 10% add, 10% remove, 10% meta)`);
-console.log('  N          core via js-glue   plain JS consumer   core / JS speed   trees equal');
-for (const n of SIZES) {
-  const tree = treeOf(n);
-  const coreTimes = [], jsTimes = [];
-  let equal = true;
-  for (let round = 0; round < ROUNDS; round++) {
-    const c = new core.SlopConsumer({ transport: 'ws', seed: 7 });
-    const sub = c.subscribe({ path: '/', depth: -1 }, 0);
-    c.receive(HELLO, 0);
-    c.receive(snapshotText(sub, tree), 0);
-    c.drain();
-    const frames = makeFrames(sub, n, FRAMES, 1, true, 99 + n + round);
-    let t0 = performance.now();
-    for (const f of frames) {
-      c.receive(f, 0);
+/** One table: µs per frame of `ops` ops, core and plain JS, at each N. @param {number} ops */
+function table(ops) {
+  const frames = Math.max(300, Math.round(FRAMES / ops));
+  console.log(`µs per ${ops}-op patch frame (${frames} frames, median of ${ROUNDS} rounds; mix: 70% replace, 10% add, 10% remove, 10% meta)`);
+  console.log('  N          core via js-glue   plain JS consumer   core / JS speed   trees equal');
+  for (const n of SIZES) {
+    const tree = treeOf(n);
+    const coreTimes = [], jsTimes = [];
+    let equal = true;
+    for (let round = 0; round < ROUNDS; round++) {
+      const c = new core.SlopConsumer({ transport: 'ws', seed: 7 });
+      const sub = c.subscribe({ path: '/', depth: -1 }, 0);
+      c.receive(HELLO, 0);
+      c.receive(snapshotText(sub, tree), 0);
       c.drain();
-    }
-    coreTimes.push(((performance.now() - t0) * 1000) / FRAMES);
+      const list = makeFrames(sub, n, frames, ops, true, 99 + n + round);
+      let t0 = performance.now();
+      for (const f of list) {
+        c.receive(f, 0);
+        c.drain();
+      }
+      coreTimes.push(((performance.now() - t0) * 1000) / frames);
 
-    const js = JSON.parse(JSON.stringify(tree));
-    t0 = performance.now();
-    for (const f of frames) {
-      const msg = JSON.parse(f);
-      if (msg.type === 'patch') for (const op of msg.ops) applyOp(js, op);
+      const js = JSON.parse(JSON.stringify(tree));
+      t0 = performance.now();
+      for (const f of list) {
+        const msg = JSON.parse(f);
+        if (msg.type === 'patch') for (const op of msg.ops) applyOp(js, op);
+      }
+      jsTimes.push(((performance.now() - t0) * 1000) / frames);
+      if (round === 0) equal = canon(c.tree(sub, '/')) === canon(js);
+      c.free();
     }
-    jsTimes.push(((performance.now() - t0) * 1000) / FRAMES);
-    if (round === 0) equal = canon(c.tree(sub, '/')) === canon(js);
-    c.free();
+    const a = median(coreTimes), b = median(jsTimes);
+    console.log(`  ${String(n).padEnd(9)}  ${a.toFixed(2).padStart(10)} µs      ${b.toFixed(2).padStart(10)} µs       ${(b / a).toFixed(2).padStart(6)}x          ${equal ? 'yes' : 'NO: the trees differ'}`);
   }
-  const a = median(coreTimes), b = median(jsTimes);
-  console.log(`  ${String(n).padEnd(9)}  ${a.toFixed(2).padStart(10)} µs      ${b.toFixed(2).padStart(10)} µs       ${(b / a).toFixed(2).padStart(6)}x          ${equal ? 'yes' : 'NO: the trees differ'}`);
 }
+
+table(1);
+table(10);

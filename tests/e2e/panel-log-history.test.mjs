@@ -294,8 +294,12 @@ describe('panel history', () => {
     assert.deepEqual(after.slice(0, before.length).map((s) => s.step), before, 'the steps before the reload are kept');
     assert.equal(after.at(-1).boundary, 'reload', 'the snapshot after it crosses the reload');
     await until(async () => (await panel.locator('#history .step-row[data-kind="reload"]').count()) >= 1, { what: 'the reload row' });
-    // A step from before the reload is still there to look at.
+    // A step from before the reload is still there to look at. As a person does: the pointer on the
+    // list first (the list stops following new steps while it is there), then the press.
+    await panel.hover('#history .steps');
     await panel.click(`#history .step-row[data-step="${before.at(-1)}"]`);
+    await until(() => panel.evaluate(() => window.slopPanel.historyShown()), { what: 'a step shown after the click' })
+      .then((shown) => assert.equal(shown, before.at(-1), 'the step clicked is the one shown'));
     await until(async () => /before the reload/.test(await panel.locator('#tree .row[data-path="/a"]').textContent()), { what: 'the state before the reload' });
     await panel.click('#banner button[data-action="back-to-live"]');
 
