@@ -30,7 +30,7 @@ import { hintsOf } from './profile-hints.js';
  * @typedef {object} Budgets
  * @property {number} maxStateBytes
  * @property {number} stateBytes       UTF-8 bytes of the whole tree text (a "\n" after every line)
- * @property {number} viewNodes        nodes whose line fits the budget
+ * @property {number} viewNodes        nodes the agent's state tail shows under maxStateBytes (the core's count)
  * @property {number} cutNodes         nodes the budget leaves out
  * @property {number} tokensInView
  * @property {number} tokensCut        tokens = tokensInView + tokensCut
@@ -100,7 +100,9 @@ export class Aggregate {
     this.ownToolTokens = new Float64Array(n);
     this.toolTokens = new Float64Array(n);
     this.inView = new Uint8Array(n);
-    let cum = 0, fits = true, stateBytes = 0, viewNodes = 0, tokensInView = 0, tokensCut = 0;
+    // The core's state tail decides what the budget cuts (pre-order: the first rows fit).
+    const viewNodes = p.leftOut === null ? n : Math.max(0, n - p.leftOut);
+    let stateBytes = 0, tokensInView = 0, tokensCut = 0;
     for (let i = 0; i < n; i++) {
       const e = entries[i];
       const last = i === n - 1;
@@ -108,10 +110,8 @@ export class Aggregate {
       this.ownTokens[i] = t >= 0 ? t : 0;
       this.chars[i] = e.chars + (last ? 0 : 1);
       stateBytes += e.utf8 + 1;
-      cum += e.utf8 + 1;
-      if (fits && cum > p.maxStateBytes) fits = false;
-      this.inView[i] = fits ? 1 : 0;
-      if (fits) { viewNodes++; tokensInView += this.ownTokens[i]; } else tokensCut += this.ownTokens[i];
+      this.inView[i] = i < viewNodes ? 1 : 0;
+      if (i < viewNodes) tokensInView += this.ownTokens[i]; else tokensCut += this.ownTokens[i];
     }
     // Tool tokens to their node: the path each tool resolves to.
     let toolTokensAll = 0, toolTokensOffered = 0, toolTokensCut = 0;

@@ -49,6 +49,19 @@ export const MAX_SAMPLES = 3600;
 /** One thing to count: a row's line (text + "\n"), its bare text (the last row), or a tool's text. */
 /** @typedef {{entry: TextEntry, bare: boolean, pieces: string[]|null, at: number, sum: number}|{tool: ToolText, text: string}} Job */
 
+/**
+ * How many of a subscription's nodes the agent's state budget leaves out (StateProfile.ingest's
+ * leftOut), as the core's state tail of this provider alone says under maxStateBytes; null when
+ * sub is not the primary subscription (the state tail shows that one only) or nothing is shown.
+ * @param {{stateTail: (consumers: any[], generatedAt: string, maxBytes: number) => ({nodesLeftOut: number}|null)}} core
+ * @param {any} consumer @param {string} sub @param {string|null} primarySub @param {number} maxStateBytes
+ * @returns {number|null}
+ */
+export function stateLeftOut(core, consumer, sub, primarySub, maxStateBytes) {
+  if (sub !== primarySub) return null;
+  return core.stateTail([consumer], new Date().toISOString(), maxStateBytes)?.nodesLeftOut ?? null;
+}
+
 export class StateProfile {
   /** @param {StateProfileOptions} o */
   constructor(o) {
@@ -77,6 +90,7 @@ export class StateProfile {
   /** @type {Set<string>|null} path + "\n" + action of the tools offered */ offeredKeys = null;
   /** @type {Map<string, number>} a tool text -> its tokens */ toolCache = new Map();
   rootActions = -1;
+  /** @type {number|null} nodes the state budget leaves out, as the core's state tail says */ leftOut = null;
   toolsStale = true;
   missing = false; // a row came without text and none was kept: ask again from 0
   /** @type {import('./profile-measures.js').Aggregate|null} the last measures, for aggKey's range */ agg = null;
@@ -101,6 +115,7 @@ export class StateProfile {
     this.offeredKeys = null;
     this.toolCache = new Map();
     this.rootActions = -1;
+    this.leftOut = null;
     this.toolsStale = true;
     this.missing = false;
     this.agg = null;
@@ -129,10 +144,14 @@ export class StateProfile {
   }
 
   /**
-   * One sample: the core's profile (parsed), and the tool lists when it carries them.
-   * @param {{at: number, profile: CoreProfile, tools?: ToolListLike|null, offered?: ToolListLike|null}} s
+   * One sample: the core's profile (parsed), the tool lists when it carries them, and how many
+   * nodes the agent's state budget leaves out: the core's state tail of this provider under
+   * maxStateBytes (SlopCore.stateTail(...).nodesLeftOut), which cuts in pre-order, so the rows
+   * past the first (nodes - leftOut) are the ones cut. null: not the agent's subscription (the
+   * state tail shows the primary one), nothing cut.
+   * @param {{at: number, profile: CoreProfile, tools?: ToolListLike|null, offered?: ToolListLike|null, leftOut?: number|null}} s
    */
-  ingest({ at, profile, tools = null, offered = null }) {
+  ingest({ at, profile, tools = null, offered = null, leftOut = null }) {
     if (!profile || !Array.isArray(profile.rows)) throw new TypeError('StateProfile.ingest: profile must be the core\'s profile (its rows)');
     if (this.sub && profile.sub !== this.sub) this.reset();
     const prevRows = this.rows, prevIndex = this.index;
@@ -171,6 +190,7 @@ export class StateProfile {
     this.nodeCount = profile.nodes;
     this.countersComplete = profile.counters_complete !== false;
     this.rows = rows;
+    this.leftOut = leftOut;
     this.entries = entries;
     this.cache = cache;
     this.index = index;

@@ -147,6 +147,7 @@ function ingest(answer, asked) {
     // Exactly as the core wrote them: a tool's text is counted, and 1.50 must stay 1.50.
     tools: answer.tools ? parseExact(answer.tools) : undefined,
     offered: answer.offered ? parseExact(answer.offered) : undefined,
+    leftOut: answer.leftOut ?? null,
   });
   // What a patch or two changed is counted at once: the tab hears one complete state per sample.
   if (profile.countPending({ budgetMs: SLICE_MS })) return post(restarted);

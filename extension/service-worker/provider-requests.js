@@ -9,6 +9,7 @@ import { approve, deny, removeManualProvider } from '../shared/settings-store.js
 import { AGENT_DEFAULTS } from '../../js-glue/agent.js';
 import { readPortText } from '../../js-glue/exact-json.js';
 import { CoreEventName } from '../../js-glue/core-contract.js';
+import { stateLeftOut } from '../../js-glue/state-profile.js';
 import { core } from './core.js';
 import { connectionOf, manualConnections, reconnectTab } from './tabs.js';
 import { connectTo } from './connect-to.js';
@@ -70,7 +71,9 @@ export const providerRequests = {
       // Texts, not values: the panel hands them to its profiler's worker as they are.
       const tools = m.withTools ? consumer.toolsText(sub, 0) : null;
       const offered = m.withTools ? consumer.toolsText(sub, maxTools) : null;
-      return { sub, at: Date.now(), profile: consumer.profileText(sub, m.since ?? 0), tools, offered, maxStateBytes, maxTools };
+      // What the agent's state budget cuts: the core's state tail says, not a second rule here.
+      const leftOut = stateLeftOut(core(), consumer, sub, conn.primarySub, maxStateBytes);
+      return { sub, at: Date.now(), profile: consumer.profileText(sub, m.since ?? 0), tools, offered, leftOut, maxStateBytes, maxTools };
     },
     [Request.CONFORMANCE](ui, m) {
       const conn = needConnection(ui, m.key);

@@ -171,7 +171,9 @@ export const Request = Object.freeze({
   CONFORMANCE: 'ui/conformance',
   /**
    * The Cost tab: what the state costs, per node (slop_consumer_profile). {key, sub?, since?,
-   * withTools?} → {sub, at, profile, tools, offered, maxStateBytes, maxTools}: `profile` is the
+   * withTools?} → {sub, at, profile, tools, offered, leftOut, maxStateBytes, maxTools}: `leftOut`
+   * is how many nodes the agent's state budget leaves out (the core's state tail; null for a
+   * subscription other than the primary one); `profile` is the
    * core's JSON text (texts only of nodes changed after serial `since`); with `withTools`, `tools`
    * is every action as an LLM tool and `offered` the ones an agent is offered (the core's most
    * salient maxTools), both as the core's JSON text; else null. At the agent's defaults.

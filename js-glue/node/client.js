@@ -17,7 +17,7 @@ import { localAddress, commandText } from '../provider-address.js';
 import { finalFailure } from '../failure-text.js';
 import { SubscriptionState } from '../core-contract.js';
 import { restartOf } from '../event-text.js';
-import { StateProfile } from '../state-profile.js';
+import { StateProfile, stateLeftOut } from '../state-profile.js';
 import { AGENT_DEFAULTS } from '../agent-endpoint.js';
 
 export { SlopProvider, SlopTestError, SlopTestCode, stableText, matchesPartial, stringifyExact, isExactNumber } from './provider.js';
@@ -152,7 +152,8 @@ export class SlopClient extends SlopProvider {
       const c = /** @type {import('../slop-core.js').SlopConsumerT} */ (consumer);
       const tools = profile.needsTools ? c.tools(subId, null, 0, 0) : null;
       const offered = tools ? c.tools(subId, null, 0, maxTools) : null;
-      profile.ingest({ at: Date.now(), profile: JSON.parse(text), tools, offered });
+      const leftOut = stateLeftOut(conn.host.core(), c, /** @type {string} checked above */ (subId), conn.primarySub, maxStateBytes);
+      profile.ingest({ at: Date.now(), profile: JSON.parse(text), tools, offered, leftOut });
     };
     const countAll = async () => {
       while (!profile.countPending({ budgetMs: 20 })) await new Promise((r) => setImmediate(r)); // the socket's frames go on

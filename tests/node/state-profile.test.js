@@ -6,7 +6,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Live, loadCore } from './helpers.js';
-import { StateProfile, MAX_SAMPLES } from '../../js-glue/state-profile.js';
+import { StateProfile, stateLeftOut, MAX_SAMPLES } from '../../js-glue/state-profile.js';
 import { splitForCounting, textSizes } from '../../js-glue/profile-rows.js';
 import { countTokens, TOKENIZER } from '../../js-glue/node/tokenizer.js';
 import { connect } from '../../js-glue/node/client.js';
@@ -33,7 +33,8 @@ async function fixtureMirror(o = {}) {
   let at = 1_000_000;
   const sample = ({ tools = p.needsTools } = {}) => {
     const profile = JSON.parse(live.c.profileText(live.sub, p.since));
-    p.ingest({ at, profile, tools: tools ? live.c.tools(live.sub, null, 0, 0) : null, offered: tools ? live.c.tools(live.sub, null, 0, o.maxTools ?? 128) : null });
+    const leftOut = stateLeftOut(live.core, live.c, live.sub, live.sub, o.maxStateBytes ?? 64 * 1024);
+    p.ingest({ at, profile, tools: tools ? live.c.tools(live.sub, null, 0, 0) : null, offered: tools ? live.c.tools(live.sub, null, 0, o.maxTools ?? 128) : null, leftOut });
     at += 1000;
     return profile;
   };
@@ -193,19 +194,20 @@ describe('StateProfile on the core\'s profile of the fixture', () => {
     live.free();
   });
 
-  test('the state budget cuts from the first line that does not fit; the tools budget keeps the most salient', async () => {
+  test('the state budget cuts where the core\'s state tail does; the tools budget keeps the most salient', async () => {
     const { live, p, sample } = await fixtureMirror({ maxStateBytes: 2000, maxTools: 5 });
     const profile = sample();
     countAll(p);
     const r = p.report({ depth: 1 });
-    // The lines that fit in 2000 bytes, a "\n" after each.
-    let cum = 0, view = 0, tokensIn = 0;
-    for (const [k, row] of profile.rows.entries()) {
-      cum += Buffer.byteLength(row[13]) + 1;
-      if (cum > 2000) break;
-      view++;
-      tokensIn += countTokens(k === profile.rows.length - 1 ? row[13] : `${row[13]}\n`);
-    }
+    // What the agent gets under 2000 bytes: the core's state tail of this provider; it cuts in
+    // pre-order, so the rows in view are the first ones, and the tail holds their lines.
+    const tail = /** @type {{text: string, nodesLeftOut: number}} */ (live.core.stateTail([live.c], 'T', 2000));
+    const view = EXPECTED.nodes - tail.nodesLeftOut;
+    const firstLine = (k) => profile.rows[k][13].split('\n')[0].trim();
+    assert.ok(tail.text.includes(firstLine(view - 1)), 'the last row in view is in the tail');
+    assert.ok(!tail.text.includes(firstLine(view)), 'the first row cut is not');
+    let tokensIn = 0;
+    for (let k = 0; k < view; k++) tokensIn += countTokens(`${profile.rows[k][13]}\n`);
     assert.ok(view > 1 && view < 30, `${view} lines fit`);
     const b = r.budgets;
     assert.equal(b.viewNodes, view);
