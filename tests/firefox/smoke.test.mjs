@@ -130,7 +130,8 @@ test('Firefox ESR: discovery, wasm core, WebSocket auth, postMessage relay, pane
       const fine = await panel.evaluate(([t, sc]) => window.slopPanel.request(t, { schema: sc, params: { title: 'x' } }), [Request.VALIDATE_PARAMS, schema]);
       assert.equal(fine.errors, null);
       await panel.waitForSelector('#tree .row[data-path="/inbox"]', { timeout: 5000 });
-      assert.equal(await panel.$eval('#status', (e) => e.dataset.status), 'connected');
+      // The bar renders once per animation frame after the store changes: wait for it.
+      await panel.waitForSelector('#status[data-status="connected"]', { timeout: 5000 });
 
       // Live: a change at the provider shows up in the panel.
       srv.engine.mutate((root) => {
@@ -164,7 +165,7 @@ test('Firefox ESR: discovery, wasm core, WebSocket auth, postMessage relay, pane
       assert.equal(c.protocol, '', 'the server selected no subprotocol, and Firefox still opened the socket');
       assert.equal(c.closeCode, 4001, 'the extension closed it with CLOSE_SUBPROTOCOL_REJECTED');
       for (const conn of noEcho.conns) assert.deepEqual(conn.received, [], 'nothing was sent on a refused socket');
-      assert.equal(await panel.$eval('#status', (e) => e.dataset.status), 'auth-failed');
+      await panel.waitForSelector('#status[data-status="auth-failed"]', { timeout: 5000 });
       await panel.close();
       // The toolbar popup (as a tab) says the same.
       const popup = await extensionPage(ff, `extension/popup/popup.html?tabId=${tabOf(pages.noEcho)}`);
