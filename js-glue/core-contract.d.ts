@@ -120,6 +120,7 @@ export declare const SlopOutputKind: Readonly<{
   NONE: 0;
   SEND: 1;
   EVENT: 2;
+  PATCH: 3;
 }>;
 
 export type LimitField = (typeof LIMIT_FIELDS)[number];

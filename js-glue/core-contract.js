@@ -8,7 +8,7 @@
 
 /** SLOP_CONTRACT_VERSION and the hash of every name; slop-core.js refuses a core whose
  * slop_contract_hash() differs (a wasm and a glue of different builds). */
-export const CONTRACT_HASH = 0x015cc54b;
+export const CONTRACT_HASH = 0x01ac979a;
 
 /** Every event the core emits (slop_consumer_next, SLOP_OUT_EVENT: its `event`), by name. */
 export const CoreEventName = Object.freeze({
@@ -146,6 +146,7 @@ export const SlopOutputKind = Object.freeze({
   NONE: 0,
   SEND: 1,
   EVENT: 2,
+  PATCH: 3,
 });
 
 /** The fields of struct slop_limits, in order (wasm32: 4 bytes each), by the names SlopConsumer's

@@ -20,6 +20,7 @@ typedef struct outs {
     int n;
     int kind[MAX_OUT];
     char *text[MAX_OUT];
+    size_t len[MAX_OUT];    /* a patch record holds NULs */
 } outs;
 
 static inline void outs_free(outs *o) {
@@ -34,7 +35,9 @@ static inline void drain(slop_consumer *c, outs *o) {
     while ((k = slop_consumer_next(c, &t, &n)) != SLOP_OUT_NONE) {
         if (o->n < MAX_OUT) {
             o->kind[o->n] = k;
-            o->text[o->n] = strdup(t);
+            o->text[o->n] = malloc(n + 1);
+            memcpy(o->text[o->n], t, n + 1);
+            o->len[o->n] = n;
             o->n++;
         }
     }

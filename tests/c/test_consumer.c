@@ -573,6 +573,172 @@ TEST(a_failing_op_rolls_back_the_whole_patch_and_resyncs) {
     stop(&l);
 }
 
+/* A rollback keeps no copy of a field: each op keeps only the item it took
+ * out and where it was (mirror_patch.c). Every such path, alone and mixed in
+ * one patch, then a failing op: the mirror comes back byte for byte, member
+ * and element order included, the same field written twice included. */
+TEST(a_rollback_puts_back_each_member_and_element_where_it_was) {
+    const char *ops[] = {
+        /* deep inside an element (before that element goes) */
+        "{\"op\":\"replace\",\"path\":\"/todos/t1/affordances/1/params/required/0\",\"value\":\"x\"}",
+        /* members: replace, add (new and existing name), remove first, middle, last */
+        "{\"op\":\"replace\",\"path\":\"/todos/t1/properties/title\",\"value\":\"Oat milk\"}",
+        "{\"op\":\"add\",\"path\":\"/todos/t1/properties/due\",\"value\":{\"day\":3}}",
+        "{\"op\":\"add\",\"path\":\"/todos/t1/properties/done\",\"value\":[1,2]}",
+        "{\"op\":\"remove\",\"path\":\"/todos/t1/properties/title\"}",
+        "{\"op\":\"remove\",\"path\":\"/todos/t1/properties/done\"}",
+        "{\"op\":\"remove\",\"path\":\"/todos/t1/affordances/1\"}",
+        /* elements: insert first, middle, at the end ("-"), remove first and last, replace */
+        "{\"op\":\"add\",\"path\":\"/todos/t1/affordances/0\",\"value\":{\"action\":\"a0\"}}",
+        "{\"op\":\"add\",\"path\":\"/todos/t1/affordances/2\",\"value\":{\"action\":\"a2\"}}",
+        "{\"op\":\"add\",\"path\":\"/todos/t1/affordances/-\",\"value\":{\"action\":\"az\"}}",
+        "{\"op\":\"remove\",\"path\":\"/todos/t1/affordances/0\"}",
+        "{\"op\":\"remove\",\"path\":\"/todos/t1/affordances/2\"}",
+        "{\"op\":\"replace\",\"path\":\"/todos/t1/affordances/0\",\"value\":{\"action\":\"other\"}}",
+        /* a field that was absent, written inside; whole fields replaced, removed, nulled */
+        "{\"op\":\"add\",\"path\":\"/todos/t2/meta/salience\",\"value\":0.9}",
+        "{\"op\":\"replace\",\"path\":\"/todos/t2/properties\",\"value\":{\"n\":1}}",
+        "{\"op\":\"remove\",\"path\":\"/todos/t1/affordances\"}",
+        "{\"op\":\"replace\",\"path\":\"/todos/properties\",\"value\":null}",
+    };
+    size_t n = sizeof ops / sizeof ops[0];
+    char *all = malloc(8192), *w = all;
+    w += sprintf(w, "[");
+    for (size_t i = 0; i < n; i++) w += sprintf(w, "%s%s", i ? "," : "", ops[i]);
+    /* then the same field again, after its whole value was replaced */
+    sprintf(w, ",{\"op\":\"replace\",\"path\":\"/todos/t2/properties/n\",\"value\":2}]");
+    for (size_t i = 0; i <= n; i++) {
+        live l;
+        start(&l, HELLO_ALL, "/", TODOS);
+        patch(&l, 2, 1, "[{\"op\":\"add\",\"path\":\"/todos/t1/properties/tags\",\"value\":[\"a\",\"b\"]}]");
+        char *before = tree_at(&l, "/");
+        char frame[9000];
+        if (i < n) snprintf(frame, sizeof frame, "[%s,{\"op\":\"remove\",\"path\":\"/nope\"}]", ops[i]);
+        else snprintf(frame, sizeof frame, "%.*s,{\"op\":\"remove\",\"path\":\"/nope\"}]", (int)strlen(all) - 1, all);
+        patch(&l, 3, 2, frame);
+        cJSON *e = ev(&l.o, "resync", 0);
+        CHECK(e != NULL); /* refused and rolled back */
+        cJSON_Delete(e);
+        char *after = tree_at(&l, "/");
+        CHECK_STR(after, before);
+        free(before);
+        free(after);
+        stop(&l);
+    }
+    /* The same patch without the failing op commits: every op took effect. */
+    live l;
+    start(&l, HELLO_ALL, "/", TODOS);
+    patch(&l, 2, 1, all);
+    char *t = tree_at(&l, "/");
+    CHECK_CONTAINS(t, "\"id\":\"t1\",\"type\":\"item\",\"properties\":{\"due\":{\"day\":3}}");
+    CHECK(strstr(t, "\"affordances\"") == NULL);
+    CHECK_CONTAINS(t, "\"properties\":{\"n\":2},\"meta\":{\"salience\":0.9}");
+    free(t);
+    free(all);
+    stop(&l);
+}
+
+/* The NUL-ended string at *p; *p moves past it. */
+static const char *take_string(const char **p) {
+    const char *s = *p;
+    *p += strlen(s) + 1;
+    return s;
+}
+
+/* A patch record read back as the JSON event would be (slop_core.h). */
+static cJSON *record_event(const char *r, size_t n) {
+    struct { double version; uint32_t n[6]; } head;
+    CHECK(n > sizeof head && r[n - 1] == '\0');
+    memcpy(&head, r, sizeof head);
+    const char *p = r + sizeof head;
+#define NEXT() take_string(&p)
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "event", "patch");
+    cJSON_AddStringToObject(e, "sub", NEXT());
+    cJSON_AddNumberToObject(e, "version", head.version);
+    cJSON_AddNumberToObject(e, "ops", head.n[0]);
+    const char *lists[3] = {"changed", "added", "removed"};
+    for (int l = 0; l < 3; l++) {
+        cJSON *a = cJSON_AddArrayToObject(e, lists[l]);
+        for (uint32_t i = 0; i < head.n[1 + l]; i++) cJSON_AddItemToArray(a, cJSON_CreateString(NEXT()));
+    }
+    cJSON *kids = cJSON_AddArrayToObject(e, "children");
+    for (uint32_t i = 0; i < head.n[4]; i++) {
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddStringToObject(k, "op", NEXT());
+        cJSON_AddStringToObject(k, "parent", NEXT());
+        cJSON_AddNumberToObject(k, "index", atof(NEXT()));
+        cJSON_AddStringToObject(k, "id", NEXT());
+        cJSON_AddItemToArray(kids, k);
+    }
+#undef NEXT
+    if (head.n[5]) cJSON_AddTrueToObject(e, "truncated");
+    CHECK(p == r + n); /* every string counted */
+    return e;
+}
+
+/* The same frames into two consumers, one giving patch events as records:
+ * every output is the same, a record reading as the JSON event, at "/" and
+ * below it, with children lists, escapes, non-ASCII ids and truncation. */
+TEST(patch_records_say_what_the_json_events_say) {
+    const char *paths[] = {"/", "/todos"};
+    cJSON *whole = cJSON_Parse(TODOS);
+    char *todos = cJSON_PrintUnformatted(cJSON_GetArrayItem(cJSON_GetObjectItem(whole, "children"), 0));
+    cJSON_Delete(whole);
+    for (int w = 0; w < 2; w++) {
+        live a, b;
+        start(&a, HELLO_ALL, paths[w], w ? todos : TODOS);
+        start(&b, HELLO_ALL, paths[w], w ? todos : TODOS);
+        CHECK(slop_consumer_patch_records(b.c, 1) == SLOP_OK);
+        CHECK(slop_consumer_patch_records(NULL, 1) == SLOP_E_ARG);
+        outs_free(&a.o);
+        outs_free(&b.o);
+        char *big = malloc(100000), *bw = big;
+        bw += sprintf(bw, "[");
+        for (int i = 0; i < 1100; i++) bw += sprintf(bw, "%s{\"op\":\"add\",\"path\":\"/todos/x%d\",\"value\":{\"id\":\"x%d\",\"type\":\"t\"}}", i ? "," : "", i, i);
+        sprintf(bw, "]");
+        const char *rel = w ? "" : "/todos";
+        char ops[6][1024];
+        snprintf(ops[0], sizeof ops[0], "[{\"op\":\"replace\",\"path\":\"%s/t1/properties/done\",\"value\":true}]", rel);
+        snprintf(ops[1], sizeof ops[1], "[{\"op\":\"add\",\"path\":\"%s/t\\u00e9\\\"q\",\"value\":{\"id\":\"t\\u00e9\\\"q\",\"type\":\"item\"},\"index\":0},"
+                 "{\"op\":\"move\",\"path\":\"%s/t2\",\"index\":0},{\"op\":\"remove\",\"path\":\"%s/t1\"}]", rel, rel, rel);
+        snprintf(ops[2], sizeof ops[2], "[{\"op\":\"replace\",\"path\":\"/properties\",\"value\":{\"n\":1}}]");
+        snprintf(ops[3], sizeof ops[3], "[]");
+        snprintf(ops[4], sizeof ops[4], "[{\"op\":\"replace\",\"path\":\"%s/t2/properties/title\",\"value\":\"x\"},"
+                 "{\"op\":\"replace\",\"path\":\"%s/t2/properties/done\",\"value\":false}]", rel, rel);
+        for (int i = 0; i < 6; i++) {
+            const char *f = i < 5 ? ops[i] : big;
+            if (w == 1 && i == 5) continue; /* the big one adds under /todos: "/" only */
+            patch(&a, 2 + i, 1 + i, f);
+            patch(&b, 2 + i, 1 + i, f);
+        }
+        int patches = 0;
+        CHECK(a.o.n == b.o.n);
+        for (int i = 0; i < a.o.n && i < b.o.n; i++) {
+            if (a.o.kind[i] == SLOP_OUT_EVENT && strstr(a.o.text[i], "\"event\":\"patch\"")) {
+                CHECK(b.o.kind[i] == SLOP_OUT_PATCH);
+                cJSON *je = cJSON_Parse(a.o.text[i]), *re = record_event(b.o.text[i], b.o.len[i]);
+                CHECK(cJSON_Compare(je, re, 1));
+                if (!cJSON_Compare(je, re, 1)) {
+                    char *rp = cJSON_PrintUnformatted(re);
+                    fprintf(stderr, "    json:   %s\n    record: %s\n", a.o.text[i], rp);
+                    free(rp);
+                }
+                patches++;
+                cJSON_Delete(je);
+                cJSON_Delete(re);
+            } else {
+                CHECK(a.o.kind[i] == b.o.kind[i] && a.o.len[i] == b.o.len[i] && memcmp(a.o.text[i], b.o.text[i], a.o.len[i]) == 0);
+            }
+        }
+        CHECK(patches == (w ? 5 : 6));
+        free(big);
+        stop(&a);
+        stop(&b);
+    }
+    free(todos);
+}
+
 TEST(patches_to_unknown_paths_fail_for_every_op_kind) {
     const char *bad[] = {
         "[{\"op\":\"remove\",\"path\":\"/todos/missing\"}]",
@@ -2321,6 +2487,8 @@ int main(void) {
     RUN(add_on_an_existing_id_is_refused_and_resyncs);
     RUN(patch_paths_are_relative_to_the_subscription_root);
     RUN(a_failing_op_rolls_back_the_whole_patch_and_resyncs);
+    RUN(a_rollback_puts_back_each_member_and_element_where_it_was);
+    RUN(patch_records_say_what_the_json_events_say);
     RUN(patches_to_unknown_paths_fail_for_every_op_kind);
     RUN(seq_gap_resyncs_and_the_new_snapshot_rebases);
     RUN(a_patch_older_than_its_snapshot_resyncs_with_seq_and_is_reported_without);

@@ -5,10 +5,12 @@
  * once, in the header, and pinned here).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 
 #include "consumer_harness.h"
+#include "internal.h"
 
 static const char *HELLO_OTHER =
     "{\"type\":\"hello\",\"provider\":{\"id\":\"other\",\"name\":\"Other\",\"capabilities\":[\"state\",\"patches\"]}}";
@@ -276,6 +278,52 @@ TEST(params_take_integers_beyond_a_double_as_integers_and_compare_their_digits) 
     err = slop_validate_params(schema, strlen(schema), as_string, strlen(as_string));
     CHECK(err && strstr(err, "\"code\":\"enum\""));
     slop_free(err);
+}
+
+/* The printer as it was before its fast path for short decimals: %.*g from
+ * 15 digits up, the first that reads back. */
+static size_t reference_print(double d, char *out) {
+    int n = 0;
+    for (int prec = fabs(d) < DBL_MIN ? 1 : 15;; prec++) {
+        n = snprintf(out, SLOP__NUMBER_BUF, "%.*g", prec, d);
+        if (prec == 17 || strtod(out, NULL) == d) break;
+    }
+    return (size_t)n;
+}
+
+/* Decimals are printed and parsed by hand (json_print.c short_decimal,
+ * json_read.c decimal_value), as printf and strtod would: every decimal of up
+ * to 8 places and 15 digits, from 0.0001 to 10^7, and random doubles. */
+TEST(short_decimals_print_and_parse_as_printf_and_strtod_would) {
+    unsigned long long x = 88172645463325252ull;
+    char mine[SLOP__NUMBER_BUF], ref[SLOP__NUMBER_BUF];
+    int bad = 0;
+    for (int i = 0; i < 400000 && bad < 5; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double d;
+        if (i % 3 == 2) {
+            memcpy(&d, &x, sizeof d);
+            if (!isfinite(d)) continue;
+        } else {
+            static const double tens[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+            d = (double)(x % 100000000000ull) / tens[(x >> 40) % 10] / (i % 3 ? 1 : 1e4);
+            if (x & (1ull << 62)) d = -d;
+        }
+        size_t k = slop__format_number(d, mine), r = reference_print(d, ref);
+        if (d == floor(d) && fabs(d) < 1e17) continue; /* integers: written by hand before */
+        if (k != r || memcmp(mine, ref, k) != 0) {
+            fprintf(stderr, "    %.17g: printed %s, printf %s\n", d, mine, ref);
+            bad++;
+        }
+        /* Parsed back: the same double strtod gives. */
+        cJSON *v = slop__json_parse_exact(mine, k);
+        if (!v || v->valuedouble != strtod(mine, NULL) || signbit(v->valuedouble) != signbit(d)) {
+            fprintf(stderr, "    %s parsed as %.17g\n", mine, v ? v->valuedouble : NAN);
+            bad++;
+        }
+        cJSON_Delete(v);
+    }
+    CHECK(bad == 0);
 }
 
 TEST(numbers_beyond_a_double_are_refused_anywhere_in_a_frame) {
@@ -596,6 +644,7 @@ TEST(a_subscription_the_provider_never_answers_times_out_and_is_retried) {
 }
 
 int main(void) {
+    RUN(short_decimals_print_and_parse_as_printf_and_strtod_would);
     RUN(a_provider_that_restarts_with_its_counter_at_1_rebases_the_mirror);
     RUN(a_reconnect_to_the_same_process_is_a_rebase_not_a_restart);
     RUN(while_reconnecting_the_status_says_why_the_mirror_is_not_live);

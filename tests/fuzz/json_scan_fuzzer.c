@@ -12,7 +12,9 @@
  * would write its double otherwise, and a text that is one number prints
  * back as itself. Traps otherwise.
  */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,6 +71,26 @@ static int texts_kept_right(const cJSON *v) {
     return 1;
 }
 
+/* Every number prints as printf's shortest %.*g that reads back (the
+ * printer's by-hand paths, integers and short decimals, included). */
+static int prints_like_printf(const cJSON *v) {
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) {
+        char mine[SLOP__NUMBER_BUF], ref[SLOP__NUMBER_BUF];
+        size_t k = slop__format_number(v->valuedouble, mine);
+        double d = v->valuedouble;
+        int n = 0;
+        if (d == 0 || (fabs(d) < 1e17 && d == floor(d))) return 1; /* integers: %.0f, 0 and -0 */
+        for (int prec = fabs(d) < DBL_MIN ? 1 : 15;; prec++) {
+            n = snprintf(ref, sizeof ref, "%.*g", prec, d);
+            if (prec == 17 || strtod(ref, NULL) == d) break;
+        }
+        if ((size_t)n != k || memcmp(mine, ref, k) != 0) return 0;
+    }
+    for (const cJSON *k = v->child; k; k = k->next)
+        if (!prints_like_printf(k)) return 0;
+    return 1;
+}
+
 /* A frame against the same text parsed whole: a snapshot's tree left as
  * text (a null in the frame) parses to the whole parse's tree member. */
 static int same_frame(const cJSON *frame, const slop__frame_info *fi, const cJSON *whole) {
@@ -122,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *printed = slop__json_print(v);
         cJSON *again = printed ? slop__json_parse(printed, strlen(printed), 64, &st, NULL, NULL) : NULL;
         if (!again || !cJSON_Compare(v, again, 1) || !same(again, v) || !texts_kept_right(v)) __builtin_trap();
+        if (!prints_like_printf(v)) __builtin_trap();
         /* one number alone: its own text (whitespace around it aside), whatever
          * the printer makes of doubles */
         if (cJSON_IsNumber(v) || cJSON_IsRaw(v)) {

@@ -19,6 +19,10 @@
  * offered resolves to its target; a state tail under a budget is never
  * longer than it, its lines are the whole text's lines (or the one cut
  * line), and only the two real tags open and close the block.
+ * Patch events come as JSON or, in half the runs, as records, whose every
+ * string the header counts. All or nothing: every patch frame's ops are first applied to the mirror of
+ * "/" with a failing op after them, and the rollback must leave the tree and
+ * its agent text byte for byte as they were.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -26,8 +30,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consumer.h"
 #include "internal.h"
 #include "slop_core.h"
+
+/* The frame's ops (if it is a patch), then an op that always fails, applied
+ * straight to the mirror of subscription `handle`: a rollback of whatever
+ * the ops did must give the mirror back byte for byte. The frame then goes
+ * in as it came. */
+static void check_rollback(slop_consumer *c, const char *handle, const char *frame, size_t len) {
+    sub *s = slop__find_sub(c, handle);
+    if (!s || !s->has_mirror || !s->m.root) return;
+    cJSON *msg = slop__json_parse_exact(frame, len);
+    cJSON *ops = cJSON_GetObjectItemCaseSensitive(msg, "ops");
+    if (cJSON_IsArray(ops) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(msg, "type")) &&
+        strcmp(cJSON_GetObjectItemCaseSensitive(msg, "type")->valuestring, "patch") == 0) {
+        /* A result lives until the consumer's next call: each is copied at once. */
+        const char *t = slop_consumer_tree(c, handle, "/", -1, NULL);
+        char *tree = t ? strdup(t) : NULL;
+        const char *x = slop_consumer_tree_text(c, handle, NULL);
+        char *text = x ? strdup(x) : NULL;
+        cJSON *fail = cJSON_CreateObject();
+        cJSON_AddStringToObject(fail, "op", "no-such-op");
+        cJSON_AddStringToObject(fail, "path", "/");
+        cJSON_AddItemToArray(ops, fail);
+        char err[256];
+        if (tree && text && slop__mirror_apply(&s->m, ops, NULL, err, sizeof err) == SLOP__MIRROR_OK) __builtin_trap();
+        t = slop_consumer_tree(c, handle, "/", -1, NULL);
+        if (tree && text && (!t || strcmp(t, tree) != 0)) __builtin_trap();
+        x = slop_consumer_tree_text(c, handle, NULL);
+        if (tree && text && (!x || strcmp(x, text) != 0)) __builtin_trap();
+        free(tree);
+        free(text);
+    }
+    cJSON_Delete(msg);
+}
 
 /* The tree text and all tools of a subscription, read from its mirror (built
  * from snapshot text and patches, fields kept raw until read), equal those of
@@ -122,11 +159,48 @@ static int strict_json(const char *s, size_t n) {
     return v != NULL;
 }
 
+/* A patch record (slop_consumer_patch_records) is what its header says: a
+ * counter for version, then exactly the strings it counts, each ended by a
+ * NUL, valid UTF-8, an index in decimal digits, paths absolute. */
+static void check_record(const char *out, size_t n) {
+    struct { double version; uint32_t n[6]; } head;
+    if (!out || n < sizeof head + 1 || out[n - 1] != '\0') __builtin_trap();
+    memcpy(&head, out, sizeof head);
+    if (!(head.version >= 0 && head.version <= 9007199254740992.0) || head.version != (double)(long long)head.version)
+        __builtin_trap();
+    if (head.n[5] > 1 || head.n[1] + head.n[2] + head.n[3] + head.n[4] > 2048) __builtin_trap();
+    size_t want = 1 + (size_t)head.n[1] + head.n[2] + head.n[3] + 4 * (size_t)head.n[4], got = 0;
+    for (size_t at = sizeof head; at < n; got++) {
+        size_t len = strlen(out + at);
+        if (at + len >= n) __builtin_trap();
+        for (size_t i = 0; i < len;) {
+            size_t u = slop__utf8_len((const unsigned char *)out + at + i, len - i);
+            if (!u) __builtin_trap();
+            i += u;
+        }
+        size_t first_path = 1, kids_at = 1 + (size_t)head.n[1] + head.n[2] + head.n[3];
+        if (got >= first_path && got < kids_at && out[at] != '/') __builtin_trap();
+        if (got >= kids_at) {
+            size_t which = (got - kids_at) % 4;
+            if (which == 0 && strcmp(out + at, "insert") != 0 && strcmp(out + at, "remove") != 0) __builtin_trap();
+            if (which == 1 && out[at] != '/') __builtin_trap();
+            if (which == 2 && (!len || strspn(out + at, "0123456789") != len)) __builtin_trap();
+        }
+        at += len + 1;
+    }
+    if (got != want) __builtin_trap();
+}
+
 static void drain(slop_consumer *c) {
     const char *out;
     size_t n;
-    while (slop_consumer_next(c, &out, &n) != SLOP_OUT_NONE) {
-        if (!out || strlen(out) != n) __builtin_trap(); /* every output is NUL-terminated text */
+    slop_output_kind kind;
+    while ((kind = slop_consumer_next(c, &out, &n)) != SLOP_OUT_NONE) {
+        if (kind == SLOP_OUT_PATCH) {
+            check_record(out, n);
+            continue;
+        }
+        if (!out || strlen(out) != n) __builtin_trap(); /* every other output is NUL-terminated text */
         if (!strict_json(out, n)) __builtin_trap(); /* no inf, no lost bytes, no duplicate names */
     }
 }
@@ -170,6 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     slop_limits lim = {1 << 20, 64, 5000, 1000, 64};
     slop_consumer *c = slop_consumer_new(&lim, (size & 1) ? "postmessage" : (size & 2) ? "unix" : "ws", 1234);
     if (!c) return 0;
+    if (size & 4) slop_consumer_patch_records(c, 1); /* patch events as records (drain checks them) */
     char sub[64], sub2[64], drf[64] = "none";
     snprintf(sub, sizeof sub, "%s", slop_consumer_subscribe(c, "{\"path\":\"/\"}", 12, 0, NULL));
     snprintf(sub2, sizeof sub2, "%s", slop_consumer_subscribe(c, "{\"path\":\"/a\",\"depth\":2}", 24, 0, NULL));
@@ -232,6 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 frame[o++] = p[i];
             }
         }
+        check_rollback(c, sub, frame, o);
         slop_consumer_receive(c, frame, o, now);
         /* A frame ends a checkpoint walk: its next part is refused, never printed from a changed tree. */
         if (cpart_open && slop_consumer_checkpoint_next(c, 16, NULL) != NULL) __builtin_trap();

@@ -167,7 +167,8 @@ extern "C" {
 #define SLOP_OUTPUT_KINDS(X)                                                       \
     X(NONE, 0, "queue empty")                                                      \
     X(SEND, 1, "a frame (JSON text) to send to the provider")                      \
-    X(EVENT, 2, "an event (JSON object) for the caller")
+    X(EVENT, 2, "an event (JSON object) for the caller")                           \
+    X(PATCH, 3, "a patch event as a record (slop_consumer_patch_records)")
 
 /* The message types a provider sends (spec: messages): X(NAME, "type"). */
 #define SLOP_PROVIDER_MESSAGES(X)                                                  \
@@ -432,6 +433,24 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *   is one of SLOP_PROTOCOL_ERRORS.
  */
 slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *out_len);
+
+/*
+ * Patch events as records instead of JSON, for a caller that would parse
+ * the JSON again (the JavaScript glue: a patch event is the one output of
+ * nearly every frame, and JSON.parse of it cost more than applying a small
+ * patch). on: 1 for records, 0 for JSON (the default). Outputs already
+ * queued keep their form.
+ *
+ * A record (SLOP_OUT_PATCH) holds the patch event's members, the same values
+ * as its JSON form: a 32-byte header in the machine's byte order
+ * (little-endian in wasm) at an 8-aligned address,
+ *   double version; uint32 ops, changed, added, removed, children, truncated;
+ * then strings, each ended by a NUL (the core's strings hold none: a
+ * "\u0000" in a frame is refused): sub; the changed, added and removed
+ * paths; per children entry four: "insert" or "remove", parent, index as
+ * decimal digits, id. *out_len counts the header and every NUL.
+ */
+int slop_consumer_patch_records(slop_consumer *c, int on);
 
 /* ------------------------------------------------------------------------ */
 /* Requests                                                                  */

@@ -82,7 +82,7 @@ void slop_consumer_free(slop_consumer *c) {
 /* Keeps the frame's "type" for the caller's frame log (so it never parses the
  * frame again), cut at 40 bytes on a UTF-8 boundary. */
 static void note_frame_type(slop_consumer *c, const cJSON *msg) {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "type");
+    const cJSON *t = slop__member(msg, "type");
     if (!cJSON_IsString(t)) return;
     size_t n = strlen(t->valuestring);
     if (n > 40) {

@@ -110,6 +110,7 @@ struct slop_consumer {
     cJSON *prev_provider;   /* the provider of the connection before reset() */
     unsigned caps;
     int warned_patches;
+    int patch_records;      /* patch events as records (slop_consumer_patch_records) */
     cJSON *held;            /* request frames waiting for hello              */
 
     pending *pend;
@@ -156,6 +157,8 @@ const char *slop__give_json(slop_consumer *c, cJSON *j, size_t *out_len);
 
 /* The output queue: events, and frames to send. */
 void slop__push_out(slop_consumer *c, slop_output_kind kind, char *text);
+/* The same for a text that may hold NULs (a patch record): len bytes. */
+void slop__push_out_len(slop_consumer *c, slop_output_kind kind, char *text, size_t len);
 void slop__emit(slop_consumer *c, cJSON *ev);
 cJSON *slop__event(slop_event_kind kind);
 void slop__protocol_error(slop_consumer *c, slop_protocol_error code, int fatal, const char *fmt, ...)

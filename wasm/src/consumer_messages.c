@@ -148,7 +148,7 @@ static void refuse_snapshot(slop_consumer *c, sub *s, pending *q, slop_protocol_
 /* The string member `key` naming the subscription or request a message is
  * for; NULL, after a protocol_error, when it is not a string. */
 static const char *addressee(slop_consumer *c, const cJSON *msg, const char *key, const char *what) {
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, key);
+    const cJSON *id = slop__member(msg, key);
     if (cJSON_IsString(id)) return id->valuestring;
     slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "%s: \"%s\" must be a string", what, key);
     return NULL;
@@ -324,7 +324,7 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, slop__frame_ctx *fr) {
     double now = fr->now;
     const char *id = addressee(c, msg, "id", "snapshot");
     if (!id) return;
-    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
+    cJSON *ver = slop__member(msg, "version");
     cJSON *tree = cJSON_GetObjectItemCaseSensitive(msg, "tree");
     sub *s = slop__find_sub_wire(c, id);
     pending *q = s ? NULL : slop__find_pending(c, id);
@@ -353,7 +353,7 @@ static void on_snapshot(slop_consumer *c, cJSON *msg, slop__frame_ctx *fr) {
         refuse_snapshot(c, s, q, SLOP_PE_BAD_MESSAGE, "\"tree\" must be a node object", now);
         return;
     }
-    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
+    cJSON *seq = slop__member(msg, "seq");
     if (q && seq) slop__conf_note(&c->conf, "query-seq", q->path, ver->valuedouble, "the answer to query %s carries seq", q->id);
     if (s && !seq) slop__conf_note(&c->conf, "seq-present", s->path, ver->valuedouble, "snapshot for %s without seq", s->handle);
     if (q) answer_query(c, q, ver->valuedouble, raw, raw_len, tree, now);
@@ -444,6 +444,54 @@ static char *patch_event(const sub *s, double v, int nops, const slop__changes *
     return slop__buf_take(&b);
 }
 
+/* A path as put_paths writes it, bare and NUL-ended (a record's string). */
+static void put_record_path(slop__buf *b, const char *root, const char *rel) {
+    if (strcmp(rel, "/") == 0) slop__buf_puts(b, root);
+    else {
+        if (strcmp(root, "/") != 0) slop__buf_puts(b, root);
+        slop__buf_puts(b, rel);
+    }
+    slop__buf_putc(b, '\0');
+}
+
+static uint32_t record_paths(slop__buf *b, const sub *s, const cJSON *rel) {
+    uint32_t n = 0;
+    for (const cJSON *it = rel ? rel->child : NULL; it; it = it->next, n++) put_record_path(b, s->path, it->valuestring);
+    return n;
+}
+
+/* The patch event as a record (slop_core.h, slop_consumer_patch_records):
+ * the header's counts are written once the strings are in. */
+static void push_patch_record(slop_consumer *c, const sub *s, double v, int nops, const slop__changes *ch) {
+    slop__buf b = {0};
+    struct { double version; uint32_t n[6]; } head = {v, {(uint32_t)nops, 0, 0, 0, (uint32_t)ch->nkids, ch->truncated != 0}};
+    _Static_assert(sizeof head == 32, "a record's header is 32 bytes");
+    slop__buf_putn(&b, (const char *)&head, sizeof head);
+    slop__buf_puts(&b, s->handle);
+    slop__buf_putc(&b, '\0');
+    head.n[1] = record_paths(&b, s, ch->changed);
+    head.n[2] = record_paths(&b, s, ch->added);
+    head.n[3] = record_paths(&b, s, ch->removed);
+    char num[SLOP__NUMBER_BUF];
+    for (size_t i = 0; i < ch->nkids; i++) {
+        const slop__kid_change *k = &ch->kids[i];
+        slop__buf_puts(&b, k->insert ? "insert" : "remove");
+        slop__buf_putc(&b, '\0');
+        put_record_path(&b, s->path, k->parent);
+        slop__buf_putn(&b, num, slop__format_number((double)k->index, num));
+        slop__buf_putc(&b, '\0');
+        slop__buf_puts(&b, k->id);
+        slop__buf_putc(&b, '\0');
+    }
+    if (b.oom) {
+        free(b.s);
+        return;
+    }
+    memcpy(b.s, &head, sizeof head);
+    size_t len = b.len;
+    slop__push_out_len(c, SLOP_OUT_PATCH, slop__buf_take(&b), len);
+}
+
 /* Applies the next patch, all or nothing: a refused one resyncs. */
 static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJSON *ops, double now) {
     if (!(c->caps & CAP_BIT(SLOP_CAP_PATCHES)) && !c->warned_patches) {
@@ -467,7 +515,8 @@ static void apply_patch(slop_consumer *c, sub *s, double v, const cJSON *seq, cJ
     s->last_version = v;
     s->last_seq = seq ? (long long)seq->valuedouble : s->last_seq + 1;
     s->tools_stale = 1;
-    slop__push_out(c, SLOP_OUT_EVENT, patch_event(s, v, nops, &ch));
+    if (c->patch_records) push_patch_record(c, s, v, nops, &ch);
+    else slop__push_out(c, SLOP_OUT_EVENT, patch_event(s, v, nops, &ch));
     slop__changes_free(&ch);
     slop__check_tasks(c, s);
 }
@@ -489,9 +538,9 @@ static void on_patch(slop_consumer *c, cJSON *msg, double now) {
         c->ignored_frames++;
         return;
     }
-    cJSON *ver = cJSON_GetObjectItemCaseSensitive(msg, "version");
-    cJSON *seq = cJSON_GetObjectItemCaseSensitive(msg, "seq");
-    cJSON *ops = cJSON_GetObjectItemCaseSensitive(msg, "ops");
+    cJSON *ver = slop__member(msg, "version");
+    cJSON *seq = slop__member(msg, "seq");
+    cJSON *ops = slop__member(msg, "ops");
     if (!slop__is_counter(ver) || !cJSON_IsArray(ops) || (seq && !slop__is_counter(seq))) {
         const char *m =
             "malformed patch: needs an integer \"version\" and \"seq\" from 0 to 2^53 and an \"ops\" array";
@@ -636,7 +685,7 @@ void slop__handle(slop_consumer *c, cJSON *msg, slop__frame_ctx *fr) {
         slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "a message must be a JSON object");
         return;
     }
-    cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
+    cJSON *type = slop__member(msg, "type");
     if (!cJSON_IsString(type)) {
         slop__protocol_error(c, SLOP_PE_BAD_MESSAGE, 0, "a message needs a string \"type\"");
         return;

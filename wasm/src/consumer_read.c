@@ -367,6 +367,12 @@ slop_code slop_consumer_last_code(const slop_consumer *c) { return c ? c->code :
 
 const char *slop_consumer_frame_type(const slop_consumer *c) { return c ? c->frame_type : ""; }
 
+int slop_consumer_patch_records(slop_consumer *c, int on) {
+    if (!c) return SLOP_E_ARG;
+    c->patch_records = on != 0;
+    return SLOP_OK;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Free-standing                                                            */
 /* ---------------------------------------------------------------------- */

@@ -77,6 +77,10 @@ const char *slop__give_json(slop_consumer *c, cJSON *j, size_t *out_len) {
 }
 
 void slop__push_out(slop_consumer *c, slop_output_kind kind, char *text) {
+    if (text) slop__push_out_len(c, kind, text, strlen(text));
+}
+
+void slop__push_out_len(slop_consumer *c, slop_output_kind kind, char *text, size_t len) {
     if (!text) return;
     if (c->out_head == c->out_len) c->out_head = c->out_len = 0;
     if (c->out_len == c->out_cap) {
@@ -90,7 +94,7 @@ void slop__push_out(slop_consumer *c, slop_output_kind kind, char *text) {
             return;
         }
     }
-    c->out[c->out_len++] = (out_item){kind, text, strlen(text)};
+    c->out[c->out_len++] = (out_item){kind, text, len};
     c->queued++;
 }
 

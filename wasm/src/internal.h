@@ -210,6 +210,15 @@ cJSON *slop__json_parse_exact(const char *s, size_t len);
  * nearest double). */
 int slop__json_is_number(const cJSON *v);
 
+/* cJSON_GetObjectItemCaseSensitive for the per-frame lookups (a message's
+ * and an op's members): a name whose first byte differs costs no strcmp
+ * call, where cJSON's calls it for every member before the one asked for. */
+static inline cJSON *slop__member(const cJSON *obj, const char *name) {
+    for (cJSON *it = obj ? obj->child : NULL; it; it = it->next)
+        if (it->string && it->string[0] == name[0] && strcmp(it->string, name) == 0) return it;
+    return NULL;
+}
+
 /* A validating JSON scanner (RFC 8259, strict): the rules every byte from
  * outside passes, by the parse above (which builds as it scans) or alone
  * where building cJSON values would cost more than the work needs: snapshot
@@ -221,9 +230,15 @@ int slop__json_is_number(const cJSON *v);
 typedef struct slop__scan_key {
     size_t at;              /* offset of the name's opening quote           */
     uint32_t len;           /* bytes up to and including the closing quote  */
-    uint32_t hash;          /* of the decoded name; only for big objects    */
+    uint32_t hash;          /* small objects: a signature of an unescaped
+                             * name's length and edge bytes (unequal: the
+                             * names differ); big ones: of the decoded name */
     int escaped;            /* the text holds a backslash                   */
 } slop__scan_key;
+
+/* Names of objects being scanned that fit in the scanner itself: a frame's
+ * objects (nested ones stacked) rarely hold more, so a parse allocates none. */
+#define SLOP__SCAN_KEY_ROOM 16
 
 typedef struct slop__scan {
     const char *s;
@@ -234,13 +249,22 @@ typedef struct slop__scan {
     int escaped;            /* the last string scanned held a backslash     */
     char *buf;              /* decoded string (slop__scan_string), owned    */
     size_t cap;
-    slop__scan_key *keys;   /* names of the objects being scanned, a stack  */
+    slop__scan_key *keys;   /* names of the objects being scanned, a stack:
+                             * key_room, or malloc'd (owned) once it outgrew it */
     size_t keys_len, keys_cap;
+    slop__scan_key key_room[SLOP__SCAN_KEY_ROOM];
 } slop__scan;
 
+/* A slop__scan holds a pointer into itself (keys): never copy one. */
 void slop__scan_init(slop__scan *sc, const char *s, size_t len, unsigned max_depth);
 void slop__scan_free(slop__scan *sc);
-void slop__scan_ws(slop__scan *sc);
+void slop__scan_ws_run(slop__scan *sc);
+/* Skips whitespace at pos. Providers mostly send compact JSON: the usual
+ * case, none, costs a test and no call. */
+static inline void slop__scan_ws(slop__scan *sc) {
+    if (sc->pos < sc->len && (unsigned char)sc->s[sc->pos] > ' ') return;
+    slop__scan_ws_run(sc);
+}
 /* Validates and skips one value at pos (after whitespace). 0 or -1. */
 int slop__scan_value(slop__scan *sc);
 /* Decodes the string at pos into sc->buf (*n its length). 0 or -1. */

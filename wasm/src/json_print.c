@@ -16,6 +16,38 @@
 
 #include "internal.h"
 
+/* Powers of ten a double holds exactly. */
+static const double exact_tens[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+
+/* A decimal with at most 8 decimals and 15 significant digits (0.37, 12.25,
+ * -1.5), written by hand as %.15g would write it: with at most 15 digits the
+ * decimal that reads back as d is the one %.15g rounds d to, and the
+ * shortest such is the one with the fewest decimals. It reads back as d when
+ * m / 10^k == d, m and 10^k both exact, the division correctly rounded.
+ * printf's floating-point path does long double arithmetic, in software in
+ * wasm. 0 when d is not such a decimal. */
+static size_t short_decimal(double d, char *out) {
+    double a = fabs(d);
+    if (!(a >= 1e-4 && a < 1e7)) return 0; /* %g writes an exponent below 1e-4 */
+    for (int k = 1; k <= 8; k++) {
+        double scaled = a * exact_tens[k];
+        if (scaled >= 1e15) return 0;
+        unsigned long long m = (unsigned long long)(scaled + 0.5);
+        if ((double)m / exact_tens[k] != a) continue;
+        char digits[24];
+        size_t nd = 0, n = 0;
+        do digits[nd++] = (char)('0' + m % 10); while ((m /= 10) != 0);
+        while (nd <= (size_t)k) digits[nd++] = '0'; /* a 0 before the point */
+        if (d < 0) out[n++] = '-';
+        while (nd > (size_t)k) out[n++] = digits[--nd];
+        out[n++] = '.';
+        while (nd) out[n++] = digits[--nd];
+        out[n] = '\0';
+        return n;
+    }
+    return 0;
+}
+
 size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
     int n;
     if (!isfinite(d)) n = snprintf(out, SLOP__NUMBER_BUF, "null"); /* never reaches here: frames refuse them */
@@ -37,7 +69,8 @@ size_t slop__format_number(double d, char out[SLOP__NUMBER_BUF]) {
         while (k) out[n++] = tmp[--k];
         out[n] = '\0';
     } else if (fabs(d) < 1e17 && d == floor(d)) n = snprintf(out, SLOP__NUMBER_BUF, "%.0f", d); /* exact */
-    else {
+    else if ((n = (int)short_decimal(d, out)) > 0) {
+    } else {
         /* 15 digits print the shortest form whenever it has 15 or fewer
          * (subnormals excepted: they carry fewer significant bits); the
          * first precision that reads back exactly is the shortest. */

@@ -30,18 +30,29 @@ int slop__json_is_number(const cJSON *v) {
 /* ---------------------------------------------------------------------- */
 
 void slop__scan_init(slop__scan *sc, const char *s, size_t len, unsigned max_depth) {
-    memset(sc, 0, sizeof *sc);
+    /* Field by field: key_room is left unwritten until used. */
     sc->s = s;
     sc->len = len;
+    sc->pos = 0;
+    sc->depth = 0;
     sc->max_depth = max_depth;
+    sc->too_deep = 0;
+    sc->why = NULL;
+    sc->escaped = 0;
+    sc->buf = NULL;
+    sc->cap = 0;
+    sc->keys = sc->key_room;
+    sc->keys_len = 0;
+    sc->keys_cap = SLOP__SCAN_KEY_ROOM;
 }
 
 void slop__scan_free(slop__scan *sc) {
     free(sc->buf);
-    free(sc->keys);
+    if (sc->keys != sc->key_room) free(sc->keys);
     sc->buf = NULL;
-    sc->keys = NULL;
-    sc->cap = sc->keys_len = sc->keys_cap = 0;
+    sc->keys = sc->key_room;
+    sc->cap = sc->keys_len = 0;
+    sc->keys_cap = SLOP__SCAN_KEY_ROOM;
 }
 
 /* Refuses with a reason (the first one wins: it is where scanning stopped). */
@@ -74,7 +85,7 @@ size_t slop__utf8_len(const unsigned char *u, size_t avail) {
     return n;
 }
 
-void slop__scan_ws(slop__scan *sc) {
+void slop__scan_ws_run(slop__scan *sc) {
     while (sc->pos < sc->len) {
         char c = sc->s[sc->pos];
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
@@ -178,6 +189,24 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
     for (;;) {
         if (!decode) { /* fast path: run over plain ASCII */
             const unsigned char *u = (const unsigned char *)sc->s;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* 8 bytes at a time (wasm is little-endian): the high bit of each
+             * byte >= 0x80, < 0x20, '"' or '\\' in w. A borrow may mark a
+             * byte after a marked one, never before, so the lowest mark is
+             * the first byte that ends the run. */
+            const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+            while (i + 8 <= sc->len) {
+                uint64_t w;
+                memcpy(&w, u + i, 8);
+                uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
+                uint64_t m = (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs;
+                if (m) {
+                    i += (size_t)__builtin_ctzll(m) >> 3;
+                    break;
+                }
+                i += 8;
+            }
+#endif
             while (i < sc->len && plain_ascii[u[i]]) i++;
         }
         if (i >= sc->len) return refuse(sc, "unterminated string");
@@ -227,6 +256,36 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
     return 0;
 }
 
+/* The usual string, plain ASCII up to its closing quote, without the call
+ * to scan_string (whose escapes and UTF-8 cost it a large frame): 1 when
+ * scanned (pos past it, escaped 0), 0 when scan_string must decide. */
+static inline int scan_plain(slop__scan *sc) {
+    const unsigned char *u = (const unsigned char *)sc->s;
+    size_t i = sc->pos + 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (i + 8 <= sc->len) { /* as in scan_string */
+        uint64_t w;
+        memcpy(&w, u + i, 8);
+        uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
+        uint64_t m = (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs;
+        if (m) {
+            i += (size_t)__builtin_ctzll(m) >> 3;
+            goto found;
+        }
+        i += 8;
+    }
+#endif
+    while (i < sc->len && plain_ascii[u[i]]) i++;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+found:
+#endif
+    if (i >= sc->len || u[i] != '"') return 0;
+    sc->pos = i + 1;
+    sc->escaped = 0;
+    return 1;
+}
+
 /* The decoded value of the string at `at` (a valid string, already
  * scanned), malloc'd into *out. */
 static int decode_at(const slop__scan *sc, size_t at, char **out, size_t *n) {
@@ -242,8 +301,20 @@ static int decode_at(const slop__scan *sc, size_t at, char **out, size_t *n) {
 }
 
 int slop__scan_name(slop__scan *sc, size_t at) {
-    if (SLOP__RESERVE(sc->keys, sc->keys_len, sc->keys_cap, 32) != 0) return refuse(sc, "out of memory");
-    sc->keys[sc->keys_len++] = (slop__scan_key){at, (uint32_t)(sc->pos - at), 0, sc->escaped};
+    if (sc->keys_len == sc->keys_cap) {
+        size_t cap = sc->keys_cap * 2;
+        int inside = sc->keys == sc->key_room;
+        slop__scan_key *k = inside ? malloc(cap * sizeof *k) : realloc(sc->keys, cap * sizeof *k);
+        if (!k) return refuse(sc, "out of memory");
+        if (inside) memcpy(k, sc->key_room, sizeof sc->key_room);
+        sc->keys = k;
+        sc->keys_cap = cap;
+    }
+    /* The signature: length, first, second and last bytes of the name. */
+    const unsigned char *u = (const unsigned char *)sc->s + at + 1;
+    uint32_t n = (uint32_t)(sc->pos - at - 2);
+    uint32_t sig = n ? (n * 0x9E3779B1u) ^ u[0] ^ ((uint32_t)u[n - 1] << 8) ^ ((uint32_t)u[n > 1] << 16) : 0;
+    sc->keys[sc->keys_len++] = (slop__scan_key){at, n + 2, sig, sc->escaped};
     return 0;
 }
 
@@ -280,15 +351,16 @@ static int by_hash(const void *x, const void *y) {
 
 int slop__scan_keys_end(slop__scan *sc, size_t mark) {
     size_t n = sc->keys_len - mark;
-    if (n < 2) { /* an empty object may come before any name: keys can be NULL */
+    if (n < 2) {
         sc->keys_len = mark;
         return 0;
     }
     slop__scan_key *k = sc->keys + mark;
     int dup = 0;
-    if (n <= 16) { /* small objects, the usual case: pairwise */
+    if (n <= 16) { /* small objects, the usual case: pairwise, unequal signatures differ */
         for (size_t i = 1; i < n && !dup; i++)
-            for (size_t j = 0; j < i && !dup; j++) dup = same_name(sc, &k[i], &k[j]);
+            for (size_t j = 0; j < i && !dup; j++)
+                if (k[i].escaped || k[j].escaped || k[i].hash == k[j].hash) dup = same_name(sc, &k[i], &k[j]);
     } else { /* sorted by hash, equal names are neighbours in a run */
         for (size_t i = 0; i < n; i++)
             if (hash_name(sc, &k[i]) != 0) return refuse(sc, "out of memory");
@@ -472,6 +544,9 @@ static int skip_balanced(slop__scan *sc) {
 typedef struct build {
     slop__scan sc;
     slop__arena *arena;
+    char *text;     /* a small frame's text copied into the arena, or NULL:
+                     * a string without escapes is its own bytes there, the
+                     * closing quote made its NUL, instead of a copy each */
     int oom;
 } build;
 
@@ -515,7 +590,11 @@ static char *b_copy(build *b, const char *s, size_t n) {
 static char *b_string(build *b) {
     slop__scan *sc = &b->sc;
     size_t at = sc->pos, n = 0;
-    if (scan_string(sc, 0, NULL) != 0) return NULL;
+    if (!scan_plain(sc) && scan_string(sc, 0, NULL) != 0) return NULL;
+    if (!sc->escaped && b->text) {
+        b->text[sc->pos - 1] = '\0';
+        return b->text + at + 1;
+    }
     if (!sc->escaped) return b_copy(b, sc->s + at + 1, sc->pos - at - 2);
     sc->pos = at;
     if (scan_string(sc, 1, &n) != 0) { /* out of memory only: it passed once */
@@ -539,6 +618,31 @@ static int integer_value(const char *tok, size_t n, double *d) {
         u = u * 10 + (uint64_t)(tok[k] - '0');
     }
     *d = i ? -(double)u : (double)u;
+    return 1;
+}
+
+/* The value of a plain decimal literal ("0.37", "-12.5") of at most 15
+ * digits and 8 decimals, without strtod: its digits m and 10^k are exact
+ * doubles, so m / 10^k is correctly rounded, the double strtod gives (its
+ * general path does long double arithmetic, in software in wasm). 0 for any
+ * other literal. */
+static int decimal_value(const char *tok, size_t n, double *d) {
+    static const double tens[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    size_t i = tok[0] == '-', point = 0, digits = 0;
+    uint64_t u = 0;
+    for (size_t k = i; k < n; k++) {
+        if (tok[k] == '.' && !point) {
+            point = k;
+            continue;
+        }
+        if (tok[k] < '0' || tok[k] > '9') return 0;
+        u = u * 10 + (uint64_t)(tok[k] - '0');
+        digits++;
+    }
+    size_t decimals = point ? n - point - 1 : 0;
+    if (!point || !decimals || digits > 15 || decimals > 8) return 0;
+    double v = (double)u / tens[decimals];
+    *d = i ? -v : v;
     return 1;
 }
 
@@ -590,7 +694,7 @@ static cJSON *b_number(build *b) {
     size_t n = sc->pos - at;
     double d;
     int plain = integer_value(tok, n, &d);
-    if (!plain) {
+    if (!plain && !decimal_value(tok, n, &d)) {
         char small[64], *text = n < sizeof small ? small : malloc(n + 1); /* strtod needs a NUL */
         if (!text) {
             b->oom = 1;
@@ -633,7 +737,7 @@ typedef struct frame_top {
 static cJSON *frame_member(build *b, frame_top *top, const char *name) {
     slop__scan *sc = &b->sc;
     slop__frame_info *info = top->info;
-    int is_tree = strcmp(name, "tree") == 0;
+    int is_tree = name[0] == 't' && strcmp(name, "tree") == 0;
     size_t start = sc->pos;
     cJSON *v;
     if (is_tree && !info->tree && info->is_snapshot && start < sc->len && sc->s[start] == '{') {
@@ -649,7 +753,7 @@ static cJSON *frame_member(build *b, frame_top *top, const char *name) {
         v = b_value(b);
     }
     if (!v) return NULL;
-    if (strcmp(name, "type") == 0 && !info->type_seen) {
+    if (!info->type_seen && name[0] == 't' && strcmp(name, "type") == 0) {
         info->type_seen = 1;
         info->is_snapshot = cJSON_IsString(v) && slop__provider_message_of(v->valuestring) == SLOP_MSG_SNAPSHOT;
     }
@@ -819,10 +923,16 @@ cJSON *slop__json_parse_exact(const char *s, size_t len) {
     return slop__json_parse(s, len, CJSON_NESTING_LIMIT, &st, NULL, NULL);
 }
 
+/* The largest frame whose text the arena takes a copy of (build.text). */
+#define IN_PLACE_MAX ((size_t)16 * 1024)
+
 cJSON *slop__parse_frame(const char *s, size_t len, unsigned max_depth, slop__arena *arena, slop__frame_info *info) {
     memset(info, 0, sizeof *info);
     build b = {.arena = arena};
     slop__scan_init(&b.sc, s ? s : "", s ? len : 0, max_depth);
+    /* A small frame (a patch, a result) is copied whole for its strings; a
+     * big one (a snapshot, whose tree is read from the text) is not. */
+    if (s && arena && len <= IN_PLACE_MAX && (b.text = slop__arena_alloc(arena, len + 1))) memcpy(b.text, s, len);
     slop__scan_ws(&b.sc);
     cJSON *msg;
     if (b.sc.pos < b.sc.len && b.sc.s[b.sc.pos] == '{') {

@@ -399,7 +399,7 @@ void slop__mirror_node_free(slop__mirror *m, slop__node *n) {
     }
     slop__mirror_index_del(&m->index, n);
     if (n->hot)
-        for (size_t i = 0; i < SLOP__HOT_MAX; i++)
+        for (size_t i = 0; i < m->hot_cap; i++)
             if (m->hot[i].node == n) m->hot[i].node = NULL;
     for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
         cJSON_Delete(n->field[f]);
@@ -857,6 +857,12 @@ void slop__mirror_init(slop__mirror *m, slop__budget *budget) {
 }
 
 void slop__mirror_clear(slop__mirror *m) {
+    /* The ring goes first, so freeing the nodes need not search it. */
+    for (size_t i = 0; i < m->hot_cap; i++)
+        if (m->hot[i].node) m->hot[i].node->hot = 0;
+    free(m->hot);
+    m->hot = NULL;
+    m->hot_cap = m->hot_next = 0;
     slop__mirror_node_free(m, m->root);
     m->root = NULL;
     free(m->index.slot);
@@ -1035,12 +1041,31 @@ static void field_compact(slop__node *n, int f) {
     n->field[f] = NULL;
 }
 
+/* The ring's size for the mirror as it is now (mirror.h); it only grows. */
+static void hot_fit(slop__mirror *m) {
+    size_t want = m->nodes * 2;
+    want = want < SLOP__HOT_MIN ? SLOP__HOT_MIN : want > SLOP__HOT_MAX ? SLOP__HOT_MAX : want;
+    if (want <= m->hot_cap) return;
+    slop__hot *grown = realloc(m->hot, want * sizeof *grown);
+    if (!grown) return; /* the ring as it was: fields are printed back sooner */
+    memset(grown + m->hot_cap, 0, (want - m->hot_cap) * sizeof *grown);
+    m->hot_next = m->hot_cap; /* the new slots are taken first */
+    m->hot = grown;
+    m->hot_cap = want;
+}
+
 /* Field f of n was just patched: it joins the hot ring, and the field it
- * pushes out is printed back to text. */
+ * pushes out is printed back to text. Out of memory with no ring at all,
+ * the field is printed back at once. */
 void slop__mirror_hot_touch(slop__mirror *m, slop__node *n, int f) {
     if (n->hot & (1u << f)) return;
+    hot_fit(m);
+    if (!m->hot_cap) {
+        field_compact(n, f);
+        return;
+    }
     slop__hot *slot = &m->hot[m->hot_next];
-    m->hot_next = (m->hot_next + 1) % SLOP__HOT_MAX;
+    m->hot_next = (m->hot_next + 1) % m->hot_cap;
     if (slot->node) {
         slop__node *old = slot->node;
         old->hot &= (uint8_t)~(1u << slot->field);

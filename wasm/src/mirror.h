@@ -97,11 +97,16 @@ typedef struct slop__budget {
     uint32_t serial;
 } slop__budget;
 
-/* Patched fields stay parsed (cJSON) while they are among the last
- * SLOP__HOT_MAX fields patched, so a field patched again and again is not
- * printed and parsed each time; a field leaving the ring is printed back to
- * compact text, which costs a fraction of its cJSON tree. */
-#define SLOP__HOT_MAX 64
+/* Patched fields stay parsed (cJSON) while they are among the last fields
+ * patched, so a field patched again and again is not printed and parsed each
+ * time; a field leaving the ring is printed back to compact text, which costs
+ * a fraction of its cJSON tree. The ring holds twice as many fields as the
+ * mirror has nodes, at least SLOP__HOT_MIN and at most SLOP__HOT_MAX: a small
+ * tree's patched fields all stay parsed (a ring smaller than the fields being
+ * patched re-parsed one field in three at 100 nodes), a big tree keeps its
+ * compact text. */
+#define SLOP__HOT_MIN 64
+#define SLOP__HOT_MAX 1024
 typedef struct slop__hot {
     slop__node *node;            /* NULL: free slot                            */
     int field;
@@ -112,7 +117,8 @@ typedef struct slop__mirror {
     slop__index index;
     size_t nodes;               /* nodes in this mirror                        */
     slop__budget *budget;        /* not owned                                  */
-    slop__hot hot[SLOP__HOT_MAX];
+    slop__hot *hot;              /* owned; hot_cap slots, grown with the tree  */
+    size_t hot_cap;
     size_t hot_next;            /* the slot the next hot field takes           */
     slop__buf scratch;          /* owned: reused to size nodes, print texts    */
     uint64_t total[SLOP__TR_COUNT]; /* every patch applied to this mirror:

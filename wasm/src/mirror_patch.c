@@ -14,27 +14,96 @@
 /* Patch application with an undo log                                      */
 /* ---------------------------------------------------------------------- */
 
-typedef enum { U_FIELD, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
+/* A field op keeps only what it replaced, never a copy of the field: a
+ * whole field's old value (U_FIELD), or inside a field the one member or
+ * element it took out, with where it was (U_VAL). Undone in reverse order,
+ * every container is as the op left it when its entry is undone. */
+typedef enum { U_FIELD, U_VAL, U_ADD, U_REMOVE, U_MOVE, U_ROOT } undo_kind;
 
 typedef struct undo {
     undo_kind kind;
     slop__node *node;
-    int field;               /* U_FIELD                                       */
-    cJSON *old;              /* U_FIELD: pre-image of the field, owned        */
+    int field;               /* U_FIELD, U_VAL                                */
+    cJSON *old;              /* U_FIELD: the field's old value (NULL: absent);
+                              * U_VAL: the item taken out (NULL: none). Owned:
+                              * freed at commit, put back at rollback         */
     slop__node *old_parent;  /* U_REMOVE                                      */
     size_t old_index;        /* U_REMOVE, U_MOVE                              */
     slop__node *old_root;    /* U_ROOT                                        */
+    cJSON *box;              /* U_VAL: the object or array changed            */
+    cJSON *neu;              /* U_VAL: the item put in (NULL: none), in the
+                              * old one's place when both are set             */
+    cJSON *after;            /* U_VAL removal: the item it followed (NULL: it
+                              * was first)                                   */
 } undo;
 
+/* The log: a patch's first entries in place (a small patch allocates
+ * none), more on the heap. */
+#define UNDO_INLINE 8
 typedef struct undo_log {
-    undo *v;
+    undo *v;                 /* first, or malloc'd (owned) once it outgrew it */
     size_t len, cap;
+    undo first[UNDO_INLINE];
 } undo_log;
 
+/* Room for one more entry, made before a change that cannot be taken back
+ * if the entry then failed to go in. */
+static int log_room(undo_log *l) {
+    if (l->len < l->cap) return 0;
+    if (l->cap > SIZE_MAX / 2 / sizeof *l->v) return -1;
+    size_t cap = l->cap * 2;
+    undo *v = l->v == l->first ? malloc(cap * sizeof *v) : realloc(l->v, cap * sizeof *v);
+    if (!v) return -1;
+    if (l->v == l->first) memcpy(v, l->first, sizeof l->first);
+    l->v = v;
+    l->cap = cap;
+    return 0;
+}
+
 static int log_push(undo_log *l, undo u) {
-    if (SLOP__RESERVE(l->v, l->len, l->cap, 16) != 0) return -1;
+    if (log_room(l) != 0) return -1;
     l->v[l->len++] = u;
     return 0;
+}
+
+/* cJSON's list of a container's items: the first item's prev is the last,
+ * the last item's next is NULL. */
+
+/* Puts item into box's list after `after` (NULL: first). */
+static void link_after(cJSON *box, cJSON *item, cJSON *after) {
+    if (!after) {
+        cJSON *first = box->child;
+        item->next = first;
+        item->prev = first ? first->prev : item;
+        if (first) first->prev = item;
+        box->child = item;
+        return;
+    }
+    item->prev = after;
+    item->next = after->next;
+    if (after->next) after->next->prev = item;
+    else box->child->prev = item;
+    after->next = item;
+}
+
+/* Puts neu in out's place in box's list, with out's member name (moved, not
+ * copied); out leaves the list, nameless. */
+static void swap_in(cJSON *box, cJSON *out, cJSON *neu) {
+    neu->string = out->string;
+    neu->type = (neu->type & ~cJSON_StringIsConst) | (out->type & cJSON_StringIsConst);
+    out->string = NULL;
+    out->type &= ~cJSON_StringIsConst;
+    neu->next = out->next;
+    if (out->next) out->next->prev = neu;
+    if (box->child == out) {
+        neu->prev = out->prev == out ? neu : out->prev;
+        box->child = neu;
+    } else {
+        neu->prev = out->prev;
+        out->prev->next = neu;
+        if (!out->next) box->child->prev = neu;
+    }
+    out->next = out->prev = NULL;
 }
 
 /* Links n under parent at position at and enters it in the index. -1 when
@@ -67,16 +136,26 @@ static void rollback(slop__mirror *m, undo_log *l) {
     while (l->len) {
         undo *u = &l->v[--l->len];
         switch (u->kind) {
+        /* Fields stay parsed until the patch is over (the hot ring moves
+         * only at commit): what an entry points into is still there. A
+         * field given back stays parsed, as one a reader parsed does. */
         case U_FIELD:
-            /* Rolling back a later op may have printed this field back to
-             * text (pushed out of the hot ring): the pre-image replaces that
-             * text too, so a field is never both parsed and text. */
-            slop__mirror_raw_drop(u->node, u->field);
             node_changed(m, u->node);
             cJSON_Delete(u->node->field[u->field]);
             u->node->field[u->field] = u->old;
             u->old = NULL;
-            slop__mirror_hot_touch(m, u->node, u->field); /* parsed now: printed back in its turn */
+            break;
+        case U_VAL:
+            node_changed(m, u->node);
+            if (u->neu && u->old) {
+                swap_in(u->box, u->neu, u->old);
+            } else if (u->neu) {
+                cJSON_DetachItemViaPointer(u->box, u->neu);
+            } else {
+                link_after(u->box, u->old, u->after);
+            }
+            cJSON_Delete(u->neu);
+            u->old = u->neu = NULL;
             break;
         case U_ADD:
             slop__mirror_kids_remove(u->node);
@@ -103,7 +182,7 @@ static void rollback(slop__mirror *m, undo_log *l) {
 static void commit(slop__mirror *m, undo_log *l) {
     for (size_t i = 0; i < l->len; i++) {
         undo *u = &l->v[i];
-        if (u->kind == U_FIELD) {
+        if (u->kind == U_FIELD || u->kind == U_VAL) {
             cJSON_Delete(u->old);
             slop__mirror_hot_touch(m, u->node, u->field);
         } else if (u->kind == U_REMOVE || (u->kind == U_ROOT && u->old_root)) {
@@ -117,7 +196,7 @@ static void commit(slop__mirror *m, undo_log *l) {
 
 /* Detaches child n (kept alive for rollback). */
 static int detach_child(slop__mirror *m, undo_log *l, slop__node *n) {
-    undo u = {U_REMOVE, n, 0, NULL, n->parent, 0, NULL};
+    undo u = {.kind = U_REMOVE, .node = n, .old_parent = n->parent};
     if (log_push(l, u) != 0) return -1;
     n->parent->text_serial = m->budget->serial; /* its "(showing N of M)" line */
     slop__mirror_index_del(&m->index, n);
@@ -270,6 +349,7 @@ typedef struct op_ctx {
                                  * once the patch is done), for the counters */
     int noop;                   /* it wrote the value already there           */
     touch_list *touched;
+    int field;                  /* the field a field op writes                */
 } op_ctx;
 
 static int op_fail(op_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -348,7 +428,7 @@ static void note_kid(op_ctx *c, const slop__node *n, const slop__node *k, size_t
 }
 
 static int parse_index(op_ctx *c, int required, long *out) {
-    cJSON *ji = cJSON_GetObjectItemCaseSensitive(c->op, "index");
+    cJSON *ji = slop__member(c->op, "index");
     if (!ji || cJSON_IsNull(ji)) {
         if (required) return op_fail(c, "\"index\" is required");
         *out = -1;
@@ -384,7 +464,7 @@ static int add_child(op_ctx *c, slop__node *n, slop__node *fresh, size_t at) {
         slop__mirror_node_free(c->m, fresh);
         return op_nomem(c);
     }
-    undo u = {U_ADD, fresh, 0, NULL, NULL, 0, NULL};
+    undo u = {.kind = U_ADD, .node = fresh};
     if (log_push(c->log, u) != 0) {
         slop__mirror_kids_remove(fresh);
         slop__mirror_node_free(c->m, fresh);
@@ -411,8 +491,34 @@ static int field_whole(op_ctx *c, slop__node *n, int f) {
         c->noop = cJSON_IsNull(jv) ? !n->field[f] : n->field[f] && same_value(n->field[f], jv);
     cJSON *v = NULL;
     if (c->kind != OP_REMOVE && !cJSON_IsNull(jv) && !(v = slop__mirror_copy(jv))) return op_nomem(c);
-    cJSON_Delete(n->field[f]);
+    if (log_room(c->log) != 0) {
+        cJSON_Delete(v);
+        return op_nomem(c);
+    }
+    log_push(c->log, (undo){.kind = U_FIELD, .node = n, .field = f, .old = n->field[f]});
     n->field[f] = v;
+    return 0;
+}
+
+/* Logs a change inside field c->field of c->target (room made before). */
+static void log_val(op_ctx *c, cJSON *box, cJSON *neu, cJSON *old, cJSON *after) {
+    log_push(c->log, (undo){.kind = U_VAL, .node = c->target, .field = c->field, .old = old, .box = box, .neu = neu, .after = after});
+}
+
+/* Takes item out of box, logged so a rollback puts it back where it was. */
+static void take_out(op_ctx *c, cJSON *box, cJSON *item) {
+    cJSON *after = item == box->child ? NULL : item->prev;
+    cJSON_DetachItemViaPointer(box, item);
+    log_val(c, box, NULL, item, after);
+}
+
+/* Puts a copy of the op's value in item's place, logged. */
+static int put_over(op_ctx *c, cJSON *box, cJSON *item) {
+    c->noop = same_value(item, c->value);
+    cJSON *v = slop__mirror_copy(c->value);
+    if (!v) return op_nomem(c);
+    swap_in(box, item, v);
+    log_val(c, box, v, item, NULL);
     return 0;
 }
 
@@ -447,17 +553,22 @@ static cJSON *value_child(op_ctx *c, cJSON *cur, const char *key, int f) {
 
 /* The op on member or element key of cur, the path's last step. */
 static int value_op(op_ctx *c, cJSON *cur, const char *key) {
+    if (log_room(c->log) != 0) return op_nomem(c);
     if (cJSON_IsObject(cur)) {
         cJSON *item = cJSON_GetObjectItemCaseSensitive(cur, key);
         if (c->kind == OP_REMOVE) {
             if (!item) return op_fail(c, "no key \"%.64s\" to remove", key);
-            cJSON_DeleteItemFromObjectCaseSensitive(cur, key);
-        } else if (c->kind == OP_ADD || item) {
-            c->noop = item && same_value(item, c->value);
+            take_out(c, cur, item);
+        } else if (item) {
+            return put_over(c, cur, item);
+        } else if (c->kind == OP_ADD) {
             cJSON *v = slop__mirror_copy(c->value);
             if (!v) return op_nomem(c);
-            if (item) cJSON_ReplaceItemInObjectCaseSensitive(cur, key, v);
-            else cJSON_AddItemToObject(cur, key, v);
+            if (!cJSON_AddItemToObject(cur, key, v)) {
+                cJSON_Delete(v);
+                return op_nomem(c);
+            }
+            log_val(c, cur, v, NULL, NULL);
         } else {
             return op_fail(c, "no key \"%.64s\" to replace", key);
         }
@@ -472,26 +583,26 @@ static int value_op(op_ctx *c, cJSON *cur, const char *key) {
         cJSON *v = slop__mirror_copy(c->value);
         if (!v) return op_nomem(c);
         array_insert(cur, (int)idx, v);
-    } else {
-        if (idx >= size) return op_fail(c, "array index %ld out of range", idx);
-        if (c->kind == OP_REMOVE) {
-            cJSON_DeleteItemFromArray(cur, (int)idx);
-        } else {
-            c->noop = same_value(cJSON_GetArrayItem(cur, (int)idx), c->value);
-            cJSON *v = slop__mirror_copy(c->value);
-            if (!v) return op_nomem(c);
-            cJSON_ReplaceItemInArray(cur, (int)idx, v);
-        }
+        log_val(c, cur, v, NULL, NULL);
+        return 0;
     }
-    return 0;
+    if (idx >= size) return op_fail(c, "array index %ld out of range", idx);
+    cJSON *item = cJSON_GetArrayItem(cur, (int)idx);
+    if (c->kind == OP_REMOVE) {
+        take_out(c, cur, item);
+        return 0;
+    }
+    return put_over(c, cur, item);
 }
 
 /* Inside the field: rest ("/a/0/b") is a JSON pointer into its value. */
 static int field_at(op_ctx *c, slop__node *n, int f, const char *rest) {
     if (!n->field[f]) {
         if (c->kind != OP_ADD) return op_fail(c, "%s has no %s", n->id, field_names[f]);
+        if (log_room(c->log) != 0) return op_nomem(c);
         n->field[f] = f == SLOP__FIELD_AFFORDANCES ? cJSON_CreateArray() : cJSON_CreateObject();
         if (!n->field[f]) return op_nomem(c);
+        log_push(c->log, (undo){.kind = U_FIELD, .node = n, .field = f}); /* it was absent */
     }
     cJSON *cur = n->field[f];
     char key[1024];
@@ -507,16 +618,10 @@ static int field_at(op_ctx *c, slop__node *n, int f, const char *rest) {
 
 static int field_op(op_ctx *c, slop__node *n, int f, const char *rest) {
     if (slop__node_has_field(n, f) && !slop__node_field(n, f)) return op_nomem(c);
-    /* Pre-image for rollback: fields are small, so a copy is cheap. */
-    undo u = {U_FIELD, n, f, NULL, NULL, 0, NULL};
-    if (n->field[f] && !(u.old = cJSON_Duplicate(n->field[f], 1))) return op_nomem(c);
-    if (log_push(c->log, u) != 0) {
-        cJSON_Delete(u.old);
-        return op_nomem(c);
-    }
     if (c->kind != OP_REMOVE && !c->value) return op_fail(c, "\"%s\" needs a \"value\"", c->name);
     node_changed(c->m, n);
     c->target = n;
+    c->field = f;
     int rc = *rest ? field_at(c, n, f, rest) : field_whole(c, n, f);
     if (rc == 0) note(c, CH_CHANGED, n, NULL);
     return rc;
@@ -550,7 +655,7 @@ static int op_on_root(op_ctx *c) {
     if (c->kind != OP_REPLACE) return op_fail(c, "\"%s\" cannot target the subscription root", c->name);
     slop__node *fresh = build_value(c, c->value, NULL, "value");
     if (!fresh) return -1;
-    undo u = {U_ROOT, NULL, 0, NULL, NULL, 0, m->root};
+    undo u = {.kind = U_ROOT, .old_root = m->root};
     if (log_push(c->log, u) != 0) {
         slop__mirror_node_free(m, fresh);
         return op_nomem(c);
@@ -571,7 +676,7 @@ static int child_move(op_ctx *c, slop__node *n, slop__node *k, const char *seg) 
     size_t count = slop__node_child_count(n);
     if ((size_t)idx >= count)
         return op_fail(c, "move index %ld is past the last position (%zu children)", idx, count);
-    undo u = {U_MOVE, k, 0, NULL, NULL, 0, NULL};
+    undo u = {.kind = U_MOVE, .node = k};
     if (log_push(c->log, u) != 0) return op_nomem(c);
     size_t from = slop__mirror_kids_remove(k);
     if (slop__mirror_kids_insert(n, k, (size_t)idx) != 0) {
@@ -688,8 +793,8 @@ static int op_on_path(op_ctx *c, const char *path) {
 
 static int apply_one(op_ctx *c, cJSON *op) {
     if (!cJSON_IsObject(op)) return op_fail(c, "an op must be an object");
-    cJSON *jop = cJSON_GetObjectItemCaseSensitive(op, "op");
-    cJSON *jpath = cJSON_GetObjectItemCaseSensitive(op, "path");
+    cJSON *jop = slop__member(op, "op");
+    cJSON *jpath = slop__member(op, "path");
     if (!cJSON_IsString(jop)) return op_fail(c, "\"op\" must be a string");
     if (!cJSON_IsString(jpath)) return op_fail(c, "\"path\" must be a string");
     static const char *const names[] = {"add", "remove", "replace", "move"};
@@ -701,7 +806,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
     if (c->kind == OP_UNKNOWN) return op_fail(c, "unknown op \"%.32s\"", c->name);
     if (*path && *path != '/') return op_fail(c, "path \"%.64s\" must start with '/'", path);
     if (!c->m->root) return op_fail(c, "no snapshot to patch");
-    c->value = cJSON_GetObjectItemCaseSensitive(op, "value");
+    c->value = slop__member(op, "value");
     if ((c->kind == OP_ADD || c->kind == OP_REPLACE) && !c->value)
         return op_fail(c, "\"%s\" needs a \"value\"", c->name);
     c->target = NULL;
@@ -727,12 +832,15 @@ static int apply_one(op_ctx *c, cJSON *op) {
 }
 
 slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__changes *ch, char *err, size_t errlen) {
-    undo_log log = {0};
+    undo_log log; /* a pointer into itself: never copied */
+    log.v = log.first;
+    log.len = 0;
+    log.cap = UNDO_INLINE;
     touch_list touched;
     touched.len = touched.more_cap = 0;
     touched.more = NULL;
     touched.lost = 0;
-    op_ctx c = {m, &log, ch, {SLOP__MIRROR_OK, err, errlen, -1}, NULL, OP_ADD, NULL, NULL, NULL, 0, &touched};
+    op_ctx c = {.m = m, .log = &log, .ch = ch, .err = {SLOP__MIRROR_OK, err, errlen, -1}, .kind = OP_ADD, .touched = &touched};
     m->budget->serial++;
     if (!cJSON_IsArray(ops)) {
         slop__mirror_fail(&c.err, SLOP__MIRROR_INVALID, NULL, "\"ops\" must be an array");
@@ -748,7 +856,7 @@ slop__mirror_status slop__mirror_apply(slop__mirror *m, cJSON *ops, slop__change
         rollback(m, &log); /* field pre-images go back to their nodes */
     }
     free(touched.more);
-    free(log.v);
+    if (log.v != log.first) free(log.v);
     if (rc == 0) return SLOP__MIRROR_OK;
     return c.err.code != SLOP__MIRROR_OK ? c.err.code : SLOP__MIRROR_INVALID;
 }
