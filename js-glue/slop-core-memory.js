@@ -62,7 +62,18 @@ function makeMemory(M, outOfMemory) {
      * @param {string|Uint8Array} v @param {(ptr: number, len: number) => T} fn @returns {T}
      */
     withFrame(v, fn) {
-      if (typeof v !== 'string' || v.length > ENCODE_INTO_MAX) return this.withStrings([v], ([f]) => fn(f.ptr, f.len));
+      const len = this.putFrame(v);
+      return len < 0 ? this.withStrings([v], ([f]) => fn(f.ptr, f.len)) : fn(framePtr, len);
+    },
+    /** Where putFrame() put the last frame. */
+    framePtr: () => framePtr,
+    /**
+     * withFrame's first half, without a callback to make per frame: the frame's length in the
+     * kept buffer (at framePtr()), or -1 for a value that takes withStrings' way.
+     * @param {string|Uint8Array} v @returns {number}
+     */
+    putFrame(v) {
+      if (typeof v !== 'string' || v.length > ENCODE_INTO_MAX) return -1;
       const cap = v.length * 3 + 1;
       if (cap > frameCap) {
         if (framePtr) M._free(framePtr);
@@ -74,7 +85,7 @@ function makeMemory(M, outOfMemory) {
       if (frameView?.buffer !== M.HEAPU8.buffer) frameView = M.HEAPU8.subarray(framePtr, framePtr + frameCap - 1); // memory may have grown
       const len = encoder.encodeInto(v, frameView).written;
       M.HEAPU8[framePtr + len] = 0;
-      return fn(framePtr, len);
+      return len;
     },
     /**
      * Copies each value (string, Uint8Array, or null/undefined = NULL) into wasm

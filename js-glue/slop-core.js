@@ -17,6 +17,7 @@
 
 import createSlopCore from '../dist/slop_core.mjs';
 import { parseExact, parseVerbatim, stringifyExact, ODD_NUMBER } from './exact-json.js';
+import { PatchRecordReader } from './patch-record.js';
 import { SlopCode, SlopOutputKind, LIMIT_FIELDS, DEFAULT_LIMITS, CoreEventName, CONTRACT_HASH } from './core-contract.js';
 import { makeMemory } from './slop-core-memory.js';
 import { makeRelayClass } from './slop-core-relay.js';
@@ -81,32 +82,6 @@ export class SlopError extends Error {
 
 const { NONE: OUT_NONE, SEND: OUT_SEND, PATCH: OUT_PATCH } = SlopOutputKind;
 
-/**
- * A patch event from its record (slop_core.h, slop_consumer_patch_records): the numbers from the
- * 32-byte header, the strings from one decode, split at their NULs. The object is the one
- * JSON.parse would make of the event's JSON, members in the same order; made this way it cost a
- * sixth of the parse (issue 50).
- * @param {Memory} mem @param {number} ptr @param {number} len
- * @returns {import('./core-contract.js').PatchEvent}
- */
-function patchFromRecord(mem, ptr, len) {
-  const view = mem.view();
-  const version = view.getFloat64(ptr, true), ops = view.getUint32(ptr + 8, true);
-  const nc = view.getUint32(ptr + 12, true), na = view.getUint32(ptr + 16, true), nr = view.getUint32(ptr + 20, true);
-  const nk = view.getUint32(ptr + 24, true), truncated = view.getUint32(ptr + 28, true);
-  const f = mem.read(ptr + 32, len - 33).split('\0'); // the last NUL ends the last string
-  let i = 1;
-  const changed = f.slice(i, i += nc), added = f.slice(i, i += na), removed = f.slice(i, i += nr);
-  /** @type {import('./core-contract.js').ChildListChange[]} */
-  const children = new Array(nk);
-  for (let k = 0; k < nk; k++, i += 4) {
-    children[k] = { op: f[i] === 'insert' ? 'insert' : 'remove', parent: f[i + 1], index: Number(f[i + 2]), id: f[i + 3] };
-  }
-  /** @type {import('./core-contract.js').PatchEvent} */
-  const event = { event: CoreEventName.PATCH, sub: f[0], version, ops, changed, added, removed, children };
-  if (truncated) event.truncated = true;
-  return event;
-}
 /** SLOP_LOCAL_DIR, SLOP_LOCAL_NAME, SLOP_LOCAL_FILE of slop_core.h. */
 const LOCAL_KINDS = Object.freeze({ dir: 1, name: 2, file: 3 });
 
@@ -279,6 +254,8 @@ function makeConsumerClass(M, mem) {
     #read = JSON.parse;
     /** drain() adds an event's text (`exact`) where a plain reading may lose a number. */
     #withText = true;
+    /** Reads patch events from their records (patch-record.js). */
+    #records = new PatchRecordReader();
     static {
       pointerOf = (c) => {
         if (!(c instanceof SlopConsumer) || !c.#ptr) throw new TypeError('not a live SlopConsumer');
@@ -339,7 +316,9 @@ function makeConsumerClass(M, mem) {
      */
     receive(frame, nowMs) {
       const c = this.#live();
-      return mem.withFrame(frame, (ptr, len) => M._slop_consumer_receive(c, ptr, len, nowMs));
+      const len = mem.putFrame(frame); // the usual frame: no callback made per frame
+      if (len >= 0) return M._slop_consumer_receive(c, mem.framePtr(), len, nowMs);
+      return mem.withFrame(frame, (ptr, n) => M._slop_consumer_receive(c, ptr, n, nowMs));
     }
     /**
      * A frame the transport dropped unread for its size (a stream's line over maxFrameBytes; it is
@@ -374,7 +353,7 @@ function makeConsumerClass(M, mem) {
         const kind = M._slop_consumer_next(c, mem.outPtr, mem.lenPtr);
         if (kind === OUT_NONE) return outs;
         if (kind === OUT_PATCH) {
-          outs.push({ kind: 'event', event: patchFromRecord(mem, mem.u32(mem.outPtr), mem.u32(mem.lenPtr)) });
+          outs.push({ kind: 'event', event: this.#records.read(M.HEAPU8, mem.view(), mem.u32(mem.outPtr), mem.u32(mem.lenPtr)) });
           continue;
         }
         const text = mem.read(mem.u32(mem.outPtr), mem.u32(mem.lenPtr));

@@ -26,6 +26,7 @@ const core = await loadSlopCoreNode();
 const PREV = process.env.SLOP_PREV;
 const prev = PREV ? await (await import(`${PREV}/js-glue/node/load-core.js`)).loadSlopCoreNode() : null;
 const BATCH = 100;
+const encoder = new TextEncoder(), decoder = new TextDecoder();
 const HELLO = JSON.stringify({ type: 'hello', provider: { id: 'b', name: 'B', slop_version: '0.1', capabilities: ['state', 'patches', 'affordances', 'attention'] } });
 const RESERVED = new Set(['properties', 'children', 'affordances', 'meta', 'content_ref']);
 const unescape = (s) => s.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -97,7 +98,10 @@ function table(ops) {
       const { c, sub } = consumerOn(core, tree);
       const p = prev ? consumerOn(prev, tree) : null;
       // The same frames for every contestant: both cores chose the same subscription id (seed 7).
-      const list = makeFrames(sub, n, frames, ops, true, 99 + n + round);
+      // Flat strings, as a WebSocket hands them over (decoded from the bytes received): built by
+      // concatenation they would be V8 cons strings, flattened by whichever contestant reads one
+      // first, at its cost.
+      const list = makeFrames(sub, n, frames, ops, true, 99 + n + round).map((f) => decoder.decode(encoder.encode(f)));
       const js = JSON.parse(JSON.stringify(tree));
       let tc = 0, tp = 0, tj = 0;
       for (let at = 0; at < list.length; at += BATCH) {

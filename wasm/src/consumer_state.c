@@ -224,7 +224,7 @@ const char *slop__rel_path(const char *root, const char *abs) {
 
 sub *slop__find_sub_wire(slop_consumer *c, const char *wire) {
     for (size_t i = 0; i < c->nsubs; i++)
-        if (strcmp(c->subs[i]->wire, wire) == 0) return c->subs[i];
+        if (slop__same(c->subs[i]->wire, wire)) return c->subs[i];
     return NULL;
 }
 

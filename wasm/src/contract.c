@@ -48,8 +48,8 @@ int slop__consumer_message_needs_id(slop_consumer_message k) {
 /* The index of `text` in `names` (n entries), or -1. */
 static int index_of(const char *const *names, size_t n, const char *text) {
     if (!text) return -1;
-    for (size_t i = 0; i < n; i++) /* the first byte first: a frame's type is looked up twice a frame */
-        if (names[i][0] == text[0] && strcmp(names[i], text) == 0) return (int)i;
+    for (size_t i = 0; i < n; i++) /* inline: a frame's type is looked up twice a frame */
+        if (slop__same(names[i], text)) return (int)i;
     return -1;
 }
 

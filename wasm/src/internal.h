@@ -210,12 +210,19 @@ cJSON *slop__json_parse_exact(const char *s, size_t len);
  * nearest double). */
 int slop__json_is_number(const cJSON *v);
 
+/* strcmp(a, b) == 0 for the short strings compared on every frame (member
+ * names, op names, ids, subscription ids): inline, where a call to strcmp
+ * cost more than the compare (wasm has no vector strcmp). */
+static inline int slop__same(const char *a, const char *b) {
+    while (*a && *a == *b) a++, b++;
+    return *a == *b;
+}
+
 /* cJSON_GetObjectItemCaseSensitive for the per-frame lookups (a message's
- * and an op's members): a name whose first byte differs costs no strcmp
- * call, where cJSON's calls it for every member before the one asked for. */
+ * and an op's members), without a strcmp call per member. */
 static inline cJSON *slop__member(const cJSON *obj, const char *name) {
     for (cJSON *it = obj ? obj->child : NULL; it; it = it->next)
-        if (it->string && it->string[0] == name[0] && strcmp(it->string, name) == 0) return it;
+        if (it->string && slop__same(it->string, name)) return it;
     return NULL;
 }
 

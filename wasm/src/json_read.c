@@ -550,6 +550,14 @@ typedef struct build {
     int oom;
 } build;
 
+/* Field by field: an initializer would zero the scanner's name room too,
+ * a memset of its 256 bytes on every frame. slop__scan_init follows. */
+static void build_init(build *b, slop__arena *arena) {
+    b->arena = arena;
+    b->text = NULL;
+    b->oom = 0;
+}
+
 static void *b_alloc(build *b, size_t n) {
     void *p = b->arena ? slop__arena_alloc(b->arena, n) : cJSON_malloc(n);
     if (!p) {
@@ -904,7 +912,8 @@ cJSON *slop__json_parse(const char *s, size_t len, unsigned max_depth, slop__jso
         *status = SLOP__JSON_BAD;
         return NULL;
     }
-    build b = {.arena = NULL};
+    build b;
+    build_init(&b, NULL);
     slop__scan_init(&b.sc, s, len, max_depth);
     cJSON *v = b_whole(&b);
     if (!v) {
@@ -928,7 +937,8 @@ cJSON *slop__json_parse_exact(const char *s, size_t len) {
 
 cJSON *slop__parse_frame(const char *s, size_t len, unsigned max_depth, slop__arena *arena, slop__frame_info *info) {
     memset(info, 0, sizeof *info);
-    build b = {.arena = arena};
+    build b;
+    build_init(&b, arena);
     slop__scan_init(&b.sc, s ? s : "", s ? len : 0, max_depth);
     /* A small frame (a patch, a result) is copied whole for its strings; a
      * big one (a snapshot, whose tree is read from the text) is not. */

@@ -64,7 +64,7 @@ slop__node *slop__mirror_index_get(const slop__index *ix, const slop__node *pare
     for (size_t j = h & mask; ix->slot[j].node; j = (j + 1) & mask) {
         if (ix->slot[j].hash != h) continue;
         slop__node *n = ix->slot[j].node;
-        if (n->parent == parent && strcmp(n->id, id) == 0) return n;
+        if (n->parent == parent && slop__same(n->id, id)) return n;
     }
     return NULL;
 }

@@ -801,7 +801,7 @@ static int apply_one(op_ctx *c, cJSON *op) {
     c->op = op;
     c->name = jop->valuestring;
     c->kind = OP_ADD;
-    while (c->kind < OP_UNKNOWN && strcmp(c->name, names[c->kind]) != 0) c->kind++;
+    while (c->kind < OP_UNKNOWN && !slop__same(c->name, names[c->kind])) c->kind++;
     const char *path = jpath->valuestring;
     if (c->kind == OP_UNKNOWN) return op_fail(c, "unknown op \"%.32s\"", c->name);
     if (*path && *path != '/') return op_fail(c, "path \"%.64s\" must start with '/'", path);
