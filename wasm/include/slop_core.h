@@ -431,6 +431,8 @@ int slop_consumer_reset(slop_consumer *c, double now_ms);
  *   are {"op":"insert"|"remove","parent":P,"index":I,"id":X} (insert: X's
  *   position after; remove: before; a move is both). A protocol_error's code
  *   is one of SLOP_PROTOCOL_ERRORS.
+ * SLOP_OUT_PATCH: a patch event as a record, only after
+ *   slop_consumer_patch_records(c, 1) (below); *out_len counts its NULs.
  */
 slop_output_kind slop_consumer_next(slop_consumer *c, const char **out, size_t *out_len);
 

@@ -400,7 +400,11 @@ void slop__mirror_node_free(slop__mirror *m, slop__node *n) {
     slop__mirror_index_del(&m->index, n);
     if (n->hot)
         for (size_t i = 0; i < m->hot_cap; i++)
-            if (m->hot[i].node == n) m->hot[i].node = NULL;
+            if (m->hot[i].node == n) {
+                m->hot[i].node = NULL;
+                m->hot_bytes -= m->hot[i].bytes;
+                m->hot[i].bytes = 0;
+            }
     for (int f = 0; f < SLOP__FIELD_COUNT; f++) {
         cJSON_Delete(n->field[f]);
         if (n->owned & (1u << f)) free((char *)n->raw[f]);
@@ -862,7 +866,7 @@ void slop__mirror_clear(slop__mirror *m) {
         if (m->hot[i].node) m->hot[i].node->hot = 0;
     free(m->hot);
     m->hot = NULL;
-    m->hot_cap = m->hot_next = 0;
+    m->hot_cap = m->hot_head = m->hot_len = m->hot_bytes = 0;
     slop__mirror_node_free(m, m->root);
     m->root = NULL;
     free(m->index.slot);
@@ -1041,22 +1045,37 @@ static void field_compact(slop__node *n, int f) {
     n->field[f] = NULL;
 }
 
-/* The ring's size for the mirror as it is now (mirror.h); it only grows. */
+/* The ring's size for the mirror as it is now (mirror.h); it only grows,
+ * its fields copied oldest first. */
 static void hot_fit(slop__mirror *m) {
     size_t want = m->nodes * 2;
     want = want < SLOP__HOT_MIN ? SLOP__HOT_MIN : want > SLOP__HOT_MAX ? SLOP__HOT_MAX : want;
     if (want <= m->hot_cap) return;
-    slop__hot *grown = realloc(m->hot, want * sizeof *grown);
+    slop__hot *grown = calloc(want, sizeof *grown);
     if (!grown) return; /* the ring as it was: fields are printed back sooner */
-    memset(grown + m->hot_cap, 0, (want - m->hot_cap) * sizeof *grown);
-    m->hot_next = m->hot_cap; /* the new slots are taken first */
+    for (size_t i = 0; i < m->hot_len; i++) grown[i] = m->hot[(m->hot_head + i) % m->hot_cap];
+    free(m->hot);
     m->hot = grown;
     m->hot_cap = want;
+    m->hot_head = 0;
 }
 
-/* Field f of n was just patched: it joins the hot ring, and the field it
- * pushes out is printed back to text. Out of memory with no ring at all,
- * the field is printed back at once. */
+/* The oldest field leaves the ring, printed back to text. */
+static void hot_evict(slop__mirror *m) {
+    slop__hot *slot = &m->hot[m->hot_head];
+    if (slot->node) {
+        slot->node->hot &= (uint8_t)~(1u << slot->field);
+        field_compact(slot->node, slot->field);
+    }
+    m->hot_bytes -= slot->bytes;
+    *slot = (slop__hot){NULL, 0, 0};
+    m->hot_head = (m->hot_head + 1) % m->hot_cap;
+    m->hot_len--;
+}
+
+/* Field f of n was just patched: it joins the ring, and the oldest fields
+ * leave it while it is full or over its bytes. Out of memory with no ring
+ * at all, the field is printed back at once. */
 void slop__mirror_hot_touch(slop__mirror *m, slop__node *n, int f) {
     if (n->hot & (1u << f)) return;
     hot_fit(m);
@@ -1064,16 +1083,13 @@ void slop__mirror_hot_touch(slop__mirror *m, slop__node *n, int f) {
         field_compact(n, f);
         return;
     }
-    slop__hot *slot = &m->hot[m->hot_next];
-    m->hot_next = (m->hot_next + 1) % m->hot_cap;
-    if (slot->node) {
-        slop__node *old = slot->node;
-        old->hot &= (uint8_t)~(1u << slot->field);
-        field_compact(old, slot->field);
-    }
-    slot->node = n;
-    slot->field = f;
+    if (m->hot_len == m->hot_cap) hot_evict(m);
+    uint32_t bytes = n->raw_cap[f] ? n->raw_cap[f] : 64;
+    m->hot[(m->hot_head + m->hot_len) % m->hot_cap] = (slop__hot){n, f, bytes};
+    m->hot_len++;
+    m->hot_bytes += bytes;
     n->hot |= (uint8_t)(1u << f);
+    while (m->hot_bytes > SLOP__HOT_BYTES && m->hot_len > SLOP__HOT_MIN) hot_evict(m);
 }
 
 int slop__node_has_field(const slop__node *n, int f) { return n->field[f] != NULL || n->raw[f] != NULL; }

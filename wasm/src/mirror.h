@@ -100,16 +100,19 @@ typedef struct slop__budget {
 /* Patched fields stay parsed (cJSON) while they are among the last fields
  * patched, so a field patched again and again is not printed and parsed each
  * time; a field leaving the ring is printed back to compact text, which costs
- * a fraction of its cJSON tree. The ring holds twice as many fields as the
- * mirror has nodes, at least SLOP__HOT_MIN and at most SLOP__HOT_MAX: a small
- * tree's patched fields all stay parsed (a ring smaller than the fields being
- * patched re-parsed one field in three at 100 nodes), a big tree keeps its
- * compact text. */
+ * a fraction of its cJSON tree. The ring holds up to twice as many fields as
+ * the mirror has nodes (SLOP__HOT_MIN to SLOP__HOT_MAX), as long as their
+ * text stays within SLOP__HOT_BYTES (but always SLOP__HOT_MIN fields): a
+ * small tree's patched fields all stay parsed (a ring of 64 re-parsed one
+ * field in three at 100 nodes), while a big tree's rich fields keep the heap
+ * near its text (native_bench's patch pass). */
 #define SLOP__HOT_MIN 64
 #define SLOP__HOT_MAX 1024
+#define SLOP__HOT_BYTES ((size_t)16 * 1024)
 typedef struct slop__hot {
-    slop__node *node;            /* NULL: free slot                            */
+    slop__node *node;            /* NULL: its node was freed                  */
     int field;
+    uint32_t bytes;             /* its text's room (raw_cap), 64 when none    */
 } slop__hot;
 
 typedef struct slop__mirror {
@@ -117,9 +120,10 @@ typedef struct slop__mirror {
     slop__index index;
     size_t nodes;               /* nodes in this mirror                        */
     slop__budget *budget;        /* not owned                                  */
-    slop__hot *hot;              /* owned; hot_cap slots, grown with the tree  */
-    size_t hot_cap;
-    size_t hot_next;            /* the slot the next hot field takes           */
+    slop__hot *hot;              /* owned; a queue in hot_cap slots, oldest at
+                                 * hot_head, grown with the tree              */
+    size_t hot_cap, hot_head, hot_len;
+    size_t hot_bytes;           /* the bytes of the fields in it               */
     slop__buf scratch;          /* owned: reused to size nodes, print texts    */
     uint64_t total[SLOP__TR_COUNT]; /* every patch applied to this mirror:
                                  * kept when a snapshot rebuilds the nodes    */
