@@ -12,9 +12,9 @@ const HELLO = JSON.stringify({ type: 'hello', provider: { id: 'p', name: 'P', sl
 const TREE = { id: 'root', type: 'root', children: [{ id: 'items', type: 'collection', children: Array.from({ length: 40 }, (_, i) => item(i, true)) }] };
 
 /** Two consumers on the same frames, one per form; same seed, so the same subscription ids. */
-function pair(path, tree) {
+function pair(path, tree, numbers = 'plain') {
   const made = ['record', 'json'].map((patchEvents) => {
-    const c = new core.SlopConsumer({ transport: 'ws', seed: 11, patchEvents });
+    const c = new core.SlopConsumer({ transport: 'ws', seed: 11, patchEvents, numbers });
     const sub = c.subscribe({ path, depth: -1 }, 0);
     c.receive(HELLO, 0);
     c.receive(snapshotText(sub, tree), 0);
@@ -41,9 +41,9 @@ function compare([rec, json], frames) {
 
 const patchFrame = (sub, version, ops) => JSON.stringify({ type: 'patch', subscription: sub, version, seq: version - 1, ops });
 
-test('the bench mix at "/": replaces, adds, removes and meta, one and ten ops a frame', () => {
-  for (const ops of [1, 10]) {
-    const both = pair('/', TREE);
+test('the bench mix at "/": replaces, adds, removes and meta, one and ten ops a frame, every number mode', () => {
+  for (const [ops, numbers] of [[1, 'plain'], [10, 'plain'], [3, 'exact'], [3, 'verbatim']]) {
+    const both = pair('/', TREE, numbers);
     const frames = makeFrames(both[0].sub, 40, 400, ops, true, 5 + ops);
     assert.equal(compare(both, frames), 400);
     assert.deepStrictEqual(both[0].c.tree(both[0].sub, '/'), both[1].c.tree(both[1].sub, '/'));
