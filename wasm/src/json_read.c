@@ -117,6 +117,27 @@ static const unsigned char plain_ascii[256] = {
     PLAIN16(0), PLAIN16(0), PLAIN16(0), PLAIN16(0)};          /* 0xC0-0xFF */
 #undef PLAIN16
 
+/* Where the run of plain ASCII (plain_ascii) starting at i ends: len, or the
+ * first byte that is not plain. */
+static inline size_t plain_run(const unsigned char *u, size_t i, size_t len) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* 8 bytes at a time (wasm is little-endian): the high bit of each byte
+     * >= 0x80, < 0x20, '"' or '\\' in w. A borrow may mark a byte after a
+     * marked one, never before, so the lowest mark is the first byte that
+     * ends the run. */
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, u + i, 8);
+        uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
+        uint64_t m = (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs;
+        if (m) return i + ((size_t)__builtin_ctzll(m) >> 3);
+    }
+#endif
+    while (i < len && plain_ascii[u[i]]) i++;
+    return i;
+}
+
 /* Writes code point cp as UTF-8 at buf + *o. */
 static void put_utf8(char *buf, size_t *o, unsigned cp) {
     if (cp < 0x80) {
@@ -187,28 +208,7 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
         sc->cap = 64;
     }
     for (;;) {
-        if (!decode) { /* fast path: run over plain ASCII */
-            const unsigned char *u = (const unsigned char *)sc->s;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            /* 8 bytes at a time (wasm is little-endian): the high bit of each
-             * byte >= 0x80, < 0x20, '"' or '\\' in w. A borrow may mark a
-             * byte after a marked one, never before, so the lowest mark is
-             * the first byte that ends the run. */
-            const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-            while (i + 8 <= sc->len) {
-                uint64_t w;
-                memcpy(&w, u + i, 8);
-                uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
-                uint64_t m = (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs;
-                if (m) {
-                    i += (size_t)__builtin_ctzll(m) >> 3;
-                    break;
-                }
-                i += 8;
-            }
-#endif
-            while (i < sc->len && plain_ascii[u[i]]) i++;
-        }
+        if (!decode) i = plain_run((const unsigned char *)sc->s, i, sc->len); /* fast path */
         if (i >= sc->len) return refuse(sc, "unterminated string");
         unsigned char c = (unsigned char)sc->s[i];
         if (decode && o + 8 >= sc->cap) {
@@ -261,25 +261,7 @@ static int scan_string(slop__scan *sc, int decode, size_t *n) {
  * scanned (pos past it, escaped 0), 0 when scan_string must decide. */
 static inline int scan_plain(slop__scan *sc) {
     const unsigned char *u = (const unsigned char *)sc->s;
-    size_t i = sc->pos + 1;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-    while (i + 8 <= sc->len) { /* as in scan_string */
-        uint64_t w;
-        memcpy(&w, u + i, 8);
-        uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\');
-        uint64_t m = (w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & highs;
-        if (m) {
-            i += (size_t)__builtin_ctzll(m) >> 3;
-            goto found;
-        }
-        i += 8;
-    }
-#endif
-    while (i < sc->len && plain_ascii[u[i]]) i++;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-found:
-#endif
+    size_t i = plain_run(u, sc->pos + 1, sc->len);
     if (i >= sc->len || u[i] != '"') return 0;
     sc->pos = i + 1;
     sc->escaped = 0;
