@@ -52,7 +52,9 @@ export class PatchRecordReader {
     /** @type {ChildListChange[]} */
     const children = new Array(nk);
     for (let k = 0; k < nk; k++, i += 4) {
-      children[k] = { op: f[i] === 'insert' ? 'insert' : 'remove', parent: f[i + 1], index: Number(f[i + 2]), id: f[i + 3] };
+      // The op as the core wrote it ("insert" or "remove"), never mapped: a cast for the type only.
+      const op = /** @type {ChildListChange['op']} */ (f[i]);
+      children[k] = { op, parent: f[i + 1], index: Number(f[i + 2]), id: f[i + 3] };
     }
     /** @type {PatchEvent} */
     const event = { event: CoreEventName.PATCH, sub, version, ops, changed, added, removed, children };
